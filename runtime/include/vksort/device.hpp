@@ -1,0 +1,101 @@
+// vksort/device.hpp — the GPU vksort runs on: created by vksort, or borrowed from the application.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+namespace vksort {
+
+namespace gpu { struct Context; }
+
+// What the sorting code needs to know about a device, read from its properties (never assumed).
+struct DeviceInfo {
+  std::string name;
+  std::string type;                      // "discrete", "integrated", "virtual", "cpu", "other"
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t api_version = 0;              // VK_MAKE_API_VERSION
+  uint32_t driver_version = 0;
+  std::string driver_name;               // from VkPhysicalDeviceDriverProperties
+  std::string driver_info;
+  uint8_t uuid[VK_UUID_SIZE] = {};
+  uint32_t subgroup_size = 0;            // 0 when the device reports none usable in compute
+  bool subgroup_arithmetic = false;      // subgroup add/min/max in the compute stage
+  bool subgroup_ballot = false;
+  bool subgroup_shuffle = false;
+  uint32_t max_shared_memory = 0;        // maxComputeSharedMemorySize, bytes
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t max_workgroup_count[3] = {};
+  uint64_t max_storage_buffer_range = 0; // bytes one descriptor can see (vksort uses addresses instead)
+  uint64_t max_allocation_size = 0;      // maxMemoryAllocationSize, bytes
+  uint64_t device_local_bytes = 0;       // size of the largest device-local heap
+  uint32_t max_push_constants = 0;
+  bool timestamps = false;               // the chosen queue can write timestamps
+  double timestamp_period_ns = 0.0;
+  uint32_t timestamp_valid_bits = 0;
+  uint32_t queue_family = 0;
+};
+
+// How vksort::Device chooses and creates a device.
+struct DeviceOptions {
+  // Which physical device: "" means the VKSORT_DEVICE environment variable if set, else the best by
+  // type (discrete > integrated > virtual > cpu). Otherwise an index into list_devices() or a
+  // case-insensitive substring of the device name.
+  std::string select;
+  // Enable VK_LAYER_KHRONOS_validation and raise any error or warning it reports as vksort::Error.
+  // -1: follow VKSORT_VALIDATION (=1 enables); 0 off; 1 on (an error if the layer is not installed).
+  int validation = -1;
+};
+
+// Handles of a Vulkan device the application already has. vksort uses them and never destroys them,
+// never changes global state the application owns, and submits on `queue` only from Sorter::sort and
+// Buffer helpers (the caller must then not use the queue from another thread at the same time).
+struct BorrowedVulkan {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  // The application's loader entry point; null means the system Vulkan loader's.
+  PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
+  // The device must have been created with Vulkan 1.2+ and the bufferDeviceAddress feature enabled.
+};
+
+// One GPU. Cheap to copy (copies share the device); thread-safe for separate Sorters and Buffers.
+class Device {
+ public:
+  explicit Device(const DeviceOptions& options = {});
+  explicit Device(const BorrowedVulkan& borrowed);
+  ~Device();
+  Device(const Device&);
+  Device& operator=(const Device&);
+
+  const DeviceInfo& info() const;
+  VkDevice vk_device() const;
+  VkPhysicalDevice vk_physical_device() const;
+  bool validation_enabled() const;
+
+  gpu::Context& context() const { return *ctx_; }  // internal: for the runtime's own layers
+
+ private:
+  std::shared_ptr<gpu::Context> ctx_;
+};
+
+// A physical device as the system lists it (for `vksort info` and VKSORT_DEVICE by index).
+struct DeviceListing {
+  uint32_t index = 0;
+  DeviceInfo info;
+  bool usable = false;      // meets vksort's requirements
+  std::string unusable_why; // the missing feature, when not usable
+  bool chosen = false;      // the one DeviceOptions{} would pick
+};
+std::vector<DeviceListing> list_devices();
+
+// True when VK_LAYER_KHRONOS_validation is installed (DeviceOptions::validation = 1 then works).
+bool validation_layer_available();
+
+}  // namespace vksort

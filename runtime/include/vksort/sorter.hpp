@@ -1,0 +1,85 @@
+// vksort/sorter.hpp — sorting keys (and values) that live in GPU buffers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vksort/buffer.hpp"
+#include "vksort/device.hpp"
+#include "vksort/error.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort {
+
+// The buffers one sort works on. The sorted result always ends in `keys` (and `values`).
+struct SortBuffers {
+  BufferRef keys;     // n keys of SortOptions::key, tightly packed, little-endian
+  BufferRef values;   // empty, or n 32-bit values (required iff SortOptions::value_bytes == 4)
+  BufferRef scratch;  // at least Sorter::scratch_bytes(n) bytes; contents need not be initialised
+};
+
+// Pipelines for one SortOptions on one Device. Creating one compiles pipelines (milliseconds); keep it
+// and reuse it. A Sorter may be used from one thread at a time; separate Sorters on one Device may be
+// used from different threads.
+//
+// Stability: brick sort is stable in both orders (equal keys keep their input order).
+class Sorter {
+ public:
+  Sorter(Device& device, const SortOptions& options);
+  ~Sorter();
+  Sorter(Sorter&&) noexcept;
+  Sorter& operator=(Sorter&&) noexcept;
+
+  const SortOptions& options() const;
+  Algorithm algorithm() const;  // the algorithm `automatic` resolved to
+  uint32_t tile_size() const;   // keys one workgroup sorts in shared memory (block algorithms)
+
+  // Bytes of scratch a sort of n keys needs (never 0).
+  VkDeviceSize scratch_bytes(uint64_t n) const;
+
+  // Records a sort of n keys into the caller's command buffer, which must be in the recording state on
+  // a queue family with compute support. Records only compute dispatches, fills and pipeline barriers;
+  // binds its own pipelines and push constants (so rebind yours afterwards).
+  //
+  // Barrier contract. Before: writes to keys/values must be made available and visible to
+  //   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT.
+  //   The scratch buffer may still be in use by an earlier sort only if that use is ordered before by
+  //   the caller's barrier (the same stage and access).
+  // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
+  //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
+  // Never throws: a bad argument returns a Status naming it and records nothing.
+  Status record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept;
+
+  // Convenience: allocates scratch, records, submits on the device's queue, waits and reads the GPU
+  // timestamps. Throws vksort::Error.
+  SortStats sort(Buffer& keys, Buffer* values, uint64_t n);
+
+  struct Impl;
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host convenience: uploads, sorts and downloads in place. K must match options.key in size.
+// Throws vksort::Error.
+SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
+
+template <class K>
+SortStats sort(Device& device, std::span<K> keys, SortOptions options = {}) {
+  static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");
+  if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+  options.value_bytes = 0;
+  return sort_host(device, keys.data(), keys.size(), nullptr, options);
+}
+
+template <class K>
+SortStats sort(Device& device, std::span<K> keys, std::span<uint32_t> values, SortOptions options = {}) {
+  static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");
+  if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+  if (values.size() != keys.size()) throw Error("sort: values must have one entry per key");
+  options.value_bytes = 4;
+  return sort_host(device, keys.data(), keys.size(), values.data(), options);
+}
+
+}  // namespace vksort

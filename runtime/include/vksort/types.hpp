@@ -1,0 +1,66 @@
+// vksort/types.hpp — the vocabulary of the public API: key kinds, orders, algorithms, options, stats.
+// No Vulkan types here, so host-only code (file tools, references) can include it cheaply.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vksort {
+
+// The key types vksort sorts. 64-bit keys never need shaderInt64: shaders hold them as two words.
+enum class Key : uint32_t { u32, i32, f32, u64, i64, f64 };
+
+enum class Order : uint32_t { ascending, descending };
+
+enum class Algorithm : uint32_t { automatic, radix, sample, brick };
+
+// Bytes of one key of kind `k` (4 or 8).
+constexpr uint32_t key_bytes(Key k) { return (k == Key::u64 || k == Key::i64 || k == Key::f64) ? 8u : 4u; }
+constexpr bool is_signed_integer(Key k) { return k == Key::i32 || k == Key::i64; }
+constexpr bool is_floating(Key k) { return k == Key::f32 || k == Key::f64; }
+
+// Names as the CLI and reports spell them ("u32", "brick", ...), and their inverse (nullopt if unknown).
+std::string_view to_string(Key k);
+std::string_view to_string(Order o);
+std::string_view to_string(Algorithm a);
+std::optional<Key> parse_key(std::string_view name);
+std::optional<Algorithm> parse_algorithm(std::string_view name);
+
+// Knobs that are normally chosen per device from its limits. Zero means "choose for me".
+// Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
+struct Tuning {
+  uint32_t workgroup_size = 0;    // invocations per workgroup (power of two)
+  uint32_t items_per_thread = 0;  // keys each invocation holds in a tile (power of two)
+};
+
+// Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange
+// per pair and phase, up to n phases) and the block variant (tiles sorted in shared memory, then
+// neighbouring tiles merge-split: at most n/tile phases). Both stop early once a round changes nothing.
+enum class BrickVariant : uint32_t { blocks, pairs };
+
+struct SortOptions {
+  Key key = Key::u32;
+  Order order = Order::ascending;
+  Algorithm algorithm = Algorithm::automatic;
+  uint32_t value_bytes = 0;  // 0 (keys only) or 4 (one 32-bit value carried with each key)
+  BrickVariant brick_variant = BrickVariant::blocks;
+  Tuning tuning{};
+};
+
+// What one sort measured. Times come from GPU timestamps; they are absent (gpu_ms < 0, phases empty)
+// when the queue has no timestamp support, never reported as zero.
+struct SortStats {
+  double gpu_ms = -1.0;                                   // whole sort, first to last timestamp
+  std::vector<std::pair<std::string, double>> phases_ms;  // per phase, in recording order
+  std::vector<std::pair<std::string, double>> facts;      // algorithm facts: "rounds", "tile", ...
+  bool timed() const { return gpu_ms >= 0.0; }
+  // The value of fact `name`, or nullopt.
+  std::optional<double> fact(std::string_view name) const;
+};
+
+}  // namespace vksort

@@ -1,0 +1,17 @@
+// vksort/vksort.hpp — everything a user of vksort needs.
+//
+//   vksort::Device gpu;                                      // best device, or VKSORT_DEVICE
+//   std::vector<float> keys = ...;
+//   vksort::sort(gpu, std::span(keys), {.key = vksort::Key::f32, .algorithm = vksort::Algorithm::brick});
+#pragma once
+
+#include "vksort/buffer.hpp"
+#include "vksort/device.hpp"
+#include "vksort/error.hpp"
+#include "vksort/sorter.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort {
+// The library's version, "MAJOR.MINOR.PATCH".
+const char* version() noexcept;
+}  // namespace vksort

@@ -1,0 +1,81 @@
+// vksort::Buffer: device-local memory with staging uploads and downloads.
+#include "vksort/buffer.hpp"
+
+#include <cstring>
+
+#include "gpu/memory.hpp"
+#include "gpu/submit.hpp"
+#include "vksort/error.hpp"
+
+namespace vksort {
+
+struct Buffer::Impl {
+  Device device;
+  gpu::DeviceBuffer memory;
+};
+
+namespace {
+void transfer_barrier(gpu::Context& ctx, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                      VkPipelineStageFlags dst, VkAccessFlags dst_access) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  ctx.vk.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+void check_range(const char* op, VkDeviceSize offset, size_t bytes, VkDeviceSize size) {
+  if (offset > size || bytes > size - offset)
+    throw Error(std::string(op) + " of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                " exceeds the buffer's " + std::to_string(size) + " bytes");
+}
+}  // namespace
+
+Buffer::Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose)
+    : impl_(new Impl{device, gpu::DeviceBuffer(device.context(), bytes, gpu::MemoryKind::device_local, purpose)}) {}
+Buffer::~Buffer() = default;
+Buffer::Buffer(Buffer&&) noexcept = default;
+Buffer& Buffer::operator=(Buffer&&) noexcept = default;
+
+VkDeviceSize Buffer::size() const { return impl_ ? impl_->memory.size() : 0; }
+VkBuffer Buffer::vk_buffer() const { return impl_ ? impl_->memory.buffer() : VK_NULL_HANDLE; }
+VkDeviceAddress Buffer::address() const { return impl_ ? impl_->memory.address() : 0; }
+BufferRef Buffer::ref() const { return {vk_buffer(), 0, size()}; }
+
+void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
+  if (!impl_) throw Error("upload into an empty vksort::Buffer");
+  check_range("upload", offset, data.size(), size());
+  if (data.empty()) return;
+  gpu::Context& ctx = impl_->device.context();
+  gpu::DeviceBuffer staging(ctx, data.size(), gpu::MemoryKind::staging, "upload staging");
+  std::memcpy(staging.mapped(), data.data(), data.size());
+  gpu::submit_and_wait(ctx, "uploading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
+    // Earlier GPU work on this buffer (a sort, a download) finishes before the copy overwrites it.
+    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, offset, data.size()};
+    ctx.vk.vkCmdCopyBuffer(cmd, staging.buffer(), impl_->memory.buffer(), 1, &region);
+    // Later submissions' shaders and copies see the upload.
+    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT);
+  });
+}
+
+void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
+  if (!impl_) throw Error("download from an empty vksort::Buffer");
+  check_range("download", offset, data.size(), size());
+  if (data.empty()) return;
+  gpu::Context& ctx = impl_->device.context();
+  gpu::DeviceBuffer staging(ctx, data.size(), gpu::MemoryKind::staging, "download staging");
+  gpu::submit_and_wait(ctx, "downloading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
+    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    VkBufferCopy region{offset, 0, data.size()};
+    ctx.vk.vkCmdCopyBuffer(cmd, impl_->memory.buffer(), staging.buffer(), 1, &region);
+    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+  });
+  std::memcpy(data.data(), staging.mapped(), data.size());
+}
+
+}  // namespace vksort

@@ -1,0 +1,77 @@
+// Names of the public enums, as the CLI and reports spell them, and error-result names.
+#include <algorithm>
+
+#include "gpu/vulkan.hpp"
+#include "vksort/error.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort {
+
+namespace {
+constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
+}  // namespace
+
+std::string_view to_string(Key k) { return key_names[uint32_t(k)]; }
+std::string_view to_string(Order o) { return o == Order::ascending ? "ascending" : "descending"; }
+std::string_view to_string(Algorithm a) { return algorithm_names[uint32_t(a)]; }
+
+std::optional<Key> parse_key(std::string_view name) {
+  for (uint32_t i = 0; i < std::size(key_names); ++i)
+    if (key_names[i] == name) return Key(i);
+  return std::nullopt;
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  if (name == "automatic") return Algorithm::automatic;
+  for (uint32_t i = 0; i < std::size(algorithm_names); ++i)
+    if (algorithm_names[i] == name) return Algorithm(i);
+  return std::nullopt;
+}
+
+std::optional<double> SortStats::fact(std::string_view name) const {
+  for (const auto& [k, v] : facts)
+    if (k == name) return v;
+  return std::nullopt;
+}
+
+const char* result_name(VkResult r) noexcept {
+  switch (r) {
+#define VKSORT_CASE(x) \
+  case x: return #x;
+    VKSORT_CASE(VK_SUCCESS)
+    VKSORT_CASE(VK_NOT_READY)
+    VKSORT_CASE(VK_TIMEOUT)
+    VKSORT_CASE(VK_INCOMPLETE)
+    VKSORT_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    VKSORT_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    VKSORT_CASE(VK_ERROR_INITIALIZATION_FAILED)
+    VKSORT_CASE(VK_ERROR_DEVICE_LOST)
+    VKSORT_CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    VKSORT_CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    VKSORT_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    VKSORT_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    VKSORT_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    VKSORT_CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    VKSORT_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    VKSORT_CASE(VK_ERROR_FRAGMENTED_POOL)
+    VKSORT_CASE(VK_ERROR_UNKNOWN)
+    VKSORT_CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+    VKSORT_CASE(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    VKSORT_CASE(VK_ERROR_FRAGMENTATION)
+    VKSORT_CASE(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+    VKSORT_CASE(VK_PIPELINE_COMPILE_REQUIRED)
+#undef VKSORT_CASE
+    default: return "VK_ERROR_(unrecognised)";
+  }
+}
+
+namespace gpu {
+void check(VkResult result, const std::string& what) {
+  if (result != VK_SUCCESS) throw Error(what + ": " + result_name(result), result);
+}
+}  // namespace gpu
+
+const char* version() noexcept { return VKSORT_VERSION; }
+
+}  // namespace vksort

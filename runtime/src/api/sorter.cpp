@@ -1,0 +1,177 @@
+// vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
+#include "vksort/sorter.hpp"
+
+#include <cstring>
+#include <optional>
+
+#include "gpu/memory.hpp"
+#include "gpu/recorder.hpp"
+#include "gpu/submit.hpp"
+#include "gpu/timestamps.hpp"
+#include "sort/brick_sort.hpp"
+#include "sort/key_spec.hpp"
+
+namespace vksort {
+
+namespace {
+Algorithm resolve(Algorithm a) {
+  // Brick sort is the only algorithm in this build; automatic picks it until the others land.
+  if (a == Algorithm::automatic) return Algorithm::brick;
+  if (a != Algorithm::brick)
+    throw Error(std::string(to_string(a)) + " sort is not available in this version of vksort (available: brick)");
+  return a;
+}
+
+void check_options(const SortOptions& o) {
+  if (uint32_t(o.key) > uint32_t(Key::f64)) throw Error("SortOptions::key is not a valid vksort::Key");
+  if (o.value_bytes != 0 && o.value_bytes != 4)
+    throw Error("SortOptions::value_bytes must be 0 or 4 (got " + std::to_string(o.value_bytes) + ")");
+}
+
+// Keys are indexed with 32-bit integers in the shaders, and signed extension of an index is not
+// ruled out on every driver: stay below 2^31 keys.
+constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+}  // namespace
+
+struct Sorter::Impl {
+  Device device;
+  SortOptions options;
+  Algorithm algorithm;
+  algo::BrickSort brick;
+  // Convenience path only: scratch grown on demand, and staging for the control words it reads back.
+  std::optional<gpu::DeviceBuffer> scratch;
+  std::optional<gpu::DeviceBuffer> readback;
+
+  Impl(Device& d, const SortOptions& o)
+      : device(d), options(o), algorithm(resolve(o.algorithm)), brick(d.context(), o) {}
+
+  VkDeviceSize scratch_bytes(uint64_t) const { return algo::BrickSort::scratch_bytes(); }
+
+  // Checks everything record() relies on; throws Error naming the offending argument.
+  algo::SortTarget target(const SortBuffers& b, uint64_t n) const {
+    gpu::Context& ctx = device.context();
+    const uint64_t kb = key_bytes(options.key);
+    std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
+    if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
+    brick.check_size(n);
+    auto check_ref = [&](const BufferRef& r, const char* name, uint64_t need) {
+      if (r.buffer == VK_NULL_HANDLE) throw Error(what + ": no " + std::string(name) + " buffer");
+      if (r.offset % 8) throw Error(what + ": the " + std::string(name) + " offset must be a multiple of 8");
+      if (r.size < need)
+        throw Error(what + ": the " + std::string(name) + " range holds " + std::to_string(r.size) + " bytes, " +
+                    std::to_string(need) + " needed");
+    };
+    check_ref(b.keys, "keys", n * kb);
+    if (options.value_bytes) check_ref(b.values, "values", n * 4);
+    else if (!b.values.empty()) throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
+    check_ref(b.scratch, "scratch", scratch_bytes(n));
+    algo::SortTarget t;
+    t.n = uint32_t(n);
+    t.keys = gpu::buffer_address(ctx, b.keys.buffer, b.keys.offset);
+    t.values = options.value_bytes ? gpu::buffer_address(ctx, b.values.buffer, b.values.offset) : 0;
+    t.scratch = b.scratch.buffer;
+    t.scratch_offset = b.scratch.offset;
+    t.scratch_address = gpu::buffer_address(ctx, b.scratch.buffer, b.scratch.offset);
+    return t;
+  }
+};
+
+Sorter::Sorter(Device& device, const SortOptions& options) {
+  check_options(options);
+  impl_ = std::make_unique<Impl>(device, options);
+}
+Sorter::~Sorter() = default;
+Sorter::Sorter(Sorter&&) noexcept = default;
+Sorter& Sorter::operator=(Sorter&&) noexcept = default;
+
+const SortOptions& Sorter::options() const { return impl_->options; }
+Algorithm Sorter::algorithm() const { return impl_->algorithm; }
+uint32_t Sorter::tile_size() const { return impl_->brick.tile(); }
+VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_bytes(n); }
+
+Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
+  try {
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "Sorter::record: no command buffer"};
+    algo::SortTarget t = impl_->target(buffers, n);
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->brick.record(rec, t);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
+
+SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
+  gpu::Context& ctx = impl_->device.context();
+  SortBuffers b;
+  b.keys = keys.ref();
+  if (values) b.values = values->ref();
+  const VkDeviceSize need = impl_->scratch_bytes(n);
+  if (!impl_->scratch || impl_->scratch->size() < need)
+    impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
+  if (!impl_->readback) impl_->readback.emplace(ctx, algo::BrickSort::scratch_bytes(), gpu::MemoryKind::staging, "sort statistics");
+  b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
+  algo::SortTarget t = impl_->target(b, n);
+
+  gpu::Timestamps timestamps(ctx, 8);
+  const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(impl_->options.key)) + " keys";
+  gpu::submit_and_wait(ctx, what, [&](VkCommandBuffer cmd) {
+    gpu::Recorder rec(ctx, cmd, &timestamps);
+    timestamps.reset(cmd);
+    // Uploads and earlier sorts on these buffers finish before this sort touches them.
+    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                                nullptr, 0, nullptr);
+    rec.phase("start");
+    impl_->brick.record(rec, t);
+    rec.phase("end");
+    // The control words (rounds run) come back with the same submission.
+    VkMemoryBarrier to_copy{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_copy.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_copy.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &to_copy, 0, nullptr, 0, nullptr);
+    VkBufferCopy region{0, 0, algo::BrickSort::scratch_bytes()};
+    ctx.vk.vkCmdCopyBuffer(cmd, impl_->scratch->buffer(), impl_->readback->buffer(), 1, &region);
+    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
+                                nullptr, 0, nullptr);
+  });
+
+  SortStats stats;
+  stats.phases_ms = timestamps.phases_ms(&stats.gpu_ms);
+  // "start" only anchors the first real phase; drop it when it measured nothing but the barrier.
+  std::erase_if(stats.phases_ms, [](const auto& p) { return p.first == "start"; });
+  uint32_t control[BRICK_CONTROL_WORDS] = {};
+  std::memcpy(control, impl_->readback->mapped(), sizeof control);
+  stats.facts = impl_->brick.facts(control, t.n);
+  return stats;
+}
+
+SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options) {
+  SortOptions o = options;
+  o.value_bytes = values ? 4 : 0;
+  Sorter sorter(device, o);
+  const size_t key_size = n * key_bytes(o.key);
+  const std::string count = std::to_string(n) + " " + std::string(to_string(o.key));
+  Buffer key_buffer(device, key_size, count + " keys");
+  std::optional<Buffer> value_buffer;
+  key_buffer.upload({static_cast<const std::byte*>(keys), key_size});
+  if (values) {
+    value_buffer.emplace(device, n * 4, count + " keys' values");
+    value_buffer->upload({reinterpret_cast<const std::byte*>(values), n * 4});
+  }
+  SortStats stats = sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n);
+  key_buffer.download({static_cast<std::byte*>(keys), key_size});
+  if (values) value_buffer->download({reinterpret_cast<std::byte*>(values), n * 4});
+  return stats;
+}
+
+}  // namespace vksort

@@ -1,0 +1,384 @@
+#include "gpu/context.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu/device_select.hpp"
+#include "vksort/error.hpp"
+
+namespace vksort::gpu {
+
+namespace {
+
+std::atomic<uint64_t> g_validation_count{0};
+std::mutex g_last_message_mutex;
+std::string g_last_message;
+
+// volk opens the system loader once per process; its (privately named) globals are ours alone.
+PFN_vkGetInstanceProcAddr system_loader() {
+  static const VkResult result = volkInitialize();
+  if (result != VK_SUCCESS)
+    throw Error("loading the Vulkan loader (libvulkan.so.1): is a Vulkan loader installed?", result);
+  return vkGetInstanceProcAddr;
+}
+
+// Any error or warning from the validation layer is a defect: keep it so the next vksort call raises it.
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                     void* user) {
+  if (!(severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)))
+    return VK_FALSE;
+  std::string text = std::string(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning") +
+                     ": " + (data && data->pMessage ? data->pMessage : "(no message)");
+  g_validation_count.fetch_add(1);
+  {
+    std::lock_guard lock(g_last_message_mutex);
+    g_last_message = text;
+  }
+  if (auto* ctx = static_cast<Context*>(user)) {
+    std::lock_guard lock(ctx->messages_mutex);
+    ctx->messages.push_back(std::move(text));
+  }
+  return VK_FALSE;
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messenger_info(Context* ctx) {
+  VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  info.pfnUserCallback = on_validation_message;
+  info.pUserData = ctx;
+  return info;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+bool layer_installed(PFN_vkGetInstanceProcAddr gipa, const char* layer) {
+  auto enumerate = reinterpret_cast<PFN_vkEnumerateInstanceLayerProperties>(
+      gipa(VK_NULL_HANDLE, "vkEnumerateInstanceLayerProperties"));
+  uint32_t count = 0;
+  if (!enumerate || enumerate(&count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkLayerProperties> layers(count);
+  if (enumerate(&count, layers.data()) != VK_SUCCESS) return false;
+  return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, layer) == 0; });
+}
+
+const char* type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+// A queue family with compute; prefer one with timestamps, then a compute-only one (less contention).
+int pick_queue_family(const std::vector<VkQueueFamilyProperties>& families) {
+  int best = -1, best_score = -1;
+  for (size_t i = 0; i < families.size(); ++i) {
+    const auto& f = families[i];
+    if (!(f.queueFlags & VK_QUEUE_COMPUTE_BIT) || f.queueCount == 0) continue;
+    int score = (f.timestampValidBits > 0 ? 2 : 0) + ((f.queueFlags & VK_QUEUE_GRAPHICS_BIT) ? 0 : 1);
+    if (score > best_score) best = int(i), best_score = score;
+  }
+  return best;
+}
+
+struct Probe {
+  DeviceInfo info;
+  DeviceFacts facts;
+  int queue_family = -1;
+};
+
+Probe probe(const InstanceFns& f, VkPhysicalDevice pd, int forced_family = -1) {
+  Probe p;
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
+  VkPhysicalDeviceIDProperties ids{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES, &subgroup};
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &ids};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+  f.vkGetPhysicalDeviceProperties2(pd, &props);
+  const auto& l = props.properties.limits;
+  DeviceInfo& i = p.info;
+  i.name = props.properties.deviceName;
+  i.type = type_name(props.properties.deviceType);
+  i.vendor_id = props.properties.vendorID;
+  i.device_id = props.properties.deviceID;
+  i.api_version = props.properties.apiVersion;
+  i.driver_version = props.properties.driverVersion;
+  i.driver_name = driver.driverName;
+  i.driver_info = driver.driverInfo;
+  std::memcpy(i.uuid, ids.deviceUUID, VK_UUID_SIZE);
+  const bool compute_subgroups = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  i.subgroup_size = compute_subgroups ? subgroup.subgroupSize : 0;
+  i.subgroup_arithmetic = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  i.subgroup_ballot = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
+  i.subgroup_shuffle = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  i.max_shared_memory = l.maxComputeSharedMemorySize;
+  i.max_workgroup_invocations = l.maxComputeWorkGroupInvocations;
+  for (int d = 0; d < 3; ++d) i.max_workgroup_count[d] = l.maxComputeWorkGroupCount[d];
+  i.max_storage_buffer_range = l.maxStorageBufferRange;
+  i.max_allocation_size = m3.maxMemoryAllocationSize;
+  i.max_push_constants = l.maxPushConstantsSize;
+  i.timestamp_period_ns = l.timestampPeriod;
+
+  VkPhysicalDeviceMemoryProperties mem{};
+  f.vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+  for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
+    if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      i.device_local_bytes = std::max<uint64_t>(i.device_local_bytes, mem.memoryHeaps[h].size);
+
+  uint32_t count = 0;
+  f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &count, families.data());
+  p.queue_family = forced_family >= 0 ? forced_family : pick_queue_family(families);
+  if (p.queue_family >= 0 && size_t(p.queue_family) < families.size()) {
+    i.queue_family = uint32_t(p.queue_family);
+    i.timestamp_valid_bits = families[p.queue_family].timestampValidBits;
+    i.timestamps = i.timestamp_valid_bits > 0 && l.timestampPeriod > 0 &&
+                   (l.timestampComputeAndGraphics || (families[p.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT));
+  }
+
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  if (i.api_version >= VK_API_VERSION_1_2) f.vkGetPhysicalDeviceFeatures2(pd, &features);
+  p.facts.name = i.name;
+  p.facts.api_version = i.api_version;
+  p.facts.buffer_device_address = f12.bufferDeviceAddress;
+  p.facts.has_compute_queue = p.queue_family >= 0;
+  p.facts.subgroup_properties = i.api_version >= VK_API_VERSION_1_1;
+  p.facts.max_push_constants = i.max_push_constants;
+  return p;
+}
+
+struct Instance {
+  VkInstance handle = VK_NULL_HANDLE;
+  InstanceFns fns;
+};
+
+Instance create_instance(PFN_vkGetInstanceProcAddr gipa, bool validation, Context* ctx) {
+  auto create = reinterpret_cast<PFN_vkCreateInstance>(gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  auto version = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
+  uint32_t loader_version = VK_API_VERSION_1_0;
+  if (version) version(&loader_version);
+  if (loader_version < VK_API_VERSION_1_2)
+    throw Error("the Vulkan loader offers Vulkan " + std::to_string(VK_API_VERSION_MAJOR(loader_version)) + "." +
+                std::to_string(VK_API_VERSION_MINOR(loader_version)) + "; vksort needs 1.2");
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "vksort";
+  app.pEngineName = "vksort";
+  app.apiVersion = VK_API_VERSION_1_2;
+  std::vector<const char*> layers, extensions;
+  VkDebugUtilsMessengerCreateInfoEXT debug = messenger_info(ctx);
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  if (validation) {
+    layers.push_back("VK_LAYER_KHRONOS_validation");
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    info.pNext = &debug;  // also reports problems of instance creation and destruction
+  }
+  info.enabledLayerCount = uint32_t(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  Instance inst;
+  check(create(&info, nullptr, &inst.handle), "creating a Vulkan instance");
+  inst.fns.load(gipa, inst.handle);
+  return inst;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(const Instance& inst) {
+  uint32_t count = 0;
+  check(inst.fns.vkEnumeratePhysicalDevices(inst.handle, &count, nullptr), "listing Vulkan devices");
+  std::vector<VkPhysicalDevice> pds(count);
+  check(inst.fns.vkEnumeratePhysicalDevices(inst.handle, &count, pds.data()), "listing Vulkan devices");
+  pds.resize(count);
+  return pds;
+}
+
+std::vector<DeviceListing> listings(const Instance& inst, const std::vector<VkPhysicalDevice>& pds) {
+  std::vector<DeviceListing> out;
+  for (uint32_t k = 0; k < pds.size(); ++k) {
+    Probe p = probe(inst.fns, pds[k]);
+    DeviceListing d;
+    d.index = k;
+    d.info = p.info;
+    d.unusable_why = missing_requirement(p.facts);
+    d.usable = d.unusable_why.empty();
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The per-device table is filled through volk's (private) global vkGetDeviceProcAddr; the mutex keeps
+// two threads creating devices from different loaders apart.
+void load_device_table(Context& ctx) {
+  static std::mutex m;
+  std::lock_guard lock(m);
+  vkGetDeviceProcAddr = ctx.ifn.vkGetDeviceProcAddr;
+  volkLoadDeviceTable(&ctx.vk, ctx.device);
+}
+
+// What vksort creates on any device, owned or borrowed.
+void finish_context(Context& ctx) {
+  ctx.ifn.vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
+  load_device_table(ctx);
+  if (ctx.queue == VK_NULL_HANDLE) ctx.vk.vkGetDeviceQueue(ctx.device, ctx.info.queue_family, 0, &ctx.queue);
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  pool.queueFamilyIndex = ctx.info.queue_family;
+  check(ctx.vk.vkCreateCommandPool(ctx.device, &pool, nullptr, &ctx.command_pool), "creating a command pool");
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  check(ctx.vk.vkCreatePipelineCache(ctx.device, &cache, nullptr, &ctx.pipeline_cache), "creating a pipeline cache");
+}
+
+}  // namespace
+
+void InstanceFns::load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
+  vkGetInstanceProcAddr = gipa;
+#define VKSORT_LOAD(name) name = reinterpret_cast<PFN_##name>(gipa(instance, #name))
+  VKSORT_LOAD(vkGetDeviceProcAddr);
+  VKSORT_LOAD(vkDestroyInstance);
+  VKSORT_LOAD(vkEnumeratePhysicalDevices);
+  VKSORT_LOAD(vkGetPhysicalDeviceProperties2);
+  VKSORT_LOAD(vkGetPhysicalDeviceFeatures2);
+  VKSORT_LOAD(vkGetPhysicalDeviceMemoryProperties);
+  VKSORT_LOAD(vkGetPhysicalDeviceQueueFamilyProperties);
+  VKSORT_LOAD(vkCreateDevice);
+  VKSORT_LOAD(vkCreateDebugUtilsMessengerEXT);
+  VKSORT_LOAD(vkDestroyDebugUtilsMessengerEXT);
+#undef VKSORT_LOAD
+}
+
+Context::~Context() {
+  if (device) {
+    // An owned device may still run work the application submitted through vksort's queue helpers.
+    if (owns_device) vk.vkDeviceWaitIdle(device);
+    if (pipeline_cache) vk.vkDestroyPipelineCache(device, pipeline_cache, nullptr);
+    if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
+    if (owns_device) vk.vkDestroyDevice(device, nullptr);
+  }
+  if (owns_device && instance) {
+    if (messenger) ifn.vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    ifn.vkDestroyInstance(instance, nullptr);
+  }
+}
+
+void Context::raise_validation_messages() {
+  std::vector<std::string> taken;
+  {
+    std::lock_guard lock(messages_mutex);
+    taken.swap(messages);
+  }
+  if (taken.empty()) return;
+  std::string text = "Vulkan validation reported " + std::to_string(taken.size()) + " message(s): " + taken.front();
+  throw Error(text);
+}
+
+uint32_t Context::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
+  for (uint32_t t = 0; t < memory.memoryTypeCount; ++t)
+    if ((type_bits & (1u << t)) && (memory.memoryTypes[t].propertyFlags & required) == required) return t;
+  return UINT32_MAX;
+}
+
+std::shared_ptr<Context> create_context(const DeviceOptions& options) {
+  PFN_vkGetInstanceProcAddr gipa = system_loader();
+  bool validation = options.validation < 0 ? env_flag("VKSORT_VALIDATION") : options.validation > 0;
+  if (validation && !layer_installed(gipa, "VK_LAYER_KHRONOS_validation"))
+    throw Error("validation was requested but VK_LAYER_KHRONOS_validation is not installed "
+                "(Debian/Ubuntu package: vulkan-validationlayers)");
+
+  auto ctx = std::make_shared<Context>();
+  ctx->validation = validation;
+  ctx->owns_device = true;
+  Instance inst = create_instance(gipa, validation, ctx.get());
+  ctx->instance = inst.handle;
+  ctx->ifn = inst.fns;
+  if (validation) {
+    VkDebugUtilsMessengerCreateInfoEXT info = messenger_info(ctx.get());
+    check(ctx->ifn.vkCreateDebugUtilsMessengerEXT(ctx->instance, &info, nullptr, &ctx->messenger),
+          "creating the validation message callback");
+  }
+
+  std::vector<VkPhysicalDevice> pds = physical_devices(inst);
+  std::vector<DeviceListing> list = listings(inst, pds);
+  std::string select = options.select;
+  if (select.empty())
+    if (const char* env = std::getenv("VKSORT_DEVICE")) select = env;
+  uint32_t chosen = choose_device(select, list);
+  ctx->physical = pds[chosen];
+  ctx->info = list[chosen].info;
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueFamilyIndex = ctx->info.queue_family;
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.bufferDeviceAddress = VK_TRUE;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue;
+  check(ctx->ifn.vkCreateDevice(ctx->physical, &info, nullptr, &ctx->device), "creating a device on \"" + ctx->info.name + "\"");
+  finish_context(*ctx);
+  ctx->raise_validation_messages();
+  return ctx;
+}
+
+std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
+  if (!b.instance || !b.physical_device || !b.device || !b.queue)
+    throw Error("borrowing a Vulkan device: instance, physical_device, device and queue must all be set");
+  auto ctx = std::make_shared<Context>();
+  ctx->owns_device = false;
+  ctx->instance = b.instance;
+  ctx->physical = b.physical_device;
+  ctx->device = b.device;
+  ctx->queue = b.queue;
+  ctx->ifn.load(b.get_instance_proc_addr ? b.get_instance_proc_addr : system_loader(), b.instance);
+  Probe p = probe(ctx->ifn, b.physical_device, int(b.queue_family));
+  if (std::string why = missing_requirement(p.facts); !why.empty()) throw Error(why);
+  ctx->info = p.info;
+  finish_context(*ctx);
+  return ctx;
+}
+
+bool validation_layer_installed() { return layer_installed(system_loader(), "VK_LAYER_KHRONOS_validation"); }
+
+uint64_t validation_message_count() { return g_validation_count.load(); }
+
+std::string last_validation_message() {
+  std::lock_guard lock(g_last_message_mutex);
+  return g_last_message;
+}
+
+std::vector<DeviceListing> list_devices_impl() {
+  PFN_vkGetInstanceProcAddr gipa = system_loader();
+  Instance inst = create_instance(gipa, false, nullptr);
+  std::vector<DeviceListing> list;
+  try {
+    list = listings(inst, physical_devices(inst));
+    const char* env = std::getenv("VKSORT_DEVICE");
+    try {
+      list[choose_device(env ? env : "", list)].chosen = true;
+    } catch (const Error&) {
+      // No usable device: the listing says why for each one.
+    }
+  } catch (...) {
+    inst.fns.vkDestroyInstance(inst.handle, nullptr);
+    throw;
+  }
+  inst.fns.vkDestroyInstance(inst.handle, nullptr);
+  return list;
+}
+
+}  // namespace vksort::gpu

@@ -1,0 +1,79 @@
+// One device as the runtime sees it: handles, function tables, limits, queue, command pool,
+// pipeline cache and the validation messages reported for it.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gpu/vulkan.hpp"
+#include "vksort/device.hpp"
+
+namespace vksort::gpu {
+
+// The instance-level entry points the runtime calls, loaded per instance (volk 1.3.239 has no
+// instance table, and its globals would be shared by every instance).
+struct InstanceFns {
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+  PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr = nullptr;
+  PFN_vkDestroyInstance vkDestroyInstance = nullptr;
+  PFN_vkEnumeratePhysicalDevices vkEnumeratePhysicalDevices = nullptr;
+  PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2 = nullptr;
+  PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2 = nullptr;
+  PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties = nullptr;
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties = nullptr;
+  PFN_vkCreateDevice vkCreateDevice = nullptr;
+  PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT = nullptr;
+  PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT = nullptr;
+  void load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance);
+};
+
+struct Context {
+  // Handles. `owns_device` is false for a borrowed device: then nothing here is destroyed but what
+  // vksort created itself (command pool, pipeline cache).
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  bool owns_device = false;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+
+  InstanceFns ifn;
+  VolkDeviceTable vk{};  // every device-level call goes through this table
+  DeviceInfo info;
+  VkPhysicalDeviceMemoryProperties memory{};
+  bool validation = false;
+
+  // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
+  std::mutex submit_mutex;
+
+  // Validation messages (errors and warnings) not yet raised; see take_validation_messages().
+  std::mutex messages_mutex;
+  std::vector<std::string> messages;
+
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+
+  // Throws vksort::Error listing the validation messages reported since the last call, if any.
+  void raise_validation_messages();
+  // The memory type index with `required` flags among `type_bits`, or UINT32_MAX.
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+};
+
+// Creates a context for the device that `options` selects (instance and device owned by it).
+std::shared_ptr<Context> create_context(const DeviceOptions& options);
+// Wraps the application's device (nothing of the application's is destroyed later).
+std::shared_ptr<Context> borrow_context(const BorrowedVulkan& borrowed);
+
+// Process-wide count of validation messages reported by any vksort messenger, including those at
+// instance or device destruction that no call can raise any more. Tests check it stays 0.
+bool validation_layer_installed();
+uint64_t validation_message_count();
+std::string last_validation_message();
+
+}  // namespace vksort::gpu

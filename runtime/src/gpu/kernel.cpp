@@ -1,0 +1,85 @@
+#include "gpu/kernel.hpp"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "gpu/shader_code.hpp"
+#include "vksort/error.hpp"
+
+namespace vksort::gpu {
+
+Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
+               uint32_t push_bytes)
+    : ctx_(&ctx), workgroup_size_(workgroup_size), push_bytes_(push_bytes), name_(shader) {
+  std::span<const uint32_t> code = shader_code(shader);
+  if (code.empty()) throw Error("internal: no embedded shader named \"" + shader + "\"");
+  if (push_bytes > ctx.info.max_push_constants)
+    throw Error("shader " + shader + " needs " + std::to_string(push_bytes) + " bytes of push constants; \"" +
+                ctx.info.name + "\" offers " + std::to_string(ctx.info.max_push_constants));
+
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = code.size_bytes();
+  module_info.pCode = code.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  check(ctx.vk.vkCreateShaderModule(ctx.device, &module_info, nullptr, &module), "creating shader module " + shader);
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.pushConstantRangeCount = push_bytes ? 1 : 0;
+  layout_info.pPushConstantRanges = &range;
+  if (VkResult r = ctx.vk.vkCreatePipelineLayout(ctx.device, &layout_info, nullptr, &layout_); r != VK_SUCCESS) {
+    ctx.vk.vkDestroyShaderModule(ctx.device, module, nullptr);
+    throw Error("creating the pipeline layout of " + shader + ": " + result_name(r), r);
+  }
+
+  std::vector<SpecValue> values{{0, workgroup_size}};
+  values.insert(values.end(), spec.begin(), spec.end());
+  std::vector<VkSpecializationMapEntry> entries;
+  for (size_t i = 0; i < values.size(); ++i)
+    entries.push_back({values[i].id, uint32_t(i * sizeof(SpecValue) + offsetof(SpecValue, value)), sizeof(uint32_t)});
+  VkSpecializationInfo spec_info{uint32_t(entries.size()), entries.data(), values.size() * sizeof(SpecValue), values.data()};
+
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &spec_info;
+  info.layout = layout_;
+  VkResult r = ctx.vk.vkCreateComputePipelines(ctx.device, ctx.pipeline_cache, 1, &info, nullptr, &pipeline_);
+  ctx.vk.vkDestroyShaderModule(ctx.device, module, nullptr);
+  if (r != VK_SUCCESS) {
+    release();
+    throw Error("creating the compute pipeline " + shader + ": " + result_name(r), r);
+  }
+}
+
+void Kernel::release() noexcept {
+  if (!ctx_) return;
+  if (pipeline_) ctx_->vk.vkDestroyPipeline(ctx_->device, pipeline_, nullptr);
+  if (layout_) ctx_->vk.vkDestroyPipelineLayout(ctx_->device, layout_, nullptr);
+  pipeline_ = VK_NULL_HANDLE;
+  layout_ = VK_NULL_HANDLE;
+}
+
+Kernel::~Kernel() { release(); }
+
+Kernel::Kernel(Kernel&& o) noexcept
+    : ctx_(o.ctx_), pipeline_(std::exchange(o.pipeline_, VK_NULL_HANDLE)), layout_(std::exchange(o.layout_, VK_NULL_HANDLE)),
+      workgroup_size_(o.workgroup_size_), push_bytes_(o.push_bytes_), name_(std::move(o.name_)) {}
+
+Kernel& Kernel::operator=(Kernel&& o) noexcept {
+  if (this != &o) {
+    release();
+    ctx_ = o.ctx_;
+    pipeline_ = std::exchange(o.pipeline_, VK_NULL_HANDLE);
+    layout_ = std::exchange(o.layout_, VK_NULL_HANDLE);
+    workgroup_size_ = o.workgroup_size_;
+    push_bytes_ = o.push_bytes_;
+    name_ = std::move(o.name_);
+  }
+  return *this;
+}
+
+}  // namespace vksort::gpu

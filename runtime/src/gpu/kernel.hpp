@@ -1,0 +1,44 @@
+// A compute pipeline built from an embedded shader, with specialization constants and push constants.
+// vksort uses no descriptor sets: every buffer reaches a shader as a device address in push constants.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include "gpu/context.hpp"
+
+namespace vksort::gpu {
+
+struct SpecValue {
+  uint32_t id;
+  uint32_t value;  // bool constants take 0 or 1
+};
+
+class Kernel {
+ public:
+  Kernel() = default;
+  // `shader` names an embedded shader ("brick_tile_sort_k32"); `workgroup_size` is specialization
+  // constant 0 (local_size_x_id = 0) of every vksort shader.
+  Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
+         uint32_t push_bytes);
+  ~Kernel();
+  Kernel(Kernel&& other) noexcept;
+  Kernel& operator=(Kernel&& other) noexcept;
+
+  VkPipeline pipeline() const { return pipeline_; }
+  VkPipelineLayout layout() const { return layout_; }
+  uint32_t workgroup_size() const { return workgroup_size_; }
+  uint32_t push_bytes() const { return push_bytes_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  void release() noexcept;
+  Context* ctx_ = nullptr;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  uint32_t workgroup_size_ = 0;
+  uint32_t push_bytes_ = 0;
+  std::string name_;
+};
+
+}  // namespace vksort::gpu

@@ -1,0 +1,110 @@
+#include "gpu/memory.hpp"
+
+#include <cstdio>
+#include <utility>
+
+#include "vksort/error.hpp"
+
+namespace vksort::gpu {
+
+std::string format_bytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
+  char text[32];
+  if (u == 0) std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  else std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
+  return text;
+}
+
+VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offset) {
+  VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  info.buffer = buffer;
+  return ctx.vk.vkGetBufferDeviceAddress(ctx.device, &info) + offset;
+}
+
+DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, const std::string& purpose) : ctx_(&ctx) {
+  const std::string what = "allocating " + format_bytes(bytes) + " for " + purpose + " on \"" + ctx.info.name + "\"";
+  if (bytes == 0) bytes = 4;  // Vulkan forbids empty buffers; an empty sort still gets a valid address
+  if (ctx.info.max_allocation_size && bytes > ctx.info.max_allocation_size)
+    throw Error(what + ": larger than the device's maxMemoryAllocationSize (" + format_bytes(ctx.info.max_allocation_size) + ")",
+                VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  size_ = bytes;
+
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (kind == MemoryKind::device_local)
+    info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                  VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check(ctx.vk.vkCreateBuffer(ctx.device, &info, nullptr, &buffer_), what);
+
+  VkMemoryRequirements req{};
+  ctx.vk.vkGetBufferMemoryRequirements(ctx.device, buffer_, &req);
+  uint32_t type = UINT32_MAX;
+  if (kind == MemoryKind::device_local) {
+    type = ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  } else {
+    // Cached host memory reads back fast; coherent memory needs no flushes.
+    type = ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    if (type == UINT32_MAX)
+      type = ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  }
+  if (type == UINT32_MAX) {
+    release();
+    throw Error(what + ": no suitable memory type");
+  }
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.pNext = kind == MemoryKind::device_local ? &flags : nullptr;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = type;
+  if (VkResult r = ctx.vk.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_); r != VK_SUCCESS) {
+    release();
+    throw Error(what + ": " + result_name(r), r);
+  }
+  if (VkResult r = ctx.vk.vkBindBufferMemory(ctx.device, buffer_, memory_, 0); r != VK_SUCCESS) {
+    release();
+    throw Error(what + " (binding memory): " + result_name(r), r);
+  }
+  if (kind == MemoryKind::device_local) {
+    address_ = buffer_address(ctx, buffer_, 0);
+  } else if (VkResult r = ctx.vk.vkMapMemory(ctx.device, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_); r != VK_SUCCESS) {
+    release();
+    throw Error(what + " (mapping staging memory): " + result_name(r), r);
+  }
+}
+
+void DeviceBuffer::release() noexcept {
+  if (!ctx_) return;
+  if (buffer_) ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
+  if (memory_) ctx_->vk.vkFreeMemory(ctx_->device, memory_, nullptr);  // also unmaps
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  mapped_ = nullptr;
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : ctx_(o.ctx_), buffer_(std::exchange(o.buffer_, VK_NULL_HANDLE)), memory_(std::exchange(o.memory_, VK_NULL_HANDLE)),
+      size_(o.size_), address_(o.address_), mapped_(std::exchange(o.mapped_, nullptr)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    ctx_ = o.ctx_;
+    buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+    size_ = o.size_;
+    address_ = o.address_;
+    mapped_ = std::exchange(o.mapped_, nullptr);
+  }
+  return *this;
+}
+
+}  // namespace vksort::gpu

@@ -1,0 +1,44 @@
+// Buffers with device addresses: device-local storage and host-visible staging memory.
+#pragma once
+
+#include <string>
+
+#include "gpu/context.hpp"
+
+namespace vksort::gpu {
+
+enum class MemoryKind { device_local, staging };
+
+// One VkBuffer with its own VkDeviceMemory. Move-only; destroys both when it goes.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  // `purpose` names the buffer in error messages: "allocating 1.5 GiB for keys on \"llvmpipe\": ...".
+  DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, const std::string& purpose);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+
+  VkBuffer buffer() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  VkDeviceAddress address() const { return address_; }
+  void* mapped() const { return mapped_; }  // staging memory only; host-coherent
+  explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
+
+ private:
+  void release() noexcept;
+  Context* ctx_ = nullptr;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  VkDeviceAddress address_ = 0;
+  void* mapped_ = nullptr;
+};
+
+// "1.5 GiB", "12.0 KiB", "17 B".
+std::string format_bytes(uint64_t bytes);
+
+// The device address of byte `offset` of `buffer` (which must have SHADER_DEVICE_ADDRESS usage).
+VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offset);
+
+}  // namespace vksort::gpu

@@ -1,0 +1,64 @@
+#include "gpu/recorder.hpp"
+
+#include "vksort/error.hpp"
+
+namespace vksort::gpu {
+
+Grid grid_for(const Context& ctx, uint64_t groups) {
+  const uint64_t max_x = ctx.info.max_workgroup_count[0], max_y = ctx.info.max_workgroup_count[1];
+  if (groups <= max_x) return {uint32_t(groups), 1};
+  const uint64_t y = (groups + max_x - 1) / max_x;
+  if (y > max_y)
+    throw Error("a dispatch of " + std::to_string(groups) + " workgroups exceeds maxComputeWorkGroupCount (" +
+                std::to_string(max_x) + " x " + std::to_string(max_y) + ") of \"" + ctx.info.name + "\"");
+  return {uint32_t((groups + y - 1) / y), uint32_t(y)};
+}
+
+void Recorder::bind(const Kernel& kernel, const void* push, uint32_t bytes) {
+  if (bytes != kernel.push_bytes())
+    throw Error("internal: push constants for " + kernel.name() + " are " + std::to_string(bytes) + " bytes, expected " +
+                std::to_string(kernel.push_bytes()));
+  if (bound_ != kernel.pipeline()) {
+    ctx_.vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline());
+    bound_ = kernel.pipeline();
+  }
+  if (bytes) ctx_.vk.vkCmdPushConstants(cmd_, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, push);
+}
+
+void Recorder::dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups) {
+  if (groups == 0) return;
+  Grid g = grid_for(ctx_, groups);
+  bind(kernel, push, bytes);
+  ctx_.vk.vkCmdDispatch(cmd_, g.x, g.y, 1);
+}
+
+void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args,
+                                     VkDeviceSize offset) {
+  bind(kernel, push, bytes);
+  ctx_.vk.vkCmdDispatchIndirect(cmd_, args, offset);
+}
+
+void Recorder::fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value) {
+  ctx_.vk.vkCmdFillBuffer(cmd_, buffer, offset, bytes, value);
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+  ctx_.vk.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &barrier,
+                               0, nullptr, 0, nullptr);
+}
+
+void Recorder::compute_barrier() {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+  ctx_.vk.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &barrier,
+                               0, nullptr, 0, nullptr);
+}
+
+void Recorder::phase(const std::string& name) {
+  if (timestamps_) timestamps_->mark(cmd_, name);
+}
+
+}  // namespace vksort::gpu

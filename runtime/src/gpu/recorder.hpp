@@ -1,0 +1,57 @@
+// Recording compute work into a command buffer: dispatches (split into a 2-D grid where one dimension
+// would exceed maxComputeWorkGroupCount), indirect dispatches, fills, barriers and phase timestamps.
+#pragma once
+
+#include <string>
+
+#include "gpu/context.hpp"
+#include "gpu/kernel.hpp"
+#include "gpu/timestamps.hpp"
+
+namespace vksort::gpu {
+
+// A grid of workgroups covering `count` logical groups. Shaders recover the logical id with
+// linear_group_id() (shaders/common/grid.glsl) and return when it is >= count.
+struct Grid {
+  uint32_t x = 0, y = 1;
+};
+Grid grid_for(const Context& ctx, uint64_t groups);
+
+class Recorder {
+ public:
+  Recorder(Context& ctx, VkCommandBuffer cmd, Timestamps* timestamps = nullptr)
+      : ctx_(ctx), cmd_(cmd), timestamps_(timestamps) {}
+
+  Context& context() const { return ctx_; }
+  VkCommandBuffer command_buffer() const { return cmd_; }
+
+  // Dispatches `groups` logical workgroups of `kernel` with push constants `push` (the caller puts the
+  // logical count into `push` as the shader expects). Nothing is recorded for zero groups.
+  template <class Push>
+  void dispatch(const Kernel& kernel, const Push& push, uint64_t groups) {
+    dispatch_raw(kernel, &push, sizeof(Push), groups);
+  }
+  // Dispatches with a VkDispatchIndirectCommand that the GPU wrote at `args` + `offset`.
+  template <class Push>
+  void dispatch_indirect(const Kernel& kernel, const Push& push, VkBuffer args, VkDeviceSize offset) {
+    dispatch_indirect_raw(kernel, &push, sizeof(Push), args, offset);
+  }
+
+  // Fills `bytes` at `offset` with the 32-bit `value` and makes it visible to following shaders.
+  void fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value);
+  // Shader writes before -> shader reads/writes and indirect-argument reads after.
+  void compute_barrier();
+  // Starts phase `name` in the timestamps (if any); "end" closes the last phase.
+  void phase(const std::string& name);
+
+ private:
+  void bind(const Kernel& kernel, const void* push, uint32_t bytes);
+  void dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups);
+  void dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args, VkDeviceSize offset);
+  Context& ctx_;
+  VkCommandBuffer cmd_;
+  Timestamps* timestamps_;
+  VkPipeline bound_ = VK_NULL_HANDLE;
+};
+
+}  // namespace vksort::gpu

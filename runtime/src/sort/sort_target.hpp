@@ -1,0 +1,19 @@
+// What an algorithm is handed to record one sort: resolved device addresses and the scratch buffer.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/vulkan.hpp"
+
+namespace vksort::algo {
+
+struct SortTarget {
+  VkDeviceAddress keys = 0;
+  VkDeviceAddress values = 0;   // 0 when the sort carries no values
+  VkBuffer scratch = VK_NULL_HANDLE;
+  VkDeviceSize scratch_offset = 0;
+  VkDeviceAddress scratch_address = 0;  // address of scratch at scratch_offset
+  uint32_t n = 0;
+};
+
+}  // namespace vksort::algo

@@ -1,0 +1,65 @@
+#version 460
+// Block brick sort, step 1: each workgroup sorts one tile of TILE = WORKGROUP_SIZE * ITEMS keys in
+// shared memory with a bitonic network. Keys are encoded on load and decoded on store, so memory always
+// holds the caller's format and no separate encode/decode pass exists.
+//
+// Stability: the network sorts (encoded key, position in tile) pairs, so equal keys keep their order;
+// padding beyond n gets KEY_MAX and a position >= count, which puts it after every real key.
+#define PUSH_BRICK
+#include "common/interface.h"
+#include "common/keys.glsl"
+#include "common/grid.glsl"
+
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
+layout(constant_id = SPEC_HAS_VALUES) const bool HAS_VALUES = false;
+const uint TILE = gl_WorkGroupSize.x * ITEMS;
+
+// The tile's keys and their original positions; after the network, slot i holds the i-th smallest.
+shared Key s_key[TILE];
+shared uint s_pos[TILE];
+// Values stay where they were loaded; the write-back gathers them through s_pos.
+shared uint s_val[HAS_VALUES ? TILE : 1];
+
+void main() {
+  const uint tile = linear_group_id();
+  if (tile >= pc.group_count) return;
+  const uint base = tile * TILE;
+  const uint count = min(TILE, pc.n - base);
+  const uint tid = gl_LocalInvocationID.x;
+  Keys keys = Keys(pc.keys);
+  Words values = Words(pc.values);
+
+  for (uint i = tid; i < TILE; i += gl_WorkGroupSize.x) {
+    const bool live = i < count;
+    s_key[i] = live ? encode_key(keys.k[base + i]) : KEY_MAX;
+    s_pos[i] = i;
+    if (HAS_VALUES && live) s_val[i] = values.w[base + i];
+  }
+  // Every global read of this tile is done before any invocation writes the tile back below.
+  barrier();
+
+  for (uint size = 2; size <= TILE; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
+      for (uint t = tid; t < TILE / 2; t += gl_WorkGroupSize.x) {
+        const uint lo = 2 * t - (t & (stride - 1));  // t-th index whose `stride` bit is clear
+        const uint hi = lo + stride;
+        const bool ascending = (lo & size) == 0;
+        const Key a = s_key[lo], b = s_key[hi];
+        const uint pa = s_pos[lo], pb = s_pos[hi];
+        const bool a_after_b = key_less(b, a) || (a == b && pa > pb);
+        if (a_after_b == ascending) {
+          s_key[lo] = b; s_key[hi] = a;
+          s_pos[lo] = pb; s_pos[hi] = pa;
+        }
+      }
+      // Each compare-exchange step reads what the previous step wrote.
+      barrier();
+    }
+  }
+
+  for (uint i = tid; i < count; i += gl_WorkGroupSize.x) {
+    keys.k[base + i] = decode_key(s_key[i]);
+    if (HAS_VALUES) values.w[base + i] = s_val[s_pos[i]];
+  }
+}

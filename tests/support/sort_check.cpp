@@ -1,0 +1,42 @@
+#include "support/sort_check.hpp"
+
+#include <optional>
+
+#include "reference_sort.hpp"
+#include "support/test_device.hpp"
+
+namespace vksort::test {
+
+std::string describe(const Sorter& sorter, const SortCase& c) {
+  const SortOptions& o = sorter.options();
+  return std::string(to_string(o.key)) + " " + std::string(to_string(o.order)) + (o.value_bytes ? " +values" : "") +
+         " n=" + std::to_string(c.n) + " " + workloads::to_string(c.input) + " seed=" + std::to_string(c.seed) +
+         " tile=" + std::to_string(sorter.tile_size()) +
+         (o.brick_variant == BrickVariant::pairs ? " pairs" : "");
+}
+
+std::string check_sort(Sorter& sorter, const SortCase& c, SortStats* stats) {
+  const SortOptions& o = sorter.options();
+  std::vector<std::byte> keys = workloads::generate_keys(o.key, c.input, c.n, c.seed);
+  std::vector<uint32_t> values = o.value_bytes ? workloads::generate_values(c.n) : std::vector<uint32_t>{};
+  std::vector<std::byte> expected = keys;
+  std::vector<uint32_t> expected_values = values;
+  workloads::reference_sort(o.key, o.order, expected, expected_values);
+
+  Device& gpu = device();
+  Buffer key_buffer(gpu, keys.size(), "test keys");
+  key_buffer.upload(keys);
+  std::optional<Buffer> value_buffer;
+  if (o.value_bytes) {
+    value_buffer.emplace(gpu, values.size() * 4, "test values");
+    value_buffer->upload(std::as_bytes(std::span(values)));
+  }
+  SortStats s = sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, c.n);
+  if (stats) *stats = s;
+  key_buffer.download(keys);
+  if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(values)));
+  std::string diff = workloads::first_difference(o.key, expected, keys, expected_values, values);
+  return diff.empty() ? diff : describe(sorter, c) + ": " + diff;
+}
+
+}  // namespace vksort::test

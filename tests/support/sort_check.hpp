@@ -1,0 +1,26 @@
+// Runs one GPU sort and compares it byte for byte with the CPU reference (std::stable_sort on the
+// encoded key), keys and values.
+#pragma once
+
+#include <string>
+
+#include "distributions.hpp"
+#include "vksort/vksort.hpp"
+
+namespace vksort::test {
+
+struct SortCase {
+  workloads::DistributionSpec input;
+  uint64_t n = 0;
+  uint64_t seed = 1;
+};
+
+// Sorts the case's input with `sorter` (keys, and values = original index when the sorter carries
+// values) and returns "" when the result equals the reference, else a description of the first
+// difference that names the case. `stats`, if given, receives the sort's statistics.
+std::string check_sort(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
+
+// "u32 descending +values n=1025 uniform seed=7 tile=16"
+std::string describe(const Sorter& sorter, const SortCase& c);
+
+}  // namespace vksort::test

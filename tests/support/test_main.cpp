@@ -1,0 +1,45 @@
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "gpu/context.hpp"
+#include "support/test_device.hpp"
+
+namespace vksort::test {
+
+namespace {
+std::unique_ptr<Device> g_device;
+uint64_t g_expected_messages = 0;
+}  // namespace
+
+Device& device() {
+  if (!g_device) {
+    DeviceOptions options;
+    options.validation = validation_layer_available() ? 1 : 0;
+    g_device = std::make_unique<Device>(options);
+  }
+  return *g_device;
+}
+
+void expect_validation_messages(uint64_t count) { g_expected_messages += count; }
+
+}  // namespace vksort::test
+
+int main(int argc, char** argv) {
+  if (!vksort::validation_layer_available())
+    std::fprintf(stderr, "note: VK_LAYER_KHRONOS_validation is not installed; tests run without validation\n");
+  doctest::Context context(argc, argv);
+  int result = context.run();
+  // Destroying the device reports leaked Vulkan objects through the validation callback.
+  vksort::test::g_device.reset();
+  const uint64_t messages = vksort::gpu::validation_message_count();
+  if (messages != vksort::test::g_expected_messages) {
+    std::fprintf(stderr, "FAILED: %llu unexpected Vulkan validation message(s); last: %s\n",
+                 static_cast<unsigned long long>(messages - vksort::test::g_expected_messages),
+                 vksort::gpu::last_validation_message().c_str());
+    return 1;
+  }
+  return result;
+}

@@ -1,0 +1,153 @@
+// Brick sort against the CPU reference: every key type x order x with/without values, on awkward sizes
+// and inputs, with the device's own tile and with tiny tiles that make every multi-tile path run at
+// small n. Test names contain the key type so ctest can split the matrix by it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "support/sort_check.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+using workloads::Distribution;
+using workloads::DistributionSpec;
+
+namespace {
+
+const Distribution all_inputs[] = {Distribution::uniform,    Distribution::sorted,       Distribution::reverse,
+                                   Distribution::all_equal,  Distribution::few_unique,   Distribution::nearly_sorted,
+                                   Distribution::special,    Distribution::organ_pipe,   Distribution::zipf,
+                                   Distribution::gaussian};
+
+// 0-3, around the workgroup and the tile, around powers of two, primes.
+std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t largest) {
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, workgroup - 1, workgroup, workgroup + 1, tile - 1, tile, tile + 1,
+                                 2 * tile - 1, 2 * tile + 1, 3 * tile + 7};
+  for (uint64_t k = 4; (uint64_t(1) << k) + 1 <= largest; k += 3) {
+    sizes.push_back((uint64_t(1) << k) - 1);
+    sizes.push_back((uint64_t(1) << k) + 1);
+  }
+  for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
+  std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+void check(Sorter& sorter, const test::SortCase& c) {
+  std::string diff = test::check_sort(sorter, c);
+  INFO(test::describe(sorter, c));
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
+// The whole matrix for one key type.
+void brick_matrix(Key key) {
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (uint32_t value_bytes : {0u, 4u}) {
+      SortOptions o{.key = key, .order = order, .algorithm = Algorithm::brick, .value_bytes = value_bytes};
+      Sorter device_tiles(test::device(), o);
+      const uint32_t tile = device_tiles.tile_size();
+      uint64_t seed = 1;
+      for (uint64_t n : awkward_sizes(64, tile, 100000)) check(device_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs)
+        for (uint64_t n : {uint64_t(tile) + 1, uint64_t(5 * tile - 3), uint64_t(33331)})
+          check(device_tiles, {workloads::default_spec(d), n, seed++});
+
+      // Tiny tiles (8 invocations x 2 keys): every size from one tile to two tiles + 1, and many tiles.
+      o.tuning = {.workgroup_size = 8, .items_per_thread = 2};
+      Sorter small_tiles(test::device(), o);
+      REQUIRE(small_tiles.tile_size() == 16);
+      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) check(small_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs)
+        for (uint64_t n : {uint64_t(100), uint64_t(257)}) check(small_tiles, {workloads::default_spec(d), n, seed++});
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("brick sort u32") { brick_matrix(Key::u32); }
+TEST_CASE("brick sort i32") { brick_matrix(Key::i32); }
+TEST_CASE("brick sort f32") { brick_matrix(Key::f32); }
+TEST_CASE("brick sort u64") { brick_matrix(Key::u64); }
+TEST_CASE("brick sort i64") { brick_matrix(Key::i64); }
+TEST_CASE("brick sort f64") { brick_matrix(Key::f64); }
+
+TEST_CASE("element-wise brick sort (the seed's variant) on every key type") {
+  for (Key key : {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64}) {
+    for (Order order : {Order::ascending, Order::descending}) {
+      SortOptions o{.key = key, .order = order, .algorithm = Algorithm::brick, .value_bytes = 4,
+                    .brick_variant = BrickVariant::pairs};
+      Sorter sorter(test::device(), o);
+      uint64_t seed = 100;
+      for (uint64_t n : {0, 1, 2, 3, 255, 256, 257, 1000}) check(sorter, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs) check(sorter, {workloads::default_spec(d), 301, seed++});
+    }
+  }
+}
+
+TEST_CASE("element-wise brick sort refuses sizes it cannot record") {
+  SortOptions o{.algorithm = Algorithm::brick, .brick_variant = BrickVariant::pairs};
+  Sorter sorter(test::device(), o);
+  Buffer keys(test::device(), 4 * 70000, "keys");
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, nullptr, 70000), doctest::Contains("limited to 65536 keys"), Error);
+}
+
+TEST_CASE("brick sort stops early: sorted input runs one round, random input at most ceil(tiles/2)") {
+  SortOptions o{.algorithm = Algorithm::brick, .tuning = {.workgroup_size = 8, .items_per_thread = 2}};
+  Sorter sorter(test::device(), o);
+  const uint64_t n = 16 * 64;  // 64 tiles, 32 rounds recorded
+  SortStats stats;
+  REQUIRE(test::check_sort(sorter, {{Distribution::sorted, 0}, n, 3}, &stats).empty());
+  CHECK(stats.fact("rounds_recorded") == 32);
+  CHECK(stats.fact("rounds_run") == 1);  // the first round finds every pair in order and stops the rest
+
+  REQUIRE(test::check_sort(sorter, {workloads::default_spec(Distribution::nearly_sorted), n, 3}, &stats).empty());
+  const double nearly = *stats.fact("rounds_run");
+  REQUIRE(test::check_sort(sorter, {{Distribution::reverse, 0}, n, 3}, &stats).empty());
+  CHECK(*stats.fact("rounds_run") <= 32);
+  CHECK(nearly < *stats.fact("rounds_run"));
+
+  // The element-wise variant too: a sorted input costs one round of n / 2 recorded.
+  SortOptions p{.algorithm = Algorithm::brick, .brick_variant = BrickVariant::pairs};
+  Sorter pairs(test::device(), p);
+  REQUIRE(test::check_sort(pairs, {{Distribution::sorted, 0}, 1000, 3}, &stats).empty());
+  CHECK(stats.fact("rounds_recorded") == 500);
+  CHECK(stats.fact("rounds_run") == 1);
+}
+
+TEST_CASE("brick sort reports per-phase GPU times that add up") {
+  SortOptions o{.algorithm = Algorithm::brick};
+  Sorter sorter(test::device(), o);
+  SortStats stats;
+  REQUIRE(test::check_sort(sorter, {{Distribution::uniform, 0}, 50000, 9}, &stats).empty());
+  REQUIRE(test::device().info().timestamps);  // lavapipe has them; a device without would report -1
+  CHECK(stats.timed());
+  REQUIRE(stats.phases_ms.size() == 2);
+  CHECK(stats.phases_ms[0].first == "tile_sort");
+  CHECK(stats.phases_ms[1].first == "merge_rounds");
+  double sum = 0;
+  for (const auto& [name, ms] : stats.phases_ms) {
+    CHECK(ms > 0.0);
+    sum += ms;
+  }
+  CHECK(sum <= stats.gpu_ms * 1.0001);
+  CHECK(sum > stats.gpu_ms * 0.5);
+}
+
+TEST_CASE("brick sort records into a caller's command buffer with the documented contract") {
+  Device& gpu = test::device();
+  SortOptions o{.key = Key::i64, .order = Order::descending, .algorithm = Algorithm::brick};
+  Sorter sorter(gpu, o);
+  Buffer keys(gpu, 8 * 5000, "keys");
+  Buffer scratch(gpu, sorter.scratch_bytes(5000), "scratch");
+  // A bad argument is a Status, not an exception, and records nothing.
+  Status bad = sorter.record(VK_NULL_HANDLE, {keys.ref(), {}, scratch.ref()}, 5000);
+  CHECK_FALSE(bad.ok());
+  Status small = sorter.record(reinterpret_cast<VkCommandBuffer>(1), {keys.ref(), {}, {scratch.vk_buffer(), 0, 4}}, 5000);
+  CHECK_FALSE(small.ok());
+  CHECK(small.message.find("scratch") != std::string::npos);
+  Status too_many = sorter.record(reinterpret_cast<VkCommandBuffer>(1), {keys.ref(), {}, scratch.ref()}, 6000);
+  CHECK(too_many.message.find("keys range holds 40000 bytes, 48000 needed") != std::string::npos);
+}

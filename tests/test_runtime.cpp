@@ -1,0 +1,126 @@
+// The runtime layer: device choice, requirement checks, buffers, validation messages.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+#include "gpu/context.hpp"
+#include "gpu/device_select.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+
+namespace {
+DeviceListing listing(uint32_t index, const char* name, const char* type, bool usable = true) {
+  DeviceListing d;
+  d.index = index;
+  d.info.name = name;
+  d.info.type = type;
+  d.usable = usable;
+  d.unusable_why = usable ? "" : std::string("the bufferDeviceAddress feature is required but missing (device \"") + name + "\")";
+  return d;
+}
+}  // namespace
+
+TEST_CASE("device choice: discrete > integrated > virtual > cpu, by index, by name, with clear errors") {
+  std::vector<DeviceListing> devices = {listing(0, "llvmpipe (LLVM 15)", "cpu"), listing(1, "Intel Arc", "integrated"),
+                                        listing(2, "NVIDIA H100", "discrete", false), listing(3, "AMD RX", "discrete")};
+  CHECK(gpu::choose_device("", devices) == 3);  // the usable discrete one
+  CHECK(gpu::choose_device("0", devices) == 0);
+  CHECK(gpu::choose_device("intel", devices) == 1);
+  CHECK(gpu::choose_device("LLVMPIPE", devices) == 0);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("7", devices), doctest::Contains("no Vulkan device matches \"7\""), Error);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("radeon pro", devices), doctest::Contains("devices: 0: llvmpipe"), Error);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("h100", devices), doctest::Contains("bufferDeviceAddress"), Error);
+  devices.pop_back();
+  CHECK(gpu::choose_device("", devices) == 1);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("", {}), doctest::Contains("no Vulkan device found"), Error);
+}
+
+TEST_CASE("a missing feature is named together with the device") {
+  gpu::DeviceFacts f{"Old GPU", VK_API_VERSION_1_2, true, true, true, 128};
+  CHECK(gpu::missing_requirement(f).empty());
+  f.buffer_device_address = false;
+  CHECK(gpu::missing_requirement(f) == "the bufferDeviceAddress feature is required but missing (device \"Old GPU\")");
+  f.buffer_device_address = true;
+  f.api_version = VK_API_VERSION_1_1;
+  CHECK(gpu::missing_requirement(f) == "Vulkan 1.2 is required but the device offers 1.1 (device \"Old GPU\")");
+  f.api_version = VK_API_VERSION_1_3;
+  f.has_compute_queue = false;
+  CHECK(gpu::missing_requirement(f).find("compute") != std::string::npos);
+}
+
+TEST_CASE("the real device list marks exactly one chosen device, and VKSORT_DEVICE picks by name") {
+  std::vector<DeviceListing> devices = list_devices();
+  REQUIRE(!devices.empty());
+  CHECK(std::count_if(devices.begin(), devices.end(), [](const auto& d) { return d.chosen; }) == 1);
+  const DeviceInfo& info = test::device().info();
+  CHECK(!info.name.empty());
+  CHECK(info.max_shared_memory >= 16384);  // Vulkan's guaranteed minimum
+  CHECK(info.max_workgroup_count[0] >= 65535);
+
+  const char* old = std::getenv("VKSORT_DEVICE");
+  std::string saved = old ? old : "";
+  setenv("VKSORT_DEVICE", "no-such-device-anywhere", 1);
+  CHECK_THROWS_WITH_AS(Device(DeviceOptions{.validation = 0}), doctest::Contains("no-such-device-anywhere"), Error);
+  setenv("VKSORT_DEVICE", info.name.substr(0, 4).c_str(), 1);
+  CHECK(Device(DeviceOptions{.validation = 0}).info().name == info.name);
+  if (old) setenv("VKSORT_DEVICE", saved.c_str(), 1);
+  else unsetenv("VKSORT_DEVICE");
+}
+
+TEST_CASE("buffers round-trip bytes, at offsets, and refuse out-of-range copies") {
+  Device& gpu = test::device();
+  std::vector<uint32_t> data(100003);
+  std::iota(data.begin(), data.end(), 7u);
+  Buffer b(gpu, data.size() * 4, "round trip");
+  CHECK(b.size() == data.size() * 4);
+  CHECK(b.address() != 0);
+  b.upload(std::as_bytes(std::span(data)));
+  std::vector<uint32_t> back(data.size());
+  b.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back == data);
+  std::vector<uint32_t> part(10, 0xdeadbeef);
+  b.upload(std::as_bytes(std::span(part)), 400);
+  b.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back[99] == 106);
+  CHECK(back[100] == 0xdeadbeef);
+  CHECK(back[109] == 0xdeadbeef);
+  CHECK(back[110] == 117);
+  CHECK_THROWS_WITH_AS(b.upload(std::as_bytes(std::span(part)), b.size() - 8), doctest::Contains("exceeds"), Error);
+}
+
+TEST_CASE("an impossible allocation says what, how big and why") {
+  Device& gpu = test::device();
+  const uint64_t huge = uint64_t(1) << 50;
+  CHECK_THROWS_WITH_AS(Buffer(gpu, huge, "keys"), doctest::Contains("allocating 1024.0 TiB for keys on"), Error);
+}
+
+TEST_CASE("a validation error is raised as vksort::Error, not just printed") {
+  Device& gpu = test::device();
+  if (!gpu.validation_enabled()) {
+    MESSAGE("validation layer not installed: nothing to raise");
+    return;
+  }
+  gpu::Context& ctx = gpu.context();
+  // A zero-sized buffer breaks VUID-VkBufferCreateInfo-size-00912.
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = 0;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  const uint64_t before = gpu::validation_message_count();
+  if (ctx.vk.vkCreateBuffer(ctx.device, &info, nullptr, &buffer) == VK_SUCCESS && buffer)
+    ctx.vk.vkDestroyBuffer(ctx.device, buffer, nullptr);
+  const uint64_t provoked = gpu::validation_message_count() - before;
+  CHECK(provoked >= 1);
+  test::expect_validation_messages(provoked);
+  CHECK_THROWS_WITH_AS(ctx.raise_validation_messages(), doctest::Contains("VUID-VkBufferCreateInfo-size"), Error);
+  CHECK_NOTHROW(ctx.raise_validation_messages());  // raised once, then cleared
+}
+
+TEST_CASE("asking for validation without the layer installed, or a bad selection, fails clearly") {
+  if (!validation_layer_available())
+    CHECK_THROWS_WITH_AS(Device(DeviceOptions{.validation = 1}), doctest::Contains("vulkan-validationlayers"), Error);
+  CHECK_THROWS_WITH_AS(Device(DeviceOptions{.select = "99", .validation = 0}), doctest::Contains("no Vulkan device matches"), Error);
+}

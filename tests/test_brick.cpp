@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "support/sort_check.hpp"
+#include "gpu/context.hpp"
+#include "reference_sort.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -29,6 +31,7 @@ std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t 
     sizes.push_back((uint64_t(1) << k) + 1);
   }
   for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
+  for (uint64_t w : {64, 256}) sizes.insert(sizes.end(), {w - 1, w, w + 1});
   std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -150,4 +153,99 @@ TEST_CASE("brick sort records into a caller's command buffer with the documented
   CHECK(small.message.find("scratch") != std::string::npos);
   Status too_many = sorter.record(reinterpret_cast<VkCommandBuffer>(1), {keys.ref(), {}, scratch.ref()}, 6000);
   CHECK(too_many.message.find("keys range holds 40000 bytes, 48000 needed") != std::string::npos);
+}
+
+TEST_CASE("brick sort on a pretend-small device: 2-D grids past maxComputeWorkGroupCount, little shared memory") {
+  DeviceOptions small;
+  small.validation = test::device().validation_enabled() ? 1 : 0;
+  small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
+  Device gpu(small);
+  CHECK(gpu.info().max_workgroup_count[0] == 7);
+  for (Key key : {Key::u32, Key::f64}) {
+    SortOptions o{.key = key, .algorithm = Algorithm::brick, .value_bytes = 4};
+    Sorter sorter(gpu, o);
+    // 4 KiB of shared memory: a merge holds 2 tiles of (key + value), so tiles stay small.
+    CHECK(sorter.tile_size() * 2 * (key_bytes(key) + 4) <= 4096);
+    Buffer keys(gpu, 8, "probe");  // the sorter must run on this device, not the shared test device
+    uint64_t seed = 50;
+    for (uint64_t n : {uint64_t(1000), uint64_t(4099), uint64_t(20011)}) {
+      // > 7 tiles and > 7 pairs: grids become 2-D (and some groups of the last row return at once)
+      std::vector<std::byte> data = workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++);
+      std::vector<uint32_t> values = workloads::generate_values(n), expected_values = values;
+      std::vector<std::byte> expected = data;
+      workloads::reference_sort(key, Order::ascending, expected, expected_values);
+      Buffer kb(gpu, data.size(), "keys"), vb(gpu, n * 4, "values");
+      kb.upload(data);
+      vb.upload(std::as_bytes(std::span(values)));
+      sorter.sort(kb, &vb, n);
+      kb.download(data);
+      vb.download(std::as_writable_bytes(std::span(values)));
+      CHECK(workloads::first_difference(key, expected, data, expected_values, values) == "");
+    }
+  }
+  // An explicit tile that does not fit is refused naming the limit.
+  SortOptions big{.algorithm = Algorithm::brick, .tuning = {.workgroup_size = 32, .items_per_thread = 64}};
+  CHECK_THROWS_WITH_AS(Sorter(gpu, big), doctest::Contains("maxComputeSharedMemorySize = 4096"), Error);
+  SortOptions wide{.algorithm = Algorithm::brick, .tuning = {.workgroup_size = 64, .items_per_thread = 1}};
+  CHECK_THROWS_WITH_AS(Sorter(gpu, wide), doctest::Contains("maxComputeWorkGroupInvocations (32)"), Error);
+}
+
+TEST_CASE("Sorter::record into the application's own command buffer: two sorts share one scratch") {
+  Device& gpu = test::device();
+  gpu::Context& ctx = gpu.context();
+  SortOptions o{.key = Key::f32, .order = Order::descending, .algorithm = Algorithm::brick, .value_bytes = 4};
+  Sorter sorter(gpu, o);
+  const uint64_t na = 30011, nb = 777;
+  std::vector<std::byte> a = workloads::generate_keys(o.key, {Distribution::special, 0}, na, 1);
+  std::vector<std::byte> b = workloads::generate_keys(o.key, {Distribution::uniform, 0}, nb, 2);
+  std::vector<uint32_t> va = workloads::generate_values(na), vb = workloads::generate_values(nb);
+  Buffer ka(gpu, a.size(), "a"), kb(gpu, b.size(), "b"), vals_a(gpu, na * 4, "va"), vals_b(gpu, nb * 4, "vb");
+  Buffer scratch(gpu, std::max(sorter.scratch_bytes(na), sorter.scratch_bytes(nb)), "scratch");
+  ka.upload(a), kb.upload(b);
+  vals_a.upload(std::as_bytes(std::span(va))), vals_b.upload(std::as_bytes(std::span(vb)));
+
+  // The application's pool, command buffer and submission.
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = gpu.info().queue_family;
+  REQUIRE(ctx.vk.vkCreateCommandPool(ctx.device, &pool_info, nullptr, &pool) == VK_SUCCESS);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  REQUIRE(ctx.vk.vkAllocateCommandBuffers(ctx.device, &alloc, &cmd) == VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  REQUIRE(ctx.vk.vkBeginCommandBuffer(cmd, &begin) == VK_SUCCESS);
+  Status s1 = sorter.record(cmd, {ka.ref(), vals_a.ref(), scratch.ref()}, na);
+  CHECK_MESSAGE(s1.ok(), s1.message);
+  // The contract: the second sort may reuse the scratch once a compute->compute barrier orders it.
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                              nullptr, 0, nullptr);
+  Status s2 = sorter.record(cmd, {kb.ref(), vals_b.ref(), scratch.ref()}, nb);
+  CHECK_MESSAGE(s2.ok(), s2.message);
+  REQUIRE(ctx.vk.vkEndCommandBuffer(cmd) == VK_SUCCESS);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  {
+    std::lock_guard lock(ctx.submit_mutex);
+    REQUIRE(ctx.vk.vkQueueSubmit(ctx.queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS);
+    REQUIRE(ctx.vk.vkQueueWaitIdle(ctx.queue) == VK_SUCCESS);
+  }
+  ctx.vk.vkDestroyCommandPool(ctx.device, pool, nullptr);
+  CHECK_NOTHROW(ctx.raise_validation_messages());
+
+  std::vector<std::byte> ea = a, eb = b;
+  std::vector<uint32_t> eva = va, evb = vb;
+  workloads::reference_sort(o.key, o.order, ea, eva);
+  workloads::reference_sort(o.key, o.order, eb, evb);
+  ka.download(a), kb.download(b);
+  vals_a.download(std::as_writable_bytes(std::span(va))), vals_b.download(std::as_writable_bytes(std::span(vb)));
+  CHECK(workloads::first_difference(o.key, ea, a, eva, va) == "");
+  CHECK(workloads::first_difference(o.key, eb, b, evb, vb) == "");
 }

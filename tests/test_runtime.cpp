@@ -7,6 +7,7 @@
 
 #include "gpu/context.hpp"
 #include "gpu/device_select.hpp"
+#include "gpu/recorder.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -123,4 +124,26 @@ TEST_CASE("asking for validation without the layer installed, or a bad selection
   if (!validation_layer_available())
     CHECK_THROWS_WITH_AS(Device(DeviceOptions{.validation = 1}), doctest::Contains("vulkan-validationlayers"), Error);
   CHECK_THROWS_WITH_AS(Device(DeviceOptions{.select = "99", .validation = 0}), doctest::Contains("no Vulkan device matches"), Error);
+}
+
+TEST_CASE("grids cover every workgroup within maxComputeWorkGroupCount, or refuse naming the limit") {
+  gpu::Context ctx;
+  ctx.info.name = "tiny";
+  for (uint32_t limit : {65535u, 7u, 1u}) {
+    ctx.info.max_workgroup_count[0] = ctx.info.max_workgroup_count[1] = ctx.info.max_workgroup_count[2] = limit;
+    for (uint64_t groups : {1ull, 6ull, 7ull, 8ull, 48ull, 49ull, 50ull, 342ull, 343ull, 65535ull, 65536ull, 1000003ull}) {
+      if (groups > uint64_t(limit) * limit * limit) {
+        CHECK_THROWS_WITH_AS(gpu::grid_for(ctx, groups), doctest::Contains("exceeds maxComputeWorkGroupCount"), Error);
+        continue;
+      }
+      gpu::Grid g = gpu::grid_for(ctx, groups);
+      INFO("limit ", limit, " groups ", groups, " grid ", g.x, "x", g.y, "x", g.z);
+      CHECK(g.x <= limit);
+      CHECK(g.y <= limit);
+      CHECK(g.z <= limit);
+      const uint64_t covered = uint64_t(g.x) * g.y * g.z;
+      CHECK(covered >= groups);
+      CHECK(covered - groups < uint64_t(g.x) * g.y);  // excess stays within the last layer
+    }
+  }
 }

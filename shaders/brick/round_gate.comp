@@ -19,8 +19,8 @@ void main() {
   if (run) c.w[BRICK_CONTROL_ROUNDS] += 1u;
   c.w[BRICK_CONTROL_EVEN_ARGS + 0] = run ? pc.even_x : 0u;
   c.w[BRICK_CONTROL_EVEN_ARGS + 1] = pc.even_y;
-  c.w[BRICK_CONTROL_EVEN_ARGS + 2] = 1u;
+  c.w[BRICK_CONTROL_EVEN_ARGS + 2] = pc.even_z;
   c.w[BRICK_CONTROL_ODD_ARGS + 0] = run ? pc.odd_x : 0u;
   c.w[BRICK_CONTROL_ODD_ARGS + 1] = pc.odd_y;
-  c.w[BRICK_CONTROL_ODD_ARGS + 2] = 1u;
+  c.w[BRICK_CONTROL_ODD_ARGS + 2] = pc.odd_z;
 }

@@ -52,7 +52,7 @@ VKSORT_PUSH_BLOCK(BrickPush) {
   VKSORT_ADDRESS control;  // BRICK_CONTROL_* words
   uint n;                  // keys
   uint parity;             // 0: even phase (pairs 0-1, 2-3, ...), 1: odd phase (pairs 1-2, 3-4, ...)
-  uint group_count;        // logical workgroups; excess groups of a 2-D grid return at once
+  uint group_count;        // logical workgroups; excess groups of a 3-D grid return at once
 } VKSORT_PUSH_END;
 #endif
 
@@ -61,8 +61,8 @@ VKSORT_PUSH_BLOCK(BrickPush) {
 VKSORT_PUSH_BLOCK(GatePush) {
   VKSORT_ADDRESS control;
   uint force;              // 1 for the first round: it runs whatever the flag says
-  uint even_x, even_y;     // grid of the even phase when the round runs
-  uint odd_x, odd_y;       // grid of the odd phase
+  uint even_x, even_y, even_z;  // grid of the even phase when the round runs
+  uint odd_x, odd_y, odd_z;     // grid of the odd phase
 } VKSORT_PUSH_END;
 #endif
 

@@ -49,6 +49,13 @@ struct DeviceOptions {
   // Enable VK_LAYER_KHRONOS_validation and raise any error or warning it reports as vksort::Error.
   // -1: follow VKSORT_VALIDATION (=1 enables); 0 off; 1 on (an error if the layer is not installed).
   int validation = -1;
+  // Pretend the device is smaller than it is (0 keeps the real limit), so the code paths for small
+  // devices run anywhere: tests use it; users may, to reproduce a smaller device's behaviour.
+  struct PretendLimits {
+    uint32_t max_shared_memory = 0;          // bytes
+    uint32_t max_workgroup_invocations = 0;
+    uint32_t max_workgroup_count = 0;        // in each dimension
+  } pretend{};
 };
 
 // Handles of a Vulkan device the application already has. vksort uses them and never destroys them,

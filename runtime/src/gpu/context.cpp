@@ -241,6 +241,15 @@ void finish_context(Context& ctx) {
   check(ctx.vk.vkCreatePipelineCache(ctx.device, &cache, nullptr, &ctx.pipeline_cache), "creating a pipeline cache");
 }
 
+void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& p) {
+  auto lower = [](uint32_t& limit, uint32_t pretend) {
+    if (pretend && pretend < limit) limit = pretend;
+  };
+  lower(info.max_shared_memory, p.max_shared_memory);
+  lower(info.max_workgroup_invocations, p.max_workgroup_invocations);
+  for (uint32_t& count : info.max_workgroup_count) lower(count, p.max_workgroup_count);
+}
+
 }  // namespace
 
 void InstanceFns::load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
@@ -317,6 +326,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   uint32_t chosen = choose_device(select, list);
   ctx->physical = pds[chosen];
   ctx->info = list[chosen].info;
+  apply_pretend_limits(ctx->info, options.pretend);
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};

@@ -5,13 +5,20 @@
 namespace vksort::gpu {
 
 Grid grid_for(const Context& ctx, uint64_t groups) {
-  const uint64_t max_x = ctx.info.max_workgroup_count[0], max_y = ctx.info.max_workgroup_count[1];
-  if (groups <= max_x) return {uint32_t(groups), 1};
-  const uint64_t y = (groups + max_x - 1) / max_x;
-  if (y > max_y)
+  const uint64_t mx = ctx.info.max_workgroup_count[0], my = ctx.info.max_workgroup_count[1],
+                 mz = ctx.info.max_workgroup_count[2];
+  if (groups <= mx) return {uint32_t(groups), 1, 1};
+  // Fewest layers first, then rows, then the narrowest row that still covers every group; the shader
+  // drops the few excess groups of the last layer.
+  const uint64_t z = (groups + mx * my - 1) / (mx * my);
+  if (z > mz)
     throw Error("a dispatch of " + std::to_string(groups) + " workgroups exceeds maxComputeWorkGroupCount (" +
-                std::to_string(max_x) + " x " + std::to_string(max_y) + ") of \"" + ctx.info.name + "\"");
-  return {uint32_t((groups + y - 1) / y), uint32_t(y)};
+                std::to_string(mx) + " x " + std::to_string(my) + " x " + std::to_string(mz) + ") of \"" +
+                ctx.info.name + "\"");
+  const uint64_t per_layer = (groups + z - 1) / z;
+  const uint64_t y = (per_layer + mx - 1) / mx;
+  const uint64_t x = (per_layer + y - 1) / y;
+  return {uint32_t(x), uint32_t(y), uint32_t(z)};
 }
 
 void Recorder::bind(const Kernel& kernel, const void* push, uint32_t bytes) {
@@ -29,7 +36,7 @@ void Recorder::dispatch_raw(const Kernel& kernel, const void* push, uint32_t byt
   if (groups == 0) return;
   Grid g = grid_for(ctx_, groups);
   bind(kernel, push, bytes);
-  ctx_.vk.vkCmdDispatch(cmd_, g.x, g.y, 1);
+  ctx_.vk.vkCmdDispatch(cmd_, g.x, g.y, g.z);
 }
 
 void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args,

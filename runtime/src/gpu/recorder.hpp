@@ -1,4 +1,4 @@
-// Recording compute work into a command buffer: dispatches (split into a 2-D grid where one dimension
+// Recording compute work into a command buffer: dispatches (split into a 3-D grid where one dimension
 // would exceed maxComputeWorkGroupCount), indirect dispatches, fills, barriers and phase timestamps.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace vksort::gpu {
 // A grid of workgroups covering `count` logical groups. Shaders recover the logical id with
 // linear_group_id() (shaders/common/grid.glsl) and return when it is >= count.
 struct Grid {
-  uint32_t x = 0, y = 1;
+  uint32_t x = 0, y = 1, z = 1;
 };
 Grid grid_for(const Context& ctx, uint64_t groups);
 

@@ -7,7 +7,7 @@ namespace vksort::algo {
 
 using shader::BrickPush;
 using shader::GatePush;
-static_assert(sizeof(BrickPush) == 40 && sizeof(GatePush) == 32, "push constants must match the GLSL std430 layout");
+static_assert(sizeof(BrickPush) == 40 && sizeof(GatePush) == 40, "push constants must match the GLSL std430 layout");
 
 namespace {
 // Shared memory per key: merge_split holds two tiles (key + value each); tile_sort one tile of key,
@@ -87,8 +87,8 @@ void BrickSort::record(gpu::Recorder& rec, const SortTarget& t) const {
     GatePush gate{};
     gate.control = t.scratch_address;
     gate.force = r == 0;
-    gate.even_x = even.x, gate.even_y = even.y;
-    gate.odd_x = odd.x, gate.odd_y = odd.y;
+    gate.even_x = even.x, gate.even_y = even.y, gate.even_z = even.z;
+    gate.odd_x = odd.x, gate.odd_y = odd.y, gate.odd_z = odd.z;
     rec.dispatch(gate_, gate, 1);
     rec.compute_barrier();
     push.parity = 0;

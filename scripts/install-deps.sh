@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what vksort needs to build, test and run on Debian or Ubuntu (apt-get; sudo when not root).
+# Already-installed packages are left alone, so repeated runs take a second.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libvulkan-dev              # Vulkan headers and the loader
+  mesa-vulkan-drivers        # lavapipe: a conformant Vulkan driver on the CPU, the default device here
+  vulkan-validationlayers    # VK_LAYER_KHRONOS_validation, on in every test
+  glslc spirv-tools          # shader compiler and validator
+  libvulkan-volk-dev         # volk.h / volk.c, compiled into the runtime
+  libglm-dev doctest-dev libcli11-dev nlohmann-json3-dev
+  vulkan-tools               # vulkaninfo, handy when a device misbehaves
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

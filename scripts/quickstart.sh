@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The README's two commands. Both install the system packages, configure and build (Release, Ninja);
+#   scripts/quickstart.sh bench [vksort bench options]   then benchmarks on the default device
+#   scripts/quickstart.sh test  [ctest options]          then runs the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-}"
+case "$mode" in
+  bench|test) shift ;;
+  *) echo "usage: scripts/quickstart.sh bench|test [options passed on]" >&2; exit 2 ;;
+esac
+
+scripts/install-deps.sh
+cmake --preset default >/dev/null
+cmake --build --preset default
+
+if [ "$mode" = bench ]; then
+  exec ./build/apps/vksort/vksort bench "$@"
+else
+  exec ctest --preset default "$@"
+fi

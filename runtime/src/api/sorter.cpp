@@ -8,20 +8,11 @@
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
 #include "gpu/timestamps.hpp"
-#include "sort/brick_sort.hpp"
-#include "sort/key_spec.hpp"
+#include "sort/any_sort.hpp"
 
 namespace vksort {
 
 namespace {
-Algorithm resolve(Algorithm a) {
-  // Brick sort is the only algorithm in this build; automatic picks it until the others land.
-  if (a == Algorithm::automatic) return Algorithm::brick;
-  if (a != Algorithm::brick)
-    throw Error(std::string(to_string(a)) + " sort is not available in this version of vksort (available: brick)");
-  return a;
-}
-
 void check_options(const SortOptions& o) {
   if (uint32_t(o.key) > uint32_t(Key::f64)) throw Error("SortOptions::key is not a valid vksort::Key");
   if (o.value_bytes != 0 && o.value_bytes != 4)
@@ -37,15 +28,17 @@ struct Sorter::Impl {
   Device device;
   SortOptions options;
   Algorithm algorithm;
-  algo::BrickSort brick;
+  algo::AnySort sort;
   // Convenience path only: scratch grown on demand, and staging for the control words it reads back.
   std::optional<gpu::DeviceBuffer> scratch;
   std::optional<gpu::DeviceBuffer> readback;
 
   Impl(Device& d, const SortOptions& o)
-      : device(d), options(o), algorithm(resolve(o.algorithm)), brick(d.context(), o) {}
+      : device(d), options(o), algorithm(algo::resolve_algorithm(o)), sort(algo::make_sort(d.context(), o, algorithm)) {}
 
-  VkDeviceSize scratch_bytes(uint64_t) const { return algo::BrickSort::scratch_bytes(); }
+  template <class F>
+  decltype(auto) visit(F&& f) const { return std::visit(std::forward<F>(f), sort); }
+  VkDeviceSize scratch_bytes(uint64_t n) const { return visit([&](const auto& s) { return s.scratch_bytes(n); }); }
 
   // Checks everything record() relies on; throws Error naming the offending argument.
   algo::SortTarget target(const SortBuffers& b, uint64_t n) const {
@@ -53,7 +46,7 @@ struct Sorter::Impl {
     const uint64_t kb = key_bytes(options.key);
     std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
-    brick.check_size(n);
+    visit([&](const auto& s) { s.check_size(n); });
     auto check_ref = [&](const BufferRef& r, const char* name, uint64_t need) {
       if (r.buffer == VK_NULL_HANDLE) throw Error(what + ": no " + std::string(name) + " buffer");
       if (r.offset % 8) throw Error(what + ": the " + std::string(name) + " offset must be a multiple of 8");
@@ -86,7 +79,7 @@ Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
 const SortOptions& Sorter::options() const { return impl_->options; }
 Algorithm Sorter::algorithm() const { return impl_->algorithm; }
-uint32_t Sorter::tile_size() const { return impl_->brick.tile(); }
+uint32_t Sorter::tile_size() const { return impl_->visit([](const auto& s) { return s.tile(); }); }
 VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_bytes(n); }
 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
@@ -94,7 +87,7 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
     if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "Sorter::record: no command buffer"};
     algo::SortTarget t = impl_->target(buffers, n);
     gpu::Recorder rec(impl_->device.context(), cmd);
-    impl_->brick.record(rec, t);
+    impl_->visit([&](const auto& s) { s.record(rec, t); });
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -111,7 +104,8 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   const VkDeviceSize need = impl_->scratch_bytes(n);
   if (!impl_->scratch || impl_->scratch->size() < need)
     impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
-  if (!impl_->readback) impl_->readback.emplace(ctx, algo::BrickSort::scratch_bytes(), gpu::MemoryKind::staging, "sort statistics");
+  const uint32_t control_words = impl_->visit([](const auto& s) { return s.control_words(); });
+  if (!impl_->readback) impl_->readback.emplace(ctx, control_words * 4, gpu::MemoryKind::staging, "sort statistics");
   b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
   algo::SortTarget t = impl_->target(b, n);
 
@@ -128,7 +122,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
                                 nullptr, 0, nullptr);
     rec.phase("start");
-    impl_->brick.record(rec, t);
+    impl_->visit([&](const auto& s) { s.record(rec, t); });
     rec.phase("end");
     // The control words (rounds run) come back with the same submission.
     VkMemoryBarrier to_copy{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -136,7 +130,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
     to_copy.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
     ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &to_copy, 0, nullptr, 0, nullptr);
-    VkBufferCopy region{0, 0, algo::BrickSort::scratch_bytes()};
+    VkBufferCopy region{0, 0, control_words * 4};
     ctx.vk.vkCmdCopyBuffer(cmd, impl_->scratch->buffer(), impl_->readback->buffer(), 1, &region);
     VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -149,9 +143,9 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   stats.phases_ms = timestamps.phases_ms(&stats.gpu_ms);
   // "start" only anchors the first real phase; drop it when it measured nothing but the barrier.
   std::erase_if(stats.phases_ms, [](const auto& p) { return p.first == "start"; });
-  uint32_t control[BRICK_CONTROL_WORDS] = {};
-  std::memcpy(control, impl_->readback->mapped(), sizeof control);
-  stats.facts = impl_->brick.facts(control, t.n);
+  std::vector<uint32_t> control(control_words);
+  std::memcpy(control.data(), impl_->readback->mapped(), control_words * 4);
+  stats.facts = impl_->visit([&](const auto& s) { return s.facts(control.data(), t.n); });
   return stats;
 }
 

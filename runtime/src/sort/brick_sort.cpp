@@ -39,7 +39,8 @@ BrickSort::BrickSort(gpu::Context& ctx, const SortOptions& options)
   gate_ = gpu::Kernel(ctx, "brick_round_gate", 1, {}, sizeof(GatePush));
 }
 
-VkDeviceSize BrickSort::scratch_bytes() { return BRICK_CONTROL_WORDS * sizeof(uint32_t); }
+VkDeviceSize BrickSort::scratch_bytes(uint64_t) const { return BRICK_CONTROL_WORDS * sizeof(uint32_t); }
+uint32_t BrickSort::control_words() const { return BRICK_CONTROL_WORDS; }
 
 void BrickSort::check_size(uint64_t n) const {
   if (options_.brick_variant == BrickVariant::pairs && n > max_pairs_keys)
@@ -71,7 +72,7 @@ void BrickSort::record(gpu::Recorder& rec, const SortTarget& t) const {
   push.control = t.scratch_address;
   push.n = t.n;
 
-  rec.fill(t.scratch, t.scratch_offset, scratch_bytes(), 0);
+  rec.fill(t.scratch, t.scratch_offset, scratch_bytes(t.n), 0);
   if (blocks) {
     rec.phase("tile_sort");
     push.group_count = units;

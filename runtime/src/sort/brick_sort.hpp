@@ -29,8 +29,9 @@ class BrickSort {
   uint32_t tile() const { return shape_.tile(); }
   // The element-wise variant records a round per two keys; above this many keys it is refused.
   static constexpr uint32_t max_pairs_keys = 1u << 16;
-  // Control words (BRICK_CONTROL_*) at the start of scratch.
-  static VkDeviceSize scratch_bytes();
+  // Scratch holds only the control words (BRICK_CONTROL_*); the sort is in place.
+  VkDeviceSize scratch_bytes(uint64_t n) const;
+  uint32_t control_words() const;
   // Throws vksort::Error for a size this configuration cannot sort.
   void check_size(uint64_t n) const;
   // Rounds recorded for n keys (the worst case; most stop early on the GPU).

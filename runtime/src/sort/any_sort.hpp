@@ -1,0 +1,18 @@
+// The algorithms a Sorter can hold, behind one set of calls. Each alternative offers the same
+// members: tile(), scratch_bytes(n), check_size(n), record(rec, target), control_words() (how many
+// 32-bit words at the start of scratch the convenience path reads back) and facts(control, n).
+#pragma once
+
+#include <variant>
+
+#include "sort/brick_sort.hpp"
+
+namespace vksort::algo {
+
+using AnySort = std::variant<BrickSort>;
+
+// The algorithm `automatic` resolves to, and the constructed algorithm for options.
+Algorithm resolve_algorithm(const SortOptions& options);
+AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm);
+
+}  // namespace vksort::algo

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "gpu/memory.hpp"
+#include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
 #include "vksort/error.hpp"
 
@@ -15,13 +16,6 @@ struct Buffer::Impl {
 };
 
 namespace {
-void transfer_barrier(gpu::Context& ctx, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
-                      VkPipelineStageFlags dst, VkAccessFlags dst_access) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = src_access;
-  b.dstAccessMask = dst_access;
-  ctx.vk.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, nullptr, 0, nullptr);
-}
 void check_range(const char* op, VkDeviceSize offset, size_t bytes, VkDeviceSize size) {
   if (offset > size || bytes > size - offset)
     throw Error(std::string(op) + " of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
@@ -49,12 +43,12 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
   std::memcpy(staging.mapped(), data.data(), data.size());
   gpu::submit_and_wait(ctx, "uploading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     // Earlier GPU work on this buffer (a sort, a download) finishes before the copy overwrites it.
-    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     VkBufferCopy region{0, offset, data.size()};
     ctx.vk.vkCmdCopyBuffer(cmd, staging.buffer(), impl_->memory.buffer(), 1, &region);
     // Later submissions' shaders and copies see the upload.
-    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                          VK_ACCESS_TRANSFER_WRITE_BIT);
@@ -68,11 +62,11 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   gpu::Context& ctx = impl_->device.context();
   gpu::DeviceBuffer staging(ctx, data.size(), gpu::MemoryKind::staging, "download staging");
   gpu::submit_and_wait(ctx, "downloading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
-    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferCopy region{offset, 0, data.size()};
     ctx.vk.vkCmdCopyBuffer(cmd, impl_->memory.buffer(), staging.buffer(), 1, &region);
-    transfer_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                      VK_ACCESS_HOST_READ_BIT);
   });
   std::memcpy(data.data(), staging.mapped(), data.size());

@@ -17,6 +17,10 @@ struct Grid {
 };
 Grid grid_for(const Context& ctx, uint64_t groups);
 
+// One global memory barrier: `src` stages' `src_access` writes before `dst` stages' `dst_access`.
+void memory_barrier(Context& ctx, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst, VkAccessFlags dst_access);
+
 class Recorder {
  public:
   Recorder(Context& ctx, VkCommandBuffer cmd, Timestamps* timestamps = nullptr)

@@ -1,0 +1,152 @@
+#include "atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+
+#include "cli_error.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+std::string in_quotes(const std::filesystem::path& p) { return cli::in_quotes(p.string()); }
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Temporary paths that a signal handler may unlink. A handler may only touch plain memory and
+// async-signal-safe calls, so each live AtomicFile owns a fixed slot; `used` is set after the path is
+// written and cleared before it is reused.
+struct CleanupSlot {
+  std::atomic<bool> used{false};
+  char path[PATH_MAX + 1] = {};
+};
+std::array<CleanupSlot, 8> g_slots;
+
+int claim_slot(const std::string& path) {
+  if (path.size() > PATH_MAX) return -1;
+  for (size_t i = 0; i < g_slots.size(); ++i) {
+    CleanupSlot& s = g_slots[i];
+    if (s.used.load()) continue;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    s.used.store(true);
+    return int(i);
+  }
+  return -1;  // more live files than slots: only the destructor cleans this one up
+}
+
+void release_slot(int slot) {
+  if (slot >= 0) g_slots[size_t(slot)].used.store(false);
+}
+
+extern "C" void remove_temporaries_and_die(int sig) {
+  for (auto& s : g_slots)
+    if (s.used.load()) unlink(s.path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Permissions a new output gets: those of the file it replaces, else what open(2) would give under
+// the umask. mkstemp creates 0600, which would silently hide outputs from the user's group.
+mode_t output_mode(const std::filesystem::path& destination) {
+  struct stat st {};
+  if (stat(destination.c_str(), &st) == 0) return st.st_mode & 07777;
+  const mode_t mask = umask(0);  // umask can only be read by setting it
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+void sync_folder(const std::filesystem::path& folder) {
+  const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  fsync(fd);  // durability of the rename only; the new contents are already complete either way
+  close(fd);
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
+    : destination_(std::move(destination)), role_(std::move(role)) {
+  namespace fs = std::filesystem;
+  const fs::path folder = destination_.has_parent_path() ? destination_.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::exists(folder, ec))
+    throw UsageError(role_ + " " + in_quotes(destination_) + ": folder " + in_quotes(folder) + " does not exist");
+  if (!fs::is_directory(folder, ec))
+    throw UsageError(role_ + " " + in_quotes(destination_) + ": " + in_quotes(folder) + " is not a folder");
+  if (fs::is_directory(destination_, ec))
+    throw UsageError(role_ + " " + in_quotes(destination_) + " is a folder, not a file");
+
+  // Hidden and named after the destination, so a leftover (after SIGKILL) explains itself. Long names
+  // are cut so that the suffix still fits in NAME_MAX.
+  std::string base = destination_.filename().string().substr(0, 200);
+  std::string templ = (folder / ("." + base + ".vksort-XXXXXX")).string();
+  fd_ = mkstemp(templ.data());
+  if (fd_ < 0)
+    throw UsageError(role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
+                     errno_text(errno));
+  temp_path_ = templ;
+  slot_ = claim_slot(temp_path_);
+  fcntl(fd_, F_SETFD, FD_CLOEXEC);
+  fchmod(fd_, output_mode(destination_));
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) close(fd_);
+  if (!committed_ && !temp_path_.empty()) unlink(temp_path_.c_str());
+  release_slot(slot_);
+}
+
+void AtomicFile::write(std::span<const std::byte> data) {
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd_, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+    }
+    p += w;
+    left -= size_t(w);
+  }
+}
+
+void AtomicFile::finish() {
+  if (fsync(fd_) != 0)
+    throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + " to disk: " + errno_text(errno));
+  const int fd = fd_;
+  fd_ = -1;
+  // close can report a delayed write error (NFS); the data would then not be complete.
+  if (close(fd) != 0)
+    throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+}
+
+void AtomicFile::commit() {
+  if (fd_ >= 0) finish();
+  if (std::rename(temp_path_.c_str(), destination_.c_str()) != 0)
+    throw RuntimeFailure("replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+  committed_ = true;
+  release_slot(slot_);
+  slot_ = -1;
+  sync_folder(destination_.has_parent_path() ? destination_.parent_path() : std::filesystem::path("."));
+}
+
+void install_cleanup_on_signals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporaries_and_die;
+    sigemptyset(&sa.sa_mask);
+    // Only where the default would kill: a shell that ignores SIGHUP (nohup) keeps doing so.
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+}  // namespace vksort::cli

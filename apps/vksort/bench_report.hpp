@@ -1,0 +1,49 @@
+// bench_report.hpp — what `vksort bench` measured, and how it is shown: a table for people, JSON for
+// the files in bench/results/ and for scripts.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <vksort/device.hpp>
+#include <vksort/types.hpp>
+
+namespace vksort::cli {
+
+// Samples by name, in the order the names first appeared.
+using NamedSamples = std::vector<std::pair<std::string, std::vector<double>>>;
+
+// One (configuration, distribution, n) case: every timed run's numbers, summarised only when shown.
+struct CaseResult {
+  std::string algorithm;     // as resolved, with the variant: "brick/blocks"
+  vksort::Key key = vksort::Key::u32;
+  vksort::Order order = vksort::Order::ascending;
+  bool values = false;
+  std::string distribution;  // "nearly_sorted:1"
+  uint64_t n = 0;
+  std::vector<double> gpu_ms;  // one per timed run; empty when the queue has no timestamps
+  NamedSamples phases_ms;      // per phase, one per timed run
+  NamedSamples facts;          // per fact, one per timed run
+  std::vector<double> std_sort_ms;
+  std::vector<double> radix_ms;
+};
+
+// What the whole run had in common, for the header and the JSON.
+struct BenchSetup {
+  std::string device;        // describe_device()
+  vksort::DeviceInfo device_info;
+  bool validation = false;
+  int64_t repeat = 0;
+  uint64_t seed = 0;
+  unsigned radix_threads = 1;
+};
+
+void print_bench_header(std::ostream& out, const BenchSetup& setup);
+void print_bench_table(std::ostream& out, std::span<const CaseResult> results);
+std::string bench_json(const BenchSetup& setup, std::span<const CaseResult> results);
+
+}  // namespace vksort::cli

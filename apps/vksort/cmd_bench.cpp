@@ -1,0 +1,312 @@
+// vksort bench: GPU sort times per (configuration, distribution, n), next to CPU baselines on the same
+// input. A number is only reported for a sort whose every run produced exactly the reference's bytes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include <vksort/vksort.hpp>
+
+#include "atomic_file.hpp"
+#include "bench_report.hpp"
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "counts.hpp"
+#include "cpu_baselines.hpp"
+#include "distributions.hpp"
+#include "option_values.hpp"
+#include "reference_sort.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+// Indices are 32-bit in the shaders (sorter.cpp refuses more).
+constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+
+struct Size {
+  std::string text;  // as typed, for messages
+  uint64_t n;
+};
+
+struct Config {
+  SortOptions options;
+  std::string label;  // "brick/blocks"
+  std::optional<Sorter> sorter;
+};
+
+std::vector<Size> parse_sizes(const std::vector<std::string>& texts) {
+  std::vector<Size> sizes;
+  for (const auto& t : texts) {
+    const auto n = parse_count(t);
+    if (!n) throw UsageError("--n: '" + t + "' is not a key count (examples: " + count_examples + ")");
+    if (*n == 0) throw UsageError("--n: " + t + " keys: a benchmark needs at least 1 key");
+    if (*n > max_keys)
+      throw UsageError("--n: " + t + " = " + std::to_string(*n) + " keys: vksort sorts at most 2^31 - 1 keys at once");
+    sizes.push_back({t, *n});
+  }
+  if (sizes.empty()) throw UsageError("--n: no sizes given");
+  return sizes;
+}
+
+std::vector<workloads::DistributionSpec> parse_distributions(const std::vector<std::string>& texts) {
+  std::vector<workloads::DistributionSpec> specs;
+  for (const auto& t : texts) {
+    const auto spec = workloads::parse_distribution(t);
+    // A known name with a bad parameter: say what is wrong with the parameter.
+    if (!spec && t.find(':') != std::string::npos) {
+      const std::string name = t.substr(0, t.find(':')), param = t.substr(t.find(':') + 1);
+      if (const auto kind = workloads::parse_distribution(name)) {
+        if (!workloads::takes_param(kind->kind))
+          throw UsageError("--dist: '" + t + "': " + name + " takes no parameter");
+        char* end = nullptr;
+        const double v = std::strtod(param.c_str(), &end);
+        const std::string why = param.empty() || *end ? in_quotes(param) + " is not a number"
+                                                      : workloads::invalid_reason({kind->kind, v});
+        throw UsageError("--dist: '" + t + "': bad parameter" + (why.empty() ? "" : ": " + why));
+      }
+    }
+    if (!spec) {
+      std::string known;
+      for (auto name : workloads::distribution_names()) known += (known.empty() ? "" : ", ") + std::string(name);
+      throw UsageError("--dist: unknown distribution or bad parameter '" + t + "' (known: " + known +
+                       "; parameters as in nearly_sorted:5, few_unique:16, entropy:3, zipf:1.2)");
+    }
+    specs.push_back(*spec);
+  }
+  if (specs.empty()) throw UsageError("--dist: no distributions given");
+  return specs;
+}
+
+std::string human_bytes(uint64_t b) {
+  char buf[32];
+  if (b >= (uint64_t(1) << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1 << 30));
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
+  return buf;
+}
+
+// Refuses sizes the device cannot hold before any case runs, so a typo in the last size does not
+// cost the time of all the others.
+void check_fits(const DeviceInfo& d, Key key, bool values, const Size& s) {
+  const uint64_t key_bytes_total = s.n * key_bytes(key), value_bytes_total = values ? s.n * 4 : 0;
+  const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys";
+  if (d.max_allocation_size && key_bytes_total > d.max_allocation_size)
+    throw UsageError(what + " need " + human_bytes(key_bytes_total) + " in one buffer, more than \"" + d.name +
+                     "\" allows (maxMemoryAllocationSize " + human_bytes(d.max_allocation_size) + ")");
+  if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
+    throw UsageError(what + (values ? " and their values" : "") + " need " +
+                     human_bytes(key_bytes_total + value_bytes_total) + ", more than \"" + d.name + "\" has (" +
+                     human_bytes(d.device_local_bytes) + " device-local)");
+}
+
+Buffer allocate(Device& device, uint64_t bytes, const std::string& purpose) {
+  try {
+    return Buffer(device, bytes, purpose);
+  } catch (const vksort::Error& e) {
+    if (is_out_of_memory(e) || is_refusal(e)) throw UsageError(std::string("the device cannot hold the input: ") + e.what());
+    throw;
+  }
+}
+
+template <class F>
+double host_ms(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void add_sample(NamedSamples& named, const std::string& name, double v) {
+  for (auto& [k, samples] : named)
+    if (k == name) return samples.push_back(v);
+  named.push_back({name, {v}});
+}
+
+// Progress for people watching a slow device; never mixed into redirected output.
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), on_(isatty(STDERR_FILENO)) {}
+  ~Progress() { clear(); }
+  void show(const std::string& what) {
+    if (!on_) return;
+    clear();
+    std::string line = std::to_string(++done_);
+    line.insert(0, 1, '[');
+    line += '/';
+    line += std::to_string(total_);
+    line += "] ";
+    line += what;
+    std::cerr << line << std::flush;
+    width_ = line.size();
+  }
+  void clear() {
+    if (on_ && width_) std::cerr << '\r' << std::string(width_, ' ') << '\r' << std::flush;
+    width_ = 0;
+  }
+
+ private:
+  size_t total_, done_ = 0, width_ = 0;
+  bool on_;
+};
+
+struct Input {
+  std::vector<std::byte> keys;
+  std::vector<uint32_t> values;  // empty without --values
+};
+
+CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, const Size& size,
+                    const BenchCommand& c, Buffer& key_buffer, Buffer* value_buffer) {
+  const SortOptions& o = config.options;
+  const uint64_t n = size.n;
+  CaseResult r;
+  r.algorithm = config.label;
+  r.key = o.key;
+  r.order = o.order;
+  r.values = o.value_bytes != 0;
+  r.distribution = workloads::to_string(dist);
+  r.n = n;
+  const std::string name = config.label + " " + std::string(to_string(o.key)) + (r.values ? "+values " : " ") +
+                           std::string(to_string(o.order)) + " " + r.distribution + " n=" + std::to_string(n) +
+                           " seed=" + std::to_string(c.seed);
+
+  Input input;
+  input.keys = workloads::generate_keys(o.key, dist, n, c.seed);
+  if (r.values) input.values = workloads::generate_values(n);
+  Input expected = input;
+  workloads::reference_sort(o.key, o.order, expected.keys, expected.values);
+  Input got = input;
+
+  // Run 0 is the warm-up (pipeline caches, first-touch of memory); runs 1..repeat are timed. Every
+  // run is checked: a fast wrong answer must stop the benchmark, not become a number.
+  for (int64_t run = 0; run <= c.repeat; ++run) {
+    key_buffer.upload(input.keys);
+    if (value_buffer) value_buffer->upload(std::as_bytes(std::span(input.values)));
+    const SortStats stats = refusals_are_usage_errors(
+        name, [&] { return config.sorter->sort(key_buffer, value_buffer, n); });
+    key_buffer.download(got.keys);
+    if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(got.values)));
+    // For the CLI's own tests only: corrupts the last run's result to prove that it is caught.
+    if (run == c.repeat && std::getenv("VKSORT_BENCH_TEST_CORRUPT")) got.keys[(n - 1) * key_bytes(o.key)] ^= std::byte{1};
+    const std::string diff = workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
+    if (!diff.empty())
+      throw RuntimeFailure("bench " + name + ": " + (run == 0 ? "warm-up run" : "timed run " + std::to_string(run) + " of " + std::to_string(c.repeat)) +
+                           " gave a wrong result: " + diff);
+    if (run == 0) continue;
+    if (stats.timed()) {
+      r.gpu_ms.push_back(stats.gpu_ms);
+      for (const auto& [phase, ms] : stats.phases_ms) add_sample(r.phases_ms, phase, ms);
+    }
+    for (const auto& [fact, v] : stats.facts) add_sample(r.facts, fact, v);
+  }
+
+  // CPU baselines on the same input, each on a fresh copy, checked like the GPU's result (std::sort
+  // is unstable, so only its keys must match).
+  auto time_cpu = [&](const char* label, bool stable, auto&& sort) {
+    std::vector<double> ms;
+    for (int64_t run = 0; run < c.repeat; ++run) {
+      got = input;
+      ms.push_back(host_ms([&] { sort(got); }));
+      const std::string diff = stable ? workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values)
+                                      : workloads::first_difference(o.key, expected.keys, got.keys);
+      if (!diff.empty()) throw RuntimeFailure(std::string("bench ") + name + ": CPU baseline " + label + " gave a wrong result: " + diff);
+    }
+    return ms;
+  };
+  r.std_sort_ms = time_cpu("std::sort", false, [&](Input& in) { workloads::std_sort(o.key, o.order, in.keys, in.values); });
+  r.radix_ms = time_cpu("lsd_radix", true, [&](Input& in) { workloads::lsd_radix_sort(o.key, o.order, in.keys, in.values); });
+  return r;
+}
+
+}  // namespace
+
+int run_bench(const GlobalOptions& global, const BenchCommand& c) {
+  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  const std::vector<Size> sizes = parse_sizes(c.sizes);
+  const std::vector<workloads::DistributionSpec> dists = parse_distributions(c.distributions);
+  std::vector<Key> keys;
+  for (const auto& t : c.types) keys.push_back(parse_key_option(t));
+  std::vector<Algorithm> algorithms;
+  for (const auto& a : c.algorithms) algorithms.push_back(parse_algorithm_option(a));
+  std::vector<BrickVariant> variants;
+  for (const auto& v : c.variants) variants.push_back(parse_variant_option(v));
+  if (keys.empty() || algorithms.empty() || variants.empty())
+    throw UsageError("--type, --algo and --variant each need at least one value");
+  const Tuning tuning = to_tuning(c.tuning);
+  // Created now so that an unwritable --json path fails before the run, not after it.
+  std::optional<AtomicFile> json_out;
+  if (!c.json.empty()) json_out.emplace(c.json, "--json");
+
+  Device device = open_device(global);
+  for (Key k : keys)
+    for (const auto& s : sizes) check_fits(device.info(), k, c.values, s);
+
+  std::vector<Config> configs;
+  for (Algorithm a : algorithms)
+    for (Key k : keys)
+      for (BrickVariant v : variants) {
+        Config cfg;
+        cfg.options.key = k;
+        cfg.options.order = c.descending ? Order::descending : Order::ascending;
+        cfg.options.algorithm = a;
+        cfg.options.value_bytes = c.values ? 4 : 0;
+        cfg.options.brick_variant = v;
+        cfg.options.tuning = tuning;
+        cfg.sorter.emplace(refusals_are_usage_errors(
+            "setting up " + std::string(to_string(a)) + " sort of " + std::string(to_string(k)) + " keys",
+            [&] { return Sorter(device, cfg.options); }));
+        cfg.label = algorithm_label(cfg.sorter->algorithm(), v);
+        // Variants only shape brick sort: other algorithms, and "auto" given twice, would repeat a row.
+        const bool repeated = std::any_of(configs.begin(), configs.end(), [&](const Config& o) {
+          return o.label == cfg.label && o.options.key == k;
+        });
+        if (!repeated) configs.push_back(std::move(cfg));
+      }
+
+  BenchSetup setup;
+  setup.device = describe_device(device.info());
+  setup.device_info = device.info();
+  setup.validation = device.validation_enabled();
+  setup.repeat = c.repeat;
+  setup.seed = c.seed;
+  setup.radix_threads = std::max(1u, std::thread::hardware_concurrency());
+
+  std::vector<CaseResult> results;
+  Progress progress(configs.size() * sizes.size() * dists.size());
+  try {
+    for (auto& cfg : configs)
+      for (const auto& s : sizes) {
+        const uint32_t kb = key_bytes(cfg.options.key);
+        Buffer key_buffer = allocate(device, s.n * kb, std::to_string(s.n) + " keys");
+        std::optional<Buffer> value_buffer;
+        if (c.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
+        for (const auto& d : dists) {
+          progress.show(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
+                        " n=" + std::to_string(s.n));
+          results.push_back(run_case(cfg, d, s, c, key_buffer, value_buffer ? &*value_buffer : nullptr));
+        }
+      }
+  } catch (...) {
+    // What was measured correctly before the failure is still worth seeing.
+    progress.clear();
+    if (!results.empty()) {
+      print_bench_header(std::cout, setup);
+      print_bench_table(std::cout, results);
+      std::cout << std::flush;
+    }
+    throw;
+  }
+  progress.clear();
+  print_bench_header(std::cout, setup);
+  print_bench_table(std::cout, results);
+  if (json_out) {
+    const std::string json = bench_json(setup, results);
+    json_out->write(std::as_bytes(std::span(json.data(), json.size())));
+    json_out->commit();
+  }
+  return exit_ok;
+}
+
+}  // namespace vksort::cli

@@ -1,0 +1,113 @@
+// vksort info: the devices Vulkan offers, which one vksort would use, and the limits of that one that
+// decide how sorts are shaped (tile sizes, dispatch splitting, how large an input can be).
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <vksort/vksort.hpp>
+
+#include "commands.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+std::string api_version(uint32_t v) {
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+         std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+std::string hex(uint32_t v, int digits) {
+  std::ostringstream s;
+  s << "0x" << std::hex << std::setw(digits) << std::setfill('0') << v;
+  return s.str();
+}
+
+std::string bytes(uint64_t b) {
+  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
+  std::ostringstream s;
+  if (u == 0) {
+    s << b << " bytes";
+  } else {
+    s << std::setprecision(v < 10 ? 3 : 4) << v << " " << units[u] << " (" << b << " bytes)";
+  }
+  return s.str();
+}
+
+bool same_device(const DeviceInfo& a, const DeviceInfo& b) {
+  return std::memcmp(a.uuid, b.uuid, VK_UUID_SIZE) == 0 && a.name == b.name && a.driver_name == b.driver_name;
+}
+
+void print_limits(std::ostream& out, const Device& device) {
+  const DeviceInfo& d = device.info();
+  auto row = [&](const char* name, const std::string& value) {
+    out << "  " << std::left << std::setw(28) << name << value << '\n';
+  };
+  std::string ops;
+  for (auto [on, name] : {std::pair{d.subgroup_arithmetic, "arithmetic"}, {d.subgroup_ballot, "ballot"},
+                          {d.subgroup_shuffle, "shuffle"}})
+    if (on) ops += (ops.empty() ? "" : ", ") + std::string(name);
+  row("subgroup size", d.subgroup_size ? std::to_string(d.subgroup_size) + " (compute ops: " +
+                                             (ops.empty() ? "basic only" : ops) + ")"
+                                       : "none usable in compute");
+  row("max shared memory", bytes(d.max_shared_memory));
+  row("max workgroup invocations", std::to_string(d.max_workgroup_invocations));
+  row("max workgroup count", std::to_string(d.max_workgroup_count[0]) + " x " + std::to_string(d.max_workgroup_count[1]) +
+                                 " x " + std::to_string(d.max_workgroup_count[2]));
+  row("maxStorageBufferRange", bytes(d.max_storage_buffer_range));
+  row("maxMemoryAllocationSize", bytes(d.max_allocation_size));
+  row("device-local memory", bytes(d.device_local_bytes) + ", largest heap");
+  row("max push constants", bytes(d.max_push_constants));
+  if (d.timestamps) {
+    std::ostringstream t;
+    t << "period " << d.timestamp_period_ns << " ns, " << d.timestamp_valid_bits << " valid bits";
+    row("timestamps", t.str());
+  } else {
+    row("timestamps", "none (bench reports n/a for GPU times)");
+  }
+  row("queue family", std::to_string(d.queue_family));
+  row("validation layer", device.validation_enabled() ? "on" : (validation_layer_available() ? "off (installed)" : "off (not installed)"));
+}
+
+}  // namespace
+
+int run_info(const GlobalOptions& global) {
+  std::ostream& out = std::cout;
+  out << "vksort " << vksort::version() << "\n\n";
+
+  // Listed before the device is opened, so the list is there even when opening fails.
+  const std::vector<DeviceListing> devices = list_devices();
+  const Selector sel = effective_selector(global);
+  const DeviceListing* selected = nullptr;
+  for (const auto& l : devices)
+    if (sel.text.empty() ? l.chosen : &l == find_device(sel.text, devices)) selected = &l;
+  out << "Vulkan devices:\n";
+  if (devices.empty()) out << "  none\n";
+  for (const auto& l : devices) {
+    const DeviceInfo& i = l.info;
+    out << "  [" << l.index << "] " << i.name << (&l == selected ? "  <- chosen" : "") << '\n'
+        << "      type " << i.type << ", vendor " << hex(i.vendor_id, 4) << ", device " << hex(i.device_id, 4)
+        << ", Vulkan " << api_version(i.api_version) << '\n'
+        << "      driver " << (i.driver_name.empty() ? "(unnamed)" : i.driver_name)
+        << (i.driver_info.empty() ? "" : ": " + i.driver_info) << '\n'
+        << "      usable: " << (l.usable ? "yes" : "no, " + l.unusable_why) << '\n';
+  }
+  out << std::flush;
+
+  Device device = open_device(global);
+  const DeviceInfo& chosen = device.info();
+  std::string index = "?";
+  for (const auto& l : devices)
+    if (same_device(l.info, chosen)) index = std::to_string(l.index);
+  out << "\nChosen device: [" << index << "] " << chosen.name << "  ("
+      << (sel.text.empty() ? "the best usable device by type" : "selected by " + sel.source + " \"" + sel.text + "\"")
+      << ")\n";
+  print_limits(out, device);
+  return 0;
+}
+
+}  // namespace vksort::cli

@@ -1,0 +1,154 @@
+// vksort sort: one file of keys (and optionally one of values) sorted on the GPU into new files.
+//
+// Everything that can be wrong with the request is checked before the outputs are touched, and the
+// outputs are replaced only once both are complete on disk, so a failed run leaves no trace.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <vksort/vksort.hpp>
+
+#include "atomic_file.hpp"
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "option_values.hpp"
+#include "raw_file.hpp"
+#include "reference_sort.hpp"
+
+namespace vksort::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+std::string format_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  return buf;
+}
+
+// "GPU 1.234 ms (tile_sort 0.400 ms, merge_rounds 0.800 ms); rounds_run 3, rounds_recorded 8, tile 256"
+std::string describe_stats(const SortStats& stats) {
+  std::ostringstream s;
+  if (stats.timed()) {
+    s << "GPU " << format_ms(stats.gpu_ms);
+    for (size_t i = 0; i < stats.phases_ms.size(); ++i)
+      s << (i ? ", " : " (") << stats.phases_ms[i].first << " " << format_ms(stats.phases_ms[i].second)
+        << (i + 1 == stats.phases_ms.size() ? ")" : "");
+  } else {
+    s << "GPU time n/a (no timestamps on this queue)";
+  }
+  for (size_t i = 0; i < stats.facts.size(); ++i)
+    s << (i ? ", " : "; ") << stats.facts[i].first << " " << stats.facts[i].second;
+  return s.str();
+}
+
+}  // namespace
+
+int run_sort(const GlobalOptions& global, const SortCommand& c) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  SortOptions options;
+  options.key = parse_key_option(c.type);
+  options.algorithm = parse_algorithm_option(c.algorithm);
+  options.order = c.descending ? Order::descending : Order::ascending;
+  options.brick_variant = parse_variant_option(c.variant);
+  options.tuning = to_tuning(c.tuning);
+  const bool with_values = !c.values_in.empty() || !c.values_out.empty();
+  if (c.values_in.empty() != c.values_out.empty())
+    throw UsageError(c.values_in.empty() ? "--values-out " + in_quotes(c.values_out) + " needs --values IN (the values to carry)"
+                                         : "--values " + in_quotes(c.values_in) + " needs --values-out OUT (where the sorted values go)");
+  options.value_bytes = with_values ? 4 : 0;
+  if (with_values && same_file(c.output, c.values_out))
+    throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
+
+  // Creating the temporary outputs first proves their folders exist and are writable before any
+  // reading or GPU work; their destructors remove them again if anything below fails.
+  AtomicFile key_out(c.output, "output");
+  std::optional<AtomicFile> value_out;
+  if (with_values) value_out.emplace(c.values_out, "--values-out");
+
+  std::vector<std::byte> keys = read_whole_file(c.input, "input");
+  const uint32_t kb = key_bytes(options.key);
+  if (keys.size() % kb != 0)
+    throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
+                     std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
+  const uint64_t n = keys.size() / kb;
+  std::vector<uint32_t> values;
+  if (with_values) {
+    const std::vector<std::byte> raw = read_whole_file(c.values_in, "values file");
+    if (raw.size() != n * 4)
+      throw UsageError("values file " + in_quotes(c.values_in) + " holds " + std::to_string(raw.size()) + " bytes (" +
+                       (raw.size() % 4 ? "not a whole number of 32-bit values" : std::to_string(raw.size() / 4) + " values") +
+                       ") but input " + in_quotes(c.input) + " holds " + std::to_string(n) + " keys: one 32-bit value per key is needed");
+    values.resize(n);
+    if (n > 0) std::memcpy(values.data(), raw.data(), raw.size());
+  }
+  // The reference needs the unsorted input; keep it only when asked to compare.
+  std::vector<std::byte> expected_keys;
+  std::vector<uint32_t> expected_values;
+  if (c.check) expected_keys = keys, expected_values = values;
+
+  Device device = open_device(global);
+  const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input);
+  Sorter sorter = refusals_are_usage_errors(what, [&] { return Sorter(device, options); });
+  SortStats stats;
+  if (n > 0) {
+    auto allocate = [&](size_t bytes, const std::string& purpose) {
+      try {
+        return Buffer(device, bytes, purpose);
+      } catch (const vksort::Error& e) {
+        if (is_out_of_memory(e) || is_refusal(e))
+          throw UsageError(what + ": the device cannot hold them: " + e.what());
+        throw;
+      }
+    };
+    Buffer key_buffer = allocate(keys.size(), "keys");
+    std::optional<Buffer> value_buffer;
+    if (with_values) value_buffer.emplace(allocate(n * 4, "values"));
+    key_buffer.upload(keys);
+    if (value_buffer) value_buffer->upload(std::as_bytes(std::span(values)));
+    stats = refusals_are_usage_errors(what, [&] { return sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n); });
+    key_buffer.download(keys);
+    if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(values)));
+  }
+
+  // A wrong result must never replace the user's file. Sortedness costs one pass, so it is always
+  // checked; --check also compares with the CPU reference (the permutation and the values).
+  if (!workloads::is_sorted_encoded(options.key, options.order, keys))
+    throw RuntimeFailure(what + ": the GPU result is not sorted (outputs left untouched); please report this");
+  if (c.check) {
+    workloads::reference_sort(options.key, options.order, expected_keys, expected_values);
+    if (std::string diff = workloads::first_difference(options.key, expected_keys, keys, expected_values, values); !diff.empty())
+      throw RuntimeFailure(what + ": the GPU result differs from the CPU reference (outputs left untouched): " + diff);
+  }
+
+  key_out.write(keys);
+  if (value_out) value_out->write(std::as_bytes(std::span(values)));
+  key_out.finish();
+  if (value_out) value_out->finish();
+  key_out.commit();
+  if (value_out) value_out->commit();
+
+  if (c.verbose) {
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
+    const std::string algo = algorithm_label(sorter.algorithm(), options.brick_variant);
+    std::cout << "sorted " << n << " " << to_string(options.key) << " keys" << (with_values ? " with values" : "") << " "
+              << to_string(options.order) << " with " << algo << " on " << device.info().name << ": "
+              << (n > 0 ? describe_stats(stats) : "nothing to sort") << "; wall " << format_ms(wall_ms) << '\n';
+  }
+  return exit_ok;
+}
+
+}  // namespace vksort::cli

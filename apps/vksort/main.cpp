@@ -1,0 +1,164 @@
+// vksort — the command-line tool: wires the subcommands to their options and turns every failure into
+// one line on stderr and an exit code (cli_error.hpp: 2 = fix your input, 1 = it failed at run time).
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <vksort/vksort.hpp>
+
+#include "atomic_file.hpp"
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "counts.hpp"
+#include "distributions.hpp"
+
+namespace {
+
+using namespace vksort::cli;
+
+// For unsigned options: CLI11 would read "-1" as 2^64 - 1, and its own range check prints DBL_MAX in full.
+const CLI::Validator not_negative(
+    [](std::string& v) { return v.starts_with('-') ? v + " is negative" : std::string(); }, "", "not negative");
+
+// Options every subcommand takes. They are added to each subcommand (so that `vksort sort --device 1`
+// works and `vksort sort --help` shows them) and to the top level (`vksort --device 1 sort`).
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+  app.add_option("--device", g.device,
+                 "Device: index (see 'vksort info') or case-insensitive name substring. "
+                 "Default: $VKSORT_DEVICE, else the best usable device")
+      ->type_name("SEL")
+      ->group("Global options");
+  app.add_flag("--validation", g.validation,
+               "Enable VK_LAYER_KHRONOS_validation; any message it reports fails the command "
+               "(default: on if $VKSORT_VALIDATION=1)")
+      ->group("Global options");
+}
+
+void add_tuning_options(CLI::App& app, TuningOptions& t) {
+  app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (power of two; default: per device)")
+      ->type_name("N")
+      ->check(not_negative)
+      ->group("Tuning");
+  app.add_option("--items-per-thread", t.items_per_thread, "Override the keys per invocation in a tile (power of two)")
+      ->type_name("N")
+      ->check(not_negative)
+      ->group("Tuning");
+}
+
+// CLI11 messages are sentences without the program name; keep the one-line "vksort: " form.
+std::string one_line(std::string text) {
+  for (char& ch : text)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+int fail(int code, const std::string& message) {
+  std::cerr << "vksort: " << one_line(message) << '\n';
+  return code;
+}
+
+std::string distribution_list() {
+  std::string s;
+  for (auto name : vksort::workloads::distribution_names()) s += (s.empty() ? "" : ", ") + std::string(name);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_cleanup_on_signals();
+
+  CLI::App app{"vksort: sort binary files of keys on any Vulkan GPU, and benchmark the sorts", "vksort"};
+  // A repeated option takes its last value, so scripts can append overrides; lists (take_all) append.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_version_flag("--version", std::string("vksort ") + vksort::version(), "Print the version and exit");
+  // At most one here; "none" is reported after parsing, so that an unknown option is named as such
+  // instead of hidden behind CLI11's "a subcommand is required".
+  app.require_subcommand(0, 1);
+  app.footer("Exit status: 0 success, 2 bad command line or input (nothing was written), 1 failure while running.\n");
+  GlobalOptions global;
+  add_global_options(app, global);
+
+  CLI::App* info = app.add_subcommand("info", "List the Vulkan devices and the chosen device's limits");
+  add_global_options(*info, global);
+
+  SortCommand sort;
+  CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a raw binary file of keys (and values) into new files");
+  sort_cmd->add_option("INPUT", sort.input, "Keys: raw little-endian binary, one key after another")->required();
+  sort_cmd->add_option("OUTPUT", sort.output,
+                       "Sorted keys (may be INPUT; replaced only once the sort succeeded)")->required();
+  sort_cmd->add_option("--algo", sort.algorithm,
+                       "Algorithm: auto, brick, radix or sample (default: auto, the best this build has for the device)")
+      ->type_name("ALGO");
+  sort_cmd->add_option("--type", sort.type, "Key type: u32 i32 f32 u64 i64 f64 (default: u32)")->type_name("TYPE");
+  sort_cmd->add_flag("--descending", sort.descending, "Sort largest first (floats: IEEE total order reversed)");
+  sort_cmd->add_option("--variant", sort.variant, "Brick sort variant: blocks or pairs (default: blocks; other algorithms ignore it)")->type_name("V");
+  sort_cmd->add_option("--values", sort.values_in, "Values to carry with the keys: 32 bits each, one per key")
+      ->type_name("IN");
+  sort_cmd->add_option("--values-out", sort.values_out, "Where the values go, in the keys' sorted order")
+      ->type_name("OUT");
+  sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
+  sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
+  add_tuning_options(*sort_cmd, sort.tuning);
+  add_global_options(*sort_cmd, global);
+  sort_cmd->footer("Floats sort in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. "
+                   "Stable algorithms (brick sort is one) keep equal keys, and their values, in input order. "
+                   "The result is always checked to be sorted before it replaces OUTPUT.\n");
+
+  BenchCommand bench;
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Time GPU sorts against CPU baselines, checking every result");
+  bench_cmd->add_option("--algo", bench.algorithms, "Algorithms, comma-separated: auto, brick, radix, sample (default: auto)")
+      ->delimiter(',')->take_all()->type_name("ALGO[,...]");
+  bench_cmd->add_option("--type", bench.types, "Key types, comma-separated (default: u32)")
+      ->delimiter(',')->take_all()->type_name("TYPE[,...]");
+  bench_cmd->add_flag("--descending", bench.descending, "Sort largest first");
+  bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
+  bench_cmd->add_option("--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
+      ->delimiter(',')->take_all()->type_name("V[,...]");
+  bench_cmd->add_option("--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +
+                                                " (k, M, G are powers of 1024; default: 65536,262144)")
+      ->delimiter(',')->take_all()->type_name("N[,...]");
+  bench_cmd->add_option("--dist", bench.distributions,
+                        "Input distributions, comma-separated, optionally name:param (default: uniform,nearly_sorted)")
+      ->delimiter(',')->take_all()->type_name("D[,...]");
+  bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after one warm-up (default: 5)")->type_name("R");
+  bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")
+      ->type_name("S")
+      ->check(not_negative);
+  bench_cmd->add_option("--json", bench.json, "Also write the results as JSON to this file")->type_name("FILE");
+  add_tuning_options(*bench_cmd, bench.tuning);
+  add_global_options(*bench_cmd, global);
+  bench_cmd->footer("Distributions: " + distribution_list() +
+                    ". GPU times come from GPU timestamps (n/a where the device has none).\n");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string where = "vksort";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    return fail(exit_usage, std::string(e.what()) + " (see '" + where + " --help')");
+  }
+
+  if (app.get_subcommands().empty())
+    return fail(exit_usage, "no command given: use info, sort or bench (see 'vksort --help')");
+
+  try {
+    if (*info) return run_info(global);
+    if (*sort_cmd) return run_sort(global, sort);
+    return run_bench(global, bench);
+  } catch (const UsageError& e) {
+    return fail(exit_usage, e.what());
+  } catch (const RuntimeFailure& e) {
+    return fail(exit_runtime, e.what());
+  } catch (const vksort::Error& e) {
+    return fail(exit_runtime, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(exit_runtime, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(exit_runtime, e.what());
+  }
+}

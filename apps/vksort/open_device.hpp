@@ -1,0 +1,34 @@
+// open_device.hpp — the options every subcommand shares, and opening the device they choose.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <vksort/device.hpp>
+
+namespace vksort::cli {
+
+struct GlobalOptions {
+  std::string device;       // --device: index or name substring; "" = VKSORT_DEVICE, else the best
+  bool validation = false;  // --validation: force the Khronos layer on (else VKSORT_VALIDATION decides)
+};
+
+// The selector in effect and where it came from ("--device", "VKSORT_DEVICE"), or "" when none is.
+struct Selector {
+  std::string text;
+  std::string source;
+};
+Selector effective_selector(const GlobalOptions& options);
+
+// The listing `select` names by the rule of DeviceOptions::select (an index, else a case-insensitive
+// substring of the name), or null.
+const DeviceListing* find_device(const std::string& select, const std::vector<DeviceListing>& devices);
+
+// Opens the chosen device. A selector that matches no device, or one vksort cannot use, and
+// --validation without the layer installed are UsageErrors; other failures stay vksort::Error.
+vksort::Device open_device(const GlobalOptions& options);
+
+// '"llvmpipe (LLVM 15.0.6, 256 bits)" (cpu, Mesa 22.3.6 (LLVM 15.0.6))': how reports name a device.
+std::string describe_device(const vksort::DeviceInfo& info);
+
+}  // namespace vksort::cli

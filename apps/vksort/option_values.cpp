@@ -1,0 +1,48 @@
+#include "option_values.hpp"
+
+#include <bit>
+#include <string>
+
+#include "cli_error.hpp"
+
+namespace vksort::cli {
+
+vksort::Key parse_key_option(std::string_view text) {
+  if (auto k = vksort::parse_key(text)) return *k;
+  throw UsageError("--type: unknown key type '" + std::string(text) + "' (known: u32, i32, f32, u64, i64, f64)");
+}
+
+vksort::Algorithm parse_algorithm_option(std::string_view text) {
+  if (auto a = vksort::parse_algorithm(text)) return *a;
+  throw UsageError("--algo: unknown algorithm '" + std::string(text) + "' (known: auto, brick, radix, sample)");
+}
+
+vksort::BrickVariant parse_variant_option(std::string_view text) {
+  if (text == "blocks") return vksort::BrickVariant::blocks;
+  if (text == "pairs") return vksort::BrickVariant::pairs;
+  throw UsageError("--variant: unknown brick sort variant '" + std::string(text) + "' (known: blocks, pairs)");
+}
+
+std::string_view to_string(vksort::BrickVariant variant) {
+  return variant == vksort::BrickVariant::pairs ? "pairs" : "blocks";
+}
+
+std::string algorithm_label(vksort::Algorithm resolved, vksort::BrickVariant variant) {
+  std::string label(vksort::to_string(resolved));
+  if (resolved == vksort::Algorithm::brick) {
+    label += '/';
+    label += to_string(variant);
+  }
+  return label;
+}
+
+vksort::Tuning to_tuning(const TuningOptions& options) {
+  auto check = [](uint32_t v, const char* name) {
+    if (v != 0 && !std::has_single_bit(v))
+      throw UsageError(std::string(name) + ": " + std::to_string(v) + " is not a power of two");
+    return v;
+  };
+  return {check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
+}
+
+}  // namespace vksort::cli

@@ -1,0 +1,24 @@
+// option_values.hpp — turning the words of a command line into vksort's types, with usage errors that
+// list what would have been accepted.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <vksort/types.hpp>
+
+#include "commands.hpp"
+
+namespace vksort::cli {
+
+vksort::Key parse_key_option(std::string_view text);              // --type
+vksort::Algorithm parse_algorithm_option(std::string_view text);  // --algo
+vksort::BrickVariant parse_variant_option(std::string_view text); // --variant
+std::string_view to_string(vksort::BrickVariant variant);
+// How reports name what ran: the resolved algorithm, with the variant for brick sort ("brick/blocks").
+std::string algorithm_label(vksort::Algorithm resolved, vksort::BrickVariant variant);
+
+// Throws UsageError when a tuning knob is not a power of two (0 = choose) or too large.
+vksort::Tuning to_tuning(const TuningOptions& options);
+
+}  // namespace vksort::cli

@@ -1,0 +1,31 @@
+// table.hpp — plain-text tables for the terminal: columns as wide as their widest cell, numbers
+// right-aligned so that digits line up.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace vksort::cli {
+
+class Table {
+ public:
+  enum class Align { left, right };
+  struct Column {
+    std::string header;
+    Align align = Align::left;
+  };
+
+  explicit Table(std::vector<Column> columns);
+  // One cell per column.
+  void add_row(std::vector<std::string> cells);
+  bool empty() const { return rows_.empty(); }
+  // Header, a rule of dashes, then the rows; columns separated by two spaces, no trailing blanks.
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace vksort::cli

@@ -1,0 +1,500 @@
+// test_cli.cpp — the vksort command-line tool, run as a user runs it: a separate process per command
+// (posix_spawn, no shell), in a fresh folder per test. Sorted files are compared byte for byte with the
+// CPU reference sort of the same input; failures must exit 2 with one "vksort: " line that names the
+// problem, and must leave the output files exactly as they were (absent, or with their old contents).
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "distributions.hpp"
+#include "reference_sort.hpp"
+#include "support/test_device.hpp"
+#include "vksort/vksort.hpp"
+
+#ifndef VKSORT_CLI
+#error "VKSORT_CLI must name the vksort executable"
+#endif
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace vksort;
+
+namespace {
+
+constexpr Key kKeys[] = {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64};
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::vector<std::byte> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << p);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> bytes(chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+std::string read_text(const fs::path& p) {
+  const auto b = read_bytes(p);
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+void write_bytes(const fs::path& p, std::span<const std::byte> data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  REQUIRE_MESSAGE(out.good(), "cannot write " << p);
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  write_bytes(p, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+// A fresh folder per test: `work` holds the command's files, captured output lives beside it so that
+// listing `work` shows exactly what the command created.
+class TempDir {
+ public:
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "vksort-cli-XXXXXX").string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    root_ = templ;
+    fs::create_directory(work());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  fs::path work() const { return root_ / "work"; }
+  std::string operator/(const std::string& name) const { return (work() / name).string(); }
+
+  // Runs vksort with `args` (no shell: every argument arrives as given) and extra NAME=VALUE
+  // environment entries; returns the exit code and what it printed.
+  Run run(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) const {
+    const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    std::vector<std::string> argv_s = {VKSORT_CLI};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+    env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, VKSORT_CLI, &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE_MESSAGE(rc == 0, "posix_spawn " << VKSORT_CLI << ": " << std::strerror(rc));
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE_MESSAGE(WIFEXITED(status), "vksort died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : -1));
+    return {WEXITSTATUS(status), read_text(out_path), read_text(err_path)};
+  }
+
+  std::set<std::string> listing() const {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(work())) names.insert(fs::relative(e.path(), work()).string());
+    return names;
+  }
+
+ private:
+  fs::path root_;
+};
+
+// The options every GPU-touching command gets: validation wherever the layer is installed, as in the
+// other suites, so that a validation message fails the command (exit 1) and with it the test.
+std::vector<std::string> with_globals(std::vector<std::string> args) {
+  if (validation_layer_available()) args.push_back("--validation");
+  return args;
+}
+
+std::string show(const std::vector<std::string>& args) {
+  std::string s = "vksort";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+// Exit 2 and exactly one line on stderr that starts with "vksort: " and contains every `needle`.
+void check_usage_error(const Run& r, const std::vector<std::string>& needles) {
+  CHECK_MESSAGE(r.code == 2, "stderr: " << r.err);
+  CHECK(r.err.starts_with("vksort: "));
+  CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') == 1, "stderr must be one line: " << r.err);
+  for (const auto& n : needles) CHECK_MESSAGE(r.err.find(n) != std::string::npos, "stderr lacks '" << n << "': " << r.err);
+}
+
+// The number that starts at `pos` in `text` (std::regex trips GCC 12's -Wmaybe-uninitialized).
+std::optional<double> number_at(const std::string& text, size_t pos) {
+  if (pos >= text.size() || !std::isdigit(static_cast<unsigned char>(text[pos]))) return std::nullopt;
+  return std::strtod(text.c_str() + pos, nullptr);
+}
+
+// The median, min and max of a "1.234 (1.100..1.500)" cell found in `line`.
+std::optional<std::array<double, 3>> gpu_cell(const std::string& line) {
+  const size_t open = line.find(" ("), dots = line.find("..", open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || dots == std::string::npos) return std::nullopt;
+  size_t start = line.rfind(' ', open - 1);
+  start = start == std::string::npos ? 0 : start + 1;
+  const auto median = number_at(line, start), lo = number_at(line, open + 2), hi = number_at(line, dots + 2);
+  if (!median || !lo || !hi) return std::nullopt;
+  return std::array<double, 3>{*median, *lo, *hi};
+}
+
+std::span<const std::byte> bytes_of(const std::vector<uint32_t>& v) { return std::as_bytes(std::span(v)); }
+
+std::vector<uint32_t> as_values(const std::vector<std::byte>& b) {
+  std::vector<uint32_t> v(b.size() / 4);
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * 4);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("cli: sort of every key type matches the reference, with and without values, in both orders") {
+  TempDir dir;
+  uint64_t seed = 1;
+  for (Key key : kKeys)
+    for (size_t n : {size_t(1000), size_t(0), size_t(1)}) {
+      // `special` holds what breaks comparisons: NaNs of both signs, -0.0/+0.0, infinities, denormals,
+      // min/max integers, and many ties (so stability shows in the values).
+      const std::vector<std::byte> keys = workloads::generate_keys(key, workloads::default_spec(workloads::Distribution::special), n, ++seed);
+      const std::vector<uint32_t> values = workloads::generate_values(n);
+      write_bytes(dir / "in.bin", keys);
+      write_bytes(dir / "vals.bin", bytes_of(values));
+      for (Order order : {Order::ascending, Order::descending})
+        for (bool with_values : {false, true}) {
+          std::vector<std::string> args = {"sort", "--type", std::string(to_string(key)), dir / "in.bin", dir / "out.bin"};
+          if (order == Order::descending) args.push_back("--descending");
+          if (with_values) args.insert(args.end(), {"--values", dir / "vals.bin", "--values-out", dir / "vals_out.bin"});
+          // An existing, longer output must be replaced entirely, not overwritten in place.
+          write_text(dir / "out.bin", std::string(n * 8 + 17, 'x'));
+          fs::remove(dir / "vals_out.bin");
+          CAPTURE(show(args));
+          const Run r = dir.run(with_globals(args));
+          REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+          CHECK(r.out.empty());  // quiet on success
+          CHECK(r.err.empty());
+
+          std::vector<std::byte> expected = keys;
+          std::vector<uint32_t> expected_values = with_values ? values : std::vector<uint32_t>{};
+          workloads::reference_sort(key, order, expected, expected_values);
+          const std::vector<std::byte> got = read_bytes(dir / "out.bin");
+          const std::vector<uint32_t> got_values = with_values ? as_values(read_bytes(dir / "vals_out.bin")) : std::vector<uint32_t>{};
+          if (with_values) CHECK(read_bytes(dir / "vals_out.bin").size() == n * 4);
+          const std::string diff = workloads::first_difference(key, expected, got, expected_values, got_values);
+          CHECK_MESSAGE(diff.empty(), diff);
+          // Inputs are read, never written.
+          CHECK(read_bytes(dir / "in.bin") == keys);
+        }
+    }
+  const std::set<std::string> left = dir.listing();
+  CHECK(left == std::set<std::string>{"in.bin", "out.bin", "vals.bin", "vals_out.bin"});  // no temporary files
+}
+
+TEST_CASE("cli: sort in place, --check, --verbose and the permissions of replaced files") {
+  TempDir dir;
+  const auto keys = workloads::generate_keys(Key::i64, workloads::default_spec(workloads::Distribution::uniform), 777, 5);
+  auto expected = keys;
+  workloads::reference_sort(Key::i64, Order::descending, expected, {});
+
+  SUBCASE("OUTPUT may be INPUT") {
+    write_bytes(dir / "k.bin", keys);
+    const Run r = dir.run(with_globals({"sort", "--type", "i64", "--descending", "--check", dir / "k.bin", dir / "k.bin"}));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(read_bytes(dir / "k.bin") == expected);
+  }
+  SUBCASE("--verbose reports the GPU time and the algorithm's facts") {
+    write_bytes(dir / "k.bin", keys);
+    const Run r = dir.run(with_globals({"sort", "--type", "i64", "--descending", "-v", dir / "k.bin", dir / "o.bin"}));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(read_bytes(dir / "o.bin") == expected);
+    CHECK(r.out.find("sorted 777 i64 keys descending") != std::string::npos);
+    if (test::device().info().timestamps) {
+      const size_t gpu = r.out.find("GPU ");
+      REQUIRE(gpu != std::string::npos);
+      const auto ms = number_at(r.out, gpu + 4);
+      REQUIRE_MESSAGE(ms.has_value(), r.out);
+      CHECK(*ms > 0);
+      CHECK(r.out.find(" ms", gpu + 4) != std::string::npos);
+    }
+    else CHECK(r.out.find("n/a") != std::string::npos);
+    // The facts the library reports for the same sort, whatever algorithm "auto" picks.
+    std::vector<std::byte> same = keys;
+    SortOptions o;
+    o.key = Key::i64;
+    o.order = Order::descending;
+    const SortStats stats = sort_host(test::device(), same.data(), 777, nullptr, o);
+    REQUIRE(!stats.facts.empty());
+    for (const auto& [fact, value] : stats.facts) CHECK_MESSAGE(r.out.find(fact) != std::string::npos, fact);
+    CHECK(r.err.empty());
+  }
+  SUBCASE("a new output gets the umask's permissions, a replaced one keeps its own") {
+    write_bytes(dir / "k.bin", keys);
+    const mode_t mask = umask(0);
+    umask(mask);
+    REQUIRE(dir.run(with_globals({"sort", "--type", "i64", dir / "k.bin", dir / "new.bin"})).code == 0);
+    CHECK((fs::status(dir / "new.bin").permissions() & fs::perms::mask) == fs::perms(0666 & ~mask));
+    write_text(dir / "old.bin", "old");
+    fs::permissions(dir / "old.bin", fs::perms(0640));
+    REQUIRE(dir.run(with_globals({"sort", "--type", "i64", dir / "k.bin", dir / "old.bin"})).code == 0);
+    CHECK((fs::status(dir / "old.bin").permissions() & fs::perms::mask) == fs::perms(0640));
+    CHECK(read_bytes(dir / "old.bin").size() == keys.size());
+  }
+}
+
+TEST_CASE("cli: sort refuses bad input with exit 2 and leaves the outputs untouched") {
+  struct Bad {
+    std::string what;
+    std::vector<std::string> args;     // "@name" stands for the file `name` in the test folder
+    std::vector<std::string> outputs;  // files the command must neither create nor change
+    std::vector<std::string> needles;  // what the message must name
+  };
+  const std::vector<Bad> cases = {
+      {"missing input", {"@nope.bin", "@out.bin"}, {"out.bin"}, {"nope.bin", "does not exist"}},
+      {"input is a folder", {"@folder", "@out.bin"}, {"out.bin"}, {"folder", "is a folder"}},
+      {"input size not a multiple of the key size", {"@odd.bin", "@out.bin"}, {"out.bin"}, {"odd.bin", "4001 bytes", "multiple of 4"}},
+      {"input size not a multiple of the 64-bit key size", {"--type", "f64", "@keys12.bin", "@out.bin"}, {"out.bin"},
+       {"keys12.bin", "12 bytes", "multiple of 8"}},
+      {"values file with fewer values", {"@keys.bin", "@out.bin", "--values", "@short_vals.bin", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"short_vals.bin", "999 values", "1000 keys"}},
+      {"values file with more values than 64-bit keys", {"--type", "u64", "@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"vals.bin", "1000 values", "500 keys"}},
+      {"unknown type", {"--type", "u16", "@keys.bin", "@out.bin"}, {"out.bin"}, {"u16", "--type"}},
+      {"unknown algorithm", {"--algo", "quicksort", "@keys.bin", "@out.bin"}, {"out.bin"}, {"quicksort", "--algo"}},
+      {"unknown variant", {"--variant", "triples", "@keys.bin", "@out.bin"}, {"out.bin"}, {"triples"}},
+      {"--values without --values-out", {"@keys.bin", "@out.bin", "--values", "@vals.bin"}, {"out.bin"}, {"--values-out"}},
+      {"--values-out without --values", {"@keys.bin", "@out.bin", "--values-out", "@vout.bin"}, {"out.bin", "vout.bin"}, {"--values"}},
+      {"output in a missing folder", {"@keys.bin", "@nodir/out.bin"}, {}, {"nodir", "does not exist"}},
+      {"values output in a missing folder", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@nodir/v.bin"},
+       {"out.bin"}, {"nodir", "does not exist"}},
+      {"output is a folder", {"@keys.bin", "@folder"}, {}, {"folder", "is a folder"}},
+      {"keys and values to the same file", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@out.bin"},
+       {"out.bin"}, {"out.bin", "same file"}},
+      {"device that does not exist", {"--device", "no-such-gpu-anywhere", "@keys.bin", "@out.bin"}, {"out.bin"}, {"no-such-gpu-anywhere"}},
+      {"unknown option (a CLI11 parse error)", {"--frobnicate", "@keys.bin", "@out.bin"}, {"out.bin"}, {"--frobnicate"}},
+      {"missing OUTPUT (a CLI11 parse error)", {"@keys.bin"}, {}, {"OUTPUT"}},
+  };
+  // An algorithm vksort knows by name but this build lacks (while there is one) is bad input too.
+  std::vector<Bad> all = cases;
+  for (Algorithm a : {Algorithm::radix, Algorithm::sample}) {
+    SortOptions o;
+    o.algorithm = a;
+    try {
+      Sorter(test::device(), o);
+    } catch (const Error&) {
+      const std::string name(to_string(a));
+      all.push_back({"algorithm this build lacks", {"--algo", name, "@keys.bin", "@out.bin"}, {"out.bin"}, {name, "not available"}});
+      break;
+    }
+  }
+  TempDir dir;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(workloads::Distribution::uniform), 1000, 9);
+  write_bytes(dir / "keys.bin", keys);
+  {
+    std::vector<std::byte> odd = keys;
+    odd.push_back(std::byte{7});
+    write_bytes(dir / "odd.bin", odd);
+  }
+  write_bytes(dir / "keys12.bin", std::span(keys).first(12));
+  write_bytes(dir / "vals.bin", bytes_of(workloads::generate_values(1000)));
+  write_bytes(dir / "short_vals.bin", bytes_of(workloads::generate_values(999)));
+  fs::create_directory(dir.work() / "folder");
+
+  for (const Bad& c : all)
+    for (bool outputs_exist : {false, true}) {
+      std::vector<std::string> args = {"sort"};
+      for (const auto& a : c.args) args.push_back(a.starts_with("@") ? dir / a.substr(1) : a);
+      std::map<std::string, std::string> before;
+      for (const auto& o : c.outputs) {
+        fs::remove(dir / o);
+        if (outputs_exist) {
+          before[o] = "old contents of " + o + " that must survive";
+          write_text(dir / o, before[o]);
+        }
+      }
+      const std::set<std::string> listing = dir.listing();
+      CAPTURE(c.what);
+      CAPTURE(outputs_exist);
+      CAPTURE(show(args));
+      check_usage_error(dir.run(with_globals(args)), c.needles);
+      for (const auto& o : c.outputs) {
+        if (outputs_exist) CHECK_MESSAGE(read_text(dir / o) == before[o], o << " was changed");
+        else CHECK_MESSAGE(!fs::exists(dir / o), o << " was created");
+      }
+      CHECK(dir.listing() == listing);  // nothing created, not even a temporary file
+    }
+}
+
+TEST_CASE("cli: bench with tiny sizes prints a checked table") {
+  TempDir dir;
+  const std::vector<std::string> args = {"bench", "--n", "1000,2^10+1", "--dist", "uniform,special", "--type", "u32,f64",
+                                         "--values", "--repeat", "2", "--json", dir / "bench.json"};
+  const Run r = dir.run(with_globals(args));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.empty());
+  std::istringstream lines(r.out);
+  std::string line, header;
+  int rows = 0;
+  std::set<std::string> seen;
+  const Device& device = test::device();
+  bool in_table = false;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("algo ")) header = line;
+    if (line.starts_with("----")) in_table = true;
+    if (!in_table || line.starts_with("----")) continue;
+    ++rows;
+    std::istringstream cells(line);
+    std::string algo, type, order, dist, n;
+    cells >> algo >> type >> order >> dist >> n;
+    seen.insert(type + " " + dist + " " + n);
+    CHECK(order == "ascending");
+    if (device.info().timestamps) {
+      const auto cell = gpu_cell(line);
+      REQUIRE_MESSAGE(cell.has_value(), line);
+      const auto [median, lo, hi] = *cell;
+      CHECK(lo <= median);
+      CHECK(median <= hi);
+      CHECK(hi > 0);
+    } else {
+      CHECK(line.find("n/a") != std::string::npos);
+    }
+  }
+  CHECK(header.find("GPU ms median (min..max)") != std::string::npos);
+  CHECK(header.find("Mkeys/s") != std::string::npos);
+  CHECK(header.find("std::sort ms") != std::string::npos);
+  CHECK(rows == 8);
+  for (const char* type : {"u32+values", "f64+values"})
+    for (const char* dist : {"uniform", "special"})
+      for (const char* n : {"1000", "1025"}) CHECK_MESSAGE(seen.count(std::string(type) + " " + dist + " " + n), type << " " << dist << " " << n);
+  const std::string json = read_text(dir / "bench.json");
+  CHECK(json.starts_with("{"));
+  CHECK(json.find("\"results\"") != std::string::npos);
+  CHECK(json.find("\"n\": 1025") != std::string::npos);
+}
+
+TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {
+  TempDir dir;
+  // VKSORT_BENCH_TEST_CORRUPT makes the CLI flip a bit in its last run's result, as a broken sort would.
+  const Run r = dir.run(with_globals({"bench", "--n", "500", "--dist", "uniform", "--repeat", "2"}), {"VKSORT_BENCH_TEST_CORRUPT=1"});
+  CHECK(r.code == 1);
+  CHECK(r.err.starts_with("vksort: "));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  for (const char* needle : {"u32", "uniform", "n=500", "timed run 2 of 2", "wrong result", "first at index 499"})
+    CHECK_MESSAGE(r.err.find(needle) != std::string::npos, needle << " missing in: " << r.err);
+}
+
+TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
+  TempDir dir;
+  struct Bad {
+    std::vector<std::string> args;
+    std::vector<std::string> needles;
+  };
+  std::vector<Bad> cases = {
+      {{"--n", "0"}, {"--n", "at least 1"}},
+      {{"--n", "12q"}, {"--n", "12q"}},
+      {{"--n", "-5"}, {"-5"}},
+      {{"--n", "2^31"}, {"2^31"}},
+      {{"--dist", "pareto"}, {"--dist", "pareto"}},
+      {{"--dist", "nearly_sorted:250"}, {"nearly_sorted:250"}},
+      {{"--repeat", "0"}, {"--repeat"}},
+      {{"--repeat", "many"}, {"--repeat"}},
+      {{"--seed", "-1"}, {"--seed", "-1"}},
+      {{"--type", "f16"}, {"f16"}},
+      {{"--algo", "bogo"}, {"bogo"}},
+      {{"--json", dir / "nodir/b.json"}, {"nodir"}},
+  };
+  // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.
+  const DeviceInfo& info = test::device().info();
+  const uint64_t too_many = info.max_allocation_size / 8 + 1;
+  if (too_many < (uint64_t(1) << 31)) cases.push_back({{"--type", "u64", "--n", std::to_string(too_many)}, {"maxMemoryAllocationSize"}});
+  for (const Bad& c : cases) {
+    // A repeated scalar option takes its last value; lists such as --n append.
+    std::vector<std::string> args = {"bench", "--repeat", "1", "--n", "100"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    CAPTURE(show(args));
+    check_usage_error(dir.run(with_globals(args)), c.needles);
+  }
+  CHECK(dir.listing().empty());
+}
+
+TEST_CASE("cli: info lists the devices and names the chosen one") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"info"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const std::vector<DeviceListing> devices = list_devices();
+  REQUIRE(!devices.empty());
+  for (const auto& d : devices) {
+    std::string entry = std::to_string(d.index);  // appended: GCC 12 warns falsely on "[" + std::string
+    entry.insert(0, 1, '[');
+    entry += "] " + d.info.name;
+    CHECK_MESSAGE(r.out.find(entry) != std::string::npos, entry);
+  }
+  // The device a library user gets by default is the one info reports as chosen.
+  const Device& device = test::device();
+  const size_t chosen = r.out.find("\nChosen device: [");
+  REQUIRE(chosen != std::string::npos);
+  const size_t name = r.out.find("] ", chosen) + 2, name_end = r.out.find("  (", name);
+  REQUIRE(name_end != std::string::npos);
+  CHECK(r.out.substr(name, name_end - name) == device.info().name);
+  for (const char* limit : {"subgroup size", "max shared memory", "max workgroup invocations", "max workgroup count",
+                            "maxStorageBufferRange", "maxMemoryAllocationSize", "device-local memory", "timestamps"})
+    CHECK_MESSAGE(r.out.find(limit) != std::string::npos, limit);
+  CHECK(r.out.find(std::to_string(device.info().max_workgroup_invocations)) != std::string::npos);
+  CHECK(r.out.find(version()) != std::string::npos);
+
+  const auto usable = std::find_if(devices.begin(), devices.end(), [](const DeviceListing& d) { return d.usable; });
+  REQUIRE(usable != devices.end());
+  const std::string index = std::to_string(usable->index);
+  const Run by_index = dir.run(with_globals({"info", "--device", index}));
+  REQUIRE_MESSAGE(by_index.code == 0, by_index.err);
+  CHECK(by_index.out.find("Chosen device: [" + index + "] " + usable->info.name) != std::string::npos);
+  CHECK(by_index.out.find("selected by --device") != std::string::npos);
+
+  check_usage_error(dir.run({"info", "--device", std::to_string(devices.size() + 3)}), {"--device", std::to_string(devices.size() + 3)});
+}
+
+TEST_CASE("cli: version, missing command and parse errors") {
+  TempDir dir;
+  const Run v = dir.run({"--version"});
+  CHECK(v.code == 0);
+  CHECK(v.out == std::string("vksort ") + version() + "\n");
+  check_usage_error(dir.run({}), {"command"});
+  check_usage_error(dir.run({"shuffle"}), {"shuffle"});
+  check_usage_error(dir.run({"bench", "--n"}), {"--n"});
+  const Run help = dir.run({"sort", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--values-out") != std::string::npos);
+  CHECK(help.out.find("--device") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <numeric>
 
@@ -146,4 +147,43 @@ TEST_CASE("grids cover every workgroup within maxComputeWorkGroupCount, or refus
       CHECK(covered - groups < uint64_t(g.x) * g.y);  // excess stays within the last layer
     }
   }
+}
+
+TEST_CASE("a borrowed device: vksort sorts with the application's handles and destroys none of them") {
+  Device& owner = test::device();
+  gpu::Context& app = owner.context();
+  BorrowedVulkan handles{app.instance, app.physical, app.device, app.queue, app.info.queue_family,
+                         app.ifn.vkGetInstanceProcAddr};
+  {
+    Device borrowed(handles);
+    CHECK(borrowed.vk_device() == app.device);
+    CHECK(borrowed.info().name == owner.info().name);
+    std::vector<int32_t> keys = {5, -3, 2147483647, -2147483647 - 1, 0, 5, -3};
+    std::vector<uint32_t> ids = {0, 1, 2, 3, 4, 5, 6};
+    // The borrowed device submits on the application's queue: keep the owner's submissions apart.
+    sort(borrowed, std::span(keys), std::span(ids), {.key = Key::i32, .algorithm = Algorithm::brick});
+    CHECK(keys == std::vector<int32_t>{-2147483647 - 1, -3, -3, 0, 5, 5, 2147483647});
+    CHECK(ids == std::vector<uint32_t>{3, 1, 6, 4, 0, 5, 2});
+  }
+  // The application's device still works after the borrowed one is gone.
+  std::vector<uint32_t> more = {3, 1, 2};
+  sort(owner, std::span(more), {.algorithm = Algorithm::brick});
+  CHECK(more == std::vector<uint32_t>{1, 2, 3});
+  CHECK_THROWS_WITH_AS(Device(BorrowedVulkan{}), doctest::Contains("must all be set"), Error);
+}
+
+TEST_CASE("without timestamps, times are reported as unavailable, never as zero") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.no_timestamps = true;
+  Device gpu(options);
+  CHECK_FALSE(gpu.info().timestamps);
+  std::vector<float> keys = {3.0f, -0.0f, 0.0f, -1.0f};
+  SortStats stats = sort(gpu, std::span(keys), {.key = Key::f32, .algorithm = Algorithm::brick});
+  CHECK_FALSE(stats.timed());
+  CHECK(stats.gpu_ms < 0);
+  CHECK(stats.phases_ms.empty());
+  CHECK(stats.fact("rounds_run").has_value());  // facts do not need timestamps
+  CHECK(std::signbit(keys[1]));
+  CHECK(keys == std::vector<float>{-1.0f, -0.0f, 0.0f, 3.0f});
 }

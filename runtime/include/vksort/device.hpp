@@ -55,6 +55,7 @@ struct DeviceOptions {
     uint32_t max_shared_memory = 0;          // bytes
     uint32_t max_workgroup_invocations = 0;
     uint32_t max_workgroup_count = 0;        // in each dimension
+    bool no_timestamps = false;              // as if the queue could not write timestamps
   } pretend{};
 };
 

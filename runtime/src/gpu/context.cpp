@@ -248,6 +248,7 @@ void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& 
   lower(info.max_shared_memory, p.max_shared_memory);
   lower(info.max_workgroup_invocations, p.max_workgroup_invocations);
   for (uint32_t& count : info.max_workgroup_count) lower(count, p.max_workgroup_count);
+  if (p.no_timestamps) info.timestamps = false;
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ shared Key s_key[TILE];
 shared uint s_pos[TILE];
 // Values stay where they were loaded; the write-back gathers them through s_pos.
 shared uint s_val[HAS_VALUES ? TILE : 1];
+// Set when two neighbours of the loaded tile are out of order. A tile already in order needs neither
+// the network nor the write-back: sorted and locally sorted inputs cost one read.
+shared bool s_unsorted;
 
 void main() {
   const uint tile = linear_group_id();
@@ -30,6 +33,7 @@ void main() {
   Keys keys = Keys(pc.keys);
   Words values = Words(pc.values);
 
+  if (tid == 0) s_unsorted = false;
   for (uint i = tid; i < TILE; i += gl_WorkGroupSize.x) {
     const bool live = i < count;
     s_key[i] = live ? encode_key(keys.k[base + i]) : KEY_MAX;
@@ -38,6 +42,10 @@ void main() {
   }
   // Every global read of this tile is done before any invocation writes the tile back below.
   barrier();
+  for (uint i = tid; i + 1 < count; i += gl_WorkGroupSize.x)
+    if (key_less(s_key[i + 1], s_key[i])) s_unsorted = true;  // racing writers all store true
+  barrier();
+  if (!s_unsorted) return;  // uniform: every invocation reads the same flag
 
   for (uint size = 2; size <= TILE; size <<= 1) {
     for (uint stride = size >> 1; stride > 0; stride >>= 1) {

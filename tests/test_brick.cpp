@@ -9,6 +9,7 @@
 #include "support/sort_check.hpp"
 #include "gpu/context.hpp"
 #include "reference_sort.hpp"
+#include "support/app_commands.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -191,61 +192,6 @@ TEST_CASE("brick sort on a pretend-small device: 2-D grids past maxComputeWorkGr
 }
 
 TEST_CASE("Sorter::record into the application's own command buffer: two sorts share one scratch") {
-  Device& gpu = test::device();
-  gpu::Context& ctx = gpu.context();
-  SortOptions o{.key = Key::f32, .order = Order::descending, .algorithm = Algorithm::brick, .value_bytes = 4};
-  Sorter sorter(gpu, o);
-  const uint64_t na = 30011, nb = 777;
-  std::vector<std::byte> a = workloads::generate_keys(o.key, {Distribution::special, 0}, na, 1);
-  std::vector<std::byte> b = workloads::generate_keys(o.key, {Distribution::uniform, 0}, nb, 2);
-  std::vector<uint32_t> va = workloads::generate_values(na), vb = workloads::generate_values(nb);
-  Buffer ka(gpu, a.size(), "a"), kb(gpu, b.size(), "b"), vals_a(gpu, na * 4, "va"), vals_b(gpu, nb * 4, "vb");
-  Buffer scratch(gpu, std::max(sorter.scratch_bytes(na), sorter.scratch_bytes(nb)), "scratch");
-  ka.upload(a), kb.upload(b);
-  vals_a.upload(std::as_bytes(std::span(va))), vals_b.upload(std::as_bytes(std::span(vb)));
-
-  // The application's pool, command buffer and submission.
-  VkCommandPool pool = VK_NULL_HANDLE;
-  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool_info.queueFamilyIndex = gpu.info().queue_family;
-  REQUIRE(ctx.vk.vkCreateCommandPool(ctx.device, &pool_info, nullptr, &pool) == VK_SUCCESS);
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = pool;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  REQUIRE(ctx.vk.vkAllocateCommandBuffers(ctx.device, &alloc, &cmd) == VK_SUCCESS);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  REQUIRE(ctx.vk.vkBeginCommandBuffer(cmd, &begin) == VK_SUCCESS);
-  Status s1 = sorter.record(cmd, {ka.ref(), vals_a.ref(), scratch.ref()}, na);
-  CHECK_MESSAGE(s1.ok(), s1.message);
-  // The contract: the second sort may reuse the scratch once a compute->compute barrier orders it.
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  ctx.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
-                              nullptr, 0, nullptr);
-  Status s2 = sorter.record(cmd, {kb.ref(), vals_b.ref(), scratch.ref()}, nb);
-  CHECK_MESSAGE(s2.ok(), s2.message);
-  REQUIRE(ctx.vk.vkEndCommandBuffer(cmd) == VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  {
-    std::lock_guard lock(ctx.submit_mutex);
-    REQUIRE(ctx.vk.vkQueueSubmit(ctx.queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS);
-    REQUIRE(ctx.vk.vkQueueWaitIdle(ctx.queue) == VK_SUCCESS);
-  }
-  ctx.vk.vkDestroyCommandPool(ctx.device, pool, nullptr);
-  CHECK_NOTHROW(ctx.raise_validation_messages());
-
-  std::vector<std::byte> ea = a, eb = b;
-  std::vector<uint32_t> eva = va, evb = vb;
-  workloads::reference_sort(o.key, o.order, ea, eva);
-  workloads::reference_sort(o.key, o.order, eb, evb);
-  ka.download(a), kb.download(b);
-  vals_a.download(std::as_writable_bytes(std::span(va))), vals_b.download(std::as_writable_bytes(std::span(vb)));
-  CHECK(workloads::first_difference(o.key, ea, a, eva, va) == "");
-  CHECK(workloads::first_difference(o.key, eb, b, evb, vb) == "");
+  test::check_two_recorded_sorts(
+      {.key = Key::f32, .order = Order::descending, .algorithm = Algorithm::brick, .value_bytes = 4});
 }

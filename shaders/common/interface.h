@@ -76,6 +76,172 @@ VKSORT_PUSH_BLOCK(CopyPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// --- prefix scan (shaders/scan) -------------------------------------------------------------------
+// Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
+// (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to
+// `sums`; scan_exclusive scans each chunk in place and adds sums[chunk] when `add_sums` is 1.
+#if defined(__cplusplus) || defined(PUSH_SCAN)
+VKSORT_PUSH_BLOCK(ScanPush) {
+  VKSORT_ADDRESS data;  // `count` words
+  VKSORT_ADDRESS sums;  // one word per chunk: written by scan_reduce, read by scan_exclusive
+  uint count;
+  uint add_sums;        // scan_exclusive: 1 to add sums[chunk] (the chunk's exclusive offset), 0 not
+  uint group_count;     // logical workgroups = chunks
+} VKSORT_PUSH_END;
+#endif
+
+// --- radix sort -----------------------------------------------------------------------------------
+#define SPEC_RADIX_BITS 5      // digit width of a pass: 2, 4 or 8
+
+// Control words at the start of a radix sort's scratch buffer (32-bit words). The init kernel writes
+// them; afterwards only the gate (one invocation, between dispatches) changes them.
+//
+// Where the data is: CURRENT 0 = the caller's buffers, 1 = the scratch copies. The caller's buffers
+// always hold raw keys and scratch always holds encoded ones, so CURRENT also says whether the data
+// is encoded: kernels encode when they read the caller's keys and decode when they write them.
+#define RADIX_CONTROL_CURRENT 0
+#define RADIX_CONTROL_PASS_SOURCE 1    // the buffer this pass's scatter reads (set by the gate)
+#define RADIX_CONTROL_DONE 2           // 1 once an order check found the data sorted
+#define RADIX_CONTROL_PASSES_RUN 3     // scatters that ran
+#define RADIX_CONTROL_PASSES_SKIPPED 4 // passes whose digit was the same for every key
+#define RADIX_CONTROL_SORTED_ON_ENTRY 5
+#define RADIX_CONTROL_CHECKS 6         // order checks evaluated (one per pass until done)
+#define RADIX_CONTROL_SCATTER_ARGS 8   // VkDispatchIndirectCommand of this pass's scatter
+#define RADIX_CONTROL_FINISH_ARGS 12   // ... of the finish copy (non-zero only if data ends in scratch)
+// Slots: dispatches every unfinished pass runs (slot 0: count; slot 1 + l: scan level l). Live
+// arguments (zero once done) and their templates, 4 words per slot; slot 0's grid is also the grid of
+// scatter and finish (one workgroup per block).
+#define RADIX_MAX_SLOTS 8
+#define RADIX_CONTROL_SLOT_ARGS 16
+#define RADIX_CONTROL_SLOT_GRIDS (RADIX_CONTROL_SLOT_ARGS + 4 * RADIX_MAX_SLOTS)
+#define RADIX_CONTROL_WORDS (RADIX_CONTROL_SLOT_GRIDS + 4 * RADIX_MAX_SLOTS)
+
+// count, scatter and finish. The digit of a pass is bits [shift, shift + bits) of the encoded key.
+#if defined(__cplusplus) || defined(PUSH_RADIX)
+VKSORT_PUSH_BLOCK(RadixPush) {
+  VKSORT_ADDRESS keys;        // the caller's keys (raw)
+  VKSORT_ADDRESS values;      // the caller's values; unused unless HAS_VALUES
+  VKSORT_ADDRESS alt_keys;    // scratch keys (encoded)
+  VKSORT_ADDRESS alt_values;  // scratch values
+  VKSORT_ADDRESS control;     // RADIX_CONTROL_* words
+  VKSORT_ADDRESS counts;      // digit-major block counts: counts[digit * blocks + block], see radix_sort.hpp
+  uint n;
+  uint blocks;                // blocks of WORKGROUP_SIZE * ITEMS keys = logical workgroups
+  uint shift;                 // lowest bit of this pass's digit
+  uint bits;                  // width of this pass's digit, 1..RADIX_BITS
+  uint range_lo;              // mask of the encoded key bits the sort orders by, [begin_bit, end_bit)
+  uint range_hi;              // its high word (64-bit keys)
+} VKSORT_PUSH_END;
+#endif
+
+// radix_gate: one invocation between the scan and the scatter of a pass.
+#if defined(__cplusplus) || defined(PUSH_RADIX_GATE)
+VKSORT_PUSH_BLOCK(RadixGatePush) {
+  VKSORT_ADDRESS control;
+  VKSORT_ADDRESS counts;  // scanned: exclusive prefix sums
+  uint n;
+  uint blocks;
+  uint digits;            // 1 << bits of this pass
+  uint slots;             // slots in use
+  uint flags;             // RADIX_GATE_FIRST | RADIX_GATE_LAST
+} VKSORT_PUSH_END;
+#endif
+#define RADIX_GATE_FIRST 1u  // the first pass: a sorted verdict means sorted on entry
+#define RADIX_GATE_LAST 2u   // the last recorded pass: also decide the finish copy
+
+// radix_init: one invocation writes the control words and the slot templates.
+#if defined(__cplusplus) || defined(PUSH_RADIX_INIT)
+VKSORT_PUSH_BLOCK(RadixInitPush) {
+  VKSORT_ADDRESS control;
+  uint slots;
+  uint grids[3 * RADIX_MAX_SLOTS];  // x, y, z of each slot's grid
+} VKSORT_PUSH_END;
+#endif
+
+// --- bucket lists (shaders/buckets) ---------------------------------------------------------------
+// head[M] / next[N] linked lists built by repeated scatter (seed 002, Listing 1). A list ends in
+// BUCKET_NULL; an element whose bucket id is out of range is in no list and has BUCKET_INVALID as its
+// bucket. Active-element lists hold element indices; the link kernel marks elements that need no more
+// iterations with BUCKET_DONE (indices stay below 2^31).
+#define BUCKET_NULL 0xffffffffu
+#define BUCKET_INVALID 0xffffffffu
+#define BUCKET_DONE 0x80000000u
+
+// Control words (32-bit) of one BucketLists object; the host initialises them, afterwards only the
+// scan_blocks gate (one workgroup, between dispatches) changes them, but for BAD_ELEMENT.
+//
+// Iterations: two list slots alternate. A slot holds its list's element count, the element range
+// admitted with it (partial update) and the VkDispatchIndirectCommand of the iteration kernels that
+// walk it (zero groups once nothing is left, or once the iterations stopped).
+#define BUCKET_SLOT_WORDS 8
+#define BUCKET_SLOT_COUNT 0          // elements in the slot's list
+#define BUCKET_SLOT_ADMIT_BEGIN 1    // partial update: elements [begin, end) join the race with this list
+#define BUCKET_SLOT_ADMIT_END 2
+#define BUCKET_SLOT_ARGS 4           // x, y, z: groups covering count + admitted elements
+#define BUCKET_CONTROL_ITERATIONS 16 // repeated-scatter iterations that had elements to place
+#define BUCKET_CONTROL_LEFTOVER 17   // elements the iterations left to the fallback
+#define BUCKET_CONTROL_MOVED 18      // resort: elements whose bucket id changed
+#define BUCKET_CONTROL_BAD_ELEMENT 19  // 1 + index of an element with an id >= M (0: none); any writer wins
+#define BUCKET_CONTROL_BAD_ID 20     // that element's id (copied by the gate)
+#define BUCKET_CONTROL_ZEROS 21      // split pass: leftover elements whose bucket has the pass's bit clear
+#define BUCKET_CONTROL_NEXT_PART 22  // partial update: first element not admitted yet
+#define BUCKET_CONTROL_STOPPED 23    // 1 once the iterations handed what is left to the fallback
+// Fallback (a stable LSD radix sort of the leftover elements by bucket, then linking its runs). Its
+// list moves between the slots only in passes on bits where the leftover buckets differ, so where it
+// is lives in the control words: before a pass's gate, in slot FALLBACK_SLOT ^ FALLBACK_MOVES; the
+// gate folds that into FALLBACK_SLOT and sets FALLBACK_MOVES for its own pass.
+#define BUCKET_CONTROL_FALLBACK_SLOT 24
+#define BUCKET_CONTROL_FALLBACK_MOVES 25
+#define BUCKET_CONTROL_VARYING 26    // bits in which the leftover elements' buckets differ
+#define BUCKET_CONTROL_FALLBACK_ARGS 28  // x, y, z: groups covering LEFTOVER
+#define BUCKET_CONTROL_SPLIT_COUNT_ARGS 32  // ... or none: the next split_count (its bit does not vary)
+#define BUCKET_CONTROL_SPLIT_MOVE_ARGS 36   // ... or none: this pass's compact
+#define BUCKET_CONTROL_WORDS 40
+
+// Kernel modes (BucketPush::mode).
+#define BUCKET_INIT_SCATTER 0u       // init: bucket/next/range check, heads of [0, `bit`)
+#define BUCKET_INIT_SORT_PAIRS 1u    // init: also (key, value) = (bucket, index) pairs for the sort
+#define BUCKET_LINK_IDENTITY 0u      // link: the active list is 0..count-1 (first iteration)
+#define BUCKET_LINK_LIST 1u          // link: the active list is list_in
+#define BUCKET_COMPACT_SCATTER 0u    // compact: keep unmarked elements, write their heads
+#define BUCKET_COMPACT_PRELINK 1u    // compact: elements 0..count-1 whose `moved` bit is set; next = head
+#define BUCKET_COMPACT_SPLIT 2u      // compact: stable split of the fallback's list by bit `bit`
+#define BUCKET_COMPACT_KEEP 3u       // compact: keep unmarked elements only (the last iteration)
+#define BUCKET_SCAN_LINK 0u          // scan_blocks after link: next count = kept + admitted
+#define BUCKET_SCAN_SPLIT 1u         // after split_count: ZEROS = total
+#define BUCKET_SCAN_MOVED 2u         // after mark_moved: next count = moved elements
+#define BUCKET_SCAN_BITS 3u          // after leftover_bits: VARYING
+#define BUCKET_RUNS_NEXT 0u          // link_runs: next pointers of a sorted list's runs
+#define BUCKET_RUNS_HEAD 1u          // link_runs: heads of the runs
+#define BUCKET_FLAG_LAST 1u          // scan_blocks: last recorded iteration, stop
+#define BUCKET_FLAG_ADMIT_ALL 2u     // scan_blocks: admit every element not admitted yet
+#define BUCKET_FLAG_REPORT 4u        // link_runs: group 0 copies the bad element's id
+
+#if defined(__cplusplus) || defined(PUSH_BUCKETS)
+VKSORT_PUSH_BLOCK(BucketPush) {
+  VKSORT_ADDRESS ids;       // the caller's bucket ids (init, mark_moved; the gate reads the bad one)
+  VKSORT_ADDRESS bucket;    // the bucket each element's list is, or BUCKET_INVALID
+  VKSORT_ADDRESS head;      // M words
+  VKSORT_ADDRESS next;      // N words
+  VKSORT_ADDRESS list_in;   // iterations: list of slot `slot`; fallback: slot 0; init SORT_PAIRS: keys
+  VKSORT_ADDRESS list_out;  // iterations: list of the other slot; fallback: slot 1; SORT_PAIRS: values
+  VKSORT_ADDRESS blocks;    // two words per tile of the walked list: counts, then exclusive offsets
+  VKSORT_ADDRESS control;   // BUCKET_CONTROL_* words
+  VKSORT_ADDRESS moved;     // resort: one bit per element, set if its bucket changed (see buckets.glsl)
+  uint n;                   // elements
+  uint m;                   // buckets
+  uint mode;                // BUCKET_<KERNEL>_* of the kernel
+  uint slot;                // list slot walked (0 or 1)
+  uint bit;                 // split: the bucket-id bit; init: elements that scatter a head
+  uint group_count;         // direct dispatches: logical workgroups
+  uint max_x, max_y;        // scan_blocks: maxComputeWorkGroupCount[0..1] (clamped to 65535)
+  uint flags;               // scan_blocks: BUCKET_FLAG_*
+  uint part;                // partial update: elements per part (0: off)
+  uint admit_below;         // partial update: admit the next part when fewer elements are active
+  uint iterations_left;     // scan_blocks LINK: recorded iterations after this one
+} VKSORT_PUSH_END;
+#endif
+
 #ifdef __cplusplus
 }  // namespace vksort::shader
 #endif

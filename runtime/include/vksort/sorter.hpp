@@ -24,7 +24,7 @@ struct SortBuffers {
 // and reuse it. A Sorter may be used from one thread at a time; separate Sorters on one Device may be
 // used from different threads.
 //
-// Stability: brick sort is stable in both orders (equal keys keep their input order).
+// Stability: radix and brick sort are stable in both orders (equal keys keep their input order).
 class Sorter {
  public:
   Sorter(Device& device, const SortOptions& options);

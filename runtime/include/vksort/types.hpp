@@ -36,6 +36,7 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 struct Tuning {
   uint32_t workgroup_size = 0;    // invocations per workgroup (power of two)
   uint32_t items_per_thread = 0;  // keys each invocation holds in a tile (power of two)
+  uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange
@@ -50,6 +51,14 @@ struct SortOptions {
   uint32_t value_bytes = 0;  // 0 (keys only) or 4 (one 32-bit value carried with each key)
   BrickVariant brick_variant = BrickVariant::blocks;
   Tuning tuning{};
+  // Radix sort only: order by bits [begin_bit, end_bit) of the encoded key (end_bit 0 = the key's
+  // width), e.g. end_bit = 20 for cell ids below 2^20: fewer passes. Keys are then sorted by those
+  // bits alone, stably (keys equal in them keep their input order); the other bits travel with the
+  // key unchanged. The encoded key is the key itself for unsigned ascending sorts; for the others it
+  // is the order-preserving encoding (signed: sign bit flipped; float: IEEE total-order bits;
+  // descending: all bits inverted), so [0, width) always means the whole key in the chosen order.
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;
 };
 
 // What one sort measured. Times come from GPU timestamps; they are absent (gpu_ms < 0, phases empty)

@@ -109,7 +109,9 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
   algo::SortTarget t = impl_->target(b, n);
 
-  gpu::Timestamps timestamps(ctx, 8);
+  // Room for per-pass phases of the longest sort (64-bit keys in 2-bit digits: 3 marks x 32 passes + 1)
+  // plus the two marks of this function.
+  gpu::Timestamps timestamps(ctx, 256);
   const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(impl_->options.key)) + " keys";
   gpu::submit_and_wait(ctx, what, [&](VkCommandBuffer cmd) {
     gpu::Recorder rec(ctx, cmd, &timestamps);

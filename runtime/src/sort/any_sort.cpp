@@ -5,16 +5,20 @@
 namespace vksort::algo {
 
 Algorithm resolve_algorithm(const SortOptions& o) {
-  // Brick sort is the only algorithm in this build; automatic picks it until the others land.
-  if (o.algorithm == Algorithm::automatic) return Algorithm::brick;
-  if (o.algorithm != Algorithm::brick)
-    throw Error(std::string(to_string(o.algorithm)) + " sort is not available in this version of vksort (available: brick)");
-  return o.algorithm;
+  // Radix sort is the general-purpose default; brick sort stays selectable for nearly sorted data.
+  const Algorithm a = o.algorithm == Algorithm::automatic ? Algorithm::radix : o.algorithm;
+  if (a != Algorithm::radix && a != Algorithm::brick)
+    throw Error(std::string(to_string(a)) + " sort is not available in this version of vksort (available: radix, brick)");
+  if (a != Algorithm::radix && (o.begin_bit != 0 || o.end_bit != 0))
+    throw Error("SortOptions::begin_bit / end_bit select key bits for radix sort only; " + std::string(to_string(a)) +
+                " sort orders by the whole key");
+  return a;
 }
 
 AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::brick: return AnySort(std::in_place_type<BrickSort>, ctx, options);
+    case Algorithm::radix: return AnySort(std::in_place_type<RadixSort>, ctx, options);
     default: throw Error("internal: no implementation for " + std::string(to_string(algorithm)));
   }
 }

@@ -6,10 +6,11 @@
 #include <variant>
 
 #include "sort/brick_sort.hpp"
+#include "sort/radix_sort.hpp"
 
 namespace vksort::algo {
 
-using AnySort = std::variant<BrickSort>;
+using AnySort = std::variant<BrickSort, RadixSort>;
 
 // The algorithm `automatic` resolves to, and the constructed algorithm for options.
 Algorithm resolve_algorithm(const SortOptions& options);

@@ -1,0 +1,107 @@
+// Records the builds and resorts of bucket lists (seed 002): repeated scatter with GPU-side
+// compaction, the heavy-bucket fallback, the sort-based build and the resort. Owns nothing but its
+// kernels (and the sort it may use); the buffers come in a BucketTarget.
+//
+// Resort (section 2.2): mark_moved (new buckets, a bit per moved element, per-tile counts), unlink
+// (staying elements and heads skip past moved successors), compaction of the moved elements, each
+// pointing its next at its new bucket's head, one scatter, then the same iterations for them alone.
+//
+// Iterations (Listing 1, with the active elements compacted after each):
+//   link        active elements read their bucket's head: the winner is placed, the others point
+//               their next at it; per-tile counts of those still racing
+//   scan_blocks one workgroup: exclusive offsets of the counts; the next list's count and the
+//               indirect dispatch arguments of the kernels that walk it (zero groups once empty)
+//   compact     survivors move to the other list slot and scatter their index into their bucket's head
+// K = max_iterations are recorded; the GPU makes the ones after the last useful one empty. The gate
+// stops the iterations early once the fallback is inevitable: when the survivors outnumber
+// (buckets that had racers) x (iterations left), some bucket holds more than the remaining
+// iterations can place, and further iterations would only shrink the fallback slowly. What is left
+// (only from buckets with many elements) is sorted by bucket with a stable LSD radix sort built from
+// the same compaction kernels, one split per bit of M - 1 in which the leftover buckets differ (none
+// for one bucket), sized by the GPU's counts, and each run is linked in front of its list. So the
+// all-in-one-bucket input costs one iteration and no split, not N iterations, and there is no host
+// round trip.
+#pragma once
+
+#include <optional>
+
+#include "../../shaders/common/interface.h"
+#include "gpu/kernel.hpp"
+#include "gpu/recorder.hpp"
+#include "sort/any_sort.hpp"
+#include "vksort/bucket_lists.hpp"
+
+namespace vksort::algo {
+
+// One of a BucketLists object's buffers: its handle (for fills and indirect arguments) and address.
+struct BucketSpan {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceAddress address = 0;
+};
+
+// Everything one build or resort works on.
+struct BucketTarget {
+  VkDeviceAddress ids = 0;  // the caller's n bucket ids
+  BucketSpan bucket;        // capacity words: the bucket each element is listed in
+  BucketSpan head;          // M words
+  BucketSpan next;          // capacity words
+  BucketSpan list[2];       // capacity words each: the two active-list slots (sort keys / values)
+  BucketSpan blocks;        // block_words(capacity) words: two per tile
+  BucketSpan moved;         // moved_words(capacity) words: resort's moved bits
+  BucketSpan control;       // BUCKET_CONTROL_WORDS words
+  BucketSpan sort_scratch;  // sort_scratch_bytes(capacity) bytes, when sorts()
+  uint32_t n = 0;
+};
+
+class BucketBuilder {
+ public:
+  BucketBuilder(gpu::Context& ctx, const BucketOptions& options);
+
+  uint32_t tile() const { return workgroup_size_ * items_; }
+  uint32_t workgroup_size() const { return workgroup_size_; }
+  bool subgroups() const { return subgroups_; }  // the subgroup-arithmetic kernels are in use
+  uint32_t block_words(uint32_t n) const;
+  uint32_t moved_words(uint32_t n) const;
+  // True when builds or resorts sort (pairs) and need sort_scratch.
+  bool sorts() const { return sort_.has_value(); }
+  VkDeviceSize sort_scratch_bytes(uint32_t n) const;
+  // Elements per part of the partial update for a build of n (0: off).
+  uint32_t part_size(uint32_t n) const;
+  uint32_t max_iterations() const { return options_.max_iterations; }
+
+  // The whole of a build or resort (the recording path).
+  void record_build(gpu::Recorder& rec, const BucketTarget& t) const;
+  void record_resort(gpu::Recorder& rec, const BucketTarget& t) const;
+
+  // The same in pieces, so the convenience path can read the GPU's count between submissions and stop
+  // once nothing is left. A repeated-scatter build or resort is start + iterations [0, K) in any
+  // number of calls + fallback; sort-based ones are start only (returns false: nothing to iterate).
+  bool record_build_start(gpu::Recorder& rec, const BucketTarget& t) const;
+  bool record_resort_start(gpu::Recorder& rec, const BucketTarget& t) const;
+  // Iterations [begin, end) of a build (resort: of a resort).
+  void record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin, uint32_t end) const;
+  // Links what the iterations left (it finds it through the control words).
+  void record_fallback(gpu::Recorder& rec, const BucketTarget& t) const;
+  // The list slot iteration k walks.
+  static uint32_t slot_of(bool resort, uint32_t k) { return (k + (resort ? 1 : 0)) & 1; }
+
+ private:
+  shader::BucketPush base_push(const BucketTarget& t) const;
+  // The control block's first state: list `slot` holds `count` elements (the fallback's list too when
+  // `fallback`), nothing admitted beyond `next_part`, every counter zero.
+  void write_control(gpu::Recorder& rec, const BucketTarget& t, uint32_t slot, uint32_t count, uint32_t next_part,
+                     bool fallback = false) const;
+  void record_sorted_build(gpu::Recorder& rec, const BucketTarget& t) const;
+  VkDeviceSize args_offset(uint32_t slot) const;
+
+  gpu::Context& ctx_;
+  BucketOptions options_;
+  uint32_t workgroup_size_ = 0, items_ = 0;
+  bool subgroups_ = false;
+  bool cpu_device_ = false;
+  uint32_t max_x_ = 0, max_y_ = 0;
+  gpu::Kernel init_, link_, scan_, compact_, scatter_, split_count_, link_runs_, mark_moved_, unlink_, leftover_bits_;
+  std::optional<AnySort> sort_;
+};
+
+}  // namespace vksort::algo

@@ -1,0 +1,32 @@
+#version 460
+// Radix sort, after the last pass, only when the data ended in scratch (an odd number of scatters ran,
+// because passes were skipped, the sort stopped early, or an odd number was recorded): copies the
+// encoded scratch keys (and values) into the caller's buffers, decoding. Its indirect arguments are
+// zero otherwise, so the normal case records it but runs no workgroup.
+#define PUSH_RADIX
+#include "common/interface.h"
+#include "common/keys.glsl"
+#include "common/grid.glsl"
+
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
+layout(constant_id = SPEC_HAS_VALUES) const bool HAS_VALUES = false;
+const uint WG = gl_WorkGroupSize.x;
+const uint BLOCK = WG * ITEMS;
+
+void main() {
+  const uint block = linear_group_id();
+  if (block >= pc.blocks) return;
+  const uint t = gl_LocalInvocationID.x;
+  Keys src = Keys(pc.alt_keys), dst = Keys(pc.keys);
+  Words src_values = Words(pc.alt_values), dst_values = Words(pc.values);
+  const uint base = block * BLOCK;
+  const uint count = min(BLOCK, pc.n - base);
+  for (uint j = 0u; j < ITEMS; ++j) {
+    const uint i = t + j * WG;
+    if (i < count) {
+      dst.k[base + i] = decode_key(src.k[base + i]);
+      if (HAS_VALUES) dst_values.w[base + i] = src_values.w[base + i];
+    }
+  }
+}

@@ -1,0 +1,31 @@
+#version 460
+// Radix sort, before the first pass: one invocation writes the control words (RADIX_CONTROL_*): state
+// cleared, the data in the caller's buffers, the per-slot grids as templates and as live arguments
+// (the first pass always counts and scans), scatter and finish empty until a gate opens them.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#define PUSH_RADIX_INIT
+#include "common/interface.h"
+
+layout(local_size_x = 1) in;
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
+
+void main() {
+  Words c = Words(pc.control);
+  for (uint i = 0u; i < RADIX_CONTROL_SLOT_ARGS; ++i) c.w[i] = 0u;
+  for (uint s = 0u; s < RADIX_MAX_SLOTS; ++s) {
+    const bool used = s < pc.slots;
+    for (uint a = 0u; a < 3u; ++a) {
+      const uint v = used ? pc.grids[3u * s + a] : (a == 0u ? 0u : 1u);
+      c.w[RADIX_CONTROL_SLOT_GRIDS + 4u * s + a] = v;
+      c.w[RADIX_CONTROL_SLOT_ARGS + 4u * s + a] = v;
+    }
+    c.w[RADIX_CONTROL_SLOT_GRIDS + 4u * s + 3u] = 0u;
+    c.w[RADIX_CONTROL_SLOT_ARGS + 4u * s + 3u] = 0u;
+  }
+  // Scatter and finish run on slot 0's grid (one workgroup per block) once a gate sets x.
+  for (uint a = 1u; a < 3u; ++a) {
+    c.w[RADIX_CONTROL_SCATTER_ARGS + a] = pc.grids[a];
+    c.w[RADIX_CONTROL_FINISH_ARGS + a] = pc.grids[a];
+  }
+}

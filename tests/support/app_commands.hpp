@@ -1,0 +1,34 @@
+// What an application embedding vksort does around Sorter::record: its own command pool and buffer,
+// its own barriers, its own submission. Tests use it to exercise the recording path as a user would.
+#pragma once
+
+#include "gpu/context.hpp"
+#include "vksort/vksort.hpp"
+
+namespace vksort::test {
+
+class AppCommands {
+ public:
+  explicit AppCommands(Device& device);  // pool + one primary command buffer, already recording
+  ~AppCommands();
+  AppCommands(const AppCommands&) = delete;
+  AppCommands& operator=(const AppCommands&) = delete;
+
+  VkCommandBuffer cmd() const { return cmd_; }
+  // A global memory barrier as the application would record it between its passes.
+  void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst, VkAccessFlags dst_access);
+  // Ends, submits on the device's queue, waits; then raises any validation message.
+  void submit_and_wait();
+
+ private:
+  gpu::Context& ctx_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+};
+
+// Records two sorts of different inputs into one application command buffer, sharing one scratch
+// buffer with the contract's barrier between them, and checks both against the reference; also that
+// too little scratch is a Status, not an exception. Works for any algorithm `options` names.
+void check_two_recorded_sorts(const SortOptions& options);
+
+}  // namespace vksort::test

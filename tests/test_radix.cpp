@@ -1,0 +1,483 @@
+// Radix sort against the CPU reference: every key type x order x with/without values on awkward sizes
+// and inputs, with the device's own block size and with tiny blocks that make every multi-block path
+// run at small n, and every digit width. Then the GPU-side decisions (sorted on entry, early stop,
+// skipped passes, the finish copy), key bit ranges, determinism, small devices and the recording
+// path. Test names of the matrix contain the key type so ctest can split it by that.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include "gpu/context.hpp"
+#include "host_keys.hpp"
+#include "reference_sort.hpp"
+#include "support/sort_check.hpp"
+#include "support/app_commands.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+using workloads::Distribution;
+using workloads::DistributionSpec;
+
+namespace {
+
+const Distribution all_inputs[] = {Distribution::uniform,   Distribution::sorted,        Distribution::reverse,
+                                   Distribution::all_equal, Distribution::few_unique,    Distribution::nearly_sorted,
+                                   Distribution::special,   Distribution::organ_pipe,    Distribution::zipf,
+                                   Distribution::gaussian,  Distribution::entropy};
+
+// 0-3, around the workgroup and the block, around powers of two, primes.
+std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t block, uint64_t largest) {
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, workgroup - 1, workgroup, workgroup + 1, block - 1, block, block + 1,
+                                 2 * block - 1, 2 * block + 1, 3 * block + 7};
+  for (uint64_t k = 4; (uint64_t(1) << k) + 1 <= largest; k += 3) {
+    sizes.push_back((uint64_t(1) << k) - 1);
+    sizes.push_back((uint64_t(1) << k) + 1);
+  }
+  for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
+  std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+void check(Sorter& sorter, const test::SortCase& c, SortStats* stats = nullptr) {
+  std::string diff = test::check_sort(sorter, c, stats);
+  INFO(test::describe(sorter, c));
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
+SortOptions radix(Key key, Order order = Order::ascending, uint32_t value_bytes = 0) {
+  return {.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
+}
+
+// Sorts `keys` (raw bytes of options.key) with values = original index on `gpu`; returns the sorted
+// keys and values.
+struct Sorted {
+  std::vector<std::byte> keys;
+  std::vector<uint32_t> values;
+  SortStats stats;
+};
+Sorted gpu_sort(Device& gpu, Sorter& sorter, std::vector<std::byte> keys) {
+  const uint64_t n = keys.size() / key_bytes(sorter.options().key);
+  Sorted out;
+  out.values = sorter.options().value_bytes ? workloads::generate_values(n) : std::vector<uint32_t>{};
+  Buffer kb(gpu, std::max<size_t>(keys.size(), 8), "keys");
+  kb.upload(keys);
+  std::optional<Buffer> vb;
+  if (!out.values.empty()) {
+    vb.emplace(gpu, std::max<size_t>(n * 4, 8), "values");
+    vb->upload(std::as_bytes(std::span(out.values)));
+  }
+  out.stats = sorter.sort(kb, vb ? &*vb : nullptr, n);
+  kb.download(keys);
+  if (vb) vb->download(std::as_writable_bytes(std::span(out.values)));
+  out.keys = std::move(keys);
+  return out;
+}
+
+// "" when sorting `keys` on the GPU gives the reference result byte for byte.
+std::string check_keys(Sorter& sorter, const std::vector<std::byte>& keys, SortStats* stats = nullptr,
+                       Device* gpu = nullptr) {
+  const SortOptions& o = sorter.options();
+  Sorted got = gpu_sort(gpu ? *gpu : test::device(), sorter, keys);
+  if (stats) *stats = got.stats;
+  std::vector<std::byte> expected = keys;
+  std::vector<uint32_t> expected_values =
+      o.value_bytes ? workloads::generate_values(keys.size() / key_bytes(o.key)) : std::vector<uint32_t>{};
+  workloads::reference_sort(o.key, o.order, expected, expected_values);
+  return workloads::first_difference(o.key, expected, got.keys, expected_values, got.values);
+}
+
+template <class U>
+std::vector<std::byte> to_bytes(const std::vector<U>& v) {
+  std::vector<std::byte> b(v.size() * sizeof(U));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// The whole matrix for one key type.
+void radix_matrix(Key key) {
+  uint64_t seed = 1;
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (uint32_t value_bytes : {0u, 4u}) {
+      SortOptions o = radix(key, order, value_bytes);
+      Sorter device_blocks(test::device(), o);
+      const uint32_t block = device_blocks.tile_size();
+      for (uint64_t n : awkward_sizes(16, block, 100000)) check(device_blocks, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs)
+        for (uint64_t n : {uint64_t(block) + 1, uint64_t(5 * block - 3), uint64_t(33331)})
+          check(device_blocks, {workloads::default_spec(d), n, seed++});
+
+      // Tiny blocks (4 invocations x 4 keys): every size from one block to two blocks + 1, and many
+      // blocks, so the scan has several levels and blocks straddle digit runs.
+      o.tuning = {.workgroup_size = 4, .items_per_thread = 4};
+      Sorter small_blocks(test::device(), o);
+      REQUIRE(small_blocks.tile_size() == 16);
+      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) check(small_blocks, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs)
+        for (uint64_t n : {uint64_t(100), uint64_t(257), uint64_t(5000)})
+          check(small_blocks, {workloads::default_spec(d), n, seed++});
+
+      // The other digit widths, on the device's blocks and on tiny ones.
+      for (uint32_t bits : {2u, 4u}) {
+        SortOptions w = radix(key, order, value_bytes);
+        w.tuning.radix_bits = bits;
+        Sorter wide(test::device(), w);
+        for (uint64_t n : {uint64_t(3), uint64_t(block) - 1, uint64_t(2 * block + 1), uint64_t(40009)})
+          check(wide, {{Distribution::uniform, 0}, n, seed++});
+        for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::nearly_sorted})
+          check(wide, {workloads::default_spec(d), 3001, seed++});
+        w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits};
+        Sorter narrow(test::device(), w);
+        for (uint64_t n : {uint64_t(17), uint64_t(1000)}) check(narrow, {{Distribution::uniform, 0}, n, seed++});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("radix sort u32") { radix_matrix(Key::u32); }
+TEST_CASE("radix sort i32") { radix_matrix(Key::i32); }
+TEST_CASE("radix sort f32") { radix_matrix(Key::f32); }
+TEST_CASE("radix sort u64") { radix_matrix(Key::u64); }
+TEST_CASE("radix sort i64") { radix_matrix(Key::i64); }
+TEST_CASE("radix sort f64") { radix_matrix(Key::f64); }
+
+TEST_CASE("radix sort of large arrays (several million keys)") {
+  Sorter with_values(test::device(), radix(Key::u32, Order::ascending, 4));
+  check(with_values, {{Distribution::uniform, 0}, (uint64_t(1) << 22) + 1, 7});
+  Sorter keys_only(test::device(), radix(Key::f32, Order::descending));
+  check(keys_only, {{Distribution::gaussian, 0}, uint64_t(1) << 22, 8});
+  Sorter wide(test::device(), radix(Key::i64, Order::ascending, 4));
+  check(wide, {{Distribution::uniform, 0}, (uint64_t(1) << 21) - 1, 9});
+}
+
+TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
+  for (Key key : {Key::u32, Key::f64}) {
+    for (Order order : {Order::ascending, Order::descending}) {
+      Sorter sorter(test::device(), radix(key, order, 4));
+      // `sorted` is ascending numerically: for a descending sort the reverse input is the sorted one.
+      const Distribution d = order == Order::ascending ? Distribution::sorted : Distribution::reverse;
+      for (uint64_t n : {uint64_t(2), uint64_t(5000), uint64_t(100003)}) {
+        SortStats stats;
+        check(sorter, {{d, 0}, n, 4}, &stats);
+        CHECK(stats.fact("sorted_on_entry") == 1);
+        CHECK(stats.fact("passes_run") == 0);
+        CHECK(stats.fact("passes_skipped") == 0);
+        CHECK(stats.fact("passes_recorded") == key_bytes(key) * 8 / *stats.fact("radix_bits"));
+      }
+      // All keys equal is sorted too, and so is any input of 0 or 1 key.
+      SortStats stats;
+      check(sorter, {{Distribution::all_equal, 0}, 7777, 5}, &stats);
+      CHECK(stats.fact("sorted_on_entry") == 1);
+      CHECK(stats.fact("passes_run") == 0);
+      check(sorter, {{Distribution::uniform, 0}, 1, 5}, &stats);
+      CHECK(stats.fact("passes_recorded") == 0);
+      CHECK(stats.fact("sorted_on_entry") == 1);
+    }
+  }
+  // An unsorted input is not sorted on entry.
+  Sorter sorter(test::device(), radix(Key::u32));
+  SortStats stats;
+  check(sorter, {workloads::default_spec(Distribution::nearly_sorted), 5000, 6}, &stats);
+  CHECK(stats.fact("sorted_on_entry") == 0);
+}
+
+uint32_t next_byte(uint32_t& x) {
+  x = x * 1664525u + 1013904223u;
+  return x >> 24;
+}
+
+TEST_CASE("radix sort stops once a pass leaves the data sorted, and the finish copy brings it home") {
+  SortOptions o = radix(Key::u32, Order::ascending, 4);
+  o.tuning.radix_bits = 8;
+  Sorter sorter(test::device(), o);
+  // key = (l << 8) | l: sorting by the low byte sorts the whole key, so after one scatter (data now in
+  // scratch) the check before pass 2 stops the sort, and the finish copy decodes it into place.
+  std::vector<uint32_t> keys(30011);
+  uint32_t x = 12345;
+  for (uint32_t& k : keys) {
+    x = x * 1664525u + 1013904223u;
+    const uint32_t l = x >> 24;
+    k = (l << 8) | l;
+  }
+  SortStats stats;
+  CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+  CHECK(stats.fact("passes_recorded") == 4);
+  CHECK(stats.fact("passes_run") == 1);
+  CHECK(stats.fact("sorted_on_entry") == 0);
+  CHECK(stats.fact("order_checks") == 2);
+
+  // Keys below 2^16: two passes, then sorted (data back in the caller's buffer, no finish needed).
+  for (uint32_t& k : keys) {
+    x = x * 1664525u + 1013904223u;
+    k = x >> 16;
+  }
+  CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+  CHECK(stats.fact("passes_run") == 2);
+  CHECK(stats.fact("passes_skipped") == 0);
+
+  // Descending floats: 1 + (l / 256) for a random byte l differ only in mantissa bits 15-22, so the
+  // passes below bit 15 are skipped (constant digits), and once the digit holding bits 15-22 is done
+  // the data is sorted: the rest of the recorded passes never run.
+  SortOptions f = radix(Key::f32, Order::descending, 4);
+  f.tuning.radix_bits = 8;
+  Sorter floats(test::device(), f);
+  std::vector<float> fk(5000);
+  for (float& k : fk) k = 1.0f + float(next_byte(x)) / 256.0f;
+  CHECK(check_keys(floats, to_bytes(fk), &stats) == "");
+  CHECK(stats.fact("passes_skipped") == 1);
+  CHECK(stats.fact("passes_run") == 2);
+  CHECK(stats.fact("passes_recorded") == 4);
+}
+
+TEST_CASE("radix sort skips passes whose digit is the same for every key") {
+  SortOptions o = radix(Key::u32, Order::ascending, 4);
+  o.tuning.radix_bits = 8;
+  Sorter sorter(test::device(), o);
+  uint32_t x = 777;
+  auto next = [&] { return x = x * 1664525u + 1013904223u; };
+  std::vector<uint32_t> keys(20011);
+
+  // Low 16 bits constant: passes 0 and 1 skipped, 2 and 3 run.
+  for (uint32_t& k : keys) k = (next() & 0xffff0000u) | 0xab;
+  SortStats stats;
+  CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+  CHECK(stats.fact("passes_skipped") == 2);
+  CHECK(stats.fact("passes_run") == 2);
+
+  // Byte 1 constant: three scatters leave the data in scratch; the finish copy decodes it home.
+  for (uint32_t& k : keys) k = (next() & 0xffff00ffu) | 0x5a00;
+  CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+  CHECK(stats.fact("passes_skipped") == 1);
+  CHECK(stats.fact("passes_run") == 3);
+
+  // The same on signed and descending float keys (the constant digit is one of the encoded key).
+  SortOptions s = radix(Key::i32, Order::descending, 4);
+  s.tuning.radix_bits = 4;
+  Sorter signed_sorter(test::device(), s);
+  std::vector<int32_t> sk(9001);
+  for (int32_t& k : sk) k = int32_t(next() & 0xfff0fff0u);  // nibbles 0 and 4 constant
+  CHECK(check_keys(signed_sorter, to_bytes(sk), &stats) == "");
+  CHECK(stats.fact("passes_skipped") == 2);
+  CHECK(stats.fact("passes_run") == 6);
+
+  // An odd number of scatters on keys whose encoding is not the identity: the finish copy decodes.
+  SortOptions d = radix(Key::i64, Order::descending, 4);
+  d.tuning.radix_bits = 8;
+  Sorter wide_sorter(test::device(), d);
+  std::vector<int64_t> wk(7001);
+  for (int64_t& k : wk) k = int64_t((uint64_t(next()) << 32 | next()) & ~(uint64_t(0xff) << 24));  // byte 3 zero
+  CHECK(check_keys(wide_sorter, to_bytes(wk), &stats) == "");
+  CHECK(stats.fact("passes_skipped") == 1);
+  CHECK(stats.fact("passes_run") == 7);
+}
+
+namespace {
+// The reference for a bit-range sort: stable by bits [begin, end) of the encoded key.
+void reference_bit_range(Key key, Order order, uint32_t begin, uint32_t end, std::vector<std::byte>& keys,
+                         std::vector<uint32_t>& values) {
+  const size_t kb = key_bytes(key), n = keys.size() / kb;
+  const uint64_t mask = (end - begin == 64 ? ~uint64_t(0) : (uint64_t(1) << (end - begin)) - 1);
+  std::vector<size_t> index(n);
+  std::iota(index.begin(), index.end(), 0);
+  std::vector<uint64_t> field(n);
+  for (size_t i = 0; i < n; ++i) field[i] = (workloads::encode_key(key, order, keys.data() + i * kb) >> begin) & mask;
+  std::stable_sort(index.begin(), index.end(), [&](size_t a, size_t b) { return field[a] < field[b]; });
+  std::vector<std::byte> k(keys.size());
+  std::vector<uint32_t> v(values.size());
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(k.data() + i * kb, keys.data() + index[i] * kb, kb);
+    if (!values.empty()) v[i] = values[index[i]];
+  }
+  keys = std::move(k);
+  values = std::move(v);
+}
+}  // namespace
+
+TEST_CASE("radix sort by a key bit range orders by those bits only, stably, and carries the rest") {
+  struct Range {
+    Key key;
+    Order order;
+    uint32_t begin, end, bits;
+  };
+  const Range ranges[] = {{Key::u32, Order::ascending, 0, 16, 8},   {Key::u32, Order::ascending, 8, 24, 8},
+                          {Key::u32, Order::ascending, 4, 12, 4},   {Key::u32, Order::descending, 0, 1, 8},
+                          {Key::u32, Order::ascending, 31, 32, 2},  {Key::u32, Order::ascending, 3, 20, 8},
+                          {Key::i32, Order::ascending, 16, 32, 8},  {Key::f32, Order::descending, 20, 32, 4},
+                          {Key::u64, Order::ascending, 5, 37, 8},   {Key::u64, Order::ascending, 60, 64, 2},
+                          {Key::i64, Order::descending, 0, 40, 8},  {Key::f64, Order::ascending, 30, 34, 8},
+                          {Key::u64, Order::ascending, 0, 64, 8}};
+  uint64_t seed = 300;
+  for (const Range& r : ranges) {
+    SortOptions o = radix(r.key, r.order, 4);
+    o.begin_bit = r.begin;
+    o.end_bit = r.end;
+    o.tuning.radix_bits = r.bits;
+    for (uint32_t workgroup : {0u, 4u}) {
+      o.tuning.workgroup_size = workgroup;
+      o.tuning.items_per_thread = workgroup ? 4 : 0;
+      Sorter sorter(test::device(), o);
+      for (uint64_t n : {uint64_t(1000), uint64_t(12345)}) {
+        std::vector<std::byte> keys = workloads::generate_keys(r.key, {Distribution::uniform, 0}, n, seed++);
+        std::vector<std::byte> expected = keys;
+        std::vector<uint32_t> expected_values = workloads::generate_values(n);
+        reference_bit_range(r.key, r.order, r.begin, r.end, expected, expected_values);
+        Sorted got = gpu_sort(test::device(), sorter, keys);
+        INFO(to_string(r.key), " ", to_string(r.order), " [", r.begin, ", ", r.end, ") bits ", r.bits, " n ", n,
+             " workgroup ", workgroup);
+        CHECK(workloads::first_difference(r.key, expected, got.keys, expected_values, got.values) == "");
+        CHECK(got.stats.fact("passes_recorded") == (r.end - r.begin + r.bits - 1) / r.bits);
+      }
+    }
+  }
+}
+
+TEST_CASE("radix sort gives the same bytes on every run") {
+  for (Key key : {Key::f32, Key::i64}) {
+    Sorter sorter(test::device(), radix(key, Order::descending, 4));
+    const std::vector<std::byte> keys =
+        workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 65537, 11);
+    Sorted a = gpu_sort(test::device(), sorter, keys), b = gpu_sort(test::device(), sorter, keys);
+    CHECK(a.keys == b.keys);
+    CHECK(a.values == b.values);
+  }
+}
+
+TEST_CASE("radix sort reports its facts and per-phase GPU times") {
+  // One pass (8 bits of the key): every phase is named.
+  SortOptions o = radix(Key::u32, Order::ascending, 4);
+  o.end_bit = 8;
+  o.tuning.radix_bits = 8;
+  Sorter sorter(test::device(), o);
+  CHECK(sorter.algorithm() == Algorithm::radix);
+  SortStats stats;
+  std::vector<uint32_t> keys(50000);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = (uint32_t(i) * 2654435761u) >> 24;
+  CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+  CHECK(stats.fact("radix_bits") == 8);
+  CHECK(stats.fact("tile") == sorter.tile_size());
+  CHECK(stats.fact("passes_recorded") == 1);
+  CHECK(stats.fact("passes_run") == 1);
+  REQUIRE(test::device().info().timestamps);
+  CHECK(stats.timed());
+  std::vector<std::string> names;
+  double sum = 0;
+  for (const auto& [name, ms] : stats.phases_ms) {
+    names.push_back(name);
+    CHECK(ms >= 0.0);
+    sum += ms;
+  }
+  CHECK(names == std::vector<std::string>{"count", "scan", "scatter", "finish"});
+  CHECK(sum <= stats.gpu_ms * 1.0001);
+  CHECK(sum > stats.gpu_ms * 0.5);
+}
+
+TEST_CASE("radix sort options: automatic picks radix; invalid digit widths and bit ranges are refused") {
+  Device& gpu = test::device();
+  CHECK(Sorter(gpu, SortOptions{}).algorithm() == Algorithm::radix);
+  CHECK(Sorter(gpu, SortOptions{.algorithm = Algorithm::brick}).algorithm() == Algorithm::brick);
+  CHECK_THROWS_WITH_AS(Sorter(gpu, SortOptions{.algorithm = Algorithm::sample}),
+                       doctest::Contains("sample sort is not available"), Error);
+  SortOptions bits = radix(Key::u32);
+  bits.tuning.radix_bits = 3;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, bits), doctest::Contains("radix_bits must be 2, 4 or 8"), Error);
+  SortOptions range = radix(Key::u32);
+  range.begin_bit = 8;
+  range.end_bit = 8;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, range), doctest::Contains("must be non-empty"), Error);
+  range.end_bit = 33;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, range), doctest::Contains("32-bit key"), Error);
+  range.key = Key::u64;  // [8, 33) is fine for 64-bit keys
+  CHECK_NOTHROW(Sorter(gpu, range));
+  range.algorithm = Algorithm::brick;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, range), doctest::Contains("radix sort only"), Error);
+}
+
+TEST_CASE("radix sort on a pretend-small device: 3-D grids past maxComputeWorkGroupCount, little shared memory") {
+  DeviceOptions small;
+  small.validation = test::device().validation_enabled() ? 1 : 0;
+  small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
+  Device gpu(small);
+  for (Key key : {Key::u32, Key::f64}) {
+    for (uint32_t bits : {0u, 8u}) {
+      SortOptions o = radix(key, Order::ascending, 4);
+      o.tuning.radix_bits = bits;
+      Sorter sorter(gpu, o);
+      CHECK(sorter.tile_size() >= 16);
+      uint64_t seed = 50;
+      // Up to 313 blocks: grids become 2-D (> 7) and 3-D (> 49), within the 7^3 groups a dispatch has.
+      for (uint64_t n : {uint64_t(1000), uint64_t(4099), uint64_t(20011)}) {
+        std::vector<std::byte> keys = workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++);
+        INFO(to_string(key), " bits ", bits, " n ", n, " tile ", sorter.tile_size());
+        CHECK(check_keys(sorter, keys, nullptr, &gpu) == "");
+      }
+    }
+  }
+  // An explicit block that does not fit is refused, naming the limit.
+  SortOptions big = radix(Key::f64, Order::ascending, 4);
+  big.tuning = {.workgroup_size = 32, .items_per_thread = 64};
+  CHECK_THROWS_WITH_AS(Sorter(gpu, big), doctest::Contains("maxComputeSharedMemorySize = 4096"), Error);
+}
+
+TEST_CASE("radix sort records into a caller's command buffer: two sorts share one scratch") {
+  test::check_two_recorded_sorts(radix(Key::f32, Order::descending, 4));
+}
+
+// Run by ctest three times, with lavapipe's SIMD width (and so its subgroup size) at 4, 8 and 16.
+TEST_CASE("radix sort across subgroup sizes") {
+  for (Key key : {Key::u32, Key::f64}) {
+    for (uint32_t workgroup : {0u, 4u}) {
+      SortOptions o = radix(key, Order::descending, 4);
+      o.tuning = {.workgroup_size = workgroup, .items_per_thread = workgroup ? 8u : 0u};
+      Sorter sorter(test::device(), o);
+      uint64_t seed = 70;
+      for (uint64_t n : {uint64_t(5), uint64_t(1001), uint64_t(65537)})
+        for (Distribution d : {Distribution::uniform, Distribution::special, Distribution::few_unique})
+          check(sorter, {workloads::default_spec(d), n, seed++});
+    }
+  }
+}
+
+// Not a test: `test_radix --test-case='radix sort benchmark' --no-skip` prints GPU times (median of 5
+// after a warm-up) of radix sort at each digit width on uniform u32 keys, and of brick sort at 2^20
+// (once: brick sort's rounds grow with n / tile, so it takes seconds there and minutes at 2^22).
+TEST_CASE("radix sort benchmark" * doctest::skip()) {
+  auto time_ms = [](Sorter& sorter, uint64_t n, bool values, int runs) {
+    std::vector<std::byte> keys = workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, 42);
+    std::vector<uint32_t> vals = workloads::generate_values(n);
+    Buffer kb(test::device(), keys.size(), "keys"), vb(test::device(), n * 4, "values");
+    std::vector<double> ms;
+    for (int run = 0; run <= runs; ++run) {
+      kb.upload(keys);
+      if (values) vb.upload(std::as_bytes(std::span(vals)));
+      const SortStats s = sorter.sort(kb, values ? &vb : nullptr, run == 0 ? std::min<uint64_t>(n, 65536) : n);
+      if (run > 0) ms.push_back(s.gpu_ms);  // run 0 (small) compiles the pipelines
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  std::printf("%s, median GPU ms of uniform u32 keys\n", test::device().info().name.c_str());
+  for (uint64_t n : {uint64_t(1) << 20, uint64_t(1) << 22}) {
+    for (bool values : {false, true}) {
+      std::printf("n=2^%d %s", n == (uint64_t(1) << 20) ? 20 : 22, values ? "+values" : "keys   ");
+      for (uint32_t bits : {2u, 4u, 8u}) {
+        SortOptions o = radix(Key::u32, Order::ascending, values ? 4 : 0);
+        o.tuning.radix_bits = bits;
+        Sorter sorter(test::device(), o);
+        std::printf("  radix%u %7.1f", bits, time_ms(sorter, n, values, 5));
+        std::fflush(stdout);
+      }
+      if (n == (uint64_t(1) << 20)) {
+        Sorter brick(test::device(), SortOptions{.algorithm = Algorithm::brick, .value_bytes = values ? 4u : 0u});
+        std::printf("  brick %7.1f", time_ms(brick, n, values, 1));
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+}

@@ -373,6 +373,7 @@ TEST_CASE("bucket ids out of range: a clear error, the other elements listed cor
   std::vector<uint32_t> ids = uniform_ids(n, m, 4);
   ids[1234] = m;
   ids[77] = 0xFFFFFFFFu;
+  ids[78] = 1024 + 5;  // its low 10 bits are a valid id: a sort over bit_width(m - 1) bits would misplace it
   for (bool deterministic : {false, true}) {
     INFO("deterministic = " << deterministic);
     BucketOptions o = options(m, n);
@@ -390,7 +391,7 @@ TEST_CASE("bucket ids out of range: a clear error, the other elements listed cor
     CHECK(check_lists(download(lists), ids, m) == "");
     // Resort into and out of range.
     std::vector<uint32_t> fixed = ids;
-    fixed[1234] = 5, fixed[77] = 6, fixed[500] = m + 3;
+    fixed[1234] = 5, fixed[77] = 6, fixed[78] = 7, fixed[500] = m + 3;
     CHECK_THROWS_WITH_AS(lists.resort(fixed), doctest::Contains("bucket id 1003 of element 500"), Error);
     CHECK(check_lists(download(lists), fixed, m) == "");
     fixed[500] = 9;

@@ -1,7 +1,6 @@
 #include "buckets/bucket_builder.hpp"
 
 #include <algorithm>
-#include <bit>
 
 #include "vksort/error.hpp"
 
@@ -20,9 +19,10 @@ constexpr uint32_t default_items = 4;
 
 // The sort behind sort-based builds: (bucket, index) pairs by bucket, stably. Brick sort is stable
 // (but O(n^2 / tile): a stable radix sort is the better choice once the library has one).
-SortOptions pair_sort_options() {
-  return SortOptions{.key = Key::u32, .algorithm = Algorithm::brick, .value_bytes = 4};
-}
+// The sort-based build sorts (bucket id, element index) pairs stably with the radix sort. It sorts all 32
+// bits, not just bit_width(M - 1): an out-of-range id must sort after every valid one, not among them by
+// its low bits; the radix sort skips the passes whose digit is the same in every id anyway.
+SortOptions pair_sort_options() { return SortOptions{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = 4}; }
 }  // namespace
 
 BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(ctx), options_(o) {

@@ -23,22 +23,6 @@ const Distribution all_inputs[] = {Distribution::uniform,    Distribution::sorte
                                    Distribution::special,    Distribution::organ_pipe,   Distribution::zipf,
                                    Distribution::gaussian};
 
-// 0-3, around the workgroup and the tile, around powers of two, primes.
-std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t largest) {
-  std::vector<uint64_t> sizes = {0, 1, 2, 3, workgroup - 1, workgroup, workgroup + 1, tile - 1, tile, tile + 1,
-                                 2 * tile - 1, 2 * tile + 1, 3 * tile + 7};
-  for (uint64_t k = 4; (uint64_t(1) << k) + 1 <= largest; k += 3) {
-    sizes.push_back((uint64_t(1) << k) - 1);
-    sizes.push_back((uint64_t(1) << k) + 1);
-  }
-  for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
-  for (uint64_t w : {64, 256}) sizes.insert(sizes.end(), {w - 1, w, w + 1});
-  std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  return sizes;
-}
-
 void check(Sorter& sorter, const test::SortCase& c) {
   std::string diff = test::check_sort(sorter, c);
   INFO(test::describe(sorter, c));
@@ -53,7 +37,7 @@ void brick_matrix(Key key) {
       Sorter device_tiles(test::device(), o);
       const uint32_t tile = device_tiles.tile_size();
       uint64_t seed = 1;
-      for (uint64_t n : awkward_sizes(64, tile, 100000)) check(device_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n : test::awkward_sizes(64, tile, 100000)) check(device_tiles, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
         for (uint64_t n : {uint64_t(tile) + 1, uint64_t(5 * tile - 3), uint64_t(33331)})
           check(device_tiles, {workloads::default_spec(d), n, seed++});

@@ -28,21 +28,6 @@ const Distribution all_inputs[] = {Distribution::uniform,   Distribution::sorted
                                    Distribution::special,   Distribution::organ_pipe,    Distribution::zipf,
                                    Distribution::gaussian,  Distribution::entropy};
 
-// 0-3, around the workgroup and the block, around powers of two, primes.
-std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t block, uint64_t largest) {
-  std::vector<uint64_t> sizes = {0, 1, 2, 3, workgroup - 1, workgroup, workgroup + 1, block - 1, block, block + 1,
-                                 2 * block - 1, 2 * block + 1, 3 * block + 7};
-  for (uint64_t k = 4; (uint64_t(1) << k) + 1 <= largest; k += 3) {
-    sizes.push_back((uint64_t(1) << k) - 1);
-    sizes.push_back((uint64_t(1) << k) + 1);
-  }
-  for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
-  std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  return sizes;
-}
-
 void check(Sorter& sorter, const test::SortCase& c, SortStats* stats = nullptr) {
   std::string diff = test::check_sort(sorter, c, stats);
   INFO(test::describe(sorter, c));
@@ -106,7 +91,7 @@ void radix_matrix(Key key) {
       SortOptions o = radix(key, order, value_bytes);
       Sorter device_blocks(test::device(), o);
       const uint32_t block = device_blocks.tile_size();
-      for (uint64_t n : awkward_sizes(16, block, 100000)) check(device_blocks, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n : test::awkward_sizes(16, block, 100000)) check(device_blocks, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
         for (uint64_t n : {uint64_t(block) + 1, uint64_t(5 * block - 3), uint64_t(33331)})
           check(device_blocks, {workloads::default_spec(d), n, seed++});

@@ -1,11 +1,27 @@
 #include "support/sort_check.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "reference_sort.hpp"
 #include "support/test_device.hpp"
 
 namespace vksort::test {
+
+std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t largest) {
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, workgroup - 1, workgroup, workgroup + 1, tile - 1, tile, tile + 1,
+                                 2 * tile - 1, 2 * tile + 1, 3 * tile + 7};
+  for (uint64_t w : {64, 256}) sizes.insert(sizes.end(), {w - 1, w, w + 1});
+  for (uint64_t k = 4; (uint64_t(1) << k) + 1 <= largest; k += 3) {
+    sizes.push_back((uint64_t(1) << k) - 1);
+    sizes.push_back((uint64_t(1) << k) + 1);
+  }
+  for (uint64_t p : {13, 251, 1021, 7919, 40009, 99991}) sizes.push_back(p);
+  std::erase_if(sizes, [&](uint64_t s) { return s > largest; });
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
 
 std::string describe(const Sorter& sorter, const SortCase& c) {
   const SortOptions& o = sorter.options();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "distributions.hpp"
 #include "vksort/vksort.hpp"
@@ -19,6 +20,10 @@ struct SortCase {
 // values) and returns "" when the result equals the reference, else a description of the first
 // difference that names the case. `stats`, if given, receives the sort's statistics.
 std::string check_sort(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
+
+// Sizes that break sorts: 0-3, around `workgroup` and common workgroup widths (64, 256), around one and
+// two `tile`s, around powers of two, and primes — all up to `largest`, ascending, without repeats.
+std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t largest);
 
 // "u32 descending +values n=1025 uniform seed=7 tile=16"
 std::string describe(const Sorter& sorter, const SortCase& c);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <pty.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,6 +25,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "distributions.hpp"
 #include "reference_sort.hpp"
@@ -95,12 +98,23 @@ class TempDir {
 
   // Runs vksort with `args` (no shell: every argument arrives as given) and extra NAME=VALUE
   // environment entries; returns the exit code and what it printed.
-  Run run(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) const {
+  // With `stderr_terminal`, stderr is a pseudo-terminal (as when a person watches) and Run::err holds
+  // what was written to it.
+  Run run(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {},
+          bool stderr_terminal = false) const {
     const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int pty_master = -1, pty_slave = -1;
+    if (stderr_terminal) {
+      REQUIRE(openpty(&pty_master, &pty_slave, nullptr, nullptr, nullptr) == 0);
+      posix_spawn_file_actions_adddup2(&actions, pty_slave, STDERR_FILENO);
+      posix_spawn_file_actions_addclose(&actions, pty_slave);
+      posix_spawn_file_actions_addclose(&actions, pty_master);
+    } else {
+      posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
 
     std::vector<std::string> argv_s = {VKSORT_CLI};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
@@ -118,10 +132,19 @@ class TempDir {
     const int rc = posix_spawn(&pid, VKSORT_CLI, &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     REQUIRE_MESSAGE(rc == 0, "posix_spawn " << VKSORT_CLI << ": " << std::strerror(rc));
+    std::string terminal;
+    if (stderr_terminal) {
+      // Read while the child runs (a full terminal buffer would block it); read() fails with EIO once
+      // the child's side is closed.
+      close(pty_slave);
+      char buf[4096];
+      for (ssize_t got; (got = read(pty_master, buf, sizeof buf)) > 0;) terminal.append(buf, size_t(got));
+      close(pty_master);
+    }
     int status = 0;
     REQUIRE(waitpid(pid, &status, 0) == pid);
     REQUIRE_MESSAGE(WIFEXITED(status), "vksort died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : -1));
-    return {WEXITSTATUS(status), read_text(out_path), read_text(err_path)};
+    return {WEXITSTATUS(status), read_text(out_path), stderr_terminal ? terminal : read_text(err_path)};
   }
 
   std::set<std::string> listing() const {
@@ -402,6 +425,130 @@ TEST_CASE("cli: bench with tiny sizes prints a checked table") {
   CHECK(json.starts_with("{"));
   CHECK(json.find("\"results\"") != std::string::npos);
   CHECK(json.find("\"n\": 1025") != std::string::npos);
+}
+
+// The CSV as rows of fields (RFC 4180 quoting), for the tests below.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(field), field.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(field), field.clear();
+      rows.emplace_back();
+    } else {
+      field += c;
+    }
+  }
+  REQUIRE_MESSAGE(rows.back().empty(), "the CSV must end with a line break");
+  rows.pop_back();
+  return rows;
+}
+
+TEST_CASE("cli: bench --format csv and json carry every field, roofline and all three CPU baselines") {
+  TempDir dir;
+  const bool timed = test::device().info().timestamps;
+  const std::vector<std::string> common = {"bench", "--n", "3000", "--dist", "uniform,sorted", "--algo", "radix,brick",
+                                           "--type", "i64", "--values", "--repeat", "2"};
+
+  SUBCASE("csv on stdout replaces the table") {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--format", "csv"});
+    const Run r = dir.run(with_globals(args));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.err.empty());  // no progress bar: stderr is not a terminal
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == 1 + 4);
+    const auto& header = rows[0];
+    for (const char* column : {"device", "git_commit", "algorithm", "key", "order", "values", "distribution", "n", "bytes",
+                               "gpu_ms_median", "gpu_ms_min", "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction",
+                               "cpu_std_sort_ms", "cpu_std_stable_sort_ms", "cpu_lsd_radix_ms", "phase_scatter_ms",
+                               "phase_tile_sort_ms", "fact_tile"})
+      CHECK_MESSAGE(std::find(header.begin(), header.end(), column) != header.end(), column);
+    auto col = [&](const char* name) { return size_t(std::find(header.begin(), header.end(), name) - header.begin()); };
+    std::set<std::string> algos;
+    for (size_t i = 1; i < rows.size(); ++i) {
+      const auto& row = rows[i];
+      REQUIRE(row.size() == header.size());
+      algos.insert(row[col("algorithm")]);
+      CHECK(row[col("key")] == "i64");
+      CHECK(row[col("values")] == "1");
+      CHECK(row[col("n")] == "3000");
+      CHECK(row[col("bytes")] == "36000");  // 8-byte keys + 4-byte values
+      CHECK(std::stod(row[col("cpu_lsd_radix_ms")]) >= 0);
+      if (timed) {
+        CHECK(std::stod(row[col("gpu_ms_min")]) <= std::stod(row[col("gpu_ms_median")]));
+        const double roof = std::stod(row[col("roofline_fraction")]);
+        CHECK(roof > 0);
+        CHECK(roof == doctest::Approx(std::stod(row[col("copy_ms")]) / std::stod(row[col("gpu_ms_median")])).epsilon(1e-3));
+      }
+    }
+    CHECK(algos == std::set<std::string>{"radix", "brick/blocks"});
+  }
+
+  SUBCASE("json to --out keeps the table on stdout") {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--out", dir / "r.json"});
+    const Run r = dir.run(with_globals(args));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.out.find("copy%") != std::string::npos);
+    CHECK(r.out.find("vs stable") != std::string::npos);
+    const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
+    CHECK(doc["vksort_version"] == std::string(version()));
+    CHECK(!doc["git_commit"].get<std::string>().empty());
+    CHECK(doc["command_line"].get<std::string>().find("--out") != std::string::npos);
+    for (const char* field : {"name", "vendor_id", "uuid", "driver_name", "driver_version", "subgroup_size", "max_shared_memory",
+                              "max_workgroup_invocations", "max_workgroup_count", "max_storage_buffer_range"})
+      CHECK_MESSAGE(doc["device"].contains(field), field);
+    CHECK(doc["device"]["name"] == test::device().info().name);
+    REQUIRE(doc["results"].size() == 4);
+    for (const auto& c : doc["results"]) {
+      for (const char* field : {"algorithm", "key", "order", "values", "distribution", "n", "bytes", "gpu_ms", "mkeys_per_s",
+                                "copy_ms", "roofline_fraction", "phases_ms", "facts", "cpu_ms"})
+        CHECK_MESSAGE(c.contains(field), field);
+      for (const char* cpu : {"std::sort", "std::stable_sort", "lsd_radix"}) {
+        REQUIRE_MESSAGE(c["cpu_ms"].contains(cpu), cpu);
+        CHECK(c["cpu_ms"][cpu]["runs"].size() == 2);
+      }
+      if (timed) {
+        CHECK(c["gpu_ms"]["runs"].size() == 2);
+        CHECK(c["roofline_fraction"].get<double>() > 0);
+      }
+    }
+  }
+
+  SUBCASE("bad format and file names are usage errors, nothing written") {
+    for (const auto& extra : std::vector<std::vector<std::string>>{{"--format", "xml"},
+                                                                   {"--out", dir / "r.txt"},
+                                                                   {"--format", "table", "--out", dir / "r.csv"}}) {
+      std::vector<std::string> args = common;
+      args.insert(args.end(), extra.begin(), extra.end());
+      CAPTURE(show(args));
+      check_usage_error(dir.run(with_globals(args)), {extra[0]});
+    }
+    CHECK(dir.listing().empty());
+  }
+}
+
+TEST_CASE("cli: bench shows a progress bar with time left on a terminal, and erases it") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"bench", "--n", "2000,3000,4000", "--dist", "uniform", "--repeat", "1"}), {}, true);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  for (const char* needle : {"[", "%", " left", "#3 ", "n=4000"})
+    CHECK_MESSAGE(r.err.find(needle) != std::string::npos, needle << " missing in: " << r.err);
+  // Each update overwrites the last; the final erase leaves the cursor at the start of an empty line.
+  CHECK(r.err.back() == '\r');
+  CHECK(r.err.find('\n') == std::string::npos);
+  CHECK(r.out.find("n=") == std::string::npos);  // the bar never reaches stdout
 }
 
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {

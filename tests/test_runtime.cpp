@@ -187,3 +187,25 @@ TEST_CASE("without timestamps, times are reported as unavailable, never as zero"
   CHECK(std::signbit(keys[1]));
   CHECK(keys == std::vector<float>{-1.0f, -0.0f, 0.0f, 3.0f});
 }
+
+TEST_CASE("the copy-bandwidth yardstick times whole words, refuses nonsense, and is absent without timestamps") {
+  Device& device = test::device();
+  const CopyBandwidth bw = measure_copy_bandwidth(device, 1000001, 3);
+  CHECK(bw.bytes == 1000004);  // rounded up to whole 32-bit words
+  if (device.info().timestamps) {
+    CHECK(bw.timed());
+    CHECK(bw.ms > 0);
+    CHECK(bw.ms_min <= bw.ms);
+    CHECK(bw.gb_per_s() == doctest::Approx(2.0 * 1000004 / bw.ms / 1e6));
+  }
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 0), doctest::Contains("0 bytes"), Error);
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 0), doctest::Contains("at least 1"), Error);
+
+  DeviceOptions options;
+  options.validation = device.validation_enabled() ? 1 : 0;
+  options.pretend.no_timestamps = true;
+  Device untimed(options);
+  const CopyBandwidth none = measure_copy_bandwidth(untimed, 4096, 1);
+  CHECK(!none.timed());
+  CHECK(none.gb_per_s() < 0);
+}

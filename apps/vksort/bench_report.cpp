@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <vksort/vksort.hpp>
@@ -77,57 +79,162 @@ std::string type_label(const CaseResult& r) {
   return std::string(to_string(r.key)) + (r.values ? "+values" : "");
 }
 
+// Short column names for the CPU baselines: "std::sort" stays, "std::stable_sort" -> "stable",
+// "lsd_radix" -> "radix".
+std::string cpu_label(const std::string& name) {
+  if (name == "std::stable_sort") return "stable";
+  if (name == "lsd_radix") return "radix";
+  return name;
+}
+
+// The union of the names some case reports, in first-seen order (algorithms differ in phases and facts).
+std::vector<std::string> names_in(std::span<const CaseResult> results, NamedSamples CaseResult::*member) {
+  std::vector<std::string> names;
+  for (const auto& r : results)
+    for (const auto& [name, samples] : r.*member)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
+}
+
+std::optional<double> median_of(const NamedSamples& named, const std::string& name) {
+  const auto* samples = find(named, name);
+  if (!samples || samples->empty()) return std::nullopt;
+  return summarize(*samples).median;
+}
+
+std::optional<double> gpu_median(const CaseResult& r) {
+  if (r.gpu_ms.empty()) return std::nullopt;
+  return summarize(r.gpu_ms).median;
+}
+
+// Fraction of the copy bandwidth, when both were timed and the sort took measurable time.
+std::optional<double> roofline_fraction(const CaseResult& r) {
+  const auto gpu = gpu_median(r);
+  if (!gpu || *gpu <= 0 || r.copy_ms < 0) return std::nullopt;
+  return r.copy_ms / *gpu;
+}
+
 }  // namespace
 
 void print_bench_header(std::ostream& out, const BenchSetup& s) {
-  out << "vksort " << vksort::version() << " bench on " << s.device << (s.validation ? ", validation on" : "") << '\n'
+  out << "vksort " << vksort::version() << " (" << s.git_commit << ") bench on " << s.device
+      << (s.validation ? ", validation on" : "") << '\n'
       << "GPU: median (min..max) of " << s.repeat << " timed sort" << (s.repeat == 1 ? "" : "s")
       << " after 1 warm-up, from GPU timestamps; every result checked against the CPU reference; seed " << s.seed
       << '\n'
-      << "CPU on the same input: std::sort (1 thread), LSD radix (" << s.radix_threads << " thread"
-      << (s.radix_threads == 1 ? "" : "s") << "), median of " << s.repeat
-      << "; speedup = CPU ms / GPU ms (above 1: the GPU is faster)\n\n";
+      << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any "
+         "sort must move: every key and value read and written once)\n"
+      << "CPU on the same input: std::sort and std::stable_sort (1 thread), LSD radix (" << s.radix_threads
+      << " thread" << (s.radix_threads == 1 ? "" : "s") << "), median of " << s.repeat
+      << "; vs X = X's ms / GPU ms (above 1: the GPU is faster)\n\n";
 }
 
 void print_bench_table(std::ostream& out, std::span<const CaseResult> results) {
-  // One column per phase name that any case reports (algorithms differ in their phases).
-  std::vector<std::string> phases;
-  for (const auto& r : results)
-    for (const auto& [name, samples] : r.phases_ms)
-      if (std::find(phases.begin(), phases.end(), name) == phases.end()) phases.push_back(name);
+  const std::vector<std::string> phases = names_in(results, &CaseResult::phases_ms);
+  const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
 
   using A = Table::Align;
   std::vector<Table::Column> columns = {{"algo"}, {"type"}, {"order"}, {"dist"}, {"n", A::right},
-                                        {"GPU ms median (min..max)", A::right}, {"Mkeys/s", A::right}};
+                                        {"GPU ms median (min..max)", A::right}, {"Mkeys/s", A::right},
+                                        {"copy%", A::right}};
   for (const auto& p : phases) columns.push_back({p + " ms", A::right});
-  for (Table::Column c : std::initializer_list<Table::Column>{{"facts"}, {"std::sort ms", A::right}, {"radix ms", A::right},
-                                                              {"vs std::sort", A::right}, {"vs radix", A::right}})
-    columns.push_back(c);
+  columns.push_back({"facts"});
+  for (const auto& c : cpus) columns.push_back({cpu_label(c) + " ms", A::right});
+  for (const auto& c : cpus) columns.push_back({"vs " + cpu_label(c), A::right});
   Table table(columns);
 
   for (const auto& r : results) {
     const bool timed = !r.gpu_ms.empty();
     const Summary gpu = timed ? summarize(r.gpu_ms) : Summary{};
-    const double std_ms = summarize(r.std_sort_ms).median, radix_ms = summarize(r.radix_ms).median;
     std::vector<std::string> row = {r.algorithm, type_label(r), std::string(to_string(r.order)), r.distribution,
                                     std::to_string(r.n)};
     row.push_back(timed ? format_ms(gpu.median) + " (" + format_ms(gpu.min) + ".." + format_ms(gpu.max) + ")" : not_available);
     // A sort too fast for the timer's resolution reads 0 ms: show no rate rather than infinity.
     const bool rated = timed && gpu.median > 0;
     row.push_back(rated ? format_rate(double(r.n) / gpu.median / 1e3) : not_available);
+    const auto roof = roofline_fraction(r);
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f%%", roof.value_or(0) * 100);
+    row.push_back(roof ? percent : not_available);
     for (const auto& p : phases) {
       const auto* samples = find(r.phases_ms, p);
       row.push_back(!timed ? not_available : samples ? format_ms(summarize(*samples).median) : "-");
     }
     row.push_back(format_facts(r.facts));
-    row.push_back(format_ms(std_ms));
-    row.push_back(format_ms(radix_ms));
-    row.push_back(rated ? format_ratio(std_ms / gpu.median) : not_available);
-    row.push_back(rated ? format_ratio(radix_ms / gpu.median) : not_available);
+    for (const auto& c : cpus) {
+      const auto ms = median_of(r.cpu_ms, c);
+      row.push_back(ms ? format_ms(*ms) : "-");
+    }
+    for (const auto& c : cpus) {
+      const auto ms = median_of(r.cpu_ms, c);
+      row.push_back(!ms ? "-" : rated ? format_ratio(*ms / gpu.median) : not_available);
+    }
     table.add_row(std::move(row));
   }
   table.print(out);
 }
+
+namespace {
+
+nlohmann::ordered_json device_json(const DeviceInfo& d) {
+  char uuid[2 * VK_UUID_SIZE + 1] = {};
+  for (uint32_t i = 0; i < VK_UUID_SIZE; ++i) std::snprintf(uuid + 2 * i, 3, "%02x", d.uuid[i]);
+  auto version = [](uint32_t v) {
+    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+           std::to_string(VK_API_VERSION_PATCH(v));
+  };
+  return {{"name", d.name},
+          {"type", d.type},
+          {"vendor_id", d.vendor_id},
+          {"device_id", d.device_id},
+          {"uuid", uuid},
+          {"api_version", version(d.api_version)},
+          {"driver_name", d.driver_name},
+          {"driver_info", d.driver_info},
+          {"driver_version", d.driver_version},
+          {"subgroup_size", d.subgroup_size},
+          {"subgroup_arithmetic", d.subgroup_arithmetic},
+          {"max_shared_memory", d.max_shared_memory},
+          {"max_workgroup_invocations", d.max_workgroup_invocations},
+          {"max_workgroup_count", {d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]}},
+          {"max_storage_buffer_range", d.max_storage_buffer_range},
+          {"max_allocation_size", d.max_allocation_size},
+          {"device_local_bytes", d.device_local_bytes},
+          {"timestamps", d.timestamps},
+          {"timestamp_period_ns", d.timestamp_period_ns}};
+}
+
+// A CSV field: quoted when it holds a separator, quote or line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted(1, '"');
+  for (char c : text) {
+    if (c == '"') quoted.push_back('"');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return quoted;
+}
+
+std::string csv_number(std::optional<double> v) {
+  if (!v) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", *v);
+  return buf;
+}
+
+// "std::stable_sort" -> "std_stable_sort": column names a spreadsheet or pandas can address.
+std::string identifier(const std::string& name) {
+  std::string id;
+  for (char c : name) {
+    const bool word = std::isalnum(static_cast<unsigned char>(c));
+    if (word) id += c;
+    else if (!id.empty() && id.back() != '_') id += '_';
+  }
+  return id;
+}
+
+}  // namespace
 
 std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results) {
   using nlohmann::ordered_json;
@@ -136,15 +243,12 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
     const Summary m = summarize(samples);
     return {{"median", m.median}, {"min", m.min}, {"max", m.max}, {"runs", samples}};
   };
+  auto optional = [](std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
   ordered_json doc;
   doc["vksort_version"] = vksort::version();
-  doc["device"] = {{"name", s.device_info.name},
-                   {"type", s.device_info.type},
-                   {"vendor_id", s.device_info.vendor_id},
-                   {"device_id", s.device_info.device_id},
-                   {"driver_name", s.device_info.driver_name},
-                   {"driver_info", s.device_info.driver_info},
-                   {"subgroup_size", s.device_info.subgroup_size}};
+  doc["git_commit"] = s.git_commit;
+  doc["command_line"] = s.command_line;
+  doc["device"] = device_json(s.device_info);
   doc["validation"] = s.validation;
   doc["repeat"] = s.repeat;
   doc["warmup"] = 1;
@@ -159,21 +263,64 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
     c["values"] = r.values;
     c["distribution"] = r.distribution;
     c["n"] = r.n;
+    c["bytes"] = r.bytes();
     c["gpu_ms"] = summary(r.gpu_ms);
-    const bool rated = !r.gpu_ms.empty() && summarize(r.gpu_ms).median > 0;
-    c["mkeys_per_s"] = rated ? ordered_json(double(r.n) / summarize(r.gpu_ms).median / 1e3) : ordered_json(nullptr);
+    const auto gpu = gpu_median(r);
+    c["mkeys_per_s"] = optional(gpu && *gpu > 0 ? std::optional(double(r.n) / *gpu / 1e3) : std::nullopt);
+    c["copy_ms"] = optional(r.copy_ms >= 0 ? std::optional(r.copy_ms) : std::nullopt);
+    c["roofline_fraction"] = optional(roofline_fraction(r));
     ordered_json phases = ordered_json::object();
     for (const auto& [name, samples] : r.phases_ms) phases[name] = summary(samples);
     c["phases_ms"] = phases;
     ordered_json facts = ordered_json::object();
     for (const auto& [name, samples] : r.facts) facts[name] = summarize(samples).median;
     c["facts"] = facts;
-    c["cpu_std_sort_ms"] = summary(r.std_sort_ms);
-    c["cpu_lsd_radix_ms"] = summary(r.radix_ms);
+    ordered_json cpu = ordered_json::object();
+    for (const auto& [name, samples] : r.cpu_ms) cpu[name] = summary(samples);
+    c["cpu_ms"] = cpu;
     cases.push_back(std::move(c));
   }
   doc["results"] = std::move(cases);
   return doc.dump(2) + "\n";
+}
+
+std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) {
+  const std::vector<std::string> phases = names_in(results, &CaseResult::phases_ms);
+  const std::vector<std::string> facts = names_in(results, &CaseResult::facts);
+  const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
+  std::vector<std::string> header = {"device", "driver", "vksort_version", "git_commit", "algorithm", "key", "order",
+                                     "values", "distribution", "n", "bytes", "gpu_ms_median", "gpu_ms_min",
+                                     "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction"};
+  for (const auto& c : cpus) header.push_back("cpu_" + identifier(c) + "_ms");
+  for (const auto& p : phases) header.push_back("phase_" + identifier(p) + "_ms");
+  for (const auto& f : facts) header.push_back("fact_" + identifier(f));
+  auto line = [](const std::vector<std::string>& fields) {
+    std::string text;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i) text.push_back(',');
+      text.append(csv_field(fields[i]));
+    }
+    text.push_back('\n');
+    return text;
+  };
+  std::string csv = line(header);
+  for (const auto& r : results) {
+    const auto gpu = gpu_median(r);
+    const Summary g = r.gpu_ms.empty() ? Summary{} : summarize(r.gpu_ms);
+    std::vector<std::string> row = {s.device_info.name, s.device_info.driver_info, vksort::version(), s.git_commit,
+                                    r.algorithm, std::string(to_string(r.key)), std::string(to_string(r.order)),
+                                    r.values ? "1" : "0", r.distribution, std::to_string(r.n), std::to_string(r.bytes()),
+                                    csv_number(gpu), csv_number(gpu ? std::optional(g.min) : std::nullopt),
+                                    csv_number(gpu ? std::optional(g.max) : std::nullopt),
+                                    csv_number(gpu && *gpu > 0 ? std::optional(double(r.n) / *gpu / 1e3) : std::nullopt),
+                                    csv_number(r.copy_ms >= 0 ? std::optional(r.copy_ms) : std::nullopt),
+                                    csv_number(roofline_fraction(r))};
+    for (const auto& c : cpus) row.push_back(csv_number(median_of(r.cpu_ms, c)));
+    for (const auto& p : phases) row.push_back(csv_number(median_of(r.phases_ms, p)));
+    for (const auto& f : facts) row.push_back(csv_number(median_of(r.facts, f)));
+    csv += line(row);
+  }
+  return csv;
 }
 
 }  // namespace vksort::cli

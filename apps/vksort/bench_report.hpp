@@ -1,5 +1,5 @@
 // bench_report.hpp — what `vksort bench` measured, and how it is shown: a table for people, JSON for
-// the files in bench/results/ and for scripts.
+// the files in bench/results/ and for scripts, CSV for spreadsheets.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,12 @@ struct CaseResult {
   std::vector<double> gpu_ms;  // one per timed run; empty when the queue has no timestamps
   NamedSamples phases_ms;      // per phase, one per timed run
   NamedSamples facts;          // per fact, one per timed run
-  std::vector<double> std_sort_ms;
-  std::vector<double> radix_ms;
+  NamedSamples cpu_ms;         // per CPU baseline ("std::sort", ...), one per timed run
+  // The roofline: median GPU ms of a plain copy of the bytes this case sorts (n keys and values),
+  // measured in the same run; < 0 when untimed. copy_ms / GPU ms is the fraction of the device's copy
+  // bandwidth the sort reaches, counting the least any sort must move (read and write every item once).
+  double copy_ms = -1.0;
+  uint64_t bytes() const { return n * (key_bytes(key) + (values ? 4 : 0)); }
 };
 
 // What the whole run had in common, for the header and the JSON.
@@ -40,10 +44,14 @@ struct BenchSetup {
   int64_t repeat = 0;
   uint64_t seed = 0;
   unsigned radix_threads = 1;
+  std::string git_commit;   // of the vksort build ("unknown" outside a git checkout)
+  std::string command_line; // as the user typed it, to repeat the run
 };
 
 void print_bench_header(std::ostream& out, const BenchSetup& setup);
 void print_bench_table(std::ostream& out, std::span<const CaseResult> results);
 std::string bench_json(const BenchSetup& setup, std::span<const CaseResult> results);
+// One header line, then one line per case; fields with commas or quotes are quoted (RFC 4180).
+std::string bench_csv(const BenchSetup& setup, std::span<const CaseResult> results);
 
 }  // namespace vksort::cli

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -18,7 +19,9 @@
 #include "counts.hpp"
 #include "cpu_baselines.hpp"
 #include "distributions.hpp"
+#include "git_commit.hpp"
 #include "option_values.hpp"
+#include "progress.hpp"
 #include "reference_sort.hpp"
 
 namespace vksort::cli {
@@ -125,32 +128,33 @@ void add_sample(NamedSamples& named, const std::string& name, double v) {
   named.push_back({name, {v}});
 }
 
-// Progress for people watching a slow device; never mixed into redirected output.
-class Progress {
- public:
-  explicit Progress(size_t total) : total_(total), on_(isatty(STDERR_FILENO)) {}
-  ~Progress() { clear(); }
-  void show(const std::string& what) {
-    if (!on_) return;
-    clear();
-    std::string line = std::to_string(++done_);
-    line.insert(0, 1, '[');
-    line += '/';
-    line += std::to_string(total_);
-    line += "] ";
-    line += what;
-    std::cerr << line << std::flush;
-    width_ = line.size();
-  }
-  void clear() {
-    if (on_ && width_) std::cerr << '\r' << std::string(width_, ' ') << '\r' << std::flush;
-    width_ = 0;
-  }
-
- private:
-  size_t total_, done_ = 0, width_ = 0;
-  bool on_;
+// Where the results go: --format picks stdout's form (table, csv or json); --out FILE writes csv or
+// json to FILE (the --format given, else the file's extension) and leaves the table on stdout.
+struct OutputPlan {
+  bool table_to_stdout = true;
+  std::string stdout_format;  // "csv" or "json" instead of the table, or ""
+  std::string file_format;    // for --out
 };
+
+OutputPlan plan_outputs(const BenchCommand& c) {
+  OutputPlan plan;
+  const std::string& f = c.format;
+  if (!f.empty() && f != "table" && f != "csv" && f != "json")
+    throw UsageError("--format: unknown format '" + f + "' (known: table, csv, json)");
+  if (c.out.empty()) {
+    if (f == "csv" || f == "json") {
+      plan.table_to_stdout = false;
+      plan.stdout_format = f;
+    }
+    return plan;
+  }
+  if (f == "csv" || f == "json") plan.file_format = f;
+  else if (f == "table") throw UsageError("--out: the table goes to the terminal; use --format csv or json with --out");
+  else if (c.out.ends_with(".csv")) plan.file_format = "csv";
+  else if (c.out.ends_with(".json")) plan.file_format = "json";
+  else throw UsageError("--out " + c.out + ": say --format csv or --format json (or name the file *.csv or *.json)");
+  return plan;
+}
 
 struct Input {
   std::vector<std::byte> keys;
@@ -204,19 +208,17 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
 
   // CPU baselines on the same input, each on a fresh copy, checked like the GPU's result (std::sort
   // is unstable, so only its keys must match).
-  auto time_cpu = [&](const char* label, bool stable, auto&& sort) {
-    std::vector<double> ms;
+  for (const workloads::CpuBaseline& cpu : workloads::cpu_baselines()) {
     for (int64_t run = 0; run < c.repeat; ++run) {
       got = input;
-      ms.push_back(host_ms([&] { sort(got); }));
-      const std::string diff = stable ? workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values)
-                                      : workloads::first_difference(o.key, expected.keys, got.keys);
-      if (!diff.empty()) throw RuntimeFailure(std::string("bench ") + name + ": CPU baseline " + label + " gave a wrong result: " + diff);
+      const double ms = host_ms([&] { cpu.sort(o.key, o.order, got.keys, got.values); });
+      const std::string diff = cpu.stable ? workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values)
+                                          : workloads::first_difference(o.key, expected.keys, got.keys);
+      if (!diff.empty())
+        throw RuntimeFailure("bench " + name + ": CPU baseline " + std::string(cpu.name) + " gave a wrong result: " + diff);
+      add_sample(r.cpu_ms, std::string(cpu.name), ms);
     }
-    return ms;
-  };
-  r.std_sort_ms = time_cpu("std::sort", false, [&](Input& in) { workloads::std_sort(o.key, o.order, in.keys, in.values); });
-  r.radix_ms = time_cpu("lsd_radix", true, [&](Input& in) { workloads::lsd_radix_sort(o.key, o.order, in.keys, in.values); });
+  }
   return r;
 }
 
@@ -235,9 +237,11 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (keys.empty() || algorithms.empty() || variants.empty())
     throw UsageError("--type, --algo and --variant each need at least one value");
   const Tuning tuning = to_tuning(c.tuning);
-  // Created now so that an unwritable --json path fails before the run, not after it.
-  std::optional<AtomicFile> json_out;
+  const OutputPlan plan = plan_outputs(c);
+  // Created now so that an unwritable path fails before the run, not after it.
+  std::optional<AtomicFile> json_out, out_file;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
+  if (!c.out.empty()) out_file.emplace(c.out, "--out");
 
   Device device = open_device(global);
   for (Key k : keys)
@@ -273,8 +277,35 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   setup.seed = c.seed;
   setup.radix_threads = std::max(1u, std::thread::hardware_concurrency());
 
+  setup.git_commit = VKSORT_GIT_COMMIT;
+  setup.command_line = c.command_line;
+
+  // The roofline yardstick: one copy per distinct byte count, measured before the sorts it scales.
+  std::vector<std::pair<uint64_t, double>> copy_ms;  // bytes -> median ms
+  auto copy_time = [&](uint64_t bytes) {
+    for (const auto& [b, ms] : copy_ms)
+      if (b == bytes) return ms;
+    const CopyBandwidth bw = refusals_are_usage_errors("measuring the copy bandwidth",
+                                                       [&] { return measure_copy_bandwidth(device, bytes, int(c.repeat)); });
+    copy_ms.push_back({bytes, bw.ms});
+    return bw.ms;
+  };
+
+  // Work of a case for the time-left estimate: n log n per run, GPU and CPU alike.
+  auto work = [&](uint64_t n) { return double(n) * std::log2(double(n) + 2.0) * double(c.repeat + 1); };
+  double total_work = 0;
+  for (size_t i = 0; i < configs.size(); ++i)
+    for (const auto& s : sizes) total_work += work(s.n) * double(dists.size());
   std::vector<CaseResult> results;
-  Progress progress(configs.size() * sizes.size() * dists.size());
+  Progress progress(total_work);
+  auto show_partial = [&] {
+    progress.clear();
+    if (!results.empty() && plan.table_to_stdout) {
+      print_bench_header(std::cout, setup);
+      print_bench_table(std::cout, results);
+      std::cout << std::flush;
+    }
+  };
   try {
     for (auto& cfg : configs)
       for (const auto& s : sizes) {
@@ -283,28 +314,37 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
         std::optional<Buffer> value_buffer;
         if (c.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
         for (const auto& d : dists) {
-          progress.show(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
-                        " n=" + std::to_string(s.n));
-          results.push_back(run_case(cfg, d, s, c, key_buffer, value_buffer ? &*value_buffer : nullptr));
+          progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
+                             " n=" + std::to_string(s.n),
+                         work(s.n));
+          CaseResult r = run_case(cfg, d, s, c, key_buffer, value_buffer ? &*value_buffer : nullptr);
+          r.copy_ms = copy_time(r.bytes());
+          results.push_back(std::move(r));
         }
       }
   } catch (...) {
     // What was measured correctly before the failure is still worth seeing.
-    progress.clear();
-    if (!results.empty()) {
-      print_bench_header(std::cout, setup);
-      print_bench_table(std::cout, results);
-      std::cout << std::flush;
-    }
+    show_partial();
     throw;
   }
   progress.clear();
-  print_bench_header(std::cout, setup);
-  print_bench_table(std::cout, results);
+  if (plan.table_to_stdout) {
+    print_bench_header(std::cout, setup);
+    print_bench_table(std::cout, results);
+  }
+  auto render = [&](const std::string& format) {
+    return format == "csv" ? bench_csv(setup, results) : bench_json(setup, results);
+  };
+  if (!plan.stdout_format.empty()) std::cout << render(plan.stdout_format) << std::flush;
   if (json_out) {
     const std::string json = bench_json(setup, results);
     json_out->write(std::as_bytes(std::span(json.data(), json.size())));
     json_out->commit();
+  }
+  if (out_file) {
+    const std::string text = render(plan.file_format);
+    out_file->write(std::as_bytes(std::span(text.data(), text.size())));
+    out_file->commit();
   }
   return exit_ok;
 }

@@ -41,7 +41,10 @@ struct BenchCommand {
   bool values = false;
   int64_t repeat = 5;
   uint64_t seed = 1;
-  std::string json;  // also write the results here, when given
+  std::string json;    // also write the results as JSON here, when given
+  std::string format;  // stdout's form: table (default), csv or json; with `out`, the file's form
+  std::string out;     // write csv or json here (the table still goes to stdout)
+  std::string command_line;  // as typed, recorded in the JSON
   TuningOptions tuning;
 };
 

@@ -129,6 +129,11 @@ int main(int argc, char** argv) {
       ->type_name("S")
       ->check(not_negative);
   bench_cmd->add_option("--json", bench.json, "Also write the results as JSON to this file")->type_name("FILE");
+  bench_cmd->add_option("--format", bench.format,
+                        "table (default), csv or json: the form of stdout, or with --out of that file")
+      ->type_name("F");
+  bench_cmd->add_option("--out", bench.out, "Write the results as csv or json to this file (the table stays on stdout)")
+      ->type_name("FILE");
   add_tuning_options(*bench_cmd, bench.tuning);
   add_global_options(*bench_cmd, global);
   bench_cmd->footer("Distributions: " + distribution_list() +
@@ -136,6 +141,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string where = "vksort";

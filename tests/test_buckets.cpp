@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "bucket_workloads.hpp"
 #include "gpu/context.hpp"
 #include "support/app_commands.hpp"
 #include "support/test_device.hpp"
@@ -24,43 +25,17 @@ struct Lists {
 
 Lists download(const BucketLists& lists) { return {lists.download_head(), lists.download_next()}; }
 
-// The elements of bucket b in list order, walking at most n + 1 steps (a longer walk is a cycle).
-std::vector<uint32_t> walk(const Lists& l, uint32_t b, size_t n, bool* cycle = nullptr) {
-  std::vector<uint32_t> out;
-  for (uint32_t e = l.head[b]; e != null; e = l.next[e]) {
-    if (out.size() > n || e >= n) {
-      if (cycle) *cycle = true;
-      break;
-    }
-    out.push_back(e);
-  }
-  return out;
-}
+using workloads::clustered_bucket_ids;
+using workloads::uniform_bucket_ids;
 
-// "" when the lists are exactly the buckets of `ids` (ids >= M: in no list, next null), else the first
-// thing wrong.
+std::vector<uint32_t> walk(const Lists& l, uint32_t b, size_t n, bool* cycle = nullptr) {
+  return workloads::walk_bucket(l.head, l.next, b, n, cycle);
+}
 std::string check_lists(const Lists& l, const std::vector<uint32_t>& ids, uint32_t m) {
-  const size_t n = ids.size();
-  if (l.head.size() != m || l.next.size() != n) return "wrong sizes";
-  std::vector<uint32_t> count(m, 0);
-  for (uint32_t id : ids)
-    if (id < m) ++count[id];
-  std::vector<uint8_t> seen(n, 0);
-  for (uint32_t b = 0; b < m; ++b) {
-    bool cycle = false;
-    std::vector<uint32_t> list = walk(l, b, n, &cycle);
-    if (cycle) return "bucket " + std::to_string(b) + ": the list has a cycle or a bad index";
-    if (list.size() != count[b])
-      return "bucket " + std::to_string(b) + ": " + std::to_string(list.size()) + " elements listed, " +
-             std::to_string(count[b]) + " belong there";
-    for (uint32_t e : list) {
-      if (ids[e] != b) return "element " + std::to_string(e) + " (bucket " + std::to_string(ids[e]) + ") listed in bucket " + std::to_string(b);
-      if (seen[e]++) return "element " + std::to_string(e) + " listed twice";
-    }
-  }
-  for (size_t i = 0; i < n; ++i)
-    if (ids[i] >= m && l.next[i] != null) return "element " + std::to_string(i) + " without a bucket has a next pointer";
-  return "";
+  return workloads::check_bucket_lists(l.head, l.next, ids, m);
+}
+std::vector<uint32_t> move_some(std::vector<uint32_t> ids, uint32_t m, double fraction, uint32_t seed, size_t* moved) {
+  return workloads::move_some_ids(std::move(ids), m, fraction, seed, moved);
 }
 
 // Every list in ascending element order (what sort-based and deterministic builds promise).
@@ -70,28 +45,6 @@ bool ascending_lists(const Lists& l, size_t n) {
     if (!std::is_sorted(list.begin(), list.end())) return false;
   }
   return true;
-}
-
-std::vector<uint32_t> uniform_ids(size_t n, uint32_t m, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<uint32_t> d(0, m - 1);
-  std::vector<uint32_t> ids(n);
-  for (auto& id : ids) id = d(rng);
-  return ids;
-}
-
-// Particles bunched around a few centres: a handful of buckets hold most elements.
-std::vector<uint32_t> clustered_ids(size_t n, uint32_t m, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<uint32_t> centre(0, m - 1);
-  std::normal_distribution<double> spread(0.0, 3.0);
-  const uint32_t centres[] = {centre(rng), centre(rng), centre(rng)};
-  std::vector<uint32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double c = centres[i % 3] + spread(rng);
-    ids[i] = uint32_t(std::clamp(c, 0.0, double(m - 1)));
-  }
-  return ids;
 }
 
 uint32_t largest_bucket(const std::vector<uint32_t>& ids, uint32_t m) {
@@ -128,19 +81,6 @@ Run expected_run(const std::vector<uint32_t>& ids, uint32_t m, uint32_t K) {
     racing = left;
   }
   return r;
-}
-
-// Moves `fraction` of the elements (chosen at random) to a different random bucket.
-std::vector<uint32_t> move_some(std::vector<uint32_t> ids, uint32_t m, double fraction, uint32_t seed, size_t* moved) {
-  std::mt19937 rng(seed);
-  std::vector<uint32_t> order(ids.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::shuffle(order.begin(), order.end(), rng);
-  std::uniform_int_distribution<uint32_t> d(1, m - 1);
-  const size_t count = m > 1 ? size_t(fraction * double(ids.size()) + 0.5) : 0;
-  for (size_t k = 0; k < count; ++k) ids[order[k]] = (ids[order[k]] + d(rng)) % m;
-  *moved = count;
-  return ids;
 }
 
 BucketOptions options(uint32_t m, uint32_t n, BucketMode mode = BucketMode::scatter) {
@@ -202,11 +142,11 @@ TEST_CASE("lists are the buckets for uniform, clustered, one-bucket, empty-bucke
     std::vector<uint32_t> ids;
   };
   const size_t n = 50000;
-  std::vector<uint32_t> even = uniform_ids(n, 5000, 3);
+  std::vector<uint32_t> even = uniform_bucket_ids(n, 5000, 3);
   for (auto& id : even) id = (id / 2) * 2 * 2 + 1;  // odd buckets only, M = 20000: most buckets empty
   const std::vector<Input> inputs = {
-      {"uniform", 12500, uniform_ids(n, 12500, 1)},
-      {"clustered", 4096, clustered_ids(n, 4096, 2)},
+      {"uniform", 12500, uniform_bucket_ids(n, 12500, 1)},
+      {"clustered", 4096, clustered_bucket_ids(n, 4096, 2)},
       {"one bucket", 777, std::vector<uint32_t>(n, 500)},
       {"empty buckets", 20000, even},
       {"M=1", 1, std::vector<uint32_t>(n, 0)},
@@ -262,7 +202,7 @@ TEST_CASE("all elements in one bucket: 2^16 elements finish in a bounded number 
     }
   }
   // Heavy buckets among light ones: the light ones finish, the heavy ones' rest goes to the fallback.
-  std::vector<uint32_t> ids = uniform_ids(20000, 10000, 7);
+  std::vector<uint32_t> ids = uniform_bucket_ids(20000, 10000, 7);
   for (uint32_t i = 0; i < 20000; i += 50) ids[i] = 4321;
   for (uint32_t i = 1; i < 20000; i += 70) ids[i] = 9876;
   for (uint32_t K : {8u, 32u}) {
@@ -299,7 +239,7 @@ TEST_CASE("the iterations stop exactly when the remaining ones cannot place what
 TEST_CASE("partial update (section 2.1) gives the same lists") {
   for (uint32_t parts : {2u, 5u, 16u}) {
     INFO("parts = " << parts);
-    const std::vector<uint32_t> ids = uniform_ids(30011, 2000, parts);
+    const std::vector<uint32_t> ids = uniform_bucket_ids(30011, 2000, parts);
     BucketOptions o = options(2000, 30011);
     o.parts = parts;
     o.max_iterations = 64;
@@ -316,7 +256,7 @@ TEST_CASE("partial update (section 2.1) gives the same lists") {
 
 TEST_CASE("resort (section 2.2) equals a fresh build as sets, moving 0%, 2%, 50% and 100%") {
   const uint32_t n = 40000, m = 10000;
-  const std::vector<uint32_t> ids = uniform_ids(n, m, 11);
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 11);
   for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
     BucketLists lists(test::device(), options(m, n, mode));
     BucketStats built = lists.build(ids);
@@ -346,7 +286,7 @@ TEST_CASE("resort (section 2.2) equals a fresh build as sets, moving 0%, 2%, 50%
 
 TEST_CASE("deterministic mode: ascending indices per bucket, identical buffers on every run") {
   const uint32_t n = 30000, m = 3000;
-  const std::vector<uint32_t> ids = clustered_ids(n, m, 5);
+  const std::vector<uint32_t> ids = clustered_bucket_ids(n, m, 5);
   BucketOptions o = options(m, n);
   o.deterministic = true;
   BucketLists a(test::device(), o), b(test::device(), o);
@@ -370,7 +310,7 @@ TEST_CASE("deterministic mode: ascending indices per bucket, identical buffers o
 
 TEST_CASE("bucket ids out of range: a clear error, the other elements listed correctly") {
   const uint32_t n = 10000, m = 1000;
-  std::vector<uint32_t> ids = uniform_ids(n, m, 4);
+  std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 4);
   ids[1234] = m;
   ids[77] = 0xFFFFFFFFu;
   ids[78] = 1024 + 5;  // its low 10 bits are a valid id: a sort over bit_width(m - 1) bits would misplace it
@@ -420,7 +360,7 @@ TEST_CASE("record_build / record_resort into the application's command buffer, r
   Device& gpu = test::device();
   gpu::Context& ctx = gpu.context();
   const uint32_t n = 20000, m = 4000;
-  std::vector<uint32_t> ids = uniform_ids(n, m, 8);
+  std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 8);
   size_t moved = 0;
   std::vector<uint32_t> new_ids = move_some(ids, m, 0.05, 3, &moved);
   new_ids[42] = m + 1;  // reported through the report words, not an exception
@@ -472,7 +412,7 @@ TEST_CASE("small tiles and a pretend-small device: multi-tile scans and 3-D indi
   small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
   Device gpu(small);
   const uint32_t n = 2000, m = 300;  // 2000 / (8 * 2) = 125 tiles > 7 * 7: three-dimensional grids
-  std::vector<uint32_t> ids = clustered_ids(n, m, 6);
+  std::vector<uint32_t> ids = clustered_bucket_ids(n, m, 6);
   for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
     BucketOptions o = options(m, n, mode);
     o.tuning = {.workgroup_size = 8, .items_per_thread = 2};
@@ -491,7 +431,7 @@ TEST_CASE("small tiles and a pretend-small device: multi-tile scans and 3-D indi
 
 TEST_CASE("2^22 elements in 2^20 buckets") {
   const uint32_t n = 1u << 22, m = 1u << 20;
-  const std::vector<uint32_t> ids = uniform_ids(n, m, 99);
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 99);
   BucketLists lists(test::device(), options(m, n));
   BucketStats s = lists.build(ids);
   CHECK(s.iterations <= 32);
@@ -519,7 +459,7 @@ TEST_CASE("sizes around the tile, shared-memory and subgroup prefix sums, every 
             if (n == 0) continue;
             INFO("n = " << n << ", m = " << m << ", items = " << items << ", subgroups = " << subgroups
                         << ", mode = " << int(mode) << ", deterministic = " << deterministic);
-            std::vector<uint32_t> ids = uniform_ids(n, m, seed++);
+            std::vector<uint32_t> ids = uniform_bucket_ids(n, m, seed++);
             lists.build(ids);
             Lists l = download(lists);
             REQUIRE(check_lists(l, ids, m) == "");

@@ -551,6 +551,48 @@ TEST_CASE("cli: bench shows a progress bar with time left on a terminal, and era
   CHECK(r.out.find("n=") == std::string::npos);  // the bar never reaches stdout
 }
 
+TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses bad input") {
+  TempDir dir;
+  const bool timed = test::device().info().timestamps;
+  const Run r = dir.run(with_globals({"bench-buckets", "--n", "3000,2^12+1", "--per-bucket", "1,16", "--moved", "0,50",
+                                      "--parts", "1,auto", "--repeat", "1", "--format", "json", "--json", dir / "b.json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.empty());
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc == nlohmann::json::parse(read_text(dir / "b.json")));
+  std::map<int, int> rows;
+  for (const auto& c : doc["results"]) {
+    ++rows[c["table"].get<int>()];
+    const uint64_t n = c["n"], m = c["buckets"];
+    CHECK((n == 3000 || n == 4097));
+    if (c["table"] == 1) CHECK((m == n || m == n / 16));
+    else CHECK(m == n / 4);
+    if (timed) CHECK(c["gpu_ms"]["median"].get<double>() > 0);
+    const std::string op = c["op"];
+    if (op == "build" && c["parts"] == "1") CHECK(c["iterations"].get<double>() >= 1);
+    if (c["table"] != 1 && timed) CHECK(c["vs_build"].is_number());
+  }
+  CHECK(rows[1] == 2 * 2 * 2);      // sizes x per-bucket x parts
+  CHECK(rows[2] == 2 * (1 + 2));    // sizes x (build + resorts)
+  CHECK(rows[3] == 2 * 4);          // sizes x (build, resort 2%, sort build, radix pairs)
+
+  const Run corrupt = dir.run(with_globals({"bench-buckets", "--n", "1000", "--tables", "2", "--repeat", "1"}),
+                              {"VKSORT_BENCH_TEST_CORRUPT=1"});
+  CHECK(corrupt.code == 1);
+  CHECK(corrupt.err.find("built wrong lists") != std::string::npos);
+
+  const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
+                                                     {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
+                                                     {"--grid-per-bucket", "0"}};
+  for (const auto& b : bad) {
+    std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
+    args.insert(args.end(), b.begin(), b.end());
+    CAPTURE(show(args));
+    check_usage_error(dir.run(with_globals(args)), {b[0]});
+  }
+  check_usage_error(dir.run(with_globals({"bench", "--algo", "buckets"})), {"bench-buckets"});
+}
+
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {
   TempDir dir;
   // VKSORT_BENCH_TEST_CORRUPT makes the CLI flip a bit in its last run's result, as a broken sort would.

@@ -28,33 +28,11 @@ namespace vksort::cli {
 
 namespace {
 
-// Indices are 32-bit in the shaders (sorter.cpp refuses more).
-constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
-
-struct Size {
-  std::string text;  // as typed, for messages
-  uint64_t n;
-};
-
 struct Config {
   SortOptions options;
   std::string label;  // "brick/blocks"
   std::optional<Sorter> sorter;
 };
-
-std::vector<Size> parse_sizes(const std::vector<std::string>& texts) {
-  std::vector<Size> sizes;
-  for (const auto& t : texts) {
-    const auto n = parse_count(t);
-    if (!n) throw UsageError("--n: '" + t + "' is not a key count (examples: " + count_examples + ")");
-    if (*n == 0) throw UsageError("--n: " + t + " keys: a benchmark needs at least 1 key");
-    if (*n > max_keys)
-      throw UsageError("--n: " + t + " = " + std::to_string(*n) + " keys: vksort sorts at most 2^31 - 1 keys at once");
-    sizes.push_back({t, *n});
-  }
-  if (sizes.empty()) throw UsageError("--n: no sizes given");
-  return sizes;
-}
 
 std::vector<workloads::DistributionSpec> parse_distributions(const std::vector<std::string>& texts) {
   std::vector<workloads::DistributionSpec> specs;
@@ -226,7 +204,7 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
 
 int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
-  const std::vector<Size> sizes = parse_sizes(c.sizes);
+  const std::vector<Size> sizes = parse_sizes(c.sizes, "keys");
   const std::vector<workloads::DistributionSpec> dists = parse_distributions(c.distributions);
   std::vector<Key> keys;
   for (const auto& t : c.types) keys.push_back(parse_key_option(t));

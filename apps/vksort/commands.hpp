@@ -48,8 +48,22 @@ struct BenchCommand {
   TuningOptions tuning;
 };
 
+// The bucket-list experiments (Rozen et al., Tables 1-3).
+struct BucketBenchCommand {
+  std::vector<std::string> sizes{"64k", "256k", "1M"};
+  std::vector<std::string> per_bucket{"1", "2", "4", "8", "16"};  // Table 1's average elements per bucket
+  std::vector<std::string> moved{"0", "2", "10", "25", "50", "100"};  // Table 2's percentages
+  std::vector<std::string> parts{"auto"};  // partial update settings of Table 1's builds
+  std::vector<std::string> tables{"1", "2", "3"};
+  double grid_per_bucket = 4;  // Tables 2 and 3: n / this many buckets (the paper: 2^20 in 64^3)
+  int64_t repeat = 3;
+  uint64_t seed = 1;
+  std::string json, format, command_line;
+};
+
 int run_info(const GlobalOptions& global);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
+int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
 
 }  // namespace vksort::cli

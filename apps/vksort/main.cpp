@@ -139,9 +139,34 @@ int main(int argc, char** argv) {
   bench_cmd->footer("Distributions: " + distribution_list() +
                     ". GPU times come from GPU timestamps (n/a where the device has none).\n");
 
+  BucketBenchCommand buckets;
+  CLI::App* buckets_cmd = app.add_subcommand(
+      "bench-buckets", "Time bucket-list builds and resorts (Rozen et al., Tables 1-3), checking every run's lists");
+  buckets_cmd->add_option("--n", buckets.sizes, "Element counts, comma-separated (default: 64k,256k,1M)")
+      ->delimiter(',')->take_all()->type_name("N[,...]");
+  buckets_cmd->add_option("--per-bucket", buckets.per_bucket,
+                          "Table 1: average elements per bucket, comma-separated (default: 1,2,4,8,16)")
+      ->delimiter(',')->take_all()->type_name("K[,...]");
+  buckets_cmd->add_option("--moved", buckets.moved, "Table 2: percent of elements moved before a resort (default: 0,2,10,25,50,100)")
+      ->delimiter(',')->take_all()->type_name("P[,...]");
+  buckets_cmd->add_option("--parts", buckets.parts,
+                          "Table 1: partial update, comma-separated: auto or a number of parts (1 = off; default: auto)")
+      ->delimiter(',')->take_all()->type_name("P[,...]");
+  buckets_cmd->add_option("--tables", buckets.tables, "Which tables, comma-separated (default: 1,2,3)")
+      ->delimiter(',')->take_all()->type_name("T[,...]");
+  buckets_cmd->add_option("--grid-per-bucket", buckets.grid_per_bucket,
+                          "Tables 2 and 3: average elements per bucket (default: 4, as 2^20 particles in 64^3 cells)")
+      ->type_name("K");
+  buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R");
+  buckets_cmd->add_option("--seed", buckets.seed, "Seed of the bucket ids (default: 1)")->type_name("S")->check(not_negative);
+  buckets_cmd->add_option("--format", buckets.format, "stdout's form: table (default), csv or json")->type_name("F");
+  buckets_cmd->add_option("--json", buckets.json, "Also write the results as JSON to this file")->type_name("FILE");
+  add_global_options(*buckets_cmd, global);
+
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
+    buckets.command_line = bench.command_line;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string where = "vksort";
@@ -150,11 +175,12 @@ int main(int argc, char** argv) {
   }
 
   if (app.get_subcommands().empty())
-    return fail(exit_usage, "no command given: use info, sort or bench (see 'vksort --help')");
+    return fail(exit_usage, "no command given: use info, sort, bench or bench-buckets (see 'vksort --help')");
 
   try {
     if (*info) return run_info(global);
     if (*sort_cmd) return run_sort(global, sort);
+    if (*buckets_cmd) return run_bench_buckets(global, buckets);
     return run_bench(global, bench);
   } catch (const UsageError& e) {
     return fail(exit_usage, e.what());

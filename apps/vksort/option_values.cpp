@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli_error.hpp"
+#include "counts.hpp"
 
 namespace vksort::cli {
 
@@ -14,6 +15,8 @@ vksort::Key parse_key_option(std::string_view text) {
 
 vksort::Algorithm parse_algorithm_option(std::string_view text) {
   if (auto a = vksort::parse_algorithm(text)) return *a;
+  if (text == "buckets")
+    throw UsageError("--algo buckets: bucket lists are not a key sort; their benchmark is 'vksort bench-buckets'");
   throw UsageError("--algo: unknown algorithm '" + std::string(text) + "' (known: auto, brick, radix, sample)");
 }
 
@@ -43,6 +46,22 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
     return v;
   };
   return {check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
+}
+
+std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items) {
+  // Indices are 32-bit in the shaders (sorter.cpp and bucket lists refuse more).
+  constexpr uint64_t max_count = (uint64_t(1) << 31) - 1;
+  std::vector<Size> sizes;
+  for (const auto& t : texts) {
+    const auto n = parse_count(t);
+    if (!n) throw UsageError("--n: '" + t + "' is not a count of " + items + " (examples: " + count_examples + ")");
+    if (*n == 0) throw UsageError("--n: " + t + " " + items + ": a benchmark needs at least 1");
+    if (*n > max_count)
+      throw UsageError("--n: " + t + " = " + std::to_string(*n) + " " + items + ": vksort handles at most 2^31 - 1 at once");
+    sizes.push_back({t, *n});
+  }
+  if (sizes.empty()) throw UsageError("--n: no sizes given");
+  return sizes;
 }
 
 }  // namespace vksort::cli

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <vksort/types.hpp>
 
@@ -17,6 +18,15 @@ vksort::BrickVariant parse_variant_option(std::string_view text); // --variant
 std::string_view to_string(vksort::BrickVariant variant);
 // How reports name what ran: the resolved algorithm, with the variant for brick sort ("brick/blocks").
 std::string algorithm_label(vksort::Algorithm resolved, vksort::BrickVariant variant);
+
+// A count from --n as typed (for messages) and its value.
+struct Size {
+  std::string text;
+  uint64_t n;
+};
+// The --n list: every entry a count (counts.hpp) of at least 1 and below 2^31 (vksort's indices are
+// 32-bit); `items` names what is counted in messages ("keys", "elements").
+std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items);
 
 // Throws UsageError when a tuning knob is not a power of two (0 = choose) or too large.
 vksort::Tuning to_tuning(const TuningOptions& options);

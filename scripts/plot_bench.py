@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Turns `vksort bench --json` results into PNG charts.
+
+    python3 scripts/plot_bench.py RESULTS.json [MORE.json ...] --out DIR [--prefix NAME]
+
+Writes into DIR:
+  time_vs_n.png     GPU ms (median, min..max as error bars) against n, one line per configuration
+                    (algorithm, key type, values, order), one panel per input distribution;
+  rate_vs_n.png     millions of keys per second against n, same layout;
+  roofline.png      the sort's share of the device's copy bandwidth against n (vksort bench's copy%);
+  phases.png        per-phase share of the GPU time of every configuration at its largest n, stacked,
+                    with the total ms on top.
+Several files may be given (e.g. two devices): their configurations are labelled with the device.
+Needs matplotlib (Debian: python3-matplotlib). Exits 2 with a message on unreadable or foreign input.
+"""
+import argparse
+import json
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")  # headless: files only
+    import matplotlib.pyplot as plt
+except ImportError:  # pragma: no cover - depends on the machine
+    sys.exit("plot_bench.py: matplotlib is missing (Debian/Ubuntu: apt-get install python3-matplotlib)")
+
+
+def fail(message):
+    print("plot_bench.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+def load(paths):
+    """All cases of all files, each with the device name and a configuration label."""
+    cases = []
+    devices = set()
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            fail(f"{path}: {e}")
+        if not isinstance(doc, dict) or "results" not in doc or "device" not in doc:
+            fail(f"{path}: not a vksort bench JSON file (no 'results' and 'device')")
+        device = doc["device"].get("name", "?")
+        devices.add(device)
+        for c in doc["results"]:
+            if "algorithm" not in c or "gpu_ms" not in c:
+                fail(f"{path}: a result without 'algorithm' or 'gpu_ms' (bench-buckets files are not charts yet)")
+            c = dict(c)
+            c["device"] = device
+            cases.append(c)
+    if not cases:
+        fail("no results in " + ", ".join(paths))
+    for c in cases:
+        label = f"{c['algorithm']} {c['key']}{'+values' if c.get('values') else ''}"
+        if c.get("order") == "descending":
+            label += " desc"
+        if len(devices) > 1:
+            label += f" [{c['device']}]"
+        c["label"] = label
+    return cases
+
+
+def by(items, key):
+    groups = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def panels(cases, value, ylabel, title, path, logy=True, errors=False):
+    """One panel per distribution, one line per configuration, value(case) against n."""
+    dists = by(cases, lambda c: c["distribution"])
+    cols = min(3, len(dists))
+    rows = (len(dists) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False)
+    for ax, (dist, items) in zip(axes.flat, sorted(dists.items())):
+        for label, series in sorted(by(items, lambda c: c["label"]).items()):
+            points = sorted((c["n"], value(c), c) for c in series if value(c) is not None)
+            if not points:
+                continue
+            xs = [p[0] for p in points]
+            ys = [p[1] for p in points]
+            if errors:
+                lo = [p[1] - p[2]["gpu_ms"]["min"] for p in points]
+                hi = [p[2]["gpu_ms"]["max"] - p[1] for p in points]
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
+            else:
+                ax.plot(xs, ys, marker="o", label=label)
+        ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        ax.set_title(dist)
+        ax.set_xlabel("n (keys)")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(dists):]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def phases_chart(cases, path, title):
+    """Stacked per-phase ms of each (configuration, distribution) at its largest n."""
+    largest = {}
+    for c in cases:
+        if not c.get("phases_ms"):
+            continue
+        k = (c["label"], c["distribution"])
+        if k not in largest or c["n"] > largest[k]["n"]:
+            largest[k] = c
+    if not largest:
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.text(0.5, 0.5, "no per-phase times (device without timestamps)", ha="center")
+        ax.axis("off")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return
+    rows = sorted(largest.values(), key=lambda c: (c["label"], c["distribution"]))
+    names = []
+    for c in rows:
+        for p in c["phases_ms"]:
+            if p not in names:
+                names.append(p)
+    # Shares of the total, so that fast and slow configurations read alike; the total is written on top.
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows) + 2), 4.5))
+    totals = [sum((v or {}).get("median", 0.0) for v in c["phases_ms"].values()) or 1.0 for c in rows]
+    bottoms = [0.0] * len(rows)
+    for p in names:
+        heights = [100 * (c["phases_ms"].get(p) or {}).get("median", 0.0) / t for c, t in zip(rows, totals)]
+        ax.bar(range(len(rows)), heights, bottom=bottoms, label=p)
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    for x, t in enumerate(totals):
+        ax.text(x, 101, f"{t:.3g} ms", ha="center", va="bottom", fontsize=7)
+    ax.set_ylim(0, 112)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([f"{c['label']}\n{c['distribution']} n={c['n']}" for c in rows], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("% of the GPU time (median per phase)")
+    ax.legend(fontsize=7)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def median_ms(c):
+    return c["gpu_ms"]["median"] if c.get("gpu_ms") else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Charts from vksort bench JSON files")
+    parser.add_argument("results", nargs="+", help="JSON files written by vksort bench --json / --out")
+    parser.add_argument("--out", required=True, help="folder for the PNG files (created if missing)")
+    parser.add_argument("--prefix", default="", help="prefix of the file names, e.g. 'lavapipe_'")
+    args = parser.parse_args()
+    cases = load(args.results)
+    devices = sorted({c["device"] for c in cases})
+    title = "vksort on " + ", ".join(devices)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        fail(f"--out {args.out}: {e}")
+    out = lambda name: os.path.join(args.out, args.prefix + name)
+    panels(cases, median_ms, "GPU ms (median, min..max)", title + ": time", out("time_vs_n.png"), errors=True)
+    panels(cases, lambda c: c.get("mkeys_per_s"), "Mkeys/s", title + ": throughput", out("rate_vs_n.png"))
+    panels(cases, lambda c: None if c.get("roofline_fraction") is None else 100 * c["roofline_fraction"],
+           "% of copy bandwidth", title + ": share of a copy's speed", out("roofline.png"))
+    phases_chart(cases, out("phases.png"), title + ": phases at the largest n")
+    for name in ("time_vs_n.png", "rate_vs_n.png", "roofline.png", "phases.png"):
+        print(out(name))
+
+
+if __name__ == "__main__":
+    main()

@@ -105,7 +105,8 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
       << "; vs X = X's ms / GPU ms (above 1: the GPU is faster)\n\n";
 }
 
-void print_bench_table(std::ostream& out, std::span<const CaseResult> results) {
+namespace {
+void print_one_table(std::ostream& out, std::span<const CaseResult> results) {
   const std::vector<std::string> phases = names_in(results, &CaseResult::phases_ms);
   const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
 
@@ -149,6 +150,18 @@ void print_bench_table(std::ostream& out, std::span<const CaseResult> results) {
   }
   table.print(out);
 }
+}  // namespace
+
+void print_bench_table(std::ostream& out, std::span<const CaseResult> results) {
+  // A suite's experiments each get their own table under their title.
+  for (size_t begin = 0; begin < results.size();) {
+    size_t end = begin + 1;
+    while (end < results.size() && results[end].experiment == results[begin].experiment) ++end;
+    if (!results[begin].experiment.empty()) out << (begin ? "\n" : "") << "== " << results[begin].experiment << " ==\n";
+    print_one_table(out, results.subspan(begin, end - begin));
+    begin = end;
+  }
+}
 
 std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results) {
   using nlohmann::ordered_json;
@@ -162,6 +175,7 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
   doc["vksort_version"] = vksort::version();
   doc["git_commit"] = s.git_commit;
   doc["command_line"] = s.command_line;
+  if (!s.suite.empty()) doc["suite"] = s.suite;
   doc["device"] = device_json(s.device_info);
   doc["validation"] = s.validation;
   doc["repeat"] = s.repeat;
@@ -171,6 +185,7 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
   ordered_json cases = ordered_json::array();
   for (const auto& r : results) {
     ordered_json c;
+    if (!r.experiment.empty()) c["experiment"] = r.experiment;
     c["algorithm"] = r.algorithm;
     c["key"] = std::string(to_string(r.key));
     c["order"] = std::string(to_string(r.order));
@@ -202,7 +217,7 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
   const std::vector<std::string> phases = names_in(results, &CaseResult::phases_ms);
   const std::vector<std::string> facts = names_in(results, &CaseResult::facts);
   const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
-  std::vector<std::string> header = {"device", "driver", "vksort_version", "git_commit", "algorithm", "key", "order",
+  std::vector<std::string> header = {"device", "driver", "vksort_version", "git_commit", "experiment", "algorithm", "key", "order",
                                      "values", "distribution", "n", "bytes", "gpu_ms_median", "gpu_ms_min",
                                      "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction"};
   for (const auto& c : cpus) header.push_back("cpu_" + identifier(c) + "_ms");
@@ -213,7 +228,7 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
     const auto gpu = gpu_median(r);
     const Summary g = r.gpu_ms.empty() ? Summary{} : summarize(r.gpu_ms);
     std::vector<std::string> row = {s.device_info.name, s.device_info.driver_info, vksort::version(), s.git_commit,
-                                    r.algorithm, std::string(to_string(r.key)), std::string(to_string(r.order)),
+                                    r.experiment, r.algorithm, std::string(to_string(r.key)), std::string(to_string(r.order)),
                                     r.values ? "1" : "0", r.distribution, std::to_string(r.n), std::to_string(r.bytes()),
                                     csv_number(gpu), csv_number(gpu ? std::optional(g.min) : std::nullopt),
                                     csv_number(gpu ? std::optional(g.max) : std::nullopt),

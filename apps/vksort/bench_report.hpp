@@ -19,6 +19,7 @@ using NamedSamples = std::vector<std::pair<std::string, std::vector<double>>>;
 
 // One (configuration, distribution, n) case: every timed run's numbers, summarised only when shown.
 struct CaseResult {
+  std::string experiment;    // the suite's experiment it belongs to ("" outside suites)
   std::string algorithm;     // as resolved, with the variant: "brick/blocks"
   vksort::Key key = vksort::Key::u32;
   vksort::Order order = vksort::Order::ascending;
@@ -46,6 +47,7 @@ struct BenchSetup {
   unsigned radix_threads = 1;
   std::string git_commit;   // of the vksort build ("unknown" outside a git checkout)
   std::string command_line; // as the user typed it, to repeat the run
+  std::string suite;        // "paper", or "" for a plain run
 };
 
 void print_bench_header(std::ostream& out, const BenchSetup& setup);

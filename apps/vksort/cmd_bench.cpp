@@ -13,6 +13,7 @@
 #include <vksort/vksort.hpp>
 
 #include "atomic_file.hpp"
+#include "bench_suite.hpp"
 #include "bench_report.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -200,52 +201,96 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
   return r;
 }
 
-}  // namespace
-
-int run_bench(const GlobalOptions& global, const BenchCommand& c) {
-  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
-  const std::vector<Size> sizes = parse_sizes(c.sizes, "keys");
-  const std::vector<workloads::DistributionSpec> dists = parse_distributions(c.distributions);
+// The lists of one bench run, parsed and checked before any device work.
+struct Matrix {
+  std::string title;  // the experiment, in a suite
+  BenchCommand run;
+  std::vector<Size> sizes;
+  std::vector<workloads::DistributionSpec> dists;
   std::vector<Key> keys;
-  for (const auto& t : c.types) keys.push_back(parse_key_option(t));
   std::vector<Algorithm> algorithms;
-  for (const auto& a : c.algorithms) algorithms.push_back(parse_algorithm_option(a));
   std::vector<BrickVariant> variants;
-  for (const auto& v : c.variants) variants.push_back(parse_variant_option(v));
-  if (keys.empty() || algorithms.empty() || variants.empty())
+  Tuning tuning;
+};
+
+Matrix parse_matrix(const std::string& title, const BenchCommand& c) {
+  Matrix m;
+  m.title = title;
+  m.run = c;
+  m.sizes = parse_sizes(c.sizes, "keys");
+  m.dists = parse_distributions(c.distributions);
+  for (const auto& t : c.types) m.keys.push_back(parse_key_option(t));
+  for (const auto& a : c.algorithms) m.algorithms.push_back(parse_algorithm_option(a));
+  for (const auto& v : c.variants) m.variants.push_back(parse_variant_option(v));
+  if (m.keys.empty() || m.algorithms.empty() || m.variants.empty())
     throw UsageError("--type, --algo and --variant each need at least one value");
-  const Tuning tuning = to_tuning(c.tuning);
-  const OutputPlan plan = plan_outputs(c);
-  // Created now so that an unwritable path fails before the run, not after it.
-  std::optional<AtomicFile> json_out, out_file;
-  if (!c.json.empty()) json_out.emplace(c.json, "--json");
-  if (!c.out.empty()) out_file.emplace(c.out, "--out");
+  m.tuning = to_tuning(c.tuning);
+  return m;
+}
 
-  Device device = open_device(global);
-  for (Key k : keys)
-    for (const auto& s : sizes) check_fits(device.info(), k, c.values, s);
-
+std::vector<Config> make_configs(Device& device, const Matrix& m) {
   std::vector<Config> configs;
-  for (Algorithm a : algorithms)
-    for (Key k : keys)
-      for (BrickVariant v : variants) {
+  for (Algorithm a : m.algorithms)
+    for (Key k : m.keys)
+      for (BrickVariant v : m.variants) {
         Config cfg;
         cfg.options.key = k;
-        cfg.options.order = c.descending ? Order::descending : Order::ascending;
+        cfg.options.order = m.run.descending ? Order::descending : Order::ascending;
         cfg.options.algorithm = a;
-        cfg.options.value_bytes = c.values ? 4 : 0;
+        cfg.options.value_bytes = m.run.values ? 4 : 0;
         cfg.options.brick_variant = v;
-        cfg.options.tuning = tuning;
+        cfg.options.tuning = m.tuning;
         cfg.sorter.emplace(refusals_are_usage_errors(
             "setting up " + std::string(to_string(a)) + " sort of " + std::string(to_string(k)) + " keys",
             [&] { return Sorter(device, cfg.options); }));
         cfg.label = algorithm_label(cfg.sorter->algorithm(), v);
+        // `auto` is shown beside what it chose, so that it can be compared with that algorithm run alone.
+        if (a == Algorithm::automatic) cfg.label = "auto=" + cfg.label;
         // Variants only shape brick sort: other algorithms, and "auto" given twice, would repeat a row.
         const bool repeated = std::any_of(configs.begin(), configs.end(), [&](const Config& o) {
           return o.label == cfg.label && o.options.key == k;
         });
         if (!repeated) configs.push_back(std::move(cfg));
       }
+  return configs;
+}
+
+// "r.json" -> "r-buckets.json": where a suite writes its bucket tables next to the sort results.
+std::string buckets_path(const std::string& path) {
+  const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "-buckets.json";
+  return path.substr(0, dot) + "-buckets.json";
+}
+
+}  // namespace
+
+int run_bench(const GlobalOptions& global, const BenchCommand& c) {
+  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  const OutputPlan plan = plan_outputs(c);
+  std::optional<uint64_t> max_n;
+  if (!c.max_n.empty()) {
+    if (c.suite.empty()) throw UsageError("--max-n: only with --suite (it scales a suite's sizes)");
+    max_n = parse_sizes({c.max_n}, "keys").front().n;
+  }
+  // Without a suite, the command line's own lists are checked before the device opens.
+  std::vector<Matrix> matrices;
+  if (c.suite.empty()) matrices.push_back(parse_matrix("", c));
+  else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
+  // Created now so that an unwritable path fails before the run, not after it.
+  std::optional<AtomicFile> json_out, out_file;
+  if (!c.json.empty()) json_out.emplace(c.json, "--json");
+  if (!c.out.empty()) out_file.emplace(c.out, "--out");
+
+  Device device = open_device(global);
+  if (!c.suite.empty())
+    for (Experiment& e : suite_experiments(c.suite, device.info(), max_n.value_or(0))) {
+      e.run.repeat = c.repeat;
+      e.run.seed = c.seed;
+      matrices.push_back(parse_matrix(e.title, e.run));
+    }
+  for (const Matrix& m : matrices)
+    for (Key k : m.keys)
+      for (const auto& s : m.sizes) check_fits(device.info(), k, m.run.values, s);
 
   BenchSetup setup;
   setup.device = describe_device(device.info());
@@ -254,9 +299,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   setup.repeat = c.repeat;
   setup.seed = c.seed;
   setup.radix_threads = std::max(1u, std::thread::hardware_concurrency());
-
   setup.git_commit = VKSORT_GIT_COMMIT;
   setup.command_line = c.command_line;
+  setup.suite = c.suite;
 
   // The roofline yardstick: one copy per distinct byte count, measured before the sorts it scales.
   std::vector<std::pair<uint64_t, double>> copy_ms;  // bytes -> median ms
@@ -272,44 +317,49 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   // Work of a case for the time-left estimate: n log n per run, GPU and CPU alike.
   auto work = [&](uint64_t n) { return double(n) * std::log2(double(n) + 2.0) * double(c.repeat + 1); };
   double total_work = 0;
-  for (size_t i = 0; i < configs.size(); ++i)
-    for (const auto& s : sizes) total_work += work(s.n) * double(dists.size());
+  for (const Matrix& m : matrices)
+    for (const auto& s : m.sizes)
+      total_work += work(s.n) * double(m.dists.size() * m.algorithms.size() * m.keys.size() * m.variants.size());
+  // Every Sorter is set up before the first case runs, so that an unsupported combination late in a
+  // suite fails at once rather than after minutes of measuring.
+  std::vector<std::vector<Config>> configs;
+  for (const Matrix& m : matrices) configs.push_back(make_configs(device, m));
   std::vector<CaseResult> results;
   Progress progress(total_work);
-  auto show_partial = [&] {
-    progress.clear();
-    if (!results.empty() && plan.table_to_stdout) {
-      print_bench_header(std::cout, setup);
-      print_bench_table(std::cout, results);
-      std::cout << std::flush;
-    }
+  auto show = [&] {
+    if (results.empty() || !plan.table_to_stdout) return;
+    print_bench_header(std::cout, setup);
+    print_bench_table(std::cout, results);
+    std::cout << std::flush;
   };
   try {
-    for (auto& cfg : configs)
-      for (const auto& s : sizes) {
-        const uint32_t kb = key_bytes(cfg.options.key);
-        Buffer key_buffer = allocate(device, s.n * kb, std::to_string(s.n) + " keys");
-        std::optional<Buffer> value_buffer;
-        if (c.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
-        for (const auto& d : dists) {
-          progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
-                             " n=" + std::to_string(s.n),
-                         work(s.n));
-          CaseResult r = run_case(cfg, d, s, c, key_buffer, value_buffer ? &*value_buffer : nullptr);
-          r.copy_ms = copy_time(r.bytes());
-          results.push_back(std::move(r));
+    for (size_t i = 0; i < matrices.size(); ++i) {
+      const Matrix& m = matrices[i];
+      for (auto& cfg : configs[i])
+        for (const auto& s : m.sizes) {
+          const uint32_t kb = key_bytes(cfg.options.key);
+          Buffer key_buffer = allocate(device, s.n * kb, std::to_string(s.n) + " keys");
+          std::optional<Buffer> value_buffer;
+          if (m.run.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
+          for (const auto& d : m.dists) {
+            progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
+                               " n=" + std::to_string(s.n),
+                           work(s.n));
+            CaseResult r = run_case(cfg, d, s, m.run, key_buffer, value_buffer ? &*value_buffer : nullptr);
+            r.experiment = m.title;
+            r.copy_ms = copy_time(r.bytes());
+            results.push_back(std::move(r));
+          }
         }
-      }
+    }
   } catch (...) {
     // What was measured correctly before the failure is still worth seeing.
-    show_partial();
+    progress.clear();
+    show();
     throw;
   }
   progress.clear();
-  if (plan.table_to_stdout) {
-    print_bench_header(std::cout, setup);
-    print_bench_table(std::cout, results);
-  }
+  show();
   auto render = [&](const std::string& format) {
     return format == "csv" ? bench_csv(setup, results) : bench_json(setup, results);
   };
@@ -323,6 +373,18 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
     const std::string text = render(plan.file_format);
     out_file->write(std::as_bytes(std::span(text.data(), text.size())));
     out_file->commit();
+  }
+  if (!c.suite.empty()) {
+    // The suite's bucket-list tables: their own table on stdout, their own JSON beside the sorts'.
+    BucketBenchCommand b = suite_bucket_tables(device.info(), max_n.value_or(0));
+    b.repeat = c.repeat;
+    b.seed = c.seed;
+    b.command_line = c.command_line;
+    b.quiet = !plan.table_to_stdout;
+    const std::string& path = !c.json.empty() ? c.json : plan.file_format == "json" ? c.out : std::string();
+    if (!path.empty()) b.json = buckets_path(path);
+    if (plan.table_to_stdout) std::cout << "\n";
+    return run_bench_buckets_on(device, b);
   }
   return exit_ok;
 }

@@ -261,32 +261,52 @@ std::string cases_csv(const DeviceInfo& d, const std::vector<BucketCase>& cases)
   return csv;
 }
 
+// The options of one bucket benchmark, parsed and checked before any device work.
+struct BucketPlan {
+  std::vector<Size> sizes;
+  std::vector<double> per_bucket, moved;
+  std::vector<uint32_t> parts;
+  std::vector<int> tables;
+  bool csv = false, json = false;
+};
+
+BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
+  BucketPlan p;
+  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  p.sizes = parse_sizes(c.sizes, "elements");
+  p.per_bucket = parse_numbers(c.per_bucket, "--per-bucket", 1.0 / 1024, 1u << 20);
+  p.moved = parse_numbers(c.moved, "--moved", 0, 100);
+  for (const auto& part : c.parts) p.parts.push_back(parse_parts(part));
+  if (p.parts.empty()) throw UsageError("--parts: no values given");
+  for (const auto& t : c.tables) {
+    if (t != "1" && t != "2" && t != "3") throw UsageError("--tables: '" + t + "': the paper's tables are 1, 2 and 3");
+    p.tables.push_back(std::stoi(t));
+  }
+  if (p.tables.empty()) throw UsageError("--tables: no tables given");
+  if (c.grid_per_bucket < 1) throw UsageError("--grid-per-bucket: at least 1 element per bucket on average");
+  p.csv = c.format == "csv";
+  p.json = c.format == "json";
+  if (!c.format.empty() && c.format != "table" && !p.csv && !p.json)
+    throw UsageError("--format: unknown format '" + c.format + "' (known: table, csv, json)");
+  return p;
+}
+
 }  // namespace
 
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) {
-  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
-  const std::vector<Size> sizes = parse_sizes(c.sizes, "elements");
-  const std::vector<double> per_bucket = parse_numbers(c.per_bucket, "--per-bucket", 1.0 / 1024, 1u << 20);
-  const std::vector<double> moved = parse_numbers(c.moved, "--moved", 0, 100);
-  std::vector<uint32_t> parts;
-  for (const auto& p : c.parts) parts.push_back(parse_parts(p));
-  if (parts.empty()) throw UsageError("--parts: no values given");
-  std::vector<int> tables;
-  for (const auto& t : c.tables) {
-    if (t != "1" && t != "2" && t != "3") throw UsageError("--tables: '" + t + "': the paper's tables are 1, 2 and 3");
-    tables.push_back(std::stoi(t));
-  }
-  if (tables.empty()) throw UsageError("--tables: no tables given");
-  if (c.grid_per_bucket < 1) throw UsageError("--grid-per-bucket: at least 1 element per bucket on average");
-  const bool csv = c.format == "csv", json = c.format == "json";
-  if (!c.format.empty() && c.format != "table" && !csv && !json)
-    throw UsageError("--format: unknown format '" + c.format + "' (known: table, csv, json)");
+  parse_bucket_plan(c);  // bad options are refused before the device opens
+  Device device = open_device(global);
+  return run_bench_buckets_on(device, c);
+}
+
+int run_bench_buckets_on(Device& device, const BucketBenchCommand& c) {
+  const BucketPlan plan = parse_bucket_plan(c);
+  const auto& [sizes, per_bucket, moved, parts, tables, csv, json] = plan;
   std::optional<AtomicFile> json_out;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   auto has = [&](int t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); };
   auto buckets_for = [](uint64_t n, double per) { return uint32_t(std::max(1.0, std::floor(double(n) / per))); };
 
-  Device device = open_device(global);
   BucketBench bench(device, c);
   std::vector<BucketCase> cases;
   // Steps for the progress bar, weighted by their elements.
@@ -338,7 +358,7 @@ int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) 
       }
   } catch (...) {
     progress.clear();
-    if (!cases.empty() && !csv && !json) print_table(std::cout, cases);
+    if (!cases.empty() && !csv && !json && !c.quiet) print_table(std::cout, cases);
     throw;
   }
   progress.clear();
@@ -355,9 +375,12 @@ int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) 
   doc["grid_per_bucket"] = c.grid_per_bucket;
   doc["results"] = cases_json(cases);
   const std::string json_text = doc.dump(2) + "\n";
-  if (csv) std::cout << cases_csv(device.info(), cases);
-  else if (json) std::cout << json_text;
-  else {
+  if (c.quiet) {
+  } else if (csv) {
+    std::cout << cases_csv(device.info(), cases);
+  } else if (json) {
+    std::cout << json_text;
+  } else {
     std::cout << "vksort " << vksort::version() << " (" << VKSORT_GIT_COMMIT << ") bench-buckets on "
               << describe_device(device.info()) << (device.validation_enabled() ? ", validation on" : "") << '\n'
               << "GPU: median (min..max) of " << c.repeat << " timed runs after 1 warm-up, from GPU timestamps; every "

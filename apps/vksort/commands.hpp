@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <vksort/device.hpp>
+
 #include "open_device.hpp"
 
 namespace vksort::cli {
@@ -45,6 +47,8 @@ struct BenchCommand {
   std::string format;  // stdout's form: table (default), csv or json; with `out`, the file's form
   std::string out;     // write csv or json here (the table still goes to stdout)
   std::string command_line;  // as typed, recorded in the JSON
+  std::string suite;   // run a named suite ("paper") instead of the lists above
+  std::string max_n;   // a suite's largest size ("" = chosen for the device)
   TuningOptions tuning;
 };
 
@@ -59,11 +63,14 @@ struct BucketBenchCommand {
   int64_t repeat = 3;
   uint64_t seed = 1;
   std::string json, format, command_line;
+  bool quiet = false;    // print nothing (a suite whose stdout is csv or json)
 };
 
 int run_info(const GlobalOptions& global);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
+// The same on an open device.
+int run_bench_buckets_on(vksort::Device& device, const BucketBenchCommand& command);
 
 }  // namespace vksort::cli

@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")
       ->type_name("S")
       ->check(not_negative);
+  bench_cmd->add_option("--suite", bench.suite,
+                        "Run a named suite instead: paper (the papers' experiments, sized for the device)")
+      ->type_name("NAME");
+  bench_cmd->add_option("--max-n", bench.max_n, "With --suite: the largest size (default: 2^20 on CPU devices, else 2^24)")
+      ->type_name("N");
   bench_cmd->add_option("--json", bench.json, "Also write the results as JSON to this file")->type_name("FILE");
   bench_cmd->add_option("--format", bench.format,
                         "table (default), csv or json: the form of stdout, or with --out of that file")

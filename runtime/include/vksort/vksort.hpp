@@ -5,6 +5,7 @@
 //   vksort::sort(gpu, std::span(keys), {.key = vksort::Key::f32, .algorithm = vksort::Algorithm::brick});
 #pragma once
 
+#include "vksort/auto_profile.hpp"
 #include "vksort/bandwidth.hpp"
 #include "vksort/bucket_lists.hpp"
 #include "vksort/buffer.hpp"

@@ -1,0 +1,163 @@
+// vksort::AutoProfile: the choice of Algorithm::automatic, its file format and where it is cached.
+#include "vksort/auto_profile.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "vksort/error.hpp"
+
+namespace vksort {
+
+namespace {
+
+constexpr const char* kinds[2][2] = {{"32 keys", "32 values"}, {"64 keys", "64 values"}};
+
+std::string hex_uuid(const DeviceInfo& d) {
+  std::string s;
+  char buf[3];
+  for (uint8_t b : d.uuid) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    s += buf;
+  }
+  return s;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+Algorithm AutoProfile::choose(Key key, bool values, uint64_t n, uint32_t brick_tile) const {
+  const AutoCrossovers& c = of(key, values);
+  const uint64_t brick_up_to = c.brick_up_to == AutoCrossovers::one_tile ? brick_tile : c.brick_up_to;
+  if (n <= brick_up_to) return Algorithm::brick;
+  if (c.sample_from && n >= c.sample_from) return Algorithm::sample;
+  return Algorithm::radix;
+}
+
+std::string AutoProfile::to_text(const DeviceInfo& d) const {
+  std::ostringstream out;
+  out << "# How vksort's Algorithm::automatic chooses on \"" << d.name << "\" (" << d.driver_info
+      << "), written by `vksort tune`.\n"
+      << "# Per kind of sort: brick sort up to brick_up_to keys, sample sort from sample_from keys (0: never),\n"
+      << "# radix sort between. Delete this file to go back to the built-in defaults.\n"
+      << "vksort-auto-profile 1\n";
+  for (int wide = 0; wide < 2; ++wide)
+    for (int values = 0; values < 2; ++values) {
+      const AutoCrossovers& c = crossovers[wide][values];
+      out << kinds[wide][values] << " brick_up_to ";
+      if (c.brick_up_to == AutoCrossovers::one_tile) out << "one_tile";
+      else out << c.brick_up_to;
+      out << " sample_from " << c.sample_from << "\n";
+    }
+  return out.str();
+}
+
+AutoProfile AutoProfile::parse(std::string_view text, const std::string& source) {
+  AutoProfile p;
+  p.source = source;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int line_no = 0;
+  bool header = false;
+  bool seen[2][2] = {};
+  auto fail = [&](const std::string& why) {
+    throw Error(source + ", line " + std::to_string(line_no) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    if (!header) {
+      std::string magic;
+      int version = 0;
+      if (!(words >> magic >> version) || magic != "vksort-auto-profile") fail("not a vksort auto profile");
+      if (version != 1) fail("profile version " + std::to_string(version) + " is not supported (this vksort reads 1)");
+      header = true;
+      continue;
+    }
+    std::string bits, what, brick_word, brick_value, sample_word;
+    uint64_t sample_from = 0;
+    if (!(words >> bits >> what >> brick_word >> brick_value >> sample_word >> sample_from) ||
+        (bits != "32" && bits != "64") || (what != "keys" && what != "values") || brick_word != "brick_up_to" ||
+        sample_word != "sample_from")
+      fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N>', got '" + line + "'");
+    std::string rest;
+    if (words >> rest) fail("unexpected '" + rest + "' after the sample_from value");
+    AutoCrossovers c;
+    c.sample_from = sample_from;
+    if (brick_value == "one_tile") {
+      c.brick_up_to = AutoCrossovers::one_tile;
+    } else {
+      char* end = nullptr;
+      c.brick_up_to = std::strtoull(brick_value.c_str(), &end, 10);
+      if (brick_value.empty() || *end || brick_value[0] == '-') fail("brick_up_to '" + brick_value + "' is not a count");
+    }
+    const int wide = bits == "64", values = what == "values";
+    if (seen[wide][values]) fail("'" + bits + " " + what + "' is given twice");
+    seen[wide][values] = true;
+    p.crossovers[wide][values] = c;
+  }
+  if (!header) throw Error(source + ": empty, not a vksort auto profile");
+  for (int wide = 0; wide < 2; ++wide)
+    for (int values = 0; values < 2; ++values)
+      if (!seen[wide][values]) throw Error(source + ": no line for '" + kinds[wide][values] + "'");
+  return p;
+}
+
+std::string auto_profile_path(const DeviceInfo& d) {
+  std::string dir = env("VKSORT_CACHE_DIR");
+  if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/vksort";
+  if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.cache/vksort";
+  if (dir.empty()) return "";
+  return dir + "/auto-profile-" + hex_uuid(d) + "-driver" + std::to_string(d.driver_version) + ".txt";
+}
+
+void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw Error("saving the auto profile: no path (set VKSORT_CACHE_DIR or HOME)");
+  std::error_code ec;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  if (ec) throw Error("saving the auto profile: cannot create " + target.parent_path().string() + ": " + ec.message());
+  const std::string temp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << profile.to_text(device);
+    out.flush();
+    if (!out) {
+      fs::remove(temp, ec);
+      throw Error("saving the auto profile: cannot write " + temp);
+    }
+  }
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw Error("saving the auto profile: cannot rename " + temp + " to " + path + ": " + ec.message());
+  }
+}
+
+AutoProfile load_auto_profile(const DeviceInfo& device) {
+  const std::string path = auto_profile_path(device);
+  if (path.empty()) return {};
+  std::ifstream in(path);
+  if (!in) return {};  // never tuned: the defaults
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return AutoProfile::parse(text.str(), path);
+  } catch (const Error& e) {
+    AutoProfile defaults;
+    defaults.source = std::string("built-in defaults (ignored ") + e.what() + ")";
+    return defaults;
+  }
+}
+
+}  // namespace vksort

@@ -1,0 +1,131 @@
+// Algorithm::automatic's profile: the choice by n, the file format (round trip and clear errors), where
+// it is cached, and that a corrupt cache never stops sorting.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "support/test_device.hpp"
+#include "vksort/vksort.hpp"
+
+using namespace vksort;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Sets an environment variable for the scope, restoring the old value afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+fs::path temp_folder() {
+  std::string templ = (fs::temp_directory_path() / "vksort-profile-XXXXXX").string();
+  REQUIRE(mkdtemp(templ.data()) != nullptr);
+  return templ;
+}
+
+AutoProfile sample_profile() {
+  AutoProfile p;
+  p.of(Key::u32, false) = {0, 0};
+  p.of(Key::f32, true) = {4096, 1u << 22};
+  p.of(Key::i64, false) = {AutoCrossovers::one_tile, 1u << 20};
+  p.of(Key::u64, true) = {123, 0};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("auto profile: brick up to the crossover (or one tile), sample from its crossover, radix between") {
+  AutoProfile p = sample_profile();
+  CHECK(p.choose(Key::u32, false, 1, 2048) == Algorithm::radix);  // brick never
+  CHECK(p.choose(Key::i32, true, 4096, 2048) == Algorithm::brick);
+  CHECK(p.choose(Key::i32, true, 4097, 2048) == Algorithm::radix);
+  CHECK(p.choose(Key::i32, true, 1u << 22, 2048) == Algorithm::sample);
+  CHECK(p.choose(Key::f64, false, 2048, 2048) == Algorithm::brick);  // one tile
+  CHECK(p.choose(Key::f64, false, 2049, 2048) == Algorithm::radix);
+  CHECK(p.choose(Key::u64, false, 1u << 20, 2048) == Algorithm::sample);
+  CHECK(p.choose(Key::u64, true, 1u << 30, 2048) == Algorithm::radix);
+  const AutoProfile defaults;
+  for (Key k : {Key::u32, Key::f64})
+    for (bool v : {false, true}) {
+      CHECK(defaults.choose(k, v, 1000, 1024) == Algorithm::brick);
+      CHECK(defaults.choose(k, v, 1025, 1024) == Algorithm::radix);
+      CHECK(defaults.choose(k, v, uint64_t(1) << 30, 1024) == Algorithm::radix);
+    }
+}
+
+TEST_CASE("auto profile: the text round-trips, and every malformed line is named") {
+  const DeviceInfo& info = test::device().info();
+  const AutoProfile p = sample_profile();
+  const std::string text = p.to_text(info);
+  CHECK(text.find(info.name) != std::string::npos);
+  const AutoProfile back = AutoProfile::parse(text, "mem");
+  for (int w = 0; w < 2; ++w)
+    for (int v = 0; v < 2; ++v) CHECK(back.crossovers[w][v] == p.crossovers[w][v]);
+  CHECK(back.source == "mem");
+
+  struct Bad {
+    std::string text, needle;
+  };
+  const std::string ok = "vksort-auto-profile 1\n32 keys brick_up_to 1 sample_from 0\n32 values brick_up_to 1 sample_from 0\n"
+                         "64 keys brick_up_to 1 sample_from 0\n";
+  const Bad bad[] = {
+      {"", "empty"},
+      {"hello 1\n", "line 1: not a vksort auto profile"},
+      {"vksort-auto-profile 2\n", "version 2"},
+      {ok, "no line for '64 values'"},
+      {ok + "64 values brick_up_to -3 sample_from 0\n", "line 5: brick_up_to '-3'"},
+      {ok + "64 values brick_up_to x sample_from 0\n", "brick_up_to 'x'"},
+      {ok + "64 values brick_up_to 5 sample_from 0 extra\n", "unexpected 'extra'"},
+      {ok + "48 values brick_up_to 5 sample_from 0\n", "line 5: expected"},
+      {ok + "32 keys brick_up_to 5 sample_from 0\n", "'32 keys' is given twice"},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.text);
+    CHECK_THROWS_WITH_AS(AutoProfile::parse(b.text, "f.txt"), doctest::Contains(b.needle.c_str()), Error);
+  }
+}
+
+TEST_CASE("auto profile: cached per device and driver; saved atomically; a corrupt cache falls back to defaults") {
+  const DeviceInfo& info = test::device().info();
+  const fs::path dir = temp_folder();
+  {
+    ScopedEnv cache("VKSORT_CACHE_DIR", (dir / "nested").string());
+    const std::string path = auto_profile_path(info);
+    CHECK(path.starts_with((dir / "nested").string()));
+    CHECK(path.find(std::to_string(info.driver_version)) != std::string::npos);
+    CHECK(load_auto_profile(info).source == "built-in defaults");  // nothing tuned yet
+
+    save_auto_profile(sample_profile(), info, path);
+    CHECK(fs::exists(path));
+    CHECK(std::distance(fs::directory_iterator(dir / "nested"), fs::directory_iterator()) == 1);  // no temporary left
+    const AutoProfile loaded = load_auto_profile(info);
+    CHECK(loaded.source == path);
+    CHECK(loaded.of(Key::u64, true) == sample_profile().of(Key::u64, true));
+
+    std::ofstream(path) << "vksort-auto-profile 1\ngarbage\n";
+    const AutoProfile fallback = load_auto_profile(info);
+    CHECK(fallback.source.starts_with("built-in defaults (ignored "));
+    CHECK(fallback.source.find("line 2") != std::string::npos);
+    CHECK(fallback.of(Key::u32, false) == AutoCrossovers{});
+  }
+  {
+    ScopedEnv cache("VKSORT_CACHE_DIR", "");
+    ScopedEnv xdg("XDG_CACHE_HOME", (dir / "xdg").string());
+    CHECK(auto_profile_path(info).starts_with((dir / "xdg" / "vksort").string()));
+  }
+  fs::remove_all(dir);
+}

@@ -1,0 +1,257 @@
+#include "bench_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "cli_error.hpp"
+#include "counts.hpp"
+#include "cpu_baselines.hpp"
+#include "progress.hpp"
+#include "reference_sort.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+struct Config {
+  SortOptions options;
+  std::string label;  // "brick/blocks"
+  std::optional<Sorter> sorter;
+};
+
+std::vector<workloads::DistributionSpec> parse_distributions(const std::vector<std::string>& texts) {
+  std::vector<workloads::DistributionSpec> specs;
+  for (const auto& t : texts) {
+    const auto spec = workloads::parse_distribution(t);
+    // A known name with a bad parameter: say what is wrong with the parameter.
+    if (!spec && t.find(':') != std::string::npos) {
+      const std::string name = t.substr(0, t.find(':')), param = t.substr(t.find(':') + 1);
+      if (const auto kind = workloads::parse_distribution(name)) {
+        if (!workloads::takes_param(kind->kind))
+          throw UsageError("--dist: '" + t + "': " + name + " takes no parameter");
+        char* end = nullptr;
+        const double v = std::strtod(param.c_str(), &end);
+        const std::string why = param.empty() || *end ? in_quotes(param) + " is not a number"
+                                                      : workloads::invalid_reason({kind->kind, v});
+        throw UsageError("--dist: '" + t + "': bad parameter" + (why.empty() ? "" : ": " + why));
+      }
+    }
+    if (!spec) {
+      std::string known;
+      for (auto name : workloads::distribution_names()) known += (known.empty() ? "" : ", ") + std::string(name);
+      throw UsageError("--dist: unknown distribution or bad parameter '" + t + "' (known: " + known +
+                       "; parameters as in nearly_sorted:5, few_unique:16, entropy:3, zipf:1.2)");
+    }
+    specs.push_back(*spec);
+  }
+  if (specs.empty()) throw UsageError("--dist: no distributions given");
+  return specs;
+}
+
+std::string human_bytes(uint64_t b) {
+  char buf[32];
+  if (b >= (uint64_t(1) << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1 << 30));
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
+  return buf;
+}
+
+// Refuses sizes the device cannot hold before any case runs, so a typo in the last size does not
+// cost the time of all the others.
+void check_fits(const DeviceInfo& d, Key key, bool values, const Size& s) {
+  const uint64_t key_bytes_total = s.n * key_bytes(key), value_bytes_total = values ? s.n * 4 : 0;
+  const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys";
+  if (d.max_allocation_size && key_bytes_total > d.max_allocation_size)
+    throw UsageError(what + " need " + human_bytes(key_bytes_total) + " in one buffer, more than \"" + d.name +
+                     "\" allows (maxMemoryAllocationSize " + human_bytes(d.max_allocation_size) + ")");
+  if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
+    throw UsageError(what + (values ? " and their values" : "") + " need " +
+                     human_bytes(key_bytes_total + value_bytes_total) + ", more than \"" + d.name + "\" has (" +
+                     human_bytes(d.device_local_bytes) + " device-local)");
+}
+
+Buffer allocate(Device& device, uint64_t bytes, const std::string& purpose) {
+  try {
+    return Buffer(device, bytes, purpose);
+  } catch (const vksort::Error& e) {
+    if (is_out_of_memory(e) || is_refusal(e)) throw UsageError(std::string("the device cannot hold the input: ") + e.what());
+    throw;
+  }
+}
+
+template <class F>
+double host_ms(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void add_sample(NamedSamples& named, const std::string& name, double v) {
+  for (auto& [k, samples] : named)
+    if (k == name) return samples.push_back(v);
+  named.push_back({name, {v}});
+}
+
+struct Input {
+  std::vector<std::byte> keys;
+  std::vector<uint32_t> values;  // empty without --values
+};
+
+CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, const Size& size,
+                    const BenchCommand& c, Buffer& key_buffer, Buffer* value_buffer, bool cpu_baselines) {
+  const SortOptions& o = config.options;
+  const uint64_t n = size.n;
+  CaseResult r;
+  r.algorithm = config.label;
+  r.key = o.key;
+  r.order = o.order;
+  r.values = o.value_bytes != 0;
+  r.distribution = workloads::to_string(dist);
+  r.n = n;
+  const std::string name = config.label + " " + std::string(to_string(o.key)) + (r.values ? "+values " : " ") +
+                           std::string(to_string(o.order)) + " " + r.distribution + " n=" + std::to_string(n) +
+                           " seed=" + std::to_string(c.seed);
+
+  Input input;
+  input.keys = workloads::generate_keys(o.key, dist, n, c.seed);
+  if (r.values) input.values = workloads::generate_values(n);
+  Input expected = input;
+  workloads::reference_sort(o.key, o.order, expected.keys, expected.values);
+  Input got = input;
+
+  // Run 0 is the warm-up (pipeline caches, first-touch of memory); runs 1..repeat are timed. Every
+  // run is checked: a fast wrong answer must stop the benchmark, not become a number.
+  for (int64_t run = 0; run <= c.repeat; ++run) {
+    key_buffer.upload(input.keys);
+    if (value_buffer) value_buffer->upload(std::as_bytes(std::span(input.values)));
+    const SortStats stats = refusals_are_usage_errors(
+        name, [&] { return config.sorter->sort(key_buffer, value_buffer, n); });
+    key_buffer.download(got.keys);
+    if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(got.values)));
+    // For the CLI's own tests only: corrupts the last run's result to prove that it is caught.
+    if (run == c.repeat && std::getenv("VKSORT_BENCH_TEST_CORRUPT")) got.keys[(n - 1) * key_bytes(o.key)] ^= std::byte{1};
+    const std::string diff = workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
+    if (!diff.empty())
+      throw RuntimeFailure("bench " + name + ": " + (run == 0 ? "warm-up run" : "timed run " + std::to_string(run) + " of " + std::to_string(c.repeat)) +
+                           " gave a wrong result: " + diff);
+    if (run == 0) continue;
+    if (stats.timed()) {
+      r.gpu_ms.push_back(stats.gpu_ms);
+      for (const auto& [phase, ms] : stats.phases_ms) add_sample(r.phases_ms, phase, ms);
+    }
+    for (const auto& [fact, v] : stats.facts) add_sample(r.facts, fact, v);
+  }
+
+  // CPU baselines on the same input, each on a fresh copy, checked like the GPU's result (std::sort
+  // is unstable, so only its keys must match).
+  if (!cpu_baselines) return r;
+  for (const workloads::CpuBaseline& cpu : workloads::cpu_baselines()) {
+    for (int64_t run = 0; run < c.repeat; ++run) {
+      got = input;
+      const double ms = host_ms([&] { cpu.sort(o.key, o.order, got.keys, got.values); });
+      const std::string diff = cpu.stable ? workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values)
+                                          : workloads::first_difference(o.key, expected.keys, got.keys);
+      if (!diff.empty())
+        throw RuntimeFailure("bench " + name + ": CPU baseline " + std::string(cpu.name) + " gave a wrong result: " + diff);
+      add_sample(r.cpu_ms, std::string(cpu.name), ms);
+    }
+  }
+  return r;
+}
+
+std::vector<Config> make_configs(Device& device, const Matrix& m) {
+  std::vector<Config> configs;
+  for (Algorithm a : m.algorithms)
+    for (Key k : m.keys)
+      for (BrickVariant v : m.variants) {
+        Config cfg;
+        cfg.options.key = k;
+        cfg.options.order = m.run.descending ? Order::descending : Order::ascending;
+        cfg.options.algorithm = a;
+        cfg.options.value_bytes = m.run.values ? 4 : 0;
+        cfg.options.brick_variant = v;
+        cfg.options.tuning = m.tuning;
+        cfg.sorter.emplace(refusals_are_usage_errors(
+            "setting up " + std::string(to_string(a)) + " sort of " + std::string(to_string(k)) + " keys",
+            [&] { return Sorter(device, cfg.options); }));
+        cfg.label = algorithm_label(cfg.sorter->algorithm(), v);
+        // `auto` is shown beside what it chose, so that it can be compared with that algorithm run alone.
+        if (a == Algorithm::automatic) cfg.label = "auto=" + cfg.label;
+        // Variants only shape brick sort: other algorithms, and "auto" given twice, would repeat a row.
+        const bool repeated = std::any_of(configs.begin(), configs.end(), [&](const Config& o) {
+          return o.label == cfg.label && o.options.key == k;
+        });
+        if (!repeated) configs.push_back(std::move(cfg));
+      }
+  return configs;
+}
+
+}  // namespace
+
+Matrix parse_matrix(const std::string& title, const BenchCommand& c) {
+  Matrix m;
+  m.title = title;
+  m.run = c;
+  m.sizes = parse_sizes(c.sizes, "keys");
+  m.dists = parse_distributions(c.distributions);
+  for (const auto& t : c.types) m.keys.push_back(parse_key_option(t));
+  for (const auto& a : c.algorithms) m.algorithms.push_back(parse_algorithm_option(a));
+  for (const auto& v : c.variants) m.variants.push_back(parse_variant_option(v));
+  if (m.keys.empty() || m.algorithms.empty() || m.variants.empty())
+    throw UsageError("--type, --algo and --variant each need at least one value");
+  m.tuning = to_tuning(c.tuning);
+  return m;
+}
+
+void check_fits(const DeviceInfo& device, const Matrix& m) {
+  for (Key k : m.keys)
+    for (const auto& s : m.sizes) check_fits(device, k, m.run.values, s);
+}
+
+void run_matrices(Device& device, const std::vector<Matrix>& matrices, const RunOptions& options,
+                  std::vector<CaseResult>& results) {
+  // The roofline yardstick: one copy per distinct byte count, measured before the sorts it scales.
+  std::vector<std::pair<uint64_t, double>> copy_ms;  // bytes -> median ms
+  auto copy_time = [&](uint64_t bytes, int64_t repeat) {
+    for (const auto& [b, ms] : copy_ms)
+      if (b == bytes) return ms;
+    const CopyBandwidth bw = refusals_are_usage_errors("measuring the copy bandwidth",
+                                                       [&] { return measure_copy_bandwidth(device, bytes, int(repeat)); });
+    copy_ms.push_back({bytes, bw.ms});
+    return bw.ms;
+  };
+
+  // Work of a case for the time-left estimate: n log n per run, GPU and CPU alike.
+  auto work = [&](uint64_t n, int64_t repeat) { return double(n) * std::log2(double(n) + 2.0) * double(repeat + 1); };
+  double total_work = 0;
+  for (const Matrix& m : matrices)
+    for (const auto& s : m.sizes)
+      total_work += work(s.n, m.run.repeat) * double(m.dists.size() * m.algorithms.size() * m.keys.size() * m.variants.size());
+  std::vector<std::vector<Config>> configs;
+  for (const Matrix& m : matrices) configs.push_back(make_configs(device, m));
+  Progress progress(total_work);
+  for (size_t i = 0; i < matrices.size(); ++i) {
+    const Matrix& m = matrices[i];
+    for (auto& cfg : configs[i])
+      for (const auto& s : m.sizes) {
+        const uint32_t kb = key_bytes(cfg.options.key);
+        Buffer key_buffer = allocate(device, s.n * kb, std::to_string(s.n) + " keys");
+        std::optional<Buffer> value_buffer;
+        if (m.run.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
+        for (const auto& d : m.dists) {
+          progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
+                             " n=" + std::to_string(s.n),
+                         work(s.n, m.run.repeat));
+          CaseResult r = run_case(cfg, d, s, m.run, key_buffer, value_buffer ? &*value_buffer : nullptr,
+                                  options.cpu_baselines);
+          r.experiment = m.title;
+          if (options.roofline) r.copy_ms = copy_time(r.bytes(), m.run.repeat);
+          results.push_back(std::move(r));
+        }
+      }
+  }
+}
+
+}  // namespace vksort::cli

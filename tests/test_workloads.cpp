@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cpu_baselines.hpp"
+#include "crossovers.hpp"
 #include "distributions.hpp"
 #include "host_keys.hpp"
 #include "reference_sort.hpp"
@@ -650,4 +651,31 @@ TEST_CASE("lsd_radix_sort skips constant digits and still sorts") {
   reference_sort(Key::u32, Order::ascending, expected, {});
   lsd_radix_sort(Key::u32, Order::ascending, keys, {});
   CHECK(first_difference(Key::u32, expected, keys) == "");
+}
+
+TEST_CASE("crossovers: brick's unbroken prefix of wins, sample's unbroken suffix, radix between") {
+  using workloads::Timing;
+  const Algorithm B = Algorithm::brick, R = Algorithm::radix, S = Algorithm::sample;
+  auto find = [](std::vector<Timing> t) { return workloads::find_crossovers(t); };
+  // brick wins 256 and 1024, radix 4096 and 16384, sample from 65536 on.
+  auto c = find({{256, B, 1}, {256, R, 2}, {1024, B, 2}, {1024, R, 3}, {4096, B, 9}, {4096, R, 4}, {16384, R, 5},
+                 {16384, S, 6}, {65536, R, 20}, {65536, S, 10}, {262144, R, 80}, {262144, S, 40}});
+  CHECK(c.brick_up_to == 1024);
+  CHECK(c.sample_from == 65536);
+  // Radix everywhere: neither.
+  c = find({{256, B, 3}, {256, R, 2}, {4096, R, 4}, {4096, S, 5}});
+  CHECK(c.brick_up_to == 0);
+  CHECK(c.sample_from == 0);
+  // A brick win after a loss is noise; a sample loss at the largest size ends sample's range.
+  c = find({{256, B, 3}, {256, R, 2}, {1024, B, 1}, {1024, R, 2}, {4096, S, 1}, {4096, R, 2}, {16384, S, 9}, {16384, R, 2}});
+  CHECK(c.brick_up_to == 0);
+  CHECK(c.sample_from == 0);
+  // Order of the measurements does not matter.
+  c = find({{4096, R, 1}, {256, R, 5}, {256, B, 1}, {4096, B, 2}});
+  CHECK(c.brick_up_to == 256);
+  CHECK(find({}).brick_up_to == 0);
+  // Brick winning everywhere leaves no size to sample sort.
+  c = find({{256, B, 1}, {256, S, 2}, {1024, B, 1}, {1024, S, 2}});
+  CHECK(c.brick_up_to == 1024);
+  CHECK(c.sample_from == 0);
 }

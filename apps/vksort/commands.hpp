@@ -66,10 +66,20 @@ struct BucketBenchCommand {
   bool quiet = false;    // print nothing (a suite whose stdout is csv or json)
 };
 
+// Measuring the crossovers of Algorithm::automatic for this device.
+struct TuneCommand {
+  std::string max_n;  // largest size ("" = 2^20 on CPU devices, else 2^24)
+  int64_t repeat = 3;
+  uint64_t seed = 1;
+  std::string out;    // save here instead of the user's cache
+  bool dry_run = false;
+};
+
 int run_info(const GlobalOptions& global);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
+int run_tune(const GlobalOptions& global, const TuneCommand& command);
 // The same on an open device.
 int run_bench_buckets_on(vksort::Device& device, const BucketBenchCommand& command);
 

@@ -168,6 +168,17 @@ int main(int argc, char** argv) {
   buckets_cmd->add_option("--json", buckets.json, "Also write the results as JSON to this file")->type_name("FILE");
   add_global_options(*buckets_cmd, global);
 
+  TuneCommand tune;
+  CLI::App* tune_cmd = app.add_subcommand(
+      "tune", "Measure where brick, radix and sample sort overtake each other here and save it for --algo auto");
+  tune_cmd->add_option("--max-n", tune.max_n, "Largest size measured (default: 2^20 on CPU devices, else 2^24)")
+      ->type_name("N");
+  tune_cmd->add_option("--repeat", tune.repeat, "Timed runs per size, after one warm-up (default: 3)")->type_name("R");
+  tune_cmd->add_option("--seed", tune.seed, "Seed of the keys (default: 1)")->type_name("S")->check(not_negative);
+  tune_cmd->add_option("--out", tune.out, "Save the profile here instead of the user's cache folder")->type_name("FILE");
+  tune_cmd->add_flag("--dry-run", tune.dry_run, "Measure and print, save nothing");
+  add_global_options(*tune_cmd, global);
+
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
@@ -180,12 +191,13 @@ int main(int argc, char** argv) {
   }
 
   if (app.get_subcommands().empty())
-    return fail(exit_usage, "no command given: use info, sort, bench or bench-buckets (see 'vksort --help')");
+    return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets or tune (see 'vksort --help')");
 
   try {
     if (*info) return run_info(global);
     if (*sort_cmd) return run_sort(global, sort);
     if (*buckets_cmd) return run_bench_buckets(global, buckets);
+    if (*tune_cmd) return run_tune(global, tune);
     return run_bench(global, bench);
   } catch (const UsageError& e) {
     return fail(exit_usage, e.what());

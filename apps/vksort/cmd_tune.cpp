@@ -1,0 +1,134 @@
+// vksort tune: measures where brick, radix and sample sort overtake each other on this device, for
+// 32- and 64-bit keys with and without values, and saves the crossovers as the device's profile for
+// Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is checked like a benchmark's.
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include <vksort/vksort.hpp>
+
+#include "atomic_file.hpp"
+#include "bench_runner.hpp"
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "crossovers.hpp"
+#include "report_format.hpp"
+#include "stats.hpp"
+#include "table.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+// Brick sort only pays while a few tiles hold the keys; sample sort only once there are many sublists.
+constexpr uint64_t brick_largest = uint64_t(1) << 16;
+constexpr uint64_t sample_smallest = uint64_t(1) << 14;
+
+struct Kind {
+  Key key;
+  bool values;
+  const char* name;
+};
+constexpr Kind kinds[] = {{Key::u32, false, "32-bit keys"},
+                          {Key::u32, true, "32-bit keys + values"},
+                          {Key::u64, false, "64-bit keys"},
+                          {Key::u64, true, "64-bit keys + values"}};
+
+std::string text(uint64_t n) { return std::to_string(n); }
+
+std::string crossover_text(uint64_t v, const char* none) { return v ? text(v) : none; }
+
+}  // namespace
+
+int run_tune(const GlobalOptions& global, const TuneCommand& c) {
+  if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  std::optional<uint64_t> max_n;
+  if (!c.max_n.empty()) {
+    max_n = parse_sizes({c.max_n}, "keys").front().n;
+    if (*max_n < 512) throw UsageError("--max-n: " + c.max_n + ": tuning needs sizes from 256 to at least 512");
+  }
+  Device device = open_device(global);
+  const uint64_t top = max_n.value_or(device.info().type == "cpu" ? uint64_t(1) << 20 : uint64_t(1) << 24);
+  const std::string path = c.out.empty() ? auto_profile_path(device.info()) : c.out;
+  if (path.empty() && !c.dry_run)
+    throw UsageError("no place to save the profile: set HOME, XDG_CACHE_HOME or VKSORT_CACHE_DIR, or give --out");
+  // An --out that cannot be written fails now, not after the measurements.
+  std::optional<AtomicFile> out_file;
+  if (!c.out.empty() && !c.dry_run) out_file.emplace(c.out, "--out");
+
+  // One matrix per (kind, algorithm), each over the sizes where that algorithm can win.
+  std::vector<Matrix> matrices;
+  const std::vector<std::string> algorithms = {"brick", "radix", "sample"};
+  for (const Kind& k : kinds)
+    for (const std::string& a : algorithms) {
+      BenchCommand b;
+      b.algorithms = {a};
+      b.types = {std::string(to_string(k.key))};
+      b.values = k.values;
+      b.distributions = {"uniform"};
+      b.repeat = c.repeat;
+      b.seed = c.seed;
+      b.sizes.clear();
+      for (uint64_t n = 256; n <= top; n *= 2)
+        if ((a != "brick" || n <= brick_largest) && (a != "sample" || n >= sample_smallest)) b.sizes.push_back(text(n));
+      if (b.sizes.empty()) continue;
+      matrices.push_back(parse_matrix(k.name, b));
+    }
+  for (const Matrix& m : matrices) check_fits(device.info(), m);
+
+  std::vector<CaseResult> results;
+  run_matrices(device, matrices, {.cpu_baselines = false, .roofline = false}, results);
+  if (std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.gpu_ms.empty(); }))
+    throw RuntimeFailure("tuning needs GPU timestamps, and \"" + device.info().name + "\" cannot write them on its queue");
+
+  AutoProfile profile;
+  profile.source = path;
+  using A = Table::Align;
+  Table table({{"sort"}, {"n", A::right}, {"brick ms", A::right}, {"radix ms", A::right}, {"sample ms", A::right}, {"fastest"}});
+  for (const Kind& k : kinds) {
+    std::vector<workloads::Timing> timings;
+    std::map<uint64_t, std::map<Algorithm, double>> grid;
+    for (const CaseResult& r : results) {
+      if (r.experiment != k.name) continue;
+      const Algorithm a = *parse_algorithm(r.algorithm.substr(0, r.algorithm.find('/')));
+      const double ms = summarize(r.gpu_ms).median;
+      timings.push_back({r.n, a, ms});
+      grid[r.n][a] = ms;
+    }
+    for (const auto& [n, row] : grid) {
+      auto cell = [&](Algorithm a) { return row.count(a) ? format_ms(row.at(a)) : std::string("-"); };
+      const auto best = std::min_element(row.begin(), row.end(), [](auto& x, auto& y) { return x.second < y.second; });
+      table.add_row({k.name, text(n), cell(Algorithm::brick), cell(Algorithm::radix), cell(Algorithm::sample),
+                     std::string(to_string(best->first))});
+    }
+    const workloads::Crossovers x = workloads::find_crossovers(timings);
+    profile.of(k.key, k.values) = {x.brick_up_to, x.sample_from};
+  }
+
+  std::cout << "vksort " << version() << " tune on " << describe_device(device.info()) << ": median of " << c.repeat
+            << " timed sorts of uniform keys per size (after 1 warm-up), every result checked\n\n";
+  table.print(std::cout);
+  std::cout << "\nAlgorithm::automatic on this device:\n";
+  for (const Kind& k : kinds) {
+    const AutoCrossovers& x = profile.of(k.key, k.values);
+    std::cout << "  " << k.name << ": brick sort up to " << crossover_text(x.brick_up_to, "never (0)")
+              << " keys, sample sort from " << crossover_text(x.sample_from, "never (0)") << ", radix sort between\n";
+  }
+  if (c.dry_run) {
+    std::cout << "\n--dry-run: not saved. The profile would be:\n" << profile.to_text(device.info());
+    return exit_ok;
+  }
+  if (out_file) {
+    const std::string text = profile.to_text(device.info());
+    out_file->write(std::as_bytes(std::span(text.data(), text.size())));
+    out_file->commit();
+  } else {
+    save_auto_profile(profile, device.info(), path);
+  }
+  std::cout << "\nSaved to " << path << " (used by every vksort::Device on this device and driver; delete it to go back "
+            << "to the built-in defaults)\n";
+  return exit_ok;
+}
+
+}  // namespace vksort::cli

@@ -366,8 +366,7 @@ TEST_CASE("radix sort options: automatic picks radix; invalid digit widths and b
   Device& gpu = test::device();
   CHECK(Sorter(gpu, SortOptions{}).algorithm() == Algorithm::radix);
   CHECK(Sorter(gpu, SortOptions{.algorithm = Algorithm::brick}).algorithm() == Algorithm::brick);
-  CHECK_THROWS_WITH_AS(Sorter(gpu, SortOptions{.algorithm = Algorithm::sample}),
-                       doctest::Contains("sample sort is not available"), Error);
+  CHECK(Sorter(gpu, SortOptions{.algorithm = Algorithm::sample}).algorithm() == Algorithm::sample);
   SortOptions bits = radix(Key::u32);
   bits.tuning.radix_bits = 3;
   CHECK_THROWS_WITH_AS(Sorter(gpu, bits), doctest::Contains("radix_bits must be 2, 4 or 8"), Error);

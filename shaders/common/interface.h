@@ -242,6 +242,43 @@ VKSORT_PUSH_BLOCK(BucketPush) {
 } VKSORT_PUSH_END;
 #endif
 
+
+// --- sample sort (shaders/sample) -----------------------------------------------------------------
+// Deterministic sample sort after Dehne & Zaboli (seed 004). Every kernel orders (encoded key, index)
+// pairs, the index being the key's original position, so all elements are distinct: ties cannot
+// unbalance buckets and the sort is stable. Padding elements are (KEY_MAX, index >= n) from the last
+// sublist, or all-ones words (KEY_MAX, 0xffffffff) from fills: both sort after every real key.
+#define SAMPLE_CONTROL_LARGEST 0   // the largest bucket (elements, padding of the last sublist included)
+#define SAMPLE_CONTROL_OVERFLOW 1  // 1 if a bucket exceeded its segment (never, by the 2n/s bound)
+#define SAMPLE_CONTROL_WORDS 4
+#define SAMPLE_FULL 1u             // bitonic_local: the whole network up to min(segment, TILE)
+#define SAMPLE_FINAL 2u            // bitonic_local: write the result decoded to the caller's buffers
+
+// Every sample sort kernel. What a_* and b_* hold is per kernel (see shaders/sample/*.comp). The
+// sublist, bitonic tile and workgroup shape are one TILE = WORKGROUP_SIZE * ITEMS for all kernels.
+#if defined(__cplusplus) || defined(PUSH_SAMPLE)
+VKSORT_PUSH_BLOCK(SamplePush) {
+  VKSORT_ADDRESS keys;          // the caller's keys (raw)
+  VKSORT_ADDRESS values;        // the caller's values; unused unless HAS_VALUES
+  VKSORT_ADDRESS a_keys;        // encoded keys of a pair array
+  VKSORT_ADDRESS a_idx;         // their original indices
+  VKSORT_ADDRESS b_keys;        // a second pair array
+  VKSORT_ADDRESS b_idx;
+  VKSORT_ADDRESS saved_values;  // the caller's values, copied before the caller's buffer is overwritten
+  VKSORT_ADDRESS counts;        // sublists * samples bucket sizes, bucket-major; after the scan, offsets
+  VKSORT_ADDRESS starts;        // sublist-major: where bucket j starts inside sublist i
+  VKSORT_ADDRESS control;       // SAMPLE_CONTROL_* words
+  uint n;                       // keys
+  uint sublists;                // m = ceil(n / TILE)
+  uint samples;                 // s, a power of two <= TILE
+  uint size;                    // bitonic: stage (length of the blocks being sorted)
+  uint stride;                  // bitonic_global: compare distance of this step
+  uint segment;                 // bitonic: length of the independently sorted segments
+  uint group_count;             // logical workgroups
+  uint flags;                   // SAMPLE_FULL | SAMPLE_FINAL
+} VKSORT_PUSH_END;
+#endif
+
 #ifdef __cplusplus
 }  // namespace vksort::shader
 #endif

@@ -37,6 +37,7 @@ struct Tuning {
   uint32_t workgroup_size = 0;    // invocations per workgroup (power of two)
   uint32_t items_per_thread = 0;  // keys each invocation holds in a tile (power of two)
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
+  uint32_t samples = 0;           // sample sort: s, samples per sublist and buckets (power of two <= tile)
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange

@@ -7,10 +7,11 @@
 
 #include "sort/brick_sort.hpp"
 #include "sort/radix_sort.hpp"
+#include "sort/sample_sort.hpp"
 
 namespace vksort::algo {
 
-using AnySort = std::variant<BrickSort, RadixSort>;
+using AnySort = std::variant<BrickSort, RadixSort, SampleSort>;
 
 // The algorithm `automatic` resolves to, and the constructed algorithm for options.
 Algorithm resolve_algorithm(const SortOptions& options);

@@ -2,6 +2,7 @@
 // it is cached, and that a corrupt cache never stops sorting.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -128,4 +129,66 @@ TEST_CASE("auto profile: cached per device and driver; saved atomically; a corru
     CHECK(auto_profile_path(info).starts_with((dir / "xdg" / "vksort").string()));
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n, each result correct") {
+  const fs::path dir = temp_folder();
+  AutoProfile p;
+  p.of(Key::i32, true) = {700, 6000};
+  const std::string file = (dir / "profile.txt").string();
+  std::ofstream(file) << p.to_text(test::device().info());
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.auto_profile = file;
+  Device gpu(options);
+  CHECK(gpu.auto_profile().source == file);
+
+  const SortOptions o{.key = Key::i32, .value_bytes = 4};
+  Sorter sorter(gpu, o);
+  CHECK(sorter.algorithm_for(700) == Algorithm::brick);
+  CHECK(sorter.algorithm_for(701) == Algorithm::radix);
+  CHECK(sorter.algorithm_for(6000) == Algorithm::sample);
+  CHECK(sorter.algorithm() == Algorithm::sample);
+  // Each size really runs the algorithm chosen for it (its facts say which) and sorts correctly.
+  const std::pair<uint32_t, const char*> cases[] = {{700, "rounds_run"}, {701, "passes_run"}, {6001, "largest_bucket"}};
+  for (const auto& [n, fact] : cases) {
+    CAPTURE(n);
+    std::vector<int32_t> keys(n);
+    std::vector<uint32_t> values(n);
+    for (uint32_t i = 0; i < n; ++i) keys[i] = int32_t((i * 2654435761u) >> 7) - (1 << 24), values[i] = i;
+    auto expected = keys;
+    std::stable_sort(expected.begin(), expected.end());
+    const SortStats stats = sort(gpu, std::span(keys), std::span(values), o);
+    CHECK_MESSAGE(stats.fact(fact).has_value(), fact);
+    CHECK(keys == expected);
+    for (uint32_t i = 0; i < n; ++i) REQUIRE(int32_t((values[i] * 2654435761u) >> 7) - (1 << 24) == keys[i]);
+  }
+  // A bit range is radix sort's alone.
+  CHECK(Sorter(gpu, SortOptions{.key = Key::i32, .value_bytes = 4, .end_bit = 16}).algorithm_for(10) == Algorithm::radix);
+  // set_auto_profile reaches Sorters created afterwards, on every copy of the device.
+  Device copy = gpu;
+  copy.set_auto_profile(AutoProfile{});
+  CHECK(gpu.auto_profile().source == "built-in defaults");
+  Sorter defaults(gpu, o);
+  CHECK(defaults.algorithm_for(uint64_t(1) << 20) == Algorithm::radix);
+  CHECK(defaults.algorithm_for(6000) == Algorithm::radix);
+  CHECK(sorter.algorithm_for(6000) == Algorithm::sample);  // read when created
+
+  options.auto_profile = (dir / "missing.txt").string();
+  CHECK_THROWS_WITH_AS(Device{options}, doctest::Contains("missing.txt"), Error);
+  options.auto_profile = "builtin";
+  CHECK(Device(options).auto_profile().source == "built-in defaults");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the built-in profile: brick sort for what one brick tile holds, radix beyond") {
+  for (Key k : {Key::u32, Key::f64})
+    for (uint32_t v : {0u, 4u}) {
+      const Sorter brick(test::device(), SortOptions{.key = k, .algorithm = Algorithm::brick, .value_bytes = v});
+      const Sorter automatic(test::device(), SortOptions{.key = k, .value_bytes = v});
+      CHECK(automatic.algorithm_for(1) == Algorithm::brick);
+      CHECK(automatic.algorithm_for(brick.tile_size()) == Algorithm::brick);
+      CHECK(automatic.algorithm_for(brick.tile_size() + 1) == Algorithm::radix);
+      CHECK(automatic.algorithm() == Algorithm::radix);
+    }
 }

@@ -121,8 +121,13 @@ class TempDir {
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The extra entries replace inherited ones of the same name.
     std::vector<std::string> env_s;
-    for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+    for (char** e = environ; *e; ++e) {
+      const std::string entry = *e, name = entry.substr(0, entry.find('=') + 1);
+      if (std::none_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) { return x.starts_with(name); }))
+        env_s.push_back(entry);
+    }
     env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
     std::vector<char*> envp;
     for (auto& e : env_s) envp.push_back(e.data());
@@ -591,6 +596,78 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
     check_usage_error(dir.run(with_globals(args)), {b[0]});
   }
   check_usage_error(dir.run(with_globals({"bench", "--algo", "buckets"})), {"bench-buckets"});
+}
+
+TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo auto follows") {
+  TempDir dir;
+  const std::string cache = dir / "cache";
+  const std::vector<std::string> env = {"VKSORT_CACHE_DIR=" + cache};
+  const Run r = dir.run(with_globals({"tune", "--max-n", "2^14", "--repeat", "1"}), env);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  for (const char* needle : {"brick ms", "radix ms", "sample ms", "fastest", "64-bit keys + values", "Saved to " })
+    CHECK_MESSAGE(r.out.find(needle) != std::string::npos, needle << " missing in: " << r.out);
+  // Exactly one profile file in the cache, and it parses.
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(cache)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  const AutoProfile saved = AutoProfile::parse(read_text(files[0]), files[0].string());
+  CHECK(r.out.find(files[0].string()) != std::string::npos);
+
+  // Every row of the table names the fastest of the times it shows (as printed: rounding may tie).
+  std::istringstream lines(r.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("32-bit") && !line.starts_with("64-bit")) continue;
+    // "<sort name with spaces>  n  brick  radix  sample  fastest", read from the right.
+    std::vector<std::string> words;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) words.push_back(w);
+    REQUIRE(words.size() >= 6);
+    const std::string fastest = words.back();
+    const std::string times[3] = {words[words.size() - 4], words[words.size() - 3], words[words.size() - 2]};
+    const char* names[3] = {"brick", "radix", "sample"};
+    double best = 1e300, named = -1;
+    for (int i = 0; i < 3; ++i) {
+      if (times[i] == "-") continue;
+      best = std::min(best, std::stod(times[i]));
+      if (fastest == names[i]) named = std::stod(times[i]);
+    }
+    CHECK_MESSAGE(named == best, line);
+    ++rows;
+  }
+  CHECK(rows == 4 * 7);  // 4 kinds x sizes 256 .. 2^14
+
+  const Run info = dir.run(with_globals({"info"}), env);
+  REQUIRE_MESSAGE(info.code == 0, info.err);
+  CHECK(info.out.find(std::string("profile: ").append(files[0].string())) != std::string::npos);
+
+  // bench --algo auto labels each size with what the saved profile chooses there.
+  const uint64_t small = 256, large = 1 << 14;
+  const Run b = dir.run(with_globals({"bench", "--algo", "auto", "--n", std::to_string(small) + "," + std::to_string(large),
+                                      "--dist", "uniform", "--repeat", "1", "--format", "csv"}), env);
+  REQUIRE_MESSAGE(b.code == 0, b.err);
+  const uint32_t brick_tile = Sorter(test::device(), {.algorithm = Algorithm::brick}).tile_size();
+  auto expect = [&](uint64_t n) {
+    const Algorithm a = saved.choose(Key::u32, false, n, brick_tile);
+    std::string row(",auto=");
+    row.append(to_string(a)).append(a == Algorithm::brick ? "/blocks" : "").append(",u32,ascending,0,uniform,");
+    return row.append(std::to_string(n)).append(",");
+  };
+  CHECK_MESSAGE(b.out.find(expect(small)) != std::string::npos, b.out);
+  CHECK_MESSAGE(b.out.find(expect(large)) != std::string::npos, b.out);
+
+  // --dry-run saves nothing; --out writes elsewhere; a bad --out is refused before measuring.
+  fs::remove_all(cache);
+  const Run dry = dir.run(with_globals({"tune", "--max-n", "512", "--repeat", "1", "--dry-run"}), env);
+  REQUIRE_MESSAGE(dry.code == 0, dry.err);
+  CHECK(dry.out.find("vksort-auto-profile 1") != std::string::npos);
+  CHECK(!fs::exists(cache));
+  const Run out = dir.run(with_globals({"tune", "--max-n", "512", "--repeat", "1", "--out", dir / "p.txt"}), env);
+  REQUIRE_MESSAGE(out.code == 0, out.err);
+  CHECK_NOTHROW(AutoProfile::parse(read_text(dir / "p.txt"), "p.txt"));
+  check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
+  check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
 }
 
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {

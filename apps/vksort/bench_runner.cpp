@@ -104,7 +104,10 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
   const SortOptions& o = config.options;
   const uint64_t n = size.n;
   CaseResult r;
-  r.algorithm = config.label;
+  // `auto` is shown beside what it chose for this n, to compare with that algorithm run alone.
+  r.algorithm = o.algorithm == Algorithm::automatic
+                    ? "auto=" + algorithm_label(config.sorter->algorithm_for(size.n), o.brick_variant)
+                    : config.label;
   r.key = o.key;
   r.order = o.order;
   r.values = o.value_bytes != 0;
@@ -176,9 +179,8 @@ std::vector<Config> make_configs(Device& device, const Matrix& m) {
         cfg.sorter.emplace(refusals_are_usage_errors(
             "setting up " + std::string(to_string(a)) + " sort of " + std::string(to_string(k)) + " keys",
             [&] { return Sorter(device, cfg.options); }));
-        cfg.label = algorithm_label(cfg.sorter->algorithm(), v);
-        // `auto` is shown beside what it chose, so that it can be compared with that algorithm run alone.
-        if (a == Algorithm::automatic) cfg.label = "auto=" + cfg.label;
+        // `auto` is labelled per case with what it chose (run_case).
+        cfg.label = a == Algorithm::automatic ? "auto" : algorithm_label(cfg.sorter->algorithm(), v);
         // Variants only shape brick sort: other algorithms, and "auto" given twice, would repeat a row.
         const bool repeated = std::any_of(configs.begin(), configs.end(), [&](const Config& o) {
           return o.label == cfg.label && o.options.key == k;

@@ -107,6 +107,22 @@ int run_info(const GlobalOptions& global) {
       << (sel.text.empty() ? "the best usable device by type" : "selected by " + sel.source + " \"" + sel.text + "\"")
       << ")\n";
   print_limits(out, device);
+
+  // What --algo auto does here, and where that comes from (vksort tune writes the profile).
+  const AutoProfile& profile = device.auto_profile();
+  out << "\nAlgorithm auto (profile: " << profile.source << "):\n";
+  for (int wide = 0; wide < 2; ++wide)
+    for (int values = 0; values < 2; ++values) {
+      const AutoCrossovers& c = profile.crossovers[wide][values];
+      // "One tile" is the brick sort's tile for this kind of key, which the device's limits decide.
+      const Sorter probe_brick(device, SortOptions{.key = wide ? Key::u64 : Key::u32, .algorithm = Algorithm::brick,
+                                                   .value_bytes = values ? 4u : 0u});
+      const std::string brick = c.brick_up_to == AutoCrossovers::one_tile ? "one tile (" + std::to_string(probe_brick.tile_size()) + " keys)"
+                                : c.brick_up_to ? std::to_string(c.brick_up_to) + " keys" : "never";
+      out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort up to "
+          << brick << ", sample sort " << (c.sample_from ? "from " + std::to_string(c.sample_from) + " keys" : "never")
+          << ", radix sort otherwise\n";
+    }
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "gpu/context.hpp"
@@ -28,6 +29,9 @@ void expect_validation_messages(uint64_t count) { g_expected_messages += count; 
 }  // namespace vksort::test
 
 int main(int argc, char** argv) {
+  // Algorithm::automatic must choose the same on every machine: a profile that `vksort tune` saved in
+  // this user's cache would change it. The CLI under test inherits this too.
+  setenv("VKSORT_CACHE_DIR", "/nonexistent/vksort-tests-use-built-in-profiles", 1);
   if (!vksort::validation_layer_available())
     std::fprintf(stderr, "note: VK_LAYER_KHRONOS_validation is not installed; tests run without validation\n");
   doctest::Context context(argc, argv);

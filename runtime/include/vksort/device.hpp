@@ -11,6 +11,7 @@
 namespace vksort {
 
 namespace gpu { struct Context; }
+struct AutoProfile;
 
 // What the sorting code needs to know about a device, read from its properties (never assumed).
 struct DeviceInfo {
@@ -57,6 +58,10 @@ struct DeviceOptions {
     uint32_t max_workgroup_count = 0;        // in each dimension
     bool no_timestamps = false;              // as if the queue could not write timestamps
   } pretend{};
+  // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
+  // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the
+  // built-in defaults; otherwise the path of a profile file (an error if it cannot be read or parsed).
+  std::string auto_profile;
 };
 
 // Handles of a Vulkan device the application already has. vksort uses them and never destroys them,
@@ -87,10 +92,18 @@ class Device {
   VkPhysicalDevice vk_physical_device() const;
   bool validation_enabled() const;
 
+  // How Algorithm::automatic chooses on this device; Sorters read it when they are created. A borrowed
+  // device starts from the user's cached profile, like DeviceOptions::auto_profile = "".
+  const AutoProfile& auto_profile() const;
+  // Replaces it for the Sorters created afterwards, on this Device and every copy of it. Not to be
+  // called while another thread creates a Sorter on the same device.
+  void set_auto_profile(const AutoProfile& profile);
+
   gpu::Context& context() const { return *ctx_; }  // internal: for the runtime's own layers
 
  private:
   std::shared_ptr<gpu::Context> ctx_;
+  std::shared_ptr<AutoProfile> profile_;
 };
 
 // A physical device as the system lists it (for `vksort info` and VKSORT_DEVICE by index).

@@ -33,7 +33,10 @@ class Sorter {
   Sorter& operator=(Sorter&&) noexcept;
 
   const SortOptions& options() const;
-  Algorithm algorithm() const;  // the algorithm `automatic` resolved to
+  // The algorithm that sorts n keys: the one SortOptions names, or for `automatic` the choice of the
+  // device's AutoProfile (read when this Sorter was created) for n, key width and values.
+  Algorithm algorithm_for(uint64_t n) const;
+  Algorithm algorithm() const;  // algorithm_for(a large n): what `automatic` resolves to beyond small sizes
   uint32_t tile_size() const;   // keys one workgroup sorts in shared memory (block algorithms)
 
   // Bytes of scratch a sort of n keys needs (never 0).

@@ -1,6 +1,11 @@
 // vksort::Device: the public face of gpu::Context.
+#include <fstream>
+#include <sstream>
+
 #include "gpu/context.hpp"
+#include "vksort/auto_profile.hpp"
 #include "vksort/device.hpp"
+#include "vksort/error.hpp"
 
 namespace vksort {
 
@@ -8,8 +13,23 @@ namespace gpu {
 std::vector<DeviceListing> list_devices_impl();
 }
 
-Device::Device(const DeviceOptions& options) : ctx_(gpu::create_context(options)) {}
-Device::Device(const BorrowedVulkan& borrowed) : ctx_(gpu::borrow_context(borrowed)) {}
+namespace {
+AutoProfile profile_for(const DeviceInfo& info, const std::string& choice) {
+  if (choice.empty()) return load_auto_profile(info);
+  if (choice == "builtin") return {};
+  std::ifstream in(choice);
+  if (!in) throw Error("DeviceOptions::auto_profile: cannot read " + choice);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return AutoProfile::parse(text.str(), choice);
+}
+}  // namespace
+
+Device::Device(const DeviceOptions& options)
+    : ctx_(gpu::create_context(options)),
+      profile_(std::make_shared<AutoProfile>(profile_for(ctx_->info, options.auto_profile))) {}
+Device::Device(const BorrowedVulkan& borrowed)
+    : ctx_(gpu::borrow_context(borrowed)), profile_(std::make_shared<AutoProfile>(load_auto_profile(ctx_->info))) {}
 Device::~Device() = default;
 Device::Device(const Device&) = default;
 Device& Device::operator=(const Device&) = default;
@@ -18,6 +38,8 @@ const DeviceInfo& Device::info() const { return ctx_->info; }
 VkDevice Device::vk_device() const { return ctx_->device; }
 VkPhysicalDevice Device::vk_physical_device() const { return ctx_->physical; }
 bool Device::validation_enabled() const { return ctx_->validation; }
+const AutoProfile& Device::auto_profile() const { return *profile_; }
+void Device::set_auto_profile(const AutoProfile& profile) { *profile_ = profile; }
 
 std::vector<DeviceListing> list_devices() { return gpu::list_devices_impl(); }
 bool validation_layer_available() { return gpu::validation_layer_installed(); }

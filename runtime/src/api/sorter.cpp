@@ -9,6 +9,7 @@
 #include "gpu/submit.hpp"
 #include "gpu/timestamps.hpp"
 #include "sort/any_sort.hpp"
+#include "vksort/auto_profile.hpp"
 
 namespace vksort {
 
@@ -27,18 +28,46 @@ constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
 struct Sorter::Impl {
   Device device;
   SortOptions options;
-  Algorithm algorithm;
-  algo::AnySort sort;
+  // Automatic: chosen per n from the device's profile, among the candidates constructed here.
+  bool automatic = false;
+  AutoProfile profile;
+  uint32_t brick_tile = 0;
+  std::vector<std::pair<Algorithm, algo::AnySort>> sorts;  // one, or automatic's candidates
   // Convenience path only: scratch grown on demand, and staging for the control words it reads back.
   std::optional<gpu::DeviceBuffer> scratch;
   std::optional<gpu::DeviceBuffer> readback;
 
-  Impl(Device& d, const SortOptions& o)
-      : device(d), options(o), algorithm(algo::resolve_algorithm(o)), sort(algo::make_sort(d.context(), o, algorithm)) {}
+  Impl(Device& d, const SortOptions& o) : device(d), options(o) {
+    const Algorithm resolved = algo::resolve_algorithm(o);
+    // A bit range is radix sort's alone, so automatic with one is radix sort.
+    automatic = o.algorithm == Algorithm::automatic && o.begin_bit == 0 && o.end_bit == 0;
+    if (!automatic) {
+      sorts.emplace_back(resolved, algo::make_sort(d.context(), o, resolved));
+      return;
+    }
+    profile = d.auto_profile();
+    const AutoCrossovers& c = profile.of(o.key, o.value_bytes != 0);
+    sorts.emplace_back(Algorithm::radix, algo::make_sort(d.context(), o, Algorithm::radix));
+    if (c.brick_up_to) {
+      sorts.emplace_back(Algorithm::brick, algo::make_sort(d.context(), o, Algorithm::brick));
+      brick_tile = std::get<algo::BrickSort>(sorts.back().second).tile();
+    }
+    if (c.sample_from) sorts.emplace_back(Algorithm::sample, algo::make_sort(d.context(), o, Algorithm::sample));
+  }
+
+  Algorithm algorithm_for(uint64_t n) const {
+    return automatic ? profile.choose(options.key, options.value_bytes != 0, n, brick_tile) : sorts.front().first;
+  }
+  const algo::AnySort& sort_for(uint64_t n) const {
+    const Algorithm a = algorithm_for(n);
+    for (const auto& [algorithm, sort] : sorts)
+      if (algorithm == a) return sort;
+    throw Error("internal: automatic chose " + std::string(to_string(a)) + " sort without constructing it");
+  }
 
   template <class F>
-  decltype(auto) visit(F&& f) const { return std::visit(std::forward<F>(f), sort); }
-  VkDeviceSize scratch_bytes(uint64_t n) const { return visit([&](const auto& s) { return s.scratch_bytes(n); }); }
+  decltype(auto) visit(uint64_t n, F&& f) const { return std::visit(std::forward<F>(f), sort_for(n)); }
+  VkDeviceSize scratch_bytes(uint64_t n) const { return visit(n, [&](const auto& s) { return s.scratch_bytes(n); }); }
 
   // Checks everything record() relies on; throws Error naming the offending argument.
   algo::SortTarget target(const SortBuffers& b, uint64_t n) const {
@@ -46,7 +75,7 @@ struct Sorter::Impl {
     const uint64_t kb = key_bytes(options.key);
     std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
-    visit([&](const auto& s) { s.check_size(n); });
+    visit(n, [&](const auto& s) { s.check_size(n); });
     auto check_ref = [&](const BufferRef& r, const char* name, uint64_t need) {
       if (r.buffer == VK_NULL_HANDLE) throw Error(what + ": no " + std::string(name) + " buffer");
       if (r.offset % 8) throw Error(what + ": the " + std::string(name) + " offset must be a multiple of 8");
@@ -78,8 +107,9 @@ Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
 const SortOptions& Sorter::options() const { return impl_->options; }
-Algorithm Sorter::algorithm() const { return impl_->algorithm; }
-uint32_t Sorter::tile_size() const { return impl_->visit([](const auto& s) { return s.tile(); }); }
+Algorithm Sorter::algorithm() const { return impl_->algorithm_for(max_keys); }
+Algorithm Sorter::algorithm_for(uint64_t n) const { return impl_->algorithm_for(n); }
+uint32_t Sorter::tile_size() const { return impl_->visit(max_keys, [](const auto& s) { return s.tile(); }); }
 VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_bytes(n); }
 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
@@ -87,7 +117,7 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
     if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "Sorter::record: no command buffer"};
     algo::SortTarget t = impl_->target(buffers, n);
     gpu::Recorder rec(impl_->device.context(), cmd);
-    impl_->visit([&](const auto& s) { s.record(rec, t); });
+    impl_->visit(n, [&](const auto& s) { s.record(rec, t); });
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -104,8 +134,9 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   const VkDeviceSize need = impl_->scratch_bytes(n);
   if (!impl_->scratch || impl_->scratch->size() < need)
     impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
-  const uint32_t control_words = impl_->visit([](const auto& s) { return s.control_words(); });
-  if (!impl_->readback) impl_->readback.emplace(ctx, control_words * 4, gpu::MemoryKind::staging, "sort statistics");
+  const uint32_t control_words = impl_->visit(n, [](const auto& s) { return s.control_words(); });
+  if (!impl_->readback || impl_->readback->size() < control_words * 4)
+    impl_->readback.emplace(ctx, control_words * 4, gpu::MemoryKind::staging, "sort statistics");
   b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
   algo::SortTarget t = impl_->target(b, n);
 
@@ -121,7 +152,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     rec.phase("start");
-    impl_->visit([&](const auto& s) { s.record(rec, t); });
+    impl_->visit(n, [&](const auto& s) { s.record(rec, t); });
     rec.phase("end");
     // The control words (rounds run) come back with the same submission.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -139,7 +170,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   std::erase_if(stats.phases_ms, [](const auto& p) { return p.first == "start"; });
   std::vector<uint32_t> control(control_words);
   std::memcpy(control.data(), impl_->readback->mapped(), control_words * 4);
-  stats.facts = impl_->visit([&](const auto& s) { return s.facts(control.data(), t.n); });
+  stats.facts = impl_->visit(n, [&](const auto& s) { return s.facts(control.data(), t.n); });
   return stats;
 }
 

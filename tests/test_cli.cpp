@@ -764,3 +764,32 @@ TEST_CASE("cli: version, missing command and parse errors") {
   CHECK(help.out.find("--values-out") != std::string::npos);
   CHECK(help.out.find("--device") != std::string::npos);
 }
+
+TEST_CASE("cli: sort and bench with --algo sample: sorted like the reference, per-step times, the largest bucket") {
+  TempDir dir;
+  const uint64_t n = 20011;
+  const std::vector<std::byte> keys = workloads::generate_keys(Key::i64, workloads::default_spec(workloads::Distribution::few_unique), n, 5);
+  const std::vector<uint32_t> values = workloads::generate_values(n);
+  write_bytes(dir / "in.bin", keys);
+  write_bytes(dir / "vals.bin", bytes_of(values));
+  const Run r = dir.run(with_globals({"sort", "--algo", "sample", "--samples", "16", "--type", "i64", "--descending",
+                                      "--values", dir / "vals.bin", "--values-out", dir / "vals_out.bin", dir / "in.bin",
+                                      dir / "out.bin"}));
+  REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+  std::vector<std::byte> expected = keys;
+  std::vector<uint32_t> expected_values = values;
+  workloads::reference_sort(Key::i64, Order::descending, expected, expected_values);
+  const std::string diff = workloads::first_difference(Key::i64, expected, read_bytes(dir / "out.bin"), expected_values,
+                                                       as_values(read_bytes(dir / "vals_out.bin")));
+  CHECK_MESSAGE(diff.empty(), diff);
+
+  const Run b = dir.run(with_globals({"bench", "--algo", "sample", "--type", "u64", "--n", "5000", "--dist", "all_equal",
+                                      "--repeat", "1", "--samples", "8"}));
+  REQUIRE_MESSAGE(b.code == 0, b.err);
+  for (const char* needle : {"sublist_sort", "sample_sort", "global_samples", "locate", "prefix_sum", "relocate",
+                             "bucket_sort", "largest_bucket", "samples 8"})
+    CHECK_MESSAGE(b.out.find(needle) != std::string::npos, needle << " missing in: " << b.out);
+
+  // A number of samples that is not a power of two is bad input.
+  check_usage_error(dir.run(with_globals({"bench", "--algo", "sample", "--n", "100", "--samples", "12"})), {"--samples", "12"});
+}

@@ -16,6 +16,7 @@ namespace vksort::cli {
 struct TuningOptions {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
+  uint32_t samples = 0;  // sample sort's s
 };
 
 struct SortCommand {

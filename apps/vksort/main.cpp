@@ -45,6 +45,10 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
       ->type_name("N")
       ->check(not_negative)
       ->group("Tuning");
+  app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
+      ->type_name("S")
+      ->check(not_negative)
+      ->group("Tuning");
 }
 
 // CLI11 messages are sentences without the program name; keep the one-line "vksort: " form.

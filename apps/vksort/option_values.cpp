@@ -45,7 +45,9 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
       throw UsageError(std::string(name) + ": " + std::to_string(v) + " is not a power of two");
     return v;
   };
-  return {check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
+  vksort::Tuning tuning{check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
+  tuning.samples = check(options.samples, "--samples");
+  return tuning;
 }
 
 std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items) {

@@ -253,6 +253,7 @@ VKSORT_PUSH_BLOCK(BucketPush) {
 #define SAMPLE_CONTROL_WORDS 4
 #define SAMPLE_FULL 1u             // bitonic_local: the whole network up to min(segment, TILE)
 #define SAMPLE_FINAL 2u            // bitonic_local: write the result decoded to the caller's buffers
+#define SAMPLE_BUCKETS 4u          // bitonic_*: a_* holds step 9's bucket segments; skip their padding
 
 // Every sample sort kernel. What a_* and b_* hold is per kernel (see shaders/sample/*.comp). The
 // sublist, bitonic tile and workgroup shape are one TILE = WORKGROUP_SIZE * ITEMS for all kernels.

@@ -9,6 +9,10 @@
 void main() {
   const uint group = linear_group_id();
   if (group >= pc.group_count) return;
+  // The TILE / 2 pairs of this group have consecutive lower elements inside one block of 2 * stride
+  // (stride >= TILE): one test for all of them.
+  const uint first = group * (TILE / 2u);
+  if (padding_only(bitonic_pair(first, pc.size, pc.stride).x & ~(2u * pc.stride - 1u))) return;
   Keys keys = Keys(pc.a_keys);
   Words idx = Words(pc.a_idx);
   for (uint t = gl_LocalInvocationID.x; t < TILE / 2u; t += gl_WorkGroupSize.x) {

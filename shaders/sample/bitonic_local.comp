@@ -18,6 +18,8 @@ void main() {
   if (tile >= pc.group_count) return;
   const uint base = tile * TILE;
   const uint tid = gl_LocalInvocationID.x;
+  // Every step here stays inside the tile; a tile of padding alone has nothing to sort or write.
+  if (pc.segment >= TILE && padding_only(base)) return;
   Keys a_keys = Keys(pc.a_keys);
   Words a_idx = Words(pc.a_idx);
 
@@ -40,14 +42,11 @@ void main() {
   }
   Keys keys = Keys(pc.keys);
   Words values = Words(pc.values), saved = Words(pc.saved_values), counts = Words(pc.counts);
-  const uint padded = pc.sublists * TILE;  // elements the buckets hold: n and the last sublist's padding
   for (uint i = tid; i < TILE; i += gl_WorkGroupSize.x) {
     const uint slot = base + i;
     const uint bucket = slot / pc.segment, r = slot % pc.segment;
-    const uint start = counts.w[bucket * pc.sublists];
-    const uint end = bucket + 1u < pc.samples ? counts.w[(bucket + 1u) * pc.sublists] : padded;
-    const uint out_pos = start + r;
-    if (r < end - start && out_pos < pc.n) {
+    const uint out_pos = counts.w[bucket * pc.sublists] + r;
+    if (r < bucket_size(bucket) && out_pos < pc.n) {
       keys.k[out_pos] = decode_key(s_key[i]);
       if (HAS_VALUES) values.w[out_pos] = saved.w[s_idx[i]];
     }

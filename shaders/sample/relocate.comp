@@ -17,15 +17,11 @@ void main() {
   Keys a_keys = Keys(pc.a_keys), b_keys = Keys(pc.b_keys);
   Words a_idx = Words(pc.a_idx), b_idx = Words(pc.b_idx);
   Words counts = Words(pc.counts), starts = Words(pc.starts), control = Words(pc.control);
-  const uint padded = m * TILE;
 
   for (uint j = tid; j < s; j += gl_WorkGroupSize.x) {
     s_start[j] = starts.w[sub * s + j];
     s_dest[j] = j * pc.segment + (counts.w[j * m + sub] - counts.w[j * m]);
-    if (sub == 0u) {
-      const uint end = j + 1u < s ? counts.w[(j + 1u) * m] : padded;
-      atomicMax(control.w[SAMPLE_CONTROL_LARGEST], end - counts.w[j * m]);
-    }
+    if (sub == 0u) atomicMax(control.w[SAMPLE_CONTROL_LARGEST], bucket_size(j));
   }
   if (tid == 0u) s_start[s] = TILE;
   barrier();  // the bucket table is complete before anyone looks elements up in it

@@ -24,7 +24,8 @@ struct SortBuffers {
 // and reuse it. A Sorter may be used from one thread at a time; separate Sorters on one Device may be
 // used from different threads.
 //
-// Stability: radix and brick sort are stable in both orders (equal keys keep their input order).
+// Stability: radix, brick and sample sort are stable in both orders (equal keys keep their input
+// order; sample sort orders every step by (key, original index)).
 class Sorter {
  public:
   Sorter(Device& device, const SortOptions& options);

@@ -113,17 +113,19 @@ void SampleSort::record_bitonic(gpu::Recorder& rec, SamplePush push, VkDeviceAdd
   push.segment = segment;
   push.group_count = uint32_t(count / t);
   // Stages up to the tile (or the whole segment) in shared memory.
-  push.flags = SAMPLE_FULL | (final && segment <= t ? SAMPLE_FINAL : 0u);
+  const uint32_t buckets = final ? SAMPLE_BUCKETS : 0u;
+  push.flags = SAMPLE_FULL | buckets | (final && segment <= t ? SAMPLE_FINAL : 0u);
   rec.dispatch(bitonic_local_, push, push.group_count);
   rec.compute_barrier();
   for (uint64_t size = 2ull * t; size <= segment; size *= 2) {
     push.size = uint32_t(size);
     for (uint64_t stride = size / 2; stride >= t; stride /= 2) {
       push.stride = uint32_t(stride);
+      push.flags = buckets;
       rec.dispatch(bitonic_global_, push, push.group_count);
       rec.compute_barrier();
     }
-    push.flags = final && size == segment ? SAMPLE_FINAL : 0u;
+    push.flags = buckets | (final && size == segment ? SAMPLE_FINAL : 0u);
     rec.dispatch(bitonic_local_, push, push.group_count);
     rec.compute_barrier();
   }

@@ -670,6 +670,37 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
 }
 
+TEST_CASE("cli: bench --suite paper runs every experiment at sizes up to --max-n, with the bucket tables") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"bench", "--suite", "paper", "--max-n", "2048", "--repeat", "1", "--out", dir / "s.json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto doc = nlohmann::json::parse(read_text(dir / "s.json"));
+  CHECK(doc["suite"] == "paper");
+  std::set<std::string> experiments, algorithms;
+  for (const auto& c : doc["results"]) {
+    experiments.insert(c["experiment"].get<std::string>());
+    algorithms.insert(c["algorithm"].get<std::string>());
+    CHECK(c["n"].get<uint64_t>() <= 2048);
+  }
+  for (const char* e : {"Ha, Krueger & Silva: radix sort over sizes and distributions (u32)",
+                        "Dehne & Zaboli, Figure 8: samples per sublist s = 64"})
+    CHECK_MESSAGE(experiments.count(e), e);
+  CHECK(experiments.size() == 9);
+  CHECK(algorithms == std::set<std::string>{"radix", "sample", "brick/blocks", "brick/pairs"});
+  // One titled table per experiment on stdout, then the bucket tables, whose JSON lies beside.
+  int titles = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) titles += line.starts_with("== ") && line.ends_with(" ==");
+  CHECK(titles == 9);
+  CHECK(r.out.find("bench-buckets") != std::string::npos);
+  const auto buckets = nlohmann::json::parse(read_text(dir / "s-buckets.json"));
+  std::set<int> tables;
+  for (const auto& c : buckets["results"]) tables.insert(c["table"].get<int>());
+  CHECK(tables == std::set<int>{1, 2, 3});
+  check_usage_error(dir.run(with_globals({"bench", "--suite", "papers"})), {"--suite", "paper"});
+  check_usage_error(dir.run(with_globals({"bench", "--max-n", "1M"})), {"--max-n", "--suite"});
+}
+
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {
   TempDir dir;
   // VKSORT_BENCH_TEST_CORRUPT makes the CLI flip a bit in its last run's result, as a broken sort would.

@@ -45,10 +45,15 @@ std::vector<Experiment> suite_experiments(const std::string& name, const DeviceI
   std::vector<Experiment> e;
   e.push_back({"Ha, Krueger & Silva: radix sort over sizes and distributions (u32)",
                run({"radix"}, {"u32"}, sizes_up_to(1 << 16, max_n), skewed)});
-  e.push_back({"Ha, Krueger & Silva, Figure 4: keys with 32-bit values (index sorting) against keys alone",
+  e.push_back({"Ha, Krueger & Silva, Figure 4: keys with 32-bit values (index sorting); keys alone are in the table above",
                run({"radix"}, {"u32"}, sizes_up_to(1 << 16, max_n), {"uniform"}, true)});
   e.push_back({"Dehne & Zaboli, Figures 3 and 5: sample sort of 64-bit keys over distributions, radix alongside",
                run({"sample", "radix"}, {"u64"}, sizes_up_to(max_n / 4, max_n), skewed)});
+  for (uint32_t samples : {16u, 32u, 64u, 128u}) {
+    BenchCommand c = run({"sample"}, {"u64"}, {std::to_string(max_n)}, {"uniform"});
+    c.tuning.samples = samples;
+    e.push_back({"Dehne & Zaboli, Figure 8: samples per sublist s = " + std::to_string(samples), c});
+  }
   e.push_back({"Brick sort (odd-even transposition), block variant: random against nearly sorted input",
                run({"brick"}, {"u32"}, sizes_up_to(1 << 12, brick_max), {"uniform", "nearly_sorted:1"})});
   // The seed's element-wise form needs up to n phases on random input: small sizes only.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "gpu/context.hpp"
 #include "support/test_device.hpp"
@@ -19,6 +20,11 @@ Device& device() {
   if (!g_device) {
     DeviceOptions options;
     options.validation = validation_layer_available() ? 1 : 0;
+    // The shared-memory (no subgroup) paths of every kernel, forced on a device that has subgroups.
+    if (const char* v = std::getenv("VKSORT_TEST_NO_SUBGROUPS"); v && std::string(v) == "1") {
+      options.pretend.no_subgroups = true;
+      std::fprintf(stderr, "note: VKSORT_TEST_NO_SUBGROUPS=1: the device pretends to have no subgroup operations\n");
+    }
     g_device = std::make_unique<Device>(options);
   }
   return *g_device;

@@ -57,6 +57,10 @@ struct DeviceOptions {
     uint32_t max_workgroup_invocations = 0;
     uint32_t max_workgroup_count = 0;        // in each dimension
     bool no_timestamps = false;              // as if the queue could not write timestamps
+    bool no_subgroups = false;               // as if compute had no subgroup operations: shared-memory paths
+    // Device-local bytes vksort may hold at once (0: no pretend budget); allocations beyond it fail
+    // with VK_ERROR_OUT_OF_DEVICE_MEMORY as a full device's would.
+    uint64_t device_memory = 0;
   } pretend{};
   // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
   // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the

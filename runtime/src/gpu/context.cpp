@@ -249,6 +249,12 @@ void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& 
   lower(info.max_workgroup_invocations, p.max_workgroup_invocations);
   for (uint32_t& count : info.max_workgroup_count) lower(count, p.max_workgroup_count);
   if (p.no_timestamps) info.timestamps = false;
+  if (p.no_subgroups) {
+    info.subgroup_size = 0;
+    info.subgroup_arithmetic = info.subgroup_ballot = info.subgroup_shuffle = false;
+  }
+  if (p.device_memory && (!info.device_local_bytes || p.device_memory < info.device_local_bytes))
+    info.device_local_bytes = p.device_memory;
 }
 
 }  // namespace
@@ -328,6 +334,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   ctx->physical = pds[chosen];
   ctx->info = list[chosen].info;
   apply_pretend_limits(ctx->info, options.pretend);
+  ctx->memory_budget = options.pretend.device_memory;
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct Context {
   DeviceInfo info;
   VkPhysicalDeviceMemoryProperties memory{};
   bool validation = false;
+
+  // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
+  uint64_t memory_budget = 0;
+  std::atomic<uint64_t> device_local_in_use{0};
 
   // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
   std::mutex submit_mutex;

@@ -63,6 +63,17 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
   alloc.pNext = kind == MemoryKind::device_local ? &flags : nullptr;
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = type;
+  if (kind == MemoryKind::device_local && ctx.memory_budget) {
+    // The pretend budget (DeviceOptions::pretend.device_memory) refuses as a full device does.
+    const uint64_t in_use = ctx.device_local_in_use.fetch_add(req.size) + req.size;
+    counted_ = req.size;
+    if (in_use > ctx.memory_budget) {
+      release();
+      throw Error(what + ": " + result_name(VK_ERROR_OUT_OF_DEVICE_MEMORY) + " (pretend device memory of " +
+                      format_bytes(ctx.memory_budget) + ")",
+                  VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+  }
   if (VkResult r = ctx.vk.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_); r != VK_SUCCESS) {
     release();
     throw Error(what + ": " + result_name(r), r);
@@ -83,16 +94,19 @@ void DeviceBuffer::release() noexcept {
   if (!ctx_) return;
   if (buffer_) ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
   if (memory_) ctx_->vk.vkFreeMemory(ctx_->device, memory_, nullptr);  // also unmaps
+  if (counted_) ctx_->device_local_in_use.fetch_sub(counted_);
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;
+  counted_ = 0;
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
     : ctx_(o.ctx_), buffer_(std::exchange(o.buffer_, VK_NULL_HANDLE)), memory_(std::exchange(o.memory_, VK_NULL_HANDLE)),
-      size_(o.size_), address_(o.address_), mapped_(std::exchange(o.mapped_, nullptr)) {}
+      size_(o.size_), address_(o.address_), mapped_(std::exchange(o.mapped_, nullptr)),
+      counted_(std::exchange(o.counted_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
@@ -103,6 +117,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
     size_ = o.size_;
     address_ = o.address_;
     mapped_ = std::exchange(o.mapped_, nullptr);
+    counted_ = std::exchange(o.counted_, 0);
   }
   return *this;
 }

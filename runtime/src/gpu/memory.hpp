@@ -33,6 +33,7 @@ class DeviceBuffer {
   VkDeviceSize size_ = 0;
   VkDeviceAddress address_ = 0;
   void* mapped_ = nullptr;
+  VkDeviceSize counted_ = 0;  // bytes counted against Context::memory_budget
 };
 
 // "1.5 GiB", "12.0 KiB", "17 B".

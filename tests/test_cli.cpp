@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <pty.h>
 #include <spawn.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,6 +27,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,9 +51,18 @@ namespace {
 constexpr Key kKeys[] = {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64};
 
 struct Run {
-  int code = -1;
+  int code = -1;  // exit status, or -1 when a signal ended the process
   std::string out;
   std::string err;
+  int signal = 0;  // the signal that ended it, or 0
+};
+
+// What a run may meet: a file size limit (a full disk, as far as the process can tell), with SIGXFSZ
+// ignored (writes fail with EFBIG) or not (the signal kills it), or SIGKILL after a delay.
+struct Hazards {
+  uint64_t file_size_limit = 0;  // bytes; 0: none
+  bool ignore_sigxfsz = false;
+  int kill_after_ms = -1;
 };
 
 std::vector<std::byte> read_bytes(const fs::path& p) {
@@ -101,7 +114,7 @@ class TempDir {
   // With `stderr_terminal`, stderr is a pseudo-terminal (as when a person watches) and Run::err holds
   // what was written to it.
   Run run(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {},
-          bool stderr_terminal = false) const {
+          bool stderr_terminal = false, const Hazards& hazards = {}) const {
     const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -133,8 +146,24 @@ class TempDir {
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
 
+    // Limits and ignored signals are inherited through exec: set them around the spawn only.
+    rlimit old_limit{};
+    getrlimit(RLIMIT_FSIZE, &old_limit);
+    if (hazards.file_size_limit) {
+      rlimit limit = old_limit;
+      limit.rlim_cur = hazards.file_size_limit;
+      REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    }
+    struct sigaction old_action {};
+    if (hazards.ignore_sigxfsz) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      sigaction(SIGXFSZ, &ignore, &old_action);
+    }
     pid_t pid = 0;
     const int rc = posix_spawn(&pid, VKSORT_CLI, &actions, nullptr, argv.data(), envp.data());
+    if (hazards.file_size_limit) setrlimit(RLIMIT_FSIZE, &old_limit);
+    if (hazards.ignore_sigxfsz) sigaction(SIGXFSZ, &old_action, nullptr);
     posix_spawn_file_actions_destroy(&actions);
     REQUIRE_MESSAGE(rc == 0, "posix_spawn " << VKSORT_CLI << ": " << std::strerror(rc));
     std::string terminal;
@@ -146,10 +175,18 @@ class TempDir {
       for (ssize_t got; (got = read(pty_master, buf, sizeof buf)) > 0;) terminal.append(buf, size_t(got));
       close(pty_master);
     }
+    if (hazards.kill_after_ms >= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(hazards.kill_after_ms));
+      kill(pid, SIGKILL);
+    }
     int status = 0;
     REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE_MESSAGE(WIFEXITED(status), "vksort died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : -1));
-    return {WEXITSTATUS(status), read_text(out_path), stderr_terminal ? terminal : read_text(err_path)};
+    const bool expect_signal = hazards.kill_after_ms >= 0 || (hazards.file_size_limit && !hazards.ignore_sigxfsz);
+    REQUIRE_MESSAGE((WIFEXITED(status) || expect_signal),
+                    "vksort died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : -1));
+    Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out_path),
+          stderr_terminal ? terminal : read_text(err_path), WIFSIGNALED(status) ? WTERMSIG(status) : 0};
+    return r;
   }
 
   std::set<std::string> listing() const {
@@ -299,6 +336,55 @@ TEST_CASE("cli: sort in place, --check, --verbose and the permissions of replace
     REQUIRE(dir.run(with_globals({"sort", "--type", "i64", dir / "k.bin", dir / "old.bin"})).code == 0);
     CHECK((fs::status(dir / "old.bin").permissions() & fs::perms::mask) == fs::perms(0640));
     CHECK(read_bytes(dir / "old.bin").size() == keys.size());
+  }
+}
+
+TEST_CASE("cli: a full disk or a kill mid-way leaves the output as it was or complete, never half written") {
+  TempDir dir;
+  const uint64_t n = 1 << 21;  // 8 MiB of keys
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(workloads::Distribution::uniform), n, 3);
+  auto expected = keys;
+  workloads::reference_sort(Key::u32, Order::ascending, expected, {});
+  write_bytes(dir / "in.bin", keys);
+  const std::string old = "old contents";
+  auto reset_output = [&] { write_text(dir / "out.bin", old); };
+  const std::set<std::string> files = {"in.bin", "out.bin"};
+
+  SUBCASE("disk full: the write fails, the error names the output, nothing is left behind") {
+    reset_output();
+    const Run r = dir.run(with_globals({"sort", dir / "in.bin", dir / "out.bin"}), {}, false,
+                          {.file_size_limit = 1 << 20, .ignore_sigxfsz = true});
+    CHECK(r.code == 1);
+    CHECK(r.err.starts_with("vksort: "));
+    CHECK_MESSAGE(r.err.find("out.bin") != std::string::npos, r.err);
+    CHECK(read_text(dir / "out.bin") == old);
+    CHECK(dir.listing() == files);  // the temporary file is gone
+  }
+  SUBCASE("disk full with the default SIGXFSZ: the process dies, the output is untouched") {
+    reset_output();
+    const Run r = dir.run(with_globals({"sort", dir / "in.bin", dir / "out.bin"}), {}, false, {.file_size_limit = 1 << 20});
+    CHECK(r.signal == SIGXFSZ);
+    CHECK(read_text(dir / "out.bin") == old);
+  }
+  SUBCASE("killed at any moment: the output holds the old contents or the whole sorted file") {
+    int old_seen = 0, new_seen = 0;
+    for (int delay : {30, 150, 400, 900, 2000, 6000}) {
+      CAPTURE(delay);
+      reset_output();
+      const Run r = dir.run(with_globals({"sort", dir / "in.bin", dir / "out.bin"}), {}, false, {.kill_after_ms = delay});
+      const auto now = read_bytes(dir / "out.bin");
+      if (now.size() == old.size()) {
+        CHECK(read_text(dir / "out.bin") == old);
+        ++old_seen;
+      } else {
+        CHECK(now == expected);
+        ++new_seen;
+      }
+      // A killed process cannot remove its temporary file; it may only ever be a temporary.
+      for (const auto& name : dir.listing())
+        if (!files.count(name)) CHECK_MESSAGE(name.starts_with(".out.bin.vksort-"), name);
+    }
+    MESSAGE("kills that found the old output: " << old_seen << ", the complete new one: " << new_seen);
   }
 }
 

@@ -94,7 +94,7 @@ struct BucketReport {
   uint32_t bad_element = 0;     // one such element (which one is unspecified) ...
   uint32_t bad_id = 0;          // ... and its id
   // ok(), or "bucket id 70000 of element 12 is out of range: there are 65536 buckets".
-  Status status(uint32_t buckets) const;
+  VKSORT_API Status status(uint32_t buckets) const;
 };
 
 // Buffers and pipelines for lists of up to `capacity` elements in `buckets` buckets on one Device. Owns
@@ -104,7 +104,7 @@ struct BucketReport {
 // Ids out of range are detected on the GPU: such an element is in no list (its next is null) while
 // every other element is listed correctly. The convenience path throws an Error naming one of them;
 // the recording path reports it in report() (see BucketReport).
-class BucketLists {
+class VKSORT_API BucketLists {
  public:
   static constexpr uint32_t null = 0xFFFFFFFFu;
 

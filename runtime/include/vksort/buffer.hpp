@@ -25,7 +25,7 @@ struct BufferRef {
 };
 
 // Device-local memory owned by vksort, usable as keys, values or scratch (all usage flags above).
-class Buffer {
+class VKSORT_API Buffer {
  public:
   Buffer() = default;
   // Allocates `bytes` (at least 1) on `device`; `purpose` names it in error messages ("keys", ...).

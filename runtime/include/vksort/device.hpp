@@ -8,6 +8,8 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vksort/export.hpp"
+
 namespace vksort {
 
 namespace gpu { struct Context; }
@@ -74,7 +76,7 @@ struct BorrowedVulkan {
 };
 
 // One GPU. Cheap to copy (copies share the device); thread-safe for separate Sorters and Buffers.
-class Device {
+class VKSORT_API Device {
  public:
   explicit Device(const DeviceOptions& options = {});
   explicit Device(const BorrowedVulkan& borrowed);
@@ -101,9 +103,9 @@ struct DeviceListing {
   std::string unusable_why; // the missing feature, when not usable
   bool chosen = false;      // the one DeviceOptions{} would pick
 };
-std::vector<DeviceListing> list_devices();
+VKSORT_API std::vector<DeviceListing> list_devices();
 
 // True when VK_LAYER_KHRONOS_validation is installed (DeviceOptions::validation = 1 then works).
-bool validation_layer_available();
+VKSORT_API bool validation_layer_available();
 
 }  // namespace vksort

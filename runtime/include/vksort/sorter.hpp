@@ -25,7 +25,7 @@ struct SortBuffers {
 // used from different threads.
 //
 // Stability: radix and brick sort are stable in both orders (equal keys keep their input order).
-class Sorter {
+class VKSORT_API Sorter {
  public:
   Sorter(Device& device, const SortOptions& options);
   ~Sorter();
@@ -63,7 +63,7 @@ class Sorter {
 
 // Host convenience: uploads, sorts and downloads in place. K must match options.key in size.
 // Throws vksort::Error.
-SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
+VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
 
 template <class K>
 SortStats sort(Device& device, std::span<K> keys, SortOptions options = {}) {

@@ -14,5 +14,5 @@
 
 namespace vksort {
 // The library's version, "MAJOR.MINOR.PATCH".
-const char* version() noexcept;
+VKSORT_API const char* version() noexcept;
 }  // namespace vksort

@@ -108,6 +108,7 @@ class VKSORT_API BucketLists {
  public:
   static constexpr uint32_t null = 0xFFFFFFFFu;
 
+  // Throws vksort::Error for options out of range, when allocation fails or a pipeline cannot be made.
   BucketLists(Device& device, const BucketOptions& options);
   ~BucketLists();
   BucketLists(BucketLists&&) noexcept;
@@ -116,6 +117,7 @@ class VKSORT_API BucketLists {
   const BucketOptions& options() const;
   uint32_t size() const;  // n of the last build/resort recorded (0 before any)
 
+  // The object's own buffers (valid while it lives; do not destroy them). Never throw.
   BufferRef head() const;    // M u32
   BufferRef next() const;    // capacity u32; the first n are meaningful
   BufferRef report() const;  // report_bytes: the GPU's report words, decoded by decode_report()
@@ -153,7 +155,7 @@ class VKSORT_API BucketLists {
   // Host helpers: upload the ids, build / resort, keep the ids' buffer for later resorts.
   BucketStats build(std::span<const uint32_t> ids);
   BucketStats resort(std::span<const uint32_t> new_ids);
-  // Downloads head (M words) and next (n words).
+  // Downloads head (M words) and next (n words); submit and wait like build(). Throw vksort::Error.
   std::vector<uint32_t> download_head() const;
   std::vector<uint32_t> download_next() const;
 

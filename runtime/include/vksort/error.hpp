@@ -35,7 +35,8 @@ struct Status {
   explicit operator bool() const noexcept { return ok(); }
 };
 
-// "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult.
+// "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult: a static string, never null (a placeholder for
+// values it does not know). Safe from any thread.
 VKSORT_API const char* result_name(VkResult result) noexcept;
 
 }  // namespace vksort

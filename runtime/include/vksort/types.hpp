@@ -27,6 +27,7 @@ constexpr bool is_signed_integer(Key k) { return k == Key::i32 || k == Key::i64;
 constexpr bool is_floating(Key k) { return k == Key::f32 || k == Key::f64; }
 
 // Names as the CLI and reports spell them ("u32", "brick", ...), and their inverse (nullopt if unknown).
+// Pure functions, safe from any thread; the returned views point to static strings.
 VKSORT_API std::string_view to_string(Key k);
 VKSORT_API std::string_view to_string(Order o);
 VKSORT_API std::string_view to_string(Algorithm a);
@@ -70,7 +71,7 @@ struct SortStats {
   std::vector<std::pair<std::string, double>> phases_ms;  // per phase, in recording order
   std::vector<std::pair<std::string, double>> facts;      // algorithm facts: "rounds", "tile", ...
   bool timed() const { return gpu_ms >= 0.0; }
-  // The value of fact `name`, or nullopt.
+  // The value of fact `name`, or nullopt. Never throws.
   VKSORT_API std::optional<double> fact(std::string_view name) const;
 };
 

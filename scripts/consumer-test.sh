@@ -50,6 +50,11 @@ case "$mode" in
     [ $# -eq 3 ] || usage
     build="$2" prefix="$3"
     copy_consumers
+    # The prefix is replaced: refuse anything that holds more than an earlier vksort install.
+    if [ -d "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -d "$prefix/include/vksort" ]; then
+      echo "consumer-test: $prefix exists and is not a vksort install; choose a fresh prefix" >&2
+      exit 2
+    fi
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
     for f in include/vksort/vksort.hpp include/vksort/export.hpp; do test -f "$prefix/$f"; done

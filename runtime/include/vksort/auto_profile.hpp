@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "vksort/device.hpp"
+#include "vksort/export.hpp"
 #include "vksort/types.hpp"
 
 namespace vksort {
@@ -23,7 +24,7 @@ struct AutoCrossovers {
   bool operator==(const AutoCrossovers&) const = default;
 };
 
-struct AutoProfile {
+struct VKSORT_API AutoProfile {
   AutoCrossovers crossovers[2][2];            // [64-bit keys][with 32-bit values]
   std::string source = "built-in defaults";   // or the file the profile was read from
 
@@ -42,14 +43,14 @@ struct AutoProfile {
 // Where `vksort tune` saves the profile of a device and Device looks for it:
 // $VKSORT_CACHE_DIR, else $XDG_CACHE_HOME/vksort, else $HOME/.cache/vksort; the file is named after the
 // device's UUID and driver version. "" when none of these variables is set.
-std::string auto_profile_path(const DeviceInfo& device);
+VKSORT_API std::string auto_profile_path(const DeviceInfo& device);
 
 // Writes `profile` to `path` atomically (a temporary file renamed over it), creating the folder.
 // Throws vksort::Error.
-void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, const std::string& path);
+VKSORT_API void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, const std::string& path);
 
 // The profile in auto_profile_path(device) when it exists and parses, else the built-in defaults (a
 // corrupt file is noted in `source` and otherwise ignored: a cache must never stop sorting).
-AutoProfile load_auto_profile(const DeviceInfo& device);
+VKSORT_API AutoProfile load_auto_profile(const DeviceInfo& device);
 
 }  // namespace vksort

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "vksort/device.hpp"
+#include "vksort/export.hpp"
 
 namespace vksort {
 
@@ -23,6 +24,6 @@ struct CopyBandwidth {
 // after one warm-up, each timed with GPU timestamps. Allocates 2 * bytes of device memory for the
 // duration; submits and waits on the device's queue (same thread rule as Sorter::sort). Throws
 // vksort::Error (bytes = 0, runs < 1, out of memory, device lost).
-CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs = 5);
+VKSORT_API CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs = 5);
 
 }  // namespace vksort

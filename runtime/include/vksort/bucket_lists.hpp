@@ -94,7 +94,7 @@ struct BucketReport {
   uint32_t bad_element = 0;     // one such element (which one is unspecified) ...
   uint32_t bad_id = 0;          // ... and its id
   // ok(), or "bucket id 70000 of element 12 is out of range: there are 65536 buckets".
-  Status status(uint32_t buckets) const;
+  VKSORT_API Status status(uint32_t buckets) const;
 };
 
 // Buffers and pipelines for lists of up to `capacity` elements in `buckets` buckets on one Device. Owns
@@ -104,10 +104,11 @@ struct BucketReport {
 // Ids out of range are detected on the GPU: such an element is in no list (its next is null) while
 // every other element is listed correctly. The convenience path throws an Error naming one of them;
 // the recording path reports it in report() (see BucketReport).
-class BucketLists {
+class VKSORT_API BucketLists {
  public:
   static constexpr uint32_t null = 0xFFFFFFFFu;
 
+  // Throws vksort::Error for options out of range, when allocation fails or a pipeline cannot be made.
   BucketLists(Device& device, const BucketOptions& options);
   ~BucketLists();
   BucketLists(BucketLists&&) noexcept;
@@ -116,6 +117,7 @@ class BucketLists {
   const BucketOptions& options() const;
   uint32_t size() const;  // n of the last build/resort recorded (0 before any)
 
+  // The object's own buffers (valid while it lives; do not destroy them). Never throw.
   BufferRef head() const;    // M u32
   BufferRef next() const;    // capacity u32; the first n are meaningful
   BufferRef report() const;  // report_bytes: the GPU's report words, decoded by decode_report()
@@ -153,7 +155,7 @@ class BucketLists {
   // Host helpers: upload the ids, build / resort, keep the ids' buffer for later resorts.
   BucketStats build(std::span<const uint32_t> ids);
   BucketStats resort(std::span<const uint32_t> new_ids);
-  // Downloads head (M words) and next (n words).
+  // Downloads head (M words) and next (n words); submit and wait like build(). Throw vksort::Error.
   std::vector<uint32_t> download_head() const;
   std::vector<uint32_t> download_next() const;
 

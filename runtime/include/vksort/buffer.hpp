@@ -25,21 +25,27 @@ struct BufferRef {
 };
 
 // Device-local memory owned by vksort, usable as keys, values or scratch (all usage flags above).
-class Buffer {
+// Move-only; shares the Device's state (the vksort::Device object may go first). Destroying it frees
+// the memory at once: GPU work that uses it must have completed. One thread at a time per Buffer.
+class VKSORT_API Buffer {
  public:
-  Buffer() = default;
+  Buffer() = default;  // empty: size() 0, vk_buffer() VK_NULL_HANDLE
   // Allocates `bytes` (at least 1) on `device`; `purpose` names it in error messages ("keys", ...).
+  // Throws vksort::Error (with VK_ERROR_OUT_OF_DEVICE_MEMORY and the like) when allocation fails.
   Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose = "buffer");
   ~Buffer();
   Buffer(Buffer&&) noexcept;
   Buffer& operator=(Buffer&&) noexcept;
 
-  VkDeviceSize size() const;
+  // Never throw. The handles stay owned by the Buffer: do not destroy them.
+  VkDeviceSize size() const;              // bytes
   BufferRef ref() const;                  // the whole buffer
   VkBuffer vk_buffer() const;
   VkDeviceAddress address() const;
 
-  // Copy through staging memory; submits and waits on the device's queue.
+  // Copy through staging memory; submits and waits on the device's queue (locked while submitting),
+  // so the data is in place (upload) or in `data` (download) on return. `offset` and the span's size
+  // are bytes. Throws vksort::Error for an empty Buffer, a range beyond size(), or a Vulkan failure.
   void upload(std::span<const std::byte> data, VkDeviceSize offset = 0);
   void download(std::span<std::byte> data, VkDeviceSize offset = 0) const;
 

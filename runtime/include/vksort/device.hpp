@@ -8,6 +8,8 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vksort/export.hpp"
+
 namespace vksort {
 
 namespace gpu { struct Context; }
@@ -83,14 +85,22 @@ struct BorrowedVulkan {
 };
 
 // One GPU. Cheap to copy (copies share the device); thread-safe for separate Sorters and Buffers.
-class Device {
+// The shared state lives until the last Device copy, Sorter, Buffer and BucketLists made from it is
+// gone; only then is a device vksort created (and its instance) destroyed.
+class VKSORT_API Device {
  public:
+  // Creates an instance and a device of its own (see DeviceOptions). Throws vksort::Error when there is
+  // no Vulkan loader, no usable device, no device matching `select`, or a requested validation layer,
+  // and when instance or device creation fails.
   explicit Device(const DeviceOptions& options = {});
+  // Uses the application's handles (see BorrowedVulkan) and destroys none of them. Throws
+  // vksort::Error when a handle is null or the device lacks a feature vksort needs.
   explicit Device(const BorrowedVulkan& borrowed);
   ~Device();
   Device(const Device&);
   Device& operator=(const Device&);
 
+  // Never throw; the handles stay owned by whoever created them (vksort or the application).
   const DeviceInfo& info() const;
   VkDevice vk_device() const;
   VkPhysicalDevice vk_physical_device() const;
@@ -111,6 +121,8 @@ class Device {
 };
 
 // A physical device as the system lists it (for `vksort info` and VKSORT_DEVICE by index).
+// list_devices() uses a temporary instance of its own; throws vksort::Error when no Vulkan loader is
+// installed.
 struct DeviceListing {
   uint32_t index = 0;
   DeviceInfo info;
@@ -118,9 +130,10 @@ struct DeviceListing {
   std::string unusable_why; // the missing feature, when not usable
   bool chosen = false;      // the one DeviceOptions{} would pick
 };
-std::vector<DeviceListing> list_devices();
+VKSORT_API std::vector<DeviceListing> list_devices();
 
 // True when VK_LAYER_KHRONOS_validation is installed (DeviceOptions::validation = 1 then works).
-bool validation_layer_available();
+// Throws vksort::Error when no Vulkan loader is installed.
+VKSORT_API bool validation_layer_available();
 
 }  // namespace vksort

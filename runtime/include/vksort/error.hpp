@@ -9,11 +9,13 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vksort/export.hpp"
+
 namespace vksort {
 
 // One line saying what was being done and, where Vulkan failed, the VkResult's name:
 // "allocating 3.0 GiB scratch for 400000000 u64 keys: VK_ERROR_OUT_OF_DEVICE_MEMORY".
-class Error : public std::runtime_error {
+class VKSORT_API Error : public std::runtime_error {
  public:
   explicit Error(const std::string& what, VkResult result = VK_SUCCESS)
       : std::runtime_error(what), result_(result) {}
@@ -33,7 +35,8 @@ struct Status {
   explicit operator bool() const noexcept { return ok(); }
 };
 
-// "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult.
-const char* result_name(VkResult result) noexcept;
+// "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult: a static string, never null (a placeholder for
+// values it does not know). Safe from any thread.
+VKSORT_API const char* result_name(VkResult result) noexcept;
 
 }  // namespace vksort

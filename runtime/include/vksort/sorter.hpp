@@ -24,15 +24,22 @@ struct SortBuffers {
 // and reuse it. A Sorter may be used from one thread at a time; separate Sorters on one Device may be
 // used from different threads.
 //
+// Ownership: a Sorter shares the Device's state (the vksort::Device object itself may go first), and
+// owns only its pipelines (and, after sort(), its own scratch). A borrowed VkDevice must outlive every
+// Sorter made on it, and command buffers recorded by a Sorter must have completed before it is
+// destroyed (they use its pipelines). A moved-from Sorter may only be destroyed or assigned to.
+//
 // Stability: radix, brick and sample sort are stable in both orders (equal keys keep their input
-// order; sample sort orders every step by (key, original index)).
-class Sorter {
+// order; sample sort orders every step by (key, original index)). So is `automatic`, whatever it picks.
+class VKSORT_API Sorter {
  public:
+  // Throws vksort::Error for invalid options (key, value_bytes) or when a pipeline cannot be created.
   Sorter(Device& device, const SortOptions& options);
   ~Sorter();
   Sorter(Sorter&&) noexcept;
   Sorter& operator=(Sorter&&) noexcept;
 
+  // These queries touch no GPU state and do not throw.
   const SortOptions& options() const;
   // The algorithm that sorts n keys: the one SortOptions names, or for `automatic` the choice of the
   // device's AutoProfile (read when this Sorter was created) for n, key width and values.
@@ -40,7 +47,8 @@ class Sorter {
   Algorithm algorithm() const;  // algorithm_for(a large n): what `automatic` resolves to beyond small sizes
   uint32_t tile_size() const;   // keys one workgroup sorts in shared memory (block algorithms)
 
-  // Bytes of scratch a sort of n keys needs (never 0).
+  // Bytes of scratch a sort of n keys needs (never 0). n is a count of keys, not bytes. Arithmetic
+  // only: no GPU work, no allocation.
   VkDeviceSize scratch_bytes(uint64_t n) const;
 
   // Records a sort of n keys into the caller's command buffer, which must be in the recording state on
@@ -53,11 +61,25 @@ class Sorter {
   //   the caller's barrier (the same stage and access).
   // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
   //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
-  // Never throws: a bad argument returns a Status naming it and records nothing.
+  // Ownership: the caller owns cmd and every buffer and keeps them alive until the recorded work has
+  //   completed; vksort keeps no reference to them after returning. Nothing is submitted.
+  // Units: n is a count of keys (below 2^31); BufferRef offsets and sizes are bytes.
+  // Timing: nothing is written to any query pool here. To time the sort, write your own timestamps
+  //   (vkCmdWriteTimestamp, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, your pool) just before and after
+  //   this call, as apps/embed_example does.
+  // Thread safety: as for any vkCmd*, the caller externally synchronises cmd and its pool.
+  // Never throws: a bad argument (no buffer, a range too small, an offset not a multiple of 8, values
+  //   given or missing against SortOptions::value_bytes, n too large) returns a Status naming it and
+  //   records nothing.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept;
 
-  // Convenience: allocates scratch, records, submits on the device's queue, waits and reads the GPU
-  // timestamps. Throws vksort::Error.
+  // Convenience: allocates scratch (kept for the next call, grown when needed), records, submits on the
+  // device's queue, waits for completion and reads the GPU timestamps into the returned SortStats
+  // (milliseconds). keys and values (or nullptr) hold n keys / n u32 values from offset 0 and stay
+  // owned by the caller. Blocks the calling thread; the queue is locked only while submitting, so
+  // other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
+  // complete before it starts.
+  // Throws vksort::Error (bad argument, out of device memory, device lost, a validation message).
   SortStats sort(Buffer& keys, Buffer* values, uint64_t n);
 
   struct Impl;
@@ -66,9 +88,14 @@ class Sorter {
 };
 
 // Host convenience: uploads, sorts and downloads in place. K must match options.key in size.
+// keys (n keys of options.key) and values (n u32, or nullptr) are the caller's host memory, sorted in
+// place; values decide options.value_bytes. Creates a Sorter and device buffers for this call and
+// frees them before returning; blocks until done. Thread safety as Sorter::sort.
 // Throws vksort::Error.
-SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
+VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
 
+// The typed forms of sort_host: keys sorted in place, values moved with their keys. Throw
+// vksort::Error when sizeof(K) does not match options.key or the spans differ in length.
 template <class K>
 SortStats sort(Device& device, std::span<K> keys, SortOptions options = {}) {
   static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");

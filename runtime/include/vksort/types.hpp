@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "vksort/export.hpp"
+
 namespace vksort {
 
 // The key types vksort sorts. 64-bit keys never need shaderInt64: shaders hold them as two words.
@@ -25,11 +27,12 @@ constexpr bool is_signed_integer(Key k) { return k == Key::i32 || k == Key::i64;
 constexpr bool is_floating(Key k) { return k == Key::f32 || k == Key::f64; }
 
 // Names as the CLI and reports spell them ("u32", "brick", ...), and their inverse (nullopt if unknown).
-std::string_view to_string(Key k);
-std::string_view to_string(Order o);
-std::string_view to_string(Algorithm a);
-std::optional<Key> parse_key(std::string_view name);
-std::optional<Algorithm> parse_algorithm(std::string_view name);
+// Pure functions, safe from any thread; the returned views point to static strings.
+VKSORT_API std::string_view to_string(Key k);
+VKSORT_API std::string_view to_string(Order o);
+VKSORT_API std::string_view to_string(Algorithm a);
+VKSORT_API std::optional<Key> parse_key(std::string_view name);
+VKSORT_API std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 // Knobs that are normally chosen per device from its limits. Zero means "choose for me".
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
@@ -69,8 +72,8 @@ struct SortStats {
   std::vector<std::pair<std::string, double>> phases_ms;  // per phase, in recording order
   std::vector<std::pair<std::string, double>> facts;      // algorithm facts: "rounds", "tile", ...
   bool timed() const { return gpu_ms >= 0.0; }
-  // The value of fact `name`, or nullopt.
-  std::optional<double> fact(std::string_view name) const;
+  // The value of fact `name`, or nullopt. Never throws.
+  VKSORT_API std::optional<double> fact(std::string_view name) const;
 };
 
 }  // namespace vksort

@@ -15,6 +15,7 @@
 #include "vksort/types.hpp"
 
 namespace vksort {
-// The library's version, "MAJOR.MINOR.PATCH".
-const char* version() noexcept;
+// The library's version, "MAJOR.MINOR.PATCH": that of the libvksort linked (with a shared library,
+// possibly newer than the headers a program was compiled with). A static string.
+VKSORT_API const char* version() noexcept;
 }  // namespace vksort

@@ -4,6 +4,7 @@
 #include "gpu/vulkan.hpp"
 #include "vksort/error.hpp"
 #include "vksort/types.hpp"
+#include "vksort/vksort.hpp"  // version(): the declaration carries VKSORT_API
 
 namespace vksort {
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Builds and runs the consumer projects of tests/consumer the way a third party would: copied outside
+# the source tree, against an installed vksort, a vksort source checkout, or the Debian package.
+#
+#   scripts/consumer-test.sh install <build dir> <prefix>   cmake --install, then find_package and pkg-config consumers
+#   scripts/consumer-test.sh subdirectory                     the add_subdirectory consumer (builds the library itself)
+#   scripts/consumer-test.sh deb <build dir>                  cpack -G DEB, check the package, unpack it (dpkg -x),
+#                                                             then the find_package and pkg-config consumers
+# Work folders go to $VKSORT_CONSUMER_WORK (default /tmp/vksort-consumer). Exits non-zero on any failure.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="${VKSORT_CONSUMER_WORK:-/tmp/vksort-consumer}"
+jobs="${VKSORT_JOBS:-2}"
+
+usage() { echo "usage: scripts/consumer-test.sh install <build dir> <prefix> | subdirectory | deb <build dir>" >&2; exit 2; }
+
+# A fresh copy of tests/consumer outside the tree, so nothing can reach vksort's sources by a relative path.
+copy_consumers() {
+  rm -rf "$work/src"
+  mkdir -p "$work/src"
+  cp -r "$repo/tests/consumer/." "$work/src/"
+}
+
+# find_package(vksort) against <prefix>, then the same program built by hand from vksort.pc.
+consume_prefix() {
+  local prefix="$1" name="$2"
+  echo "== find_package consumer against $prefix =="
+  rm -rf "$work/build-$name"
+  cmake -S "$work/src/find_package" -B "$work/build-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$work/build-$name" -j"$jobs"
+  "$work/build-$name/consumer"
+
+  echo "== pkg-config consumer against $prefix =="
+  local pc_dir
+  pc_dir="$(dirname "$(find "$prefix" -name vksort.pc | head -n1)")"
+  # A static libvksort needs its private dependencies on the link line (pkg-config --static).
+  local flags static=""
+  if [ -n "$(find "$prefix" -name libvksort.a | head -n1)" ]; then static=--static; fi
+  flags="$(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs $static vksort)"
+  echo "pkg-config: $flags"
+  # shellcheck disable=SC2086  # the flags are words
+  c++ -std=c++20 -O1 "$work/src/consumer.cpp" -o "$work/pkgconfig-$name" $flags -Wl,-rpath,"$(PKG_CONFIG_PATH="$pc_dir" pkg-config --variable=libdir vksort)"
+  "$work/pkgconfig-$name"
+}
+
+mode="${1:-}"
+case "$mode" in
+  install)
+    [ $# -eq 3 ] || usage
+    build="$2" prefix="$3"
+    copy_consumers
+    # The prefix is replaced: refuse anything that holds more than an earlier vksort install.
+    if [ -d "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -d "$prefix/include/vksort" ]; then
+      echo "consumer-test: $prefix exists and is not a vksort install; choose a fresh prefix" >&2
+      exit 2
+    fi
+    rm -rf "$prefix"
+    cmake --install "$build" --prefix "$prefix" >/dev/null
+    for f in include/vksort/vksort.hpp include/vksort/export.hpp; do test -f "$prefix/$f"; done
+    test -f "$(find "$prefix" -name vksortConfig.cmake | head -n1)"
+    test -f "$(find "$prefix" -name vksortConfigVersion.cmake | head -n1)"
+    consume_prefix "$prefix" "$(basename "$prefix")"
+    ;;
+  subdirectory)
+    [ $# -eq 1 ] || usage
+    copy_consumers
+    echo "== add_subdirectory consumer =="
+    rm -rf "$work/build-subdirectory"
+    cmake -S "$work/src/add_subdirectory" -B "$work/build-subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+          -DVKSORT_SOURCE_DIR="$repo" >/dev/null
+    cmake --build "$work/build-subdirectory" -j"$jobs"
+    "$work/build-subdirectory/consumer"
+    ;;
+  deb)
+    [ $# -eq 2 ] || usage
+    build="$(cd "$2" && pwd)"
+    copy_consumers
+    echo "== cpack -G DEB in $build =="
+    rm -f "$build"/libvksort-dev_*.deb
+    (cd "$build" && cpack -G DEB >/dev/null)
+    deb="$(ls "$build"/libvksort-dev_*.deb)"
+    dpkg-deb --info "$deb"
+    # The fields a user's apt relies on.
+    version="$(dpkg-deb --field "$deb" Version)"
+    grep -q "project(vksort VERSION $version " "$repo/CMakeLists.txt"
+    # (Whole outputs into variables: grep -q closing a pipe early would fail the pipeline.)
+    depends="$(dpkg-deb --field "$deb" Depends)"
+    recommends="$(dpkg-deb --field "$deb" Recommends)"
+    contents="$(dpkg-deb --contents "$deb")"
+    grep -q libvulkan1 <<<"$depends"
+    grep -q mesa-vulkan-drivers <<<"$recommends"
+    grep -q 'usr/include/vksort/vksort.hpp' <<<"$contents"
+    grep -q 'vksortConfig.cmake' <<<"$contents"
+    # Unpacked, not installed: this machine's /usr stays untouched (dpkg -i does the same into /).
+    rm -rf "$work/deb-root"
+    dpkg -x "$deb" "$work/deb-root"
+    consume_prefix "$work/deb-root/usr" deb
+    ;;
+  *) usage ;;
+esac
+echo "consumer-test $mode: OK"

@@ -12,6 +12,7 @@ packages=(
   libvulkan-volk-dev         # volk.h / volk.c, compiled into the runtime
   libglm-dev doctest-dev libcli11-dev nlohmann-json3-dev
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
+  libpng-dev                 # the particle app's PNG frames
 )
 
 missing=()

@@ -39,6 +39,8 @@ struct Options {
   uint64_t frame_every = 0;
   std::string xyz, vtk;
   uint32_t batch = 32;
+  uint32_t list_iterations = 12;
+  uint32_t list_parts = 1;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -57,39 +59,32 @@ void print_row(const particles::Simulation& sim, const particles::Observables& o
   if (t.timed && t.steps > 0)
     std::snprintf(ms, sizeof ms, "%11.3f%11.3f%11.3f", t.neighbours_ms / t.steps, t.forces_ms / t.steps,
                   t.integration_ms / t.steps);
-  std::printf("%8llu%9.4f%12.3e%11.0f%8.2f%s%9.3f\n", static_cast<unsigned long long>(sim.step()), o.temperature,
-              o.momentum_norm, o.pairs, o.mean_neighbours, ms, o.mean_z[1] - o.mean_z[0]);
+  char dz[16] = "        -";  // mean height of heavy minus light, where both exist
+  if (o.count[0] && o.count[1]) std::snprintf(dz, sizeof dz, "%9.3f", o.mean_z[1] - o.mean_z[0]);
+  std::printf("%8llu%9.4f%12.3e%11.0f%8.2f%s%s\n", static_cast<unsigned long long>(sim.step()), o.temperature,
+              o.momentum_norm, o.pairs, o.mean_neighbours, ms, dz);
   std::fflush(stdout);
 }
 
-int run(const Options& opt) {
-  using namespace particles;
-  // --- set up: any error here is bad input (exit 2) ---
-  Model model;
-  State state;
-  const Scenario scenario = parse_scenario(opt.scenario);
-  if (opt.n == 0) throw Error("--n must be at least 1");
-  if (opt.every == 0) throw Error("--every must be at least 1");
-  if (!opt.box.empty() && opt.box.size() != 3) throw Error("--box takes three lengths: LX,LY,H");
-  const float box[3] = {opt.box.empty() ? 0.0f : opt.box[0], opt.box.empty() ? 0.0f : opt.box[1],
-                        opt.box.empty() ? 0.0f : opt.box[2]};
-  model = scenario_model(scenario, opt.n, box);
-  model.seed = opt.seed;
-  model.dt = opt.dt;
-  if (opt.gravity >= 0.0f) model.gravity = opt.gravity;
-  model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
-  model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
-  model.cells = opt.cells == "sort" ? Cells::sort : Cells::scatter;
-  state = scenario_state(scenario, model, opt.n);
-  const Grid grid = grid_for(model);
-  if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
+// Totals of one simulation run (GPU milliseconds per phase over the timed steps).
+struct Totals {
+  double ms[3] = {0, 0, 0};  // neighbours, forces, integration
+  uint64_t timed_steps = 0;
+  double wall_s = 0;
+  particles::Snapshot last;
+};
 
-  gpu::Context ctx({opt.device, opt.validation});
+bool g_running = false;  // past set-up: failures are run-time failures (exit 1), not bad input (exit 2)
+
+Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particles::Model& model,
+                const particles::State& state, const std::string& cells) {
+  using namespace particles;
+  const Grid grid = grid_for(model);
   Simulation sim(ctx, model, state);
   std::printf("# %s: %u particles, box %.3g x %.3g x %.3g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
               "%s cell lists, seed %u\n# device: %s\n",
               opt.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz, model.periodic_z ? "periodic" : "walls in",
-              grid.nx, grid.ny, grid.nz, model.dt, opt.integrator.c_str(), opt.noise.c_str(), opt.cells.c_str(),
+              grid.nx, grid.ny, grid.nz, model.dt, opt.integrator.c_str(), opt.noise.c_str(), cells.c_str(),
               opt.seed, ctx.name().c_str());
   std::printf("#   step        T     |P|total      pairs   neigh  ms/step: neighbours   forces  integration   zH-zL\n");
 
@@ -98,12 +93,12 @@ int run(const Options& opt) {
     std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
     write_png((std::filesystem::path(opt.frames) / name).string(), render_views(model, s.pos));
   };
-  Snapshot s = sim.snapshot();
+  Totals totals;
+  Snapshot& s = totals.last;
+  s = sim.snapshot();
   print_row(sim, measure(model, s), sim.times());
   if (!opt.frames.empty()) frame(s);
 
-  double total_ms[3] = {0, 0, 0};
-  uint64_t timed_steps = 0;
   const auto wall0 = std::chrono::steady_clock::now();
   while (sim.step() < opt.steps) {
     uint64_t next = std::min(opt.steps, (sim.step() / opt.every + 1) * opt.every);
@@ -119,23 +114,68 @@ int run(const Options& opt) {
     s = sim.snapshot();
     if (row) {
       const StepTimes& t = sim.times();
-      total_ms[0] += t.neighbours_ms, total_ms[1] += t.forces_ms, total_ms[2] += t.integration_ms;
-      timed_steps += t.timed ? t.steps : 0;
+      totals.ms[0] += t.neighbours_ms, totals.ms[1] += t.forces_ms, totals.ms[2] += t.integration_ms;
+      totals.timed_steps += t.timed ? t.steps : 0;
       print_row(sim, measure(model, s), t);
       sim.reset_times();
     }
     if (pic) frame(s);
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  if (!opt.xyz.empty()) write_xyz(opt.xyz, model, s);
-  if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
-  if (timed_steps > 0) {
-    const double gpu_ms = total_ms[0] + total_ms[1] + total_ms[2];
+  totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (totals.timed_steps > 0) {
+    const double gpu_ms = totals.ms[0] + totals.ms[1] + totals.ms[2];
+    const double steps = double(totals.timed_steps);
     std::printf("# GPU per step: neighbours %.3f ms (%.0f%%), forces %.3f ms (%.0f%%), integration %.3f ms; "
                 "%.3g particle-steps/s on the GPU, %.3g with the host (wall %.2f s)\n",
-                total_ms[0] / timed_steps, 100 * total_ms[0] / gpu_ms, total_ms[1] / timed_steps,
-                100 * total_ms[1] / gpu_ms, total_ms[2] / timed_steps,
-                double(sim.size()) * timed_steps / (gpu_ms * 1e-3), double(sim.size()) * opt.steps / wall, wall);
+                totals.ms[0] / steps, 100 * totals.ms[0] / gpu_ms, totals.ms[1] / steps, 100 * totals.ms[1] / gpu_ms,
+                totals.ms[2] / steps, double(sim.size()) * steps / (gpu_ms * 1e-3),
+                double(sim.size()) * double(opt.steps) / totals.wall_s, totals.wall_s);
+  }
+  return totals;
+}
+
+int run(const Options& opt) {
+  using namespace particles;
+  // --- set up: any error here is bad input (exit 2) ---
+  const Scenario scenario = parse_scenario(opt.scenario);
+  if (opt.n == 0) throw Error("--n must be at least 1");
+  if (opt.every == 0) throw Error("--every must be at least 1");
+  if (!opt.box.empty() && opt.box.size() != 3) throw Error("--box takes three lengths: LX,LY,H");
+  const float box[3] = {opt.box.empty() ? 0.0f : opt.box[0], opt.box.empty() ? 0.0f : opt.box[1],
+                        opt.box.empty() ? 0.0f : opt.box[2]};
+  Model model = scenario_model(scenario, opt.n, box);
+  model.seed = opt.seed;
+  model.dt = opt.dt;
+  if (opt.gravity >= 0.0f) model.gravity = opt.gravity;
+  model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
+  model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
+  model.list_iterations = opt.list_iterations;
+  model.list_parts = opt.list_parts;
+  const State state = scenario_state(scenario, model, opt.n);
+  grid_for(model);
+  check_inside(model, state);
+  if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
+  gpu::Context ctx({opt.device, opt.validation});
+  g_running = true;
+
+  // --cells both: the same simulation with each cell build, one after the other in this process.
+  std::vector<std::string> builds = opt.cells == "both" ? std::vector<std::string>{"scatter", "sort"}
+                                                        : std::vector<std::string>{opt.cells};
+  std::vector<Totals> totals;
+  for (const std::string& cells : builds) {
+    model.cells = cells == "sort" ? Cells::sort : Cells::scatter;
+    totals.push_back(simulate(ctx, opt, model, state, cells));
+  }
+  const Snapshot& s = totals.back().last;
+  if (!opt.xyz.empty()) write_xyz(opt.xyz, model, s);
+  if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
+  if (totals.size() == 2 && totals[0].timed_steps > 0 && totals[1].timed_steps > 0) {
+    const double scatter = totals[0].ms[0] / double(totals[0].timed_steps);
+    const double sort = totals[1].ms[0] / double(totals[1].timed_steps);
+    const bool same = totals[0].last.pos == totals[1].last.pos && totals[0].last.vel == totals[1].last.vel;
+    std::printf("# neighbour search per step: bucket lists (scatter) %.3f ms, sort-based %.3f ms, sort / scatter "
+                "= %.2f; final states %s\n",
+                scatter, sort, sort / scatter, same ? "bit-identical" : "DIFFERENT");
   }
   if (opt.validation && gpu::validation_message_count() > 0) {
     std::fprintf(stderr, "particles: %llu validation message(s)\n",
@@ -165,13 +205,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"vv", "leapfrog"}));
   app.add_option("--noise", opt.noise, "counter (hash of seed, step, pair) | paper (1.000005 (r + sqrt 3)^5)")
       ->check(CLI::IsMember({"counter", "paper"}));
-  app.add_option("--cells", opt.cells, "scatter (bucket lists) | sort (sort-based cell build)")
-      ->check(CLI::IsMember({"scatter", "sort"}));
+  app.add_option("--cells", opt.cells,
+                 "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
+      ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last)");
   app.add_option("--xyz", opt.xyz, "write the final state as extended XYZ");
   app.add_option("--vtk", opt.vtk, "write the final state as legacy VTK points");
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
+  app.add_option("--list-iterations", opt.list_iterations,
+                 "bucket lists: scatter iterations before vksort's fallback links what is left")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; default 1: off)");
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {
@@ -184,7 +229,7 @@ int main(int argc, char** argv) {
     return run(opt);
   } catch (const particles::Error& e) {
     std::fprintf(stderr, "particles: %s\n", e.what());
-    return 2;
+    return g_running ? 1 : 2;
   } catch (const vksort::Error& e) {
     std::fprintf(stderr, "particles: %s\n", e.what());
     return 1;

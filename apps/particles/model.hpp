@@ -32,6 +32,10 @@ struct Model {
   Integrator integrator = Integrator::velocity_verlet;
   Noise noise = Noise::counter;
   Cells cells = Cells::scatter;
+  // vksort::BucketOptions for the scatter build: iterations recorded before the heavy-cell fallback,
+  // and partial-update parts (0: vksort chooses).
+  uint32_t list_iterations = 12;
+  uint32_t list_parts = 1;  // off: at 3-4 particles per cell it does not pay on lavapipe (measured)
   uint32_t seed = 1;
 };
 

@@ -104,9 +104,8 @@ struct Simulation::Impl {
     o.buckets = g.cells();
     o.capacity = n;
     o.mode = m.cells == Cells::sort ? vksort::BucketMode::sort : vksort::BucketMode::scatter;
-    // Density 3 in cells of about r_c^3 gives 3-4 per cell, rarely more than 12; fuller cells go to
-    // vksort's fallback. Every iteration beyond the last needed costs empty dispatches.
-    o.max_iterations = 12;
+    o.max_iterations = std::max(1u, m.list_iterations);
+    o.parts = m.list_parts;
     return o;
   }
 

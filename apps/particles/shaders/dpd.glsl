@@ -12,6 +12,10 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4s { vec
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Uints { uint u[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Uvec2s { uvec2 u[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float f[]; };
+// Read-only views for the force kernel's gathers: no store in that kernel can alias them, so the
+// compiler may keep loads in registers across the neighbour loop.
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly restrict buffer Vec4sIn { vec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly restrict buffer UintsIn { uint u[]; };
 
 #include "dpd_interface.h"
 
@@ -47,9 +51,9 @@ float unit_float(uint h) { return (float(h >> 8) + 0.5) * (1.0 / 16777216.0); }
 float unit_noise(float u) { return 1.7320508 * (2.0 * u - 1.0); }
 
 // Theta_ij: symmetric in i and j by construction, so F_R(ij) = -F_R(ji) exactly.
-float pair_noise(Params p, uint rng, uint step, uint i, uint j, float state_i, float state_j) {
+float pair_noise(uint seed, uint rng, uint step, uint i, uint j, float state_i, float state_j) {
   if (rng == DPD_RNG_PAPER) return unit_noise(fract(state_i + state_j));
-  return unit_noise(unit_float(pair_hash(p.seed, step, min(i, j), max(i, j))));
+  return unit_noise(unit_float(pair_hash(seed, step, min(i, j), max(i, j))));
 }
 
 // The paper's generator (Karpinski's floating-point test): one step of a particle's stream. In float32

@@ -32,57 +32,66 @@ uint wrap_cell(int c, uint cells) { return uint(c < 0 ? c + int(cells) : (c >= i
 
 void main() {
   Params p = Params(pc.params);
+  const uint n = p.n;
   const uint i = item_index();
-  if (i >= p.n) return;
-  Vec4s pos = Vec4s(pc.pos);
-  Vec4s vt = Vec4s(pc.vtilde);
-  Uints head = Uints(pc.head);
-  Uints next = Uints(pc.next);
+  if (i >= n) return;
+  // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
+  const float lx = p.lx, ly = p.ly, lz = p.lz, rc = p.rc, inv_sqrt_dt = p.inv_sqrt_dt;
+  const uint nx = p.nx, ny = p.ny, nz = p.nz, rng = p.rng, seed = p.seed, capacity = p.pair_capacity;
+  const bool periodic_z = p.periodic_z != 0u;
+  const vec4 a = vec4(p.a[0], p.a[1], p.a[2], p.a[3]);
+  const vec4 gamma = vec4(p.gamma[0], p.gamma[1], p.gamma[2], p.gamma[3]);
+  const vec4 sigma = vec4(p.sigma[0], p.sigma[1], p.sigma[2], p.sigma[3]);
+  Vec4sIn pos = Vec4sIn(pc.pos);
+  Vec4sIn vt = Vec4sIn(pc.vtilde);
+  Vec4sIn vel = Vec4sIn(pc.vel);
+  UintsIn head = UintsIn(pc.head);
+  UintsIn next = UintsIn(pc.next);
   const bool record = pc.pairs != uvec2(0);
   const vec4 xi = pos.v[i];
   const vec3 vi = vt.v[i].xyz;
   const uint ki = uint(xi.w);
-  const float state_i = p.rng == DPD_RNG_PAPER ? Vec4s(pc.vel).v[i].w : 0.0;
-  const float rc2 = p.rc * p.rc;
+  const float state_i = rng == DPD_RNG_PAPER ? vel.v[i].w : 0.0;
+  const float rc2 = rc * rc;
 
   uvec2 fx = uvec2(0), fy = uvec2(0), fz = uvec2(0);
   uint count = 0;
   float virial_c = 0.0, virial = 0.0;
-  const uint c = Uints(pc.cell).u[i];
+  const uint c = UintsIn(pc.cell).u[i];
   if (c != DPD_NULL) {
-    const int cx = int(c % p.nx), cy = int((c / p.nx) % p.ny), cz = int(c / (p.nx * p.ny));
+    const int cx = int(c % nx), cy = int((c / nx) % ny), cz = int(c / (nx * ny));
     for (int dz = -1; dz <= 1; ++dz) {
       int z = cz + dz;
-      if (p.periodic_z != 0u) {
-        z = int(wrap_cell(z, p.nz));
-      } else if (z < 0 || z >= int(p.nz)) {
+      if (periodic_z) {
+        z = int(wrap_cell(z, nz));
+      } else if (z < 0 || z >= int(nz)) {
         continue;
       }
       for (int dy = -1; dy <= 1; ++dy) {
-        const uint y = wrap_cell(cy + dy, p.ny);
+        const uint y = wrap_cell(cy + dy, ny);
         for (int dx = -1; dx <= 1; ++dx) {
-          const uint cell = wrap_cell(cx + dx, p.nx) + p.nx * (y + p.ny * uint(z));
+          const uint cell = wrap_cell(cx + dx, nx) + nx * (y + ny * uint(z));
           uint j = head.u[cell];
-          for (uint guard = 0; j != DPD_NULL && guard < p.n; ++guard, j = next.u[j]) {
+          for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
             if (j == i) continue;
             const vec4 xj = pos.v[j];
             vec3 d = xi.xyz - xj.xyz;
-            d.x -= p.lx * roundEven(d.x / p.lx);  // minimum image; roundEven is odd-symmetric
-            d.y -= p.ly * roundEven(d.y / p.ly);
-            if (p.periodic_z != 0u) d.z -= p.lz * roundEven(d.z / p.lz);
+            d.x -= lx * roundEven(d.x / lx);  // minimum image; roundEven is odd-symmetric
+            d.y -= ly * roundEven(d.y / ly);
+            if (periodic_z) d.z -= lz * roundEven(d.z / lz);
             const float r2 = dot(d, d);
             if (r2 >= rc2) continue;
-            if (record && count < p.pair_capacity) Uints(pc.pairs).u[i * p.pair_capacity + count] = j;
+            if (record && count < capacity) Uints(pc.pairs).u[i * capacity + count] = j;
             ++count;
             if (r2 == 0.0) continue;  // coincident: no direction, no force
             const float r = sqrt(r2);
             const vec3 e = d / r;
-            const float w = 1.0 - r / p.rc;
+            const float w = 1.0 - r / rc;
             const uint kl = ki * 2u + uint(xj.w);
-            const float state_j = p.rng == DPD_RNG_PAPER ? Vec4s(pc.vel).v[j].w : 0.0;
-            const float theta = pair_noise(p, p.rng, pc.step, i, j, state_i, state_j);
-            const float fc = p.a[kl] * w;
-            const float f = fc - p.gamma[kl] * w * w * dot(e, vi - vt.v[j].xyz) + p.sigma[kl] * w * theta * p.inv_sqrt_dt;
+            const float state_j = rng == DPD_RNG_PAPER ? vel.v[j].w : 0.0;
+            const float theta = pair_noise(seed, rng, pc.step, i, j, state_i, state_j);
+            const float fc = a[kl] * w;
+            const float f = fc - gamma[kl] * w * w * dot(e, vi - vt.v[j].xyz) + sigma[kl] * w * theta * inv_sqrt_dt;
             fixed_add(fx, f * e.x);
             fixed_add(fy, f * e.y);
             fixed_add(fz, f * e.z);

@@ -13,5 +13,5 @@ void main() {
     si = Vec4s(pc.vel).v[ij.x].w;
     sj = Vec4s(pc.vel).v[ij.y].w;
   }
-  Floats(pc.aux).f[k] = pair_noise(p, p.rng, pc.step, ij.x, ij.y, si, sj);
+  Floats(pc.aux).f[k] = pair_noise(p.seed, p.rng, pc.step, ij.x, ij.y, si, sj);
 }

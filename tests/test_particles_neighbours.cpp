@@ -29,9 +29,15 @@ State boundary_heavy_state(const Model& m, uint32_t n, uint32_t seed) {
 
 // Compares the GPU's neighbour lists with all pairs closer than r_c. Pairs within a relative 1e-5 of
 // r_c may go either way (the GPU may fuse the multiply-adds of the distance); all others must match.
-void check_against_brute_force(const Model& m, const State& s, uint32_t capacity = 96) {
+// With `steps`, the simulation first runs that many steps (reordering particles in memory on the way)
+// and the lists are checked against the positions it reached.
+void check_against_brute_force(const Model& m, State s, uint32_t capacity = 96, uint32_t steps = 0) {
   particles::test::NoValidationMessages quiet;
   Simulation sim(context(), m, s);
+  if (steps) {
+    sim.advance(steps);
+    s.pos = sim.snapshot().pos;
+  }
   const std::vector<std::vector<uint32_t>> gpu = sim.neighbour_lists(capacity);
   const uint32_t n = s.size();
   const float rc2 = m.rc * m.rc, band = 1e-5f * rc2;
@@ -69,6 +75,13 @@ TEST_CASE("neighbours: bucket-list search equals brute force, periodic x y, wall
     m.cells = cells;
     check_against_brute_force(m, boundary_heavy_state(m, 700, 5));
   }
+}
+
+TEST_CASE("neighbours: still exact after steps with the particles reordered in memory") {
+  Model m;
+  m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;
+  m.reorder_every = 5;
+  check_against_brute_force(m, boundary_heavy_state(m, 700, 8), 96, 12);
 }
 
 TEST_CASE("neighbours: exactly 3 cells per axis, fully periodic") {

@@ -16,7 +16,8 @@ namespace particles::gpu {
 class Buffer {
  public:
   Buffer() = default;
-  // Device-local storage (usable by vksort too: STORAGE | DEVICE_ADDRESS | TRANSFER_SRC/DST).
+  // Device-local storage, usable by vksort too (also as sort scratch): STORAGE | DEVICE_ADDRESS |
+  // TRANSFER_SRC/DST | INDIRECT.
   Buffer(const Context& ctx, VkDeviceSize bytes, const char* purpose);
   ~Buffer();
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -43,5 +44,7 @@ VkDeviceAddress address_of(const Context& ctx, const vksort::BufferRef& ref);
 
 // Makes compute-shader writes visible to compute-shader reads and writes (the barrier between passes).
 void compute_barrier(VkCommandBuffer cmd);
+// Compute and transfer writes visible to compute and transfer reads and writes (around buffer copies).
+void compute_transfer_barrier(VkCommandBuffer cmd);
 
 }  // namespace particles::gpu

@@ -17,6 +17,9 @@ const uint32_t k_kick[] =
 const uint32_t k_noise[] =
 #include "noise.spv.inc"
     ;
+const uint32_t k_reorder[] =
+#include "reorder.spv.inc"
+    ;
 }  // namespace
 
 namespace particles {
@@ -26,6 +29,7 @@ std::span<const uint32_t> shader_code(std::string_view name) {
   if (name == "forces") return k_forces;
   if (name == "kick") return k_kick;
   if (name == "noise") return k_noise;
+  if (name == "reorder") return k_reorder;
   return {};
 }
 }  // namespace particles

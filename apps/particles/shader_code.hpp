@@ -6,6 +6,6 @@
 #include <string_view>
 
 namespace particles {
-// "cells", "move", "forces", "kick", "noise"; empty if unknown.
+// "cells", "move", "forces", "kick", "noise", "reorder"; empty if unknown.
 std::span<const uint32_t> shader_code(std::string_view name);
 }  // namespace particles

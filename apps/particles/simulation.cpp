@@ -8,6 +8,7 @@
 
 #include <vksort/bucket_lists.hpp>
 #include <vksort/device.hpp>
+#include <vksort/sorter.hpp>
 
 #include "gpu_buffer.hpp"
 #include "gpu_kernel.hpp"
@@ -19,7 +20,7 @@ namespace particles {
 namespace {
 using shader::Push;
 static_assert(sizeof(shader::Params) == 36 * 4, "Params must match the std430 GLSL block");
-static_assert(sizeof(Push) == 10 * 8 + 8, "Push must match the GLSL push block");
+static_assert(sizeof(Push) == 13 * 8 + 8, "Push must match the GLSL push block");
 
 // Timestamps per step: before move, after move, after the cell build, after forces, after kick.
 constexpr uint32_t kStamps = 5;
@@ -67,10 +68,14 @@ void check_model(const Model& m) {
 struct Simulation::Impl {
   gpu::Context& ctx;
   vksort::Device vk;  // vksort on the app's device (borrowed)
-  gpu::Buffer params, pos, vel, vtilde, force, cell, aux;
+  gpu::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
-  gpu::Kernel cells, move, forces, kick, noise;
+  gpu::Kernel cells, move, forces, kick, noise, reorder;
+  // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
+  // then gathered through `tmp` and copied back.
+  vksort::Sorter sorter;
+  gpu::Buffer keys, perm, iota, scratch, tmp;
   gpu::Buffer report;  // a copy of vksort's report words from the last build of a batch
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t query_capacity = 0;  // steps
@@ -85,12 +90,20 @@ struct Simulation::Impl {
         force(c, 16ull * n, "forces"),
         cell(c, 4ull * n, "cell ids"),
         aux(c, 16ull * n, "pair statistics"),
+        ids(c, 4ull * n, "particle ids"),
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
         forces(c, shader_code("forces"), sizeof(Push), "forces"),
         kick(c, shader_code("kick"), sizeof(Push), "kick"),
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
+        reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
+        sorter(vk, sort_options(g)),
+        keys(c, 4ull * n, "reorder keys"),
+        perm(c, 4ull * n, "reorder permutation"),
+        iota(c, 4ull * n, "slot numbers"),
+        scratch(c, sorter.scratch_bytes(n), "reorder scratch"),
+        tmp(c, 68ull * n, "reorder staging"),
         report(c, vksort::BucketLists::report_bytes, "bucket report") {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
@@ -109,6 +122,17 @@ struct Simulation::Impl {
     return o;
   }
 
+  static vksort::SortOptions sort_options(const Grid& g) {
+    vksort::SortOptions o;
+    o.key = vksort::Key::u32;
+    o.algorithm = vksort::Algorithm::radix;
+    o.value_bytes = 4;
+    uint32_t bits = 1;  // cell ids are below 2^bits: fewer radix passes
+    while (bits < 32 && (uint64_t(1) << bits) < g.cells()) ++bits;
+    o.end_bit = bits;
+    return o;
+  }
+
   Push push(uint32_t step) const {
     Push p{};
     p.params = params.address();
@@ -120,6 +144,7 @@ struct Simulation::Impl {
     p.head = head;
     p.next = next;
     p.aux = aux.address();
+    p.ids = ids.address();
     p.step = step;
     return p;
   }
@@ -147,6 +172,40 @@ struct Simulation::Impl {
     gpu::compute_barrier(cmd);  // head/next written by COMPUTE_SHADER, read by the force kernel
   }
 
+  // Sorts the slots by the cell ids just computed and moves every per-particle array into that order
+  // (cell ids too, so the lists that follow are built from them). Runs between cells and the build.
+  void record_reorder(VkCommandBuffer cmd, Push p, uint32_t n) {
+    const VkDeviceSize words = 4ull * n, vec4s = 16ull * n;
+    gpu::compute_transfer_barrier(cmd);  // cell ids written; earlier uses of keys/perm/tmp done
+    const VkBufferCopy whole{0, 0, words};
+    vkCmdCopyBuffer(cmd, cell.vk(), keys.vk(), 1, &whole);
+    vkCmdCopyBuffer(cmd, iota.vk(), perm.vk(), 1, &whole);
+    gpu::compute_transfer_barrier(cmd);  // vksort's contract: keys and values visible to COMPUTE
+    vksort::Status st = sorter.record(cmd, {.keys = keys.ref(), .values = perm.ref(), .scratch = scratch.ref()}, n);
+    if (!st) throw Error("recording the spatial sort: " + st.message);
+    gpu::compute_barrier(cmd);
+    p.perm = perm.address();
+    p.tmp = tmp.address();
+    reorder.dispatch(cmd, &p, n);
+    gpu::compute_transfer_barrier(cmd);
+    const VkBuffer dst[4] = {pos.vk(), vel.vk(), vtilde.vk(), force.vk()};
+    for (int k = 0; k < 4; ++k) {
+      const VkBufferCopy r{k * vec4s, 0, vec4s};
+      vkCmdCopyBuffer(cmd, tmp.vk(), dst[k], 1, &r);
+    }
+    const VkBufferCopy id_region{4 * vec4s, 0, words};
+    vkCmdCopyBuffer(cmd, tmp.vk(), ids.vk(), 1, &id_region);
+    vkCmdCopyBuffer(cmd, keys.vk(), cell.vk(), 1, &whole);  // the sorted keys are the new slots' cells
+    gpu::compute_transfer_barrier(cmd);
+  }
+
+  // slot -> particle id, as the GPU holds it now.
+  std::vector<uint32_t> download_ids(uint32_t n) const {
+    std::vector<uint32_t> v(n);
+    ids.download(bytes(v));
+    return v;
+  }
+
   // Copies vksort's report into our buffer so the host can check for particles outside the box.
   void record_report_copy(VkCommandBuffer cmd) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -165,8 +224,10 @@ struct Simulation::Impl {
     const vksort::BucketReport r = vksort::BucketLists::decode_report(words);
     if (r.out_of_range) {
       std::vector<float> p(4);
+      std::vector<uint32_t> id(1);
       pos.download(bytes(p), 16ull * r.bad_element);
-      throw Error("step " + std::to_string(step) + ": particle " + std::to_string(r.bad_element) +
+      ids.download(bytes(id), 4ull * r.bad_element);
+      throw Error("step " + std::to_string(step) + ": particle " + std::to_string(id[0]) +
                   " left the box (at " + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
                   std::to_string(p[2]) + "); the time step is probably too large");
     }
@@ -186,6 +247,10 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   impl_->pos.upload(bytes(initial.pos));
   impl_->vel.upload(bytes(initial.vel));
   impl_->vtilde.upload(bytes(initial.vel));  // at t = 0 the dissipative force sees v(0)
+  std::vector<uint32_t> iota(n_);
+  for (uint32_t i = 0; i < n_; ++i) iota[i] = i;
+  impl_->iota.upload(bytes(iota));
+  impl_->ids.upload(bytes(iota));  // slot i holds particle i until the first reorder
   // Initial forces F(0): the first move's half kick needs them.
   ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     const Push push = impl_->push(0);
@@ -215,6 +280,11 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         s.move.dispatch(cmd, &push, n_);
         gpu::compute_barrier(cmd);
         s.stamp(cmd, q + 1);
+        const uint64_t step = step_ + k + 1;
+        if (model_.reorder_every && step % model_.reorder_every == 0) {
+          s.cells.dispatch(cmd, &push, n_);
+          s.record_reorder(cmd, push, n_);
+        }
         s.record_neighbours(cmd, push, n_);
         s.stamp(cmd, q + 2);
         s.forces.dispatch(cmd, &push, n_);
@@ -257,35 +327,45 @@ Snapshot Simulation::snapshot() const {
   impl_->vel.download(bytes(s.vel));
   impl_->force.download(bytes(s.force));
   impl_->aux.download(bytes(s.aux));
+  // Back to particle-id order.
+  const std::vector<uint32_t> ids = impl_->download_ids(n_);
+  for (std::vector<float>* v : {&s.pos, &s.vel, &s.force, &s.aux}) {
+    std::vector<float> by_id(v->size());
+    for (uint32_t slot = 0; slot < n_; ++slot)
+      std::copy_n(v->begin() + 4 * size_t(slot), 4, by_id.begin() + 4 * size_t(ids[slot]));
+    v->swap(by_id);
+  }
   return s;
 }
 
 std::vector<std::vector<uint32_t>> Simulation::neighbour_lists(uint32_t capacity) {
   Impl& s = *impl_;
-  gpu::Buffer ids(s.ctx, 4ull * n_ * capacity, "neighbour ids");
+  gpu::Buffer found(s.ctx, 4ull * n_ * capacity, "neighbour slots");
   shader::Params p = params_for(model_, grid_, n_);
   p.pair_capacity = capacity;
   s.params.upload(std::as_bytes(std::span(&p, 1)));
   s.ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     Push push = s.push(uint32_t(step_));
-    push.pairs = ids.address();
+    push.pairs = found.address();
     s.record_neighbours(cmd, push, n_);
     s.forces.dispatch(cmd, &push, n_);
   });
   p.pair_capacity = 0;
   s.params.upload(std::as_bytes(std::span(&p, 1)));
   std::vector<uint32_t> flat(size_t(n_) * capacity);
-  ids.download(bytes(flat));
+  found.download(bytes(flat));
   std::vector<float> aux(4 * size_t(n_));
   s.aux.download(bytes(aux));
-  std::vector<std::vector<uint32_t>> out(n_);
-  for (uint32_t i = 0; i < n_; ++i) {
-    const uint32_t count = uint32_t(aux[4 * i]);
+  const std::vector<uint32_t> ids = s.download_ids(n_);
+  std::vector<std::vector<uint32_t>> out(n_);  // by particle id, holding particle ids
+  for (uint32_t slot = 0; slot < n_; ++slot) {
+    const uint32_t count = uint32_t(aux[4 * slot]);
     if (count > capacity)
-      throw Error("particle " + std::to_string(i) + " has " + std::to_string(count) + " neighbours, more than " +
-                  std::to_string(capacity));
-    out[i].assign(flat.begin() + size_t(i) * capacity, flat.begin() + size_t(i) * capacity + count);
-    std::sort(out[i].begin(), out[i].end());
+      throw Error("particle " + std::to_string(ids[slot]) + " has " + std::to_string(count) +
+                  " neighbours, more than " + std::to_string(capacity));
+    std::vector<uint32_t>& list = out[ids[slot]];
+    for (uint32_t k = 0; k < count; ++k) list.push_back(ids[flat[size_t(slot) * capacity + k]]);
+    std::sort(list.begin(), list.end());
   }
   return out;
 }
@@ -294,11 +374,14 @@ std::vector<float> Simulation::noise(const std::vector<std::pair<uint32_t, uint3
   Impl& s = *impl_;
   const uint32_t count = uint32_t(pairs.size());
   if (count == 0) return {};
-  std::vector<uint32_t> flat;
+  const std::vector<uint32_t> ids = s.download_ids(n_);
+  std::vector<uint32_t> slot_of(n_);
+  for (uint32_t slot = 0; slot < n_; ++slot) slot_of[ids[slot]] = slot;
+  std::vector<uint32_t> flat;  // the kernel takes slots
   for (auto [i, j] : pairs) {
     if (i >= n_ || j >= n_) throw Error("noise: particle id out of range");
-    flat.push_back(i);
-    flat.push_back(j);
+    flat.push_back(slot_of[i]);
+    flat.push_back(slot_of[j]);
   }
   gpu::Buffer in(s.ctx, 8ull * count, "noise pairs"), out(s.ctx, 4ull * count, "noise values");
   in.upload(bytes(flat));

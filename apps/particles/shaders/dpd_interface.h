@@ -59,8 +59,11 @@ DPD_PUSH_BLOCK {
   DPD_ADDRESS next;    // uint[n]
   DPD_ADDRESS aux;     // vec4 per particle: pairs within rc, conservative virial / 2, full virial / 2;
                        // the noise kernel writes its float results here
-  DPD_ADDRESS pairs;   // uint[n * pair_capacity] neighbour ids (zero address: not recorded); the
-                       // noise kernel reads uvec2 pairs from here
+  DPD_ADDRESS pairs;   // uint[n * pair_capacity] neighbour slots (zero address: not recorded); the
+                       // noise kernel reads uvec2 pairs of slots from here
+  DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
+  DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
+  DPD_ADDRESS tmp;
   uint step;
   uint count;          // items for the noise kernel
 } DPD_PUSH_END;

@@ -7,8 +7,8 @@
 // and j swap, and Theta_ij == Theta_ji, so F_ji == -F_ij bit for bit; the sum is accumulated in 64-bit
 // fixed point (2^-32 units), where addition is exact and order-free. So total force is zero exactly
 // (momentum is conserved to the rounding of the velocity update) and the result does not depend on
-// the order of the lists, which differs from run to run with vksort's scatter build: the run stays
-// deterministic. No atomics.
+// the order of the lists, which differs from run to run with vksort's scatter build, nor on the order
+// of the particles in memory (reorder.comp): the run stays deterministic. No atomics.
 #include "dpd.glsl"
 
 // 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed.
@@ -48,6 +48,8 @@ void main() {
   UintsIn head = UintsIn(pc.head);
   UintsIn next = UintsIn(pc.next);
   const bool record = pc.pairs != uvec2(0);
+  UintsIn ids = UintsIn(pc.ids);
+  const uint id_i = ids.u[i];  // the noise is keyed by particle ids, not by slots
   const vec4 xi = pos.v[i];
   const vec3 vi = vt.v[i].xyz;
   const uint ki = uint(xi.w);
@@ -89,7 +91,7 @@ void main() {
             const float w = 1.0 - r / rc;
             const uint kl = ki * 2u + uint(xj.w);
             const float state_j = rng == DPD_RNG_PAPER ? vel.v[j].w : 0.0;
-            const float theta = pair_noise(seed, rng, pc.step, i, j, state_i, state_j);
+            const float theta = pair_noise(seed, rng, pc.step, id_i, ids.u[j], state_i, state_j);
             const float fc = a[kl] * w;
             const float f = fc - gamma[kl] * w * w * dot(e, vi - vt.v[j].xyz) + sigma[kl] * w * theta * inv_sqrt_dt;
             fixed_add(fx, f * e.x);

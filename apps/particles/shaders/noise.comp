@@ -1,6 +1,6 @@
 #version 460
-// Test kernel: Theta for `count` (i, j) pairs read from pc.pairs, written as floats to pc.aux, with the
-// same function the force kernel uses.
+// Test kernel: Theta for `count` pairs of slots read from pc.pairs, written as floats to pc.aux, with
+// the same function the force kernel uses (keyed by the particle ids in those slots).
 #include "dpd.glsl"
 
 void main() {
@@ -13,5 +13,5 @@ void main() {
     si = Vec4s(pc.vel).v[ij.x].w;
     sj = Vec4s(pc.vel).v[ij.y].w;
   }
-  Floats(pc.aux).f[k] = pair_noise(p.seed, p.rng, pc.step, ij.x, ij.y, si, sj);
+  Floats(pc.aux).f[k] = pair_noise(p.seed, p.rng, pc.step, Uints(pc.ids).u[ij.x], Uints(pc.ids).u[ij.y], si, sj);
 }

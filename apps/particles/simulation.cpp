@@ -218,7 +218,7 @@ struct Simulation::Impl {
     vkCmdCopyBuffer(cmd, r.buffer, report.vk(), 1, &region);
   }
 
-  void check_report(uint32_t n, uint64_t step) const {
+  void check_report(uint64_t step) const {
     std::vector<uint32_t> words(vksort::BucketLists::report_bytes / 4);
     report.download(bytes(words));
     const vksort::BucketReport r = vksort::BucketLists::decode_report(words);
@@ -231,7 +231,6 @@ struct Simulation::Impl {
                   " left the box (at " + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
                   std::to_string(p[2]) + "); the time step is probably too large");
     }
-    (void)n;
   }
 };
 
@@ -258,7 +257,7 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
     impl_->forces.dispatch(cmd, &push, n_);
     impl_->record_report_copy(cmd);
   });
-  impl_->check_report(n_, 0);
+  impl_->check_report(0);
 }
 
 Simulation::~Simulation() = default;
@@ -312,7 +311,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
     times_.steps += now;
     step_ += now;
     steps -= now;
-    s.check_report(n_, step_);
+    s.check_report(step_);
   }
 }
 

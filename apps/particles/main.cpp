@@ -41,7 +41,7 @@ struct Options {
   uint32_t batch = 32;
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;
-  uint32_t reorder_every = 20;
+  uint32_t reorder_every = 0;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1024u));
   app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; default 1: off)");
   app.add_option("--reorder-every", opt.reorder_every,
-                 "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)");
+                 "sort the particles in memory by cell every k steps (default 0: never; the trajectory is the same)");
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

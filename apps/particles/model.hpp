@@ -37,8 +37,9 @@ struct Model {
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;  // off: at 3-4 particles per cell it does not pay on lavapipe (measured)
   // Sort the particles in memory by cell every this many steps (0: never). The trajectory is the same
-  // bit for bit; only the force kernel's memory access gets more local.
-  uint32_t reorder_every = 20;
+  // bit for bit; only the force kernel's memory access gets more local. Off by default: on lavapipe
+  // it did not pay measurably (2^14: slower, 2^16: within the noise of a shared 2-core machine).
+  uint32_t reorder_every = 0;
   uint32_t seed = 1;
 };
 

@@ -2,18 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace particles {
 
 namespace {
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
 uint32_t cells_along(float length, float rc, const char* axis, bool periodic) {
   if (!(length > 0.0f) || !(rc > 0.0f)) throw Error(std::string("box ") + axis + " length and r_c must be positive");
   const double count = std::floor(double(length) / double(rc));
   if (periodic && count < 3)
-    throw Error(std::string("box ") + axis + " = " + std::to_string(length) + " holds " +
-                std::to_string(int(count)) + " cell(s) of edge >= r_c = " + std::to_string(rc) +
+    throw Error(std::string("box ") + axis + " = " + num(length) + " holds " + std::to_string(int(count)) +
+                " cell(s) of edge >= r_c = " + num(rc) +
                 " along a periodic axis; the 27-cell neighbour search needs at least 3 (length >= 3 r_c)");
-  if (count < 1) throw Error(std::string("box ") + axis + " = " + std::to_string(length) + " is shorter than r_c");
+  if (count < 1) throw Error(std::string("box ") + axis + " = " + num(length) + " is shorter than r_c");
   if (count > 65536) throw Error(std::string("box ") + axis + " has more than 65536 cells");
   return uint32_t(count);
 }
@@ -32,8 +39,8 @@ void check_inside(const Model& m, const State& s) {
     for (int k = 0; k < 3; ++k) {
       const float x = s.pos[4 * i + k];
       if (!(x >= 0.0f && x <= l[k]))
-        throw Error("particle " + std::to_string(i) + " is outside the box: " + "xyz"[k] + " = " +
-                    std::to_string(x) + " not in [0, " + std::to_string(l[k]) + "]");
+        throw Error("particle " + std::to_string(i) + " is outside the box: " + "xyz"[k] + " = " + num(x) +
+                    " not in [0, " + num(l[k]) + "]");
     }
     const float sp = s.pos[4 * i + 3];
     if (sp != 0.0f && sp != 1.0f) throw Error("particle " + std::to_string(i) + " has species " + std::to_string(sp));

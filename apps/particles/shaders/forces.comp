@@ -11,19 +11,21 @@
 // of the particles in memory (reorder.comp): the run stays deterministic. No atomics.
 #include "dpd.glsl"
 
-// 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed.
+// 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed. |f| is
+// split into whole and fraction (both exact: trunc is exact in float and so is the difference), and
+// added or subtracted by its sign: the fixed value of -f is exactly minus that of f.
 void fixed_add(inout uvec2 acc, float f) {
   const float m = abs(f);
-  const float whole = floor(m);
-  uint hi = uint(whole);
-  uint lo = uint((m - whole) * 4294967296.0);  // m - whole is exact; scaling by 2^32 is exact
-  if (f < 0.0) {  // negate the magnitude, so the fixed value of -f is exactly minus that of f
-    lo = ~lo + 1u;
-    hi = ~hi + (lo == 0u ? 1u : 0u);
-  }
+  const uint hi = uint(m);
+  const uint lo = uint((m - float(hi)) * 4294967296.0);  // scaling by 2^32 is exact
   uint carry;
-  acc.x = uaddCarry(acc.x, lo, carry);
-  acc.y += hi + carry;
+  if (f < 0.0) {
+    acc.x = usubBorrow(acc.x, lo, carry);
+    acc.y -= hi + carry;
+  } else {
+    acc.x = uaddCarry(acc.x, lo, carry);
+    acc.y += hi + carry;
+  }
 }
 float fixed_value(uvec2 acc) { return float(int(acc.y)) + float(acc.x) * (1.0 / 4294967296.0); }
 

@@ -13,6 +13,7 @@ packages=(
   libglm-dev doctest-dev libcli11-dev nlohmann-json3-dev
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
+  libpng-dev                 # the particle app's PNG frames
 )
 
 missing=()

@@ -1,0 +1,51 @@
+#include "gpu_kernel.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "model.hpp"
+
+namespace particles::gpu {
+
+Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name)
+    : ctx_(ctx), push_bytes_(push_bytes) {
+  if (spirv.empty()) throw Error(std::string("shader ") + name + " is not embedded");
+  const std::string what = std::string("creating the ") + name + " pipeline";
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = spirv.size_bytes();
+  smci.pCode = spirv.data();
+  check(vkCreateShaderModule(ctx.device(), &smci, nullptr, &module_), what.c_str());
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  check(vkCreatePipelineLayout(ctx.device(), &plci, nullptr, &layout_), what.c_str());
+  const uint32_t wg = workgroup_size;
+  VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
+  VkSpecializationInfo spec{1, &entry, sizeof(wg), &wg};
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module_;
+  cpci.stage.pName = "main";
+  cpci.stage.pSpecializationInfo = &spec;
+  cpci.layout = layout_;
+  check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_), what.c_str());
+}
+
+Kernel::~Kernel() {
+  vkDestroyPipeline(ctx_.device(), pipeline_, nullptr);
+  vkDestroyPipelineLayout(ctx_.device(), layout_, nullptr);
+  vkDestroyShaderModule(ctx_.device(), module_, nullptr);
+}
+
+void Kernel::dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const {
+  if (n == 0) return;
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
+  const uint32_t groups = (n + workgroup_size - 1) / workgroup_size;
+  const uint32_t x = std::min(groups, ctx_.max_group_count_x());
+  vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
+}
+
+}  // namespace particles::gpu

@@ -1,0 +1,35 @@
+// gpu_kernel.hpp — one compute pipeline from embedded SPIR-V, fed only by push constants (buffer
+// device addresses inside them, no descriptor sets), dispatched over n items.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <vulkan/vulkan_core.h>
+
+#include "gpu_context.hpp"
+
+namespace particles::gpu {
+
+class Kernel {
+ public:
+  static constexpr uint32_t workgroup_size = 64;  // every particle shader's local_size_x (spec id 0)
+
+  Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // Binds, pushes `push` and dispatches ceil(n / workgroup_size) groups on a 2-D grid (x stays within
+  // maxComputeWorkGroupCount[0]); the shader recovers the linear group id and drops items >= n.
+  void dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const;
+
+ private:
+  const Context& ctx_;
+  uint32_t push_bytes_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+}  // namespace particles::gpu

@@ -1,0 +1,143 @@
+#include "model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace particles {
+
+namespace {
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+uint32_t cells_along(float length, float rc, const char* axis, bool periodic) {
+  if (!(length > 0.0f) || !(rc > 0.0f)) throw Error(std::string("box ") + axis + " length and r_c must be positive");
+  const double count = std::floor(double(length) / double(rc));
+  if (periodic && count < 3)
+    throw Error(std::string("box ") + axis + " = " + num(length) + " holds " + std::to_string(int(count)) +
+                " cell(s) of edge >= r_c = " + num(rc) +
+                " along a periodic axis; the 27-cell neighbour search needs at least 3 (length >= 3 r_c)");
+  if (count < 1) throw Error(std::string("box ") + axis + " = " + num(length) + " is shorter than r_c");
+  if (count > 65536) throw Error(std::string("box ") + axis + " has more than 65536 cells");
+  return uint32_t(count);
+}
+}  // namespace
+
+Grid grid_for(const Model& m) {
+  Grid g{cells_along(m.lx, m.rc, "x", true), cells_along(m.ly, m.rc, "y", true),
+         cells_along(m.lz, m.rc, "z", m.periodic_z)};
+  if (uint64_t(g.nx) * g.ny * g.nz >= (1ull << 31)) throw Error("too many cells (2^31 or more)");
+  return g;
+}
+
+void check_inside(const Model& m, const State& s) {
+  const float l[3] = {m.lx, m.ly, m.lz};
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    for (int k = 0; k < 3; ++k) {
+      const float x = s.pos[4 * i + k];
+      if (!(x >= 0.0f && x <= l[k]))
+        throw Error("particle " + std::to_string(i) + " is outside the box: " + "xyz"[k] + " = " + num(x) +
+                    " not in [0, " + num(l[k]) + "]");
+    }
+    const float sp = s.pos[4 * i + 3];
+    if (sp != 0.0f && sp != 1.0f) throw Error("particle " + std::to_string(i) + " has species " + std::to_string(sp));
+  }
+}
+
+uint32_t mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+double unit_random(uint32_t seed, uint32_t stream, uint32_t index) {
+  const uint32_t h = mix32(mix32(mix32(seed ^ 0x2545f491u) ^ stream) ^ index);
+  return (double(h) + 0.5) / 4294967296.0;
+}
+
+State random_state(const Model& m, uint32_t n, int (*species_of)(const Model&, float, float, float, uint32_t)) {
+  State s;
+  s.pos.resize(4 * size_t(n));
+  s.vel.resize(4 * size_t(n));
+  const float l[3] = {m.lx, m.ly, m.lz};
+  double p[3] = {0, 0, 0}, mass_sum = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    float x[3];
+    for (int k = 0; k < 3; ++k) x[k] = std::min(float(unit_random(m.seed, k, i) * l[k]), l[k]);
+    const int sp = species_of(m, x[0], x[1], x[2], i);
+    const double mass = m.mass[sp];
+    for (int k = 0; k < 3; ++k) {
+      s.pos[4 * i + k] = x[k];
+      // Box-Muller: a normal with variance kBT / m per component.
+      const double u1 = unit_random(m.seed, 3 + 2 * k, i), u2 = unit_random(m.seed, 4 + 2 * k, i);
+      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+      s.vel[4 * i + k] = float(g * std::sqrt(m.kbt / mass));
+      p[k] += mass * s.vel[4 * i + k];
+    }
+    s.pos[4 * i + 3] = float(sp);
+    // The paper generator's per-particle start (its r_0), spread so the streams differ.
+    s.vel[4 * i + 3] = float(unit_random(m.seed, 10, i));
+    mass_sum += mass;
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) s.vel[4 * i + k] -= float(p[k] / mass_sum);
+  return s;
+}
+
+Scenario parse_scenario(const std::string& name) {
+  if (name == "phase-separation") return Scenario::phase_separation;
+  if (name == "rayleigh-taylor") return Scenario::rayleigh_taylor;
+  if (name == "equilibrium") return Scenario::equilibrium;
+  throw Error("unknown scenario '" + name + "' (phase-separation, rayleigh-taylor, equilibrium)");
+}
+
+Model scenario_model(Scenario s, uint32_t n, const float box[3]) {
+  Model m;
+  if (box[0] > 0) {
+    m.lx = box[0];
+    m.ly = box[1];
+    m.lz = box[2];
+  } else {  // density 3 in a 2:2:1 box (Lx = Ly = 2h), like the paper's flat boxes
+    const double h = std::cbrt(double(n) / 3.0 / 4.0);
+    m.lx = m.ly = float(2 * h);
+    m.lz = float(h);
+  }
+  switch (s) {
+    case Scenario::phase_separation:  // immiscible: unlike pairs repel harder
+      m.a[0][1] = m.a[1][0] = 40;
+      break;
+    case Scenario::rayleigh_taylor:  // heavy above light, gravity down, mildly immiscible
+      m.mass[1] = 2.0f;
+      m.a[0][1] = m.a[1][0] = 30;
+      m.gravity = 0.5f;
+      break;
+    case Scenario::equilibrium:  // one species, fully periodic: the equation-of-state check
+      m.periodic_z = true;
+      break;
+  }
+  return m;
+}
+
+State scenario_state(Scenario s, const Model& m, uint32_t n) {
+  switch (s) {
+    case Scenario::phase_separation:
+      return random_state(m, n, [](const Model& mm, float, float, float, uint32_t i) {
+        return unit_random(mm.seed, 20, i) < 0.5 ? 1 : 0;
+      });
+    case Scenario::rayleigh_taylor:  // the upper third heavy (seed 002: "the upper (smaller) part")
+      return random_state(m, n, [](const Model& mm, float, float, float z, uint32_t) {
+        return z > mm.lz * (2.0f / 3.0f) ? 1 : 0;
+      });
+    case Scenario::equilibrium:
+      break;
+  }
+  return random_state(m, n, [](const Model&, float, float, float, uint32_t) { return 0; });
+}
+
+}  // namespace particles

@@ -1,0 +1,78 @@
+// model.hpp — the DPD model the simulator runs: box, species, pair parameters, integrator, noise, and
+// the initial states of the two scenarios. Host-side only; no Vulkan here.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace particles {
+
+// Every failure the app reports: one line saying what was wrong.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Integrator { velocity_verlet, leapfrog };
+enum class Noise { counter, paper };
+enum class Cells { scatter, sort };  // vksort::BucketMode of the per-step cell build
+
+struct Model {
+  float lx = 10, ly = 10, lz = 10;  // box; x, y periodic
+  bool periodic_z = false;          // false: reflecting walls at z = 0 and z = lz
+  float rc = 1.0f;                  // cut-off, also the smallest cell edge
+  float kbt = 1.0f;
+  float dt = 0.04f;
+  float gravity = 0.0f;             // acceleration along -z
+  float mass[2] = {1.0f, 1.0f};     // species 0 (light, L) and 1 (heavy, H)
+  float a[2][2] = {{25, 25}, {25, 25}};
+  float gamma[2][2] = {{4.5f, 4.5f}, {4.5f, 4.5f}};  // sigma = sqrt(2 gamma kBT): 3 for gamma = 4.5
+  Integrator integrator = Integrator::velocity_verlet;
+  Noise noise = Noise::counter;
+  Cells cells = Cells::scatter;
+  // vksort::BucketOptions for the scatter build: iterations recorded before the heavy-cell fallback,
+  // and partial-update parts (0: vksort chooses).
+  uint32_t list_iterations = 12;
+  uint32_t list_parts = 1;  // off: at 3-4 particles per cell it does not pay on lavapipe (measured)
+  // Sort the particles in memory by cell every this many steps (0: never). The trajectory is the same
+  // bit for bit; only the force kernel's memory access gets more local. Off by default: on lavapipe
+  // it did not pay measurably (2^14: slower, 2^16: within the noise of a shared 2-core machine).
+  uint32_t reorder_every = 0;
+  uint32_t seed = 1;
+};
+
+struct Grid {
+  uint32_t nx, ny, nz;
+  uint32_t cells() const { return nx * ny * nz; }
+};
+// Cells per axis (edge >= rc). Throws Error when a periodic axis has fewer than 3 cells (the 27-cell
+// search would visit a cell twice) or a wall-bounded one has none.
+Grid grid_for(const Model& m);
+
+// Particles in id order: positions (x, y, z, species as 0.0 / 1.0) and velocities (vx, vy, vz, 0).
+struct State {
+  std::vector<float> pos;
+  std::vector<float> vel;
+  uint32_t size() const { return uint32_t(pos.size() / 4); }
+};
+// Throws Error naming the first particle outside [0, L] on some axis (or with species not 0 or 1).
+void check_inside(const Model& m, const State& s);
+
+// Deterministic host-side random numbers for initial states (the same mixer as the shaders).
+uint32_t mix32(uint32_t x);
+double unit_random(uint32_t seed, uint32_t stream, uint32_t index);  // uniform on (0, 1)
+
+// n particles uniformly in the box (species from `species_of(x, y, z, index)`) with Maxwell-Boltzmann
+// velocities at kbt, total momentum removed.
+State random_state(const Model& m, uint32_t n, int (*species_of)(const Model&, float, float, float, uint32_t));
+
+enum class Scenario { phase_separation, rayleigh_taylor, equilibrium };
+Scenario parse_scenario(const std::string& name);  // throws Error
+// Standard parameters (Groot & Warren: a = 25 like pairs, gamma = 4.5, rho = 3) for a scenario at n
+// particles; box = {0,0,0} picks a 2:2:1 box of density 3, else the given box.
+Model scenario_model(Scenario s, uint32_t n, const float box[3]);
+State scenario_state(Scenario s, const Model& m, uint32_t n);
+
+}  // namespace particles

@@ -1,0 +1,35 @@
+#include "shader_code.hpp"
+
+namespace {
+// Each .spv.inc is a braced list of words written by shaders/embed_spirv.cmake.
+const uint32_t k_cells[] =
+#include "cells.spv.inc"
+    ;
+const uint32_t k_move[] =
+#include "move.spv.inc"
+    ;
+const uint32_t k_forces[] =
+#include "forces.spv.inc"
+    ;
+const uint32_t k_kick[] =
+#include "kick.spv.inc"
+    ;
+const uint32_t k_noise[] =
+#include "noise.spv.inc"
+    ;
+const uint32_t k_reorder[] =
+#include "reorder.spv.inc"
+    ;
+}  // namespace
+
+namespace particles {
+std::span<const uint32_t> shader_code(std::string_view name) {
+  if (name == "cells") return k_cells;
+  if (name == "move") return k_move;
+  if (name == "forces") return k_forces;
+  if (name == "kick") return k_kick;
+  if (name == "noise") return k_noise;
+  if (name == "reorder") return k_reorder;
+  return {};
+}
+}  // namespace particles

@@ -1,0 +1,19 @@
+#version 460
+// Cell id of every particle: x + nx (y + ny z) on the grid of edge >= r_c, the bucket id vksort's
+// lists are built from. A particle outside the box (or with a NaN coordinate) gets DPD_NULL, an id out
+// of range that vksort reports; the host turns that into an error.
+#include "dpd.glsl"
+
+void main() {
+  Params p = Params(pc.params);
+  const uint i = item_index();
+  if (i >= p.n) return;
+  const vec3 x = Vec4s(pc.pos).v[i].xyz;
+  const bool inside = x.x >= 0.0 && x.x <= p.lx && x.y >= 0.0 && x.y <= p.ly && x.z >= 0.0 && x.z <= p.lz;
+  uint id = DPD_NULL;
+  if (inside) {
+    id = cell_coord(x.x, p.cell_x, p.nx) +
+         p.nx * (cell_coord(x.y, p.cell_y, p.ny) + p.ny * cell_coord(x.z, p.cell_z, p.nz));
+  }
+  Uints(pc.cell).u[i] = id;
+}

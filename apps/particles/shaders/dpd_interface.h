@@ -1,0 +1,74 @@
+// The contract between the particle app and its shaders, valid as C++ and as GLSL so the two sides
+// cannot drift apart: the simulation parameters (a buffer the shaders reach by address) and the one
+// push-constant block every particle kernel takes. std430 layout: only 4-byte scalars and arrays of
+// them in Params; addresses (uvec2, 8-byte aligned) first in the push block.
+#ifndef PARTICLES_DPD_INTERFACE_H
+#define PARTICLES_DPD_INTERFACE_H
+
+#ifdef __cplusplus
+#include <cstdint>
+namespace particles::shader {
+using uint = uint32_t;
+struct alignas(8) Address {
+  uint32_t lo = 0, hi = 0;
+  Address() = default;
+  Address(uint64_t a) : lo(uint32_t(a)), hi(uint32_t(a >> 32)) {}
+};
+#define DPD_ADDRESS Address
+#define DPD_PARAMS_BLOCK struct Params
+#define DPD_PUSH_BLOCK struct Push
+#define DPD_PUSH_END
+#else
+#define DPD_ADDRESS uvec2
+#define DPD_PARAMS_BLOCK layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Params
+#define DPD_PUSH_BLOCK layout(push_constant, std430) uniform Push
+#define DPD_PUSH_END pc
+#endif
+
+#define DPD_NULL 0xFFFFFFFFu  // end of a bucket list (vksort::BucketLists::null); also "no cell"
+#define DPD_RNG_COUNTER 0u    // stateless hash of (seed, step, min(i,j), max(i,j))
+#define DPD_RNG_PAPER 1u      // per-particle x = 1.000005 (r + sqrt 3)^5, r' = frac(x) (seed 002, 4.2)
+
+DPD_PARAMS_BLOCK {
+  float lx; float ly; float lz; float rc;  // box (x, y periodic; z walls unless periodic_z), cut-off
+  uint nx; uint ny; uint nz; uint n;       // cells per axis (edge >= rc), particles
+  float cell_x; float cell_y; float cell_z; float dt;
+  float gravity;      // acceleration along -z
+  float extrapolate;  // the dissipative force sees v(n+1/2) + extrapolate dt F(n)/m: 0 VV, 1/2 leap-frog/AB
+  float inv_sqrt_dt;
+  uint periodic_z;
+  uint rng;           // DPD_RNG_*
+  uint seed;
+  uint pair_capacity; // neighbour ids recorded per particle when Push.pairs is set
+  uint pad0;
+  float mass[2];      // per species
+  float pad1[2];
+  float a[4];         // per species pair k * 2 + l: conservative amplitude
+  float gamma[4];     // dissipative amplitude
+  float sigma[4];     // random amplitude, sigma^2 = 2 gamma kBT
+};
+
+DPD_PUSH_BLOCK {
+  DPD_ADDRESS params;
+  DPD_ADDRESS pos;     // vec4: x y z, w = species (0.0 or 1.0)
+  DPD_ADDRESS vel;     // vec4: velocity, w = the paper generator's state
+  DPD_ADDRESS vtilde;  // vec4: the velocity the dissipative force uses
+  DPD_ADDRESS force;   // vec4: total force on the particle
+  DPD_ADDRESS cell;    // uint: cell id x + nx (y + ny z), or DPD_NULL when the particle is outside
+  DPD_ADDRESS head;    // uint[cells]: vksort bucket lists
+  DPD_ADDRESS next;    // uint[n]
+  DPD_ADDRESS aux;     // vec4 per particle: pairs within rc, conservative virial / 2, full virial / 2;
+                       // the noise kernel writes its float results here
+  DPD_ADDRESS pairs;   // uint[n * pair_capacity] neighbour slots (zero address: not recorded); the
+                       // noise kernel reads uvec2 pairs of slots from here
+  DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
+  DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
+  DPD_ADDRESS tmp;
+  uint step;
+  uint count;          // items for the noise kernel
+} DPD_PUSH_END;
+
+#ifdef __cplusplus
+}  // namespace particles::shader
+#endif
+#endif

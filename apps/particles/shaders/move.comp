@@ -1,0 +1,40 @@
+#version 460
+// First half of a step: half kick with the old force, drift, boundaries, and the velocity the next
+// force evaluation uses for the dissipative term.
+//   velocity Verlet (Groot & Warren, lambda = 1/2): v(n+1/2) = v(n) + dt/2 F(n)/m; r(n+1) = r(n) + dt v(n+1/2)
+//   leap-frog / Adams-Bashforth (seed 002, 4.1): the same positions; the dissipative force at n+1
+//   sees v(n+1/2) + dt/2 F(n)/m, the Adams-Bashforth extrapolation of the velocity (lambda = 1).
+// kick.comp completes v(n+1) = v(n+1/2) + dt/2 F(n+1)/m, the paper's p(n) = (p(n-1/2) + p(n+1/2)) / 2.
+#include "dpd.glsl"
+
+// Periodic wrap into [0, L]: floor keeps the result in range for any float input.
+float wrap(float x, float l) { return x - l * floor(x / l); }
+
+void main() {
+  Params p = Params(pc.params);
+  const uint i = item_index();
+  if (i >= p.n) return;
+  Vec4s pos = Vec4s(pc.pos);
+  Vec4s vel = Vec4s(pc.vel);
+  const vec4 xs = pos.v[i];
+  const vec4 vs = vel.v[i];
+  const float inv_m = 1.0 / p.mass[uint(xs.w)];
+  const vec3 a = Vec4s(pc.force).v[i].xyz * inv_m;
+  vec3 v = vs.xyz + (0.5 * p.dt) * a;
+  vec3 x = xs.xyz + p.dt * v;
+  x.x = wrap(x.x, p.lx);
+  x.y = wrap(x.y, p.ly);
+  if (p.periodic_z != 0u) {
+    x.z = wrap(x.z, p.lz);
+  } else if (x.z < 0.0) {  // reflecting walls: mirror the position, reverse v_z
+    x.z = -x.z;
+    v.z = -v.z;
+  } else if (x.z > p.lz) {
+    x.z = 2.0 * p.lz - x.z;
+    v.z = -v.z;
+  }
+  const float state = p.rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
+  pos.v[i] = vec4(x, xs.w);
+  vel.v[i] = vec4(v, state);
+  Vec4s(pc.vtilde).v[i] = vec4(v + (p.extrapolate * p.dt) * a, 0.0);
+}

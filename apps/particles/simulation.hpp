@@ -1,0 +1,72 @@
+// simulation.hpp — the DPD simulation on the GPU. Per step, in one command buffer of the app's own:
+//   move (half kick + drift + walls) -> cells (cell ids) -> vksort bucket lists over the cells ->
+//   forces (27-cell gather) -> kick (second half kick)
+// and, every Model::reorder_every steps (if set), between cells and lists, a spatial reorder (vksort radix sort of
+// the slots by cell, then a gather), so neighbours in space are neighbours in memory. GPU timestamps
+// around the neighbour search (cells + reorder + lists), the forces and the integration. Particles live
+// in slots; snapshots and test hooks speak particle ids. The host only records, submits and reads back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gpu_context.hpp"
+#include "model.hpp"
+
+namespace particles {
+
+// What the GPU holds for every particle, downloaded (id order).
+struct Snapshot {
+  uint64_t step = 0;
+  std::vector<float> pos;    // x y z species
+  std::vector<float> vel;    // vx vy vz (w: the paper generator's state)
+  std::vector<float> force;  // fx fy fz 0
+  std::vector<float> aux;    // pairs within r_c, conservative virial / 2, full virial / 2, 0
+  uint32_t size() const { return uint32_t(pos.size() / 4); }
+};
+
+// GPU milliseconds summed over the steps run since the last reset.
+struct StepTimes {
+  double neighbours_ms = 0, forces_ms = 0, integration_ms = 0;
+  uint64_t steps = 0;
+  bool timed = false;  // false when the queue cannot write timestamps
+};
+
+class Simulation {
+ public:
+  // Checks the model (grid_for) and the state (check_inside), uploads it and computes the initial forces.
+  Simulation(gpu::Context& ctx, const Model& model, const State& initial);
+  ~Simulation();
+
+  // Runs `steps` steps, recording up to `batch` steps per submission. Throws Error if a particle left
+  // the box (for instance after a blow-up with too large a dt).
+  void advance(uint64_t steps, uint32_t batch = 32);
+  uint64_t step() const { return step_; }
+  const Model& model() const { return model_; }
+  Grid grid() const { return grid_; }
+  uint32_t size() const { return n_; }
+
+  Snapshot snapshot() const;
+  const StepTimes& times() const { return times_; }
+  void reset_times() { times_ = {}; }
+
+  // Test hooks. Neighbour ids of every particle as the force kernel finds them (ascending within a
+  // particle; a count above `capacity` throws), recomputing the current forces.
+  std::vector<std::vector<uint32_t>> neighbour_lists(uint32_t capacity);
+  // Theta for each (i, j) at `step`, as the force kernel would draw it now.
+  std::vector<float> noise(const std::vector<std::pair<uint32_t, uint32_t>>& pairs, uint32_t step);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  Model model_;
+  Grid grid_;
+  uint32_t n_;
+  uint64_t step_ = 0;
+  StepTimes times_;
+};
+
+}  // namespace particles

@@ -1,0 +1,136 @@
+// The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
+// writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+#include "model.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("particles_cli_" + std::to_string(::getpid()) + "_" + std::to_string(count_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  static inline int count_ = 0;
+};
+
+Run run(const TempDir& dir, const std::string& args) {
+  const fs::path out = dir.path() / "stdout.txt", err = dir.path() / "stderr.txt";
+  const std::string cmd = std::string(PARTICLES_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cli: bad arguments give one message and exit code 2") {
+  TempDir dir;
+  struct Case {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"--scenario rayleigh-taylor --n 100 --box 2.5,10,10 --steps 1", "needs at least 3"},
+      {"--scenario phase-separation --n 100 --box 10,2,10 --steps 1", "needs at least 3"},
+      {"--scenario phase-separation --n 100 --box 10,10 --steps 1", "box"},
+      {"--scenario marbles --n 100", "scenario"},
+      {"--n 100", "scenario"},
+      {"--scenario phase-separation --n 0", "--n"},
+      {"--scenario phase-separation --n 100 --cells bogus", "cells"},
+      {"--scenario phase-separation --n 100 --dt -1", "dt"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.args);
+    const Run r = run(dir, c.args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("cli: a run prints its table and writes frames, XYZ and VTK; the same seed repeats it exactly") {
+  TempDir dir;
+  const fs::path frames = dir.path() / "frames";
+  const std::string common = "--scenario phase-separation --n 300 --box 5,5,4 --steps 20 --every 10 --seed 9 ";
+  const Run r = run(dir, common + "--validation --frames " + frames.string() + " --frame-every 10 --xyz " +
+                             (dir.path() / "a.xyz").string() + " --vtk " + (dir.path() / "a.vtk").string());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.find("validation") == std::string::npos);
+  // Table rows for steps 0, 10 and 20 (comment lines start with '#').
+  int rows = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#') ++rows;
+  CHECK(rows == 3);
+  for (const char* name : {"frame_00000000.png", "frame_00000010.png", "frame_00000020.png"}) {
+    const std::string png = slurp(frames / name);
+    REQUIRE_MESSAGE(png.size() > 8, name);
+    CHECK(png.substr(1, 3) == "PNG");
+  }
+  // Extended XYZ: count, the lattice and pbc line, then particle i on line i + 2 with its species.
+  const std::string xyz = slurp(dir.path() / "a.xyz");
+  std::istringstream in(xyz);
+  std::string count, header;
+  std::getline(in, count);
+  std::getline(in, header);
+  CHECK(count == "300");
+  CHECK(header.find("Lattice=\"5 0 0 0 5 0 0 0 4\"") != std::string::npos);
+  CHECK(header.find("pbc=\"T T F\"") != std::string::npos);
+  CHECK(header.find("Properties=species:S:1:pos:R:3:velo:R:3") != std::string::npos);
+  const float box[3] = {5, 5, 4};
+  particles::Model m = particles::scenario_model(particles::Scenario::phase_separation, 300, box);
+  m.seed = 9;
+  const particles::State initial = particles::scenario_state(particles::Scenario::phase_separation, m, 300);
+  int particles_read = 0;
+  for (std::string line; std::getline(in, line); ++particles_read) {
+    REQUIRE(particles_read < 300);
+    std::istringstream fields(line);
+    std::string species;
+    float x, y, z;
+    fields >> species >> x >> y >> z;
+    CHECK(species == (initial.pos[4 * particles_read + 3] != 0.0f ? "H" : "L"));  // id order
+    CHECK((x >= 0 && x <= 5 && y >= 0 && y <= 5 && z >= 0 && z <= 4));
+  }
+  CHECK(particles_read == 300);
+  const std::string vtk = slurp(dir.path() / "a.vtk");
+  CHECK(vtk.rfind("# vtk DataFile Version 3.0", 0) == 0);
+  CHECK(vtk.find("POINTS 300 float") != std::string::npos);
+  // The same seed again (no temporary files are left behind by the atomic writes).
+  const Run again = run(dir, common + "--xyz " + (dir.path() / "b.xyz").string());
+  REQUIRE(again.code == 0);
+  CHECK(slurp(dir.path() / "b.xyz") == xyz);
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+}

@@ -1,0 +1,149 @@
+// The particle app's neighbour search (cell ids + vksort bucket lists + 27-cell walk in the force
+// kernel) against a brute-force CPU search over all pairs, and its refusal of unusable boxes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "test_particles_support.hpp"
+
+using namespace particles;
+using particles::test::context;
+
+namespace {
+
+// n particles at random, plus particles pressed against every face of the box (within 0.02 of x = 0,
+// x = lx, y = 0, y = ly, z = 0, z = lz, and exactly on the faces), where periodic images and walls matter.
+State boundary_heavy_state(const Model& m, uint32_t n, uint32_t seed) {
+  State s = random_state(m, n, [](const Model&, float, float, float, uint32_t i) { return int(i % 2); });
+  const float l[3] = {m.lx, m.ly, m.lz};
+  for (uint32_t i = 0; i < n / 2; ++i) {
+    const int axis = int(i % 3);
+    const double u = unit_random(seed, 99, i);
+    float x = (i / 3) % 2 == 0 ? float(u * 0.02) : l[axis] - float(u * 0.02);
+    if (i % 17 == 0) x = (i / 3) % 2 == 0 ? 0.0f : l[axis];  // exactly on the face
+    s.pos[4 * i + axis] = x;
+  }
+  return s;
+}
+
+// Compares the GPU's neighbour lists with all pairs closer than r_c. Pairs within a relative 1e-5 of
+// r_c may go either way (the GPU may fuse the multiply-adds of the distance); all others must match.
+// With `steps`, the simulation first runs that many steps (reordering particles in memory on the way)
+// and the lists are checked against the positions it reached.
+void check_against_brute_force(const Model& m, State s, uint32_t capacity = 96, uint32_t steps = 0) {
+  particles::test::NoValidationMessages quiet;
+  Simulation sim(context(), m, s);
+  if (steps) {
+    sim.advance(steps);
+    s.pos = sim.snapshot().pos;
+  }
+  const std::vector<std::vector<uint32_t>> gpu = sim.neighbour_lists(capacity);
+  const uint32_t n = s.size();
+  const float rc2 = m.rc * m.rc, band = 1e-5f * rc2;
+  uint64_t pairs = 0, near_boundary = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    REQUIRE(std::adjacent_find(gpu[i].begin(), gpu[i].end()) == gpu[i].end());  // no pair twice
+    for (uint32_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const float r2 = particles::test::distance2(m, s, i, j);
+      const bool found = std::binary_search(gpu[i].begin(), gpu[i].end(), j);
+      if (r2 < rc2 - band) {
+        if (!found) FAIL_CHECK("pair (" << i << ", " << j << ") at r^2 = " << r2 << " missed");
+        ++pairs;
+        const float* a = &s.pos[4 * i];
+        const float* b = &s.pos[4 * j];
+        if (std::abs(a[0] - b[0]) > m.rc || std::abs(a[1] - b[1]) > m.rc || std::abs(a[2] - b[2]) > m.rc)
+          ++near_boundary;  // a pair that only exists through a periodic image
+      } else if (r2 >= rc2 + band) {
+        if (found) FAIL_CHECK("pair (" << i << ", " << j << ") at r^2 = " << r2 << " is not within r_c");
+      }
+      if (found) CHECK(std::binary_search(gpu[j].begin(), gpu[j].end(), i));  // symmetric
+    }
+  }
+  CHECK(pairs > n);                // the test saw real neighbourhoods ...
+  if (m.lx < 40) CHECK(near_boundary > 0);  // ... and pairs across periodic faces
+}
+
+}  // namespace
+
+TEST_CASE("neighbours: bucket-list search equals brute force, periodic x y, walls in z") {
+  Model m;
+  m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;  // cells of edge > r_c, different along each axis
+  for (Cells cells : {Cells::scatter, Cells::sort}) {
+    CAPTURE(int(cells));
+    m.cells = cells;
+    check_against_brute_force(m, boundary_heavy_state(m, 700, 5));
+  }
+}
+
+TEST_CASE("neighbours: still exact after steps with the particles reordered in memory") {
+  Model m;
+  m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;
+  m.reorder_every = 5;
+  check_against_brute_force(m, boundary_heavy_state(m, 700, 8), 96, 12);
+}
+
+TEST_CASE("neighbours: exactly 3 cells per axis, fully periodic") {
+  Model m;
+  m.periodic_z = true;
+  SUBCASE("edge exactly r_c") { m.lx = m.ly = m.lz = 3.0f; }
+  SUBCASE("edge above r_c") { m.lx = 3.9f, m.ly = 3.5f, m.lz = 3.0f; }
+  SUBCASE("walls, one cell high") {
+    m.periodic_z = false;
+    m.lx = m.ly = 3.0f;
+    m.lz = 1.5f;
+  }
+  REQUIRE(grid_for(m).nx == 3);
+  check_against_brute_force(m, boundary_heavy_state(m, uint32_t(3 * m.lx * m.ly * m.lz), 6));
+}
+
+TEST_CASE("neighbours: dense clusters overflow the scatter iterations into vksort's fallback") {
+  // All particles in a few cells: lists of up to 200 elements, far beyond max_iterations. One cluster
+  // sits in a cell, the other straddles the periodic corner of the box.
+  Model m;
+  m.lx = m.ly = m.lz = 4.0f;
+  m.periodic_z = true;
+  State s = random_state(m, 400, [](const Model&, float, float, float, uint32_t) { return 0; });
+  for (uint32_t i = 0; i < s.size(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      const float u = 0.9f * float(unit_random(7, k, i));
+      s.pos[4 * i + k] = i % 2 ? 1.05f + u : std::fmod(3.55f + u, 4.0f);
+    }
+  check_against_brute_force(m, s, 256);
+}
+
+TEST_CASE("boxes with fewer than 3 cells along a periodic axis are refused") {
+  particles::test::NoValidationMessages quiet;
+  Model m;
+  m.lx = 10, m.ly = 10, m.lz = 10;
+  SUBCASE("x") { m.lx = 2.99f; }
+  SUBCASE("y") { m.ly = 2.0f; }
+  SUBCASE("periodic z") {
+    m.periodic_z = true;
+    m.lz = 2.5f;
+  }
+  const State s = random_state(m, 100, [](const Model&, float, float, float, uint32_t) { return 0; });
+  try {
+    Simulation sim(context(), m, s);
+    FAIL("a box with 2 cells along a periodic axis was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("needs at least 3") != std::string::npos);
+  }
+}
+
+TEST_CASE("particles outside the box are refused, naming one") {
+  particles::test::NoValidationMessages quiet;
+  Model m;
+  m.lx = 5, m.ly = 5, m.lz = 5;
+  State s = random_state(m, 100, [](const Model&, float, float, float, uint32_t) { return 0; });
+  SUBCASE("beyond a periodic face") { s.pos[4 * 42 + 0] = 5.01f; }
+  SUBCASE("below the floor") { s.pos[4 * 42 + 2] = -0.001f; }
+  SUBCASE("not a number") { s.pos[4 * 42 + 1] = std::nanf(""); }
+  try {
+    Simulation sim(context(), m, s);
+    FAIL("a particle outside the box was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("particle 42 is outside the box") != std::string::npos);
+  }
+}

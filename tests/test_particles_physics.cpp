@@ -1,0 +1,196 @@
+// The particle app's physics: the pair noise, momentum conservation, the equation of state at the
+// standard parameters, determinism, and the Rayleigh-Taylor overturn. Sizes are chosen for lavapipe
+// (each ctest entry well under 90 s on two cores); the comments give the run lengths.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "observables.hpp"
+#include "test_particles_support.hpp"
+
+using namespace particles;
+using particles::test::context;
+
+namespace {
+int one_species(const Model&, float, float, float, uint32_t) { return 0; }
+
+// A fully periodic single-species box at density 3, no gravity: conservation holds exactly here.
+Model periodic_box(float l) {
+  Model m;
+  m.lx = m.ly = m.lz = l;
+  m.periodic_z = true;
+  return m;
+}
+
+struct Moments {
+  double mean = 0, var = 0;
+};
+Moments moments(const std::vector<float>& x) {
+  Moments r;
+  for (float v : x) r.mean += v;
+  r.mean /= double(x.size());
+  for (float v : x) r.var += (v - r.mean) * (v - r.mean);
+  r.var /= double(x.size() - 1);
+  return r;
+}
+double correlation(const std::vector<float>& a, const std::vector<float>& b) {
+  const Moments ma = moments(a), mb = moments(b);
+  double c = 0;
+  for (size_t k = 0; k < a.size(); ++k) c += (a[k] - ma.mean) * (b[k] - mb.mean);
+  return c / double(a.size() - 1) / std::sqrt(ma.var * mb.var);
+}
+}  // namespace
+
+TEST_CASE("noise: Theta_ij == Theta_ji, mean 0, variance 1, uncorrelated across pairs sharing a particle") {
+  particles::test::NoValidationMessages quiet;
+  const Model m = periodic_box(5.0f);
+  Simulation sim(context(), m, random_state(m, 4096, one_species));
+  // Pairs (i, i+1) and (i, i+2) share particle i; the same pairs one step later must be fresh numbers.
+  const uint32_t count = 4000;
+  std::vector<std::pair<uint32_t, uint32_t>> a, a_swapped, b;
+  for (uint32_t i = 0; i < count; ++i) {
+    a.push_back({i, i + 1});
+    a_swapped.push_back({i + 1, i});
+    b.push_back({i, i + 2});
+  }
+  std::vector<float> all;
+  std::vector<float> first, second, later;
+  for (uint32_t step = 1; step <= 25; ++step) {  // 100k samples
+    const std::vector<float> t = sim.noise(a, step), ts = sim.noise(a_swapped, step), tb = sim.noise(b, step);
+    const std::vector<float> tn = sim.noise(a, step + 1);
+    REQUIRE(std::memcmp(t.data(), ts.data(), t.size() * sizeof(float)) == 0);  // bit-identical
+    all.insert(all.end(), t.begin(), t.end());
+    first.insert(first.end(), t.begin(), t.end());
+    second.insert(second.end(), tb.begin(), tb.end());
+    later.insert(later.end(), tn.begin(), tn.end());
+  }
+  const double n = double(all.size());
+  const Moments mo = moments(all);
+  // Five standard errors: the mean's is 1/sqrt(n); the variance's sqrt((E theta^4 - 1)/n) = sqrt(0.8/n)
+  // for a uniform theta with variance 1.
+  CHECK(std::abs(mo.mean) < 5.0 / std::sqrt(n));
+  CHECK(std::abs(mo.var - 1.0) < 5.0 * std::sqrt(0.8 / n));
+  CHECK(std::abs(correlation(first, second)) < 5.0 / std::sqrt(n));
+  CHECK(std::abs(correlation(first, later)) < 5.0 / std::sqrt(n));
+  const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
+  CHECK(*lo >= -std::sqrt(3.0f));
+  CHECK(*hi <= std::sqrt(3.0f));
+}
+
+TEST_CASE("noise: the paper's generator is symmetric too") {
+  particles::test::NoValidationMessages quiet;
+  Model m = periodic_box(5.0f);
+  m.noise = Noise::paper;
+  Simulation sim(context(), m, random_state(m, 300, one_species));
+  sim.advance(3);  // the per-particle streams have moved on
+  std::vector<std::pair<uint32_t, uint32_t>> a, s;
+  for (uint32_t i = 0; i + 7 < 300; ++i) {
+    a.push_back({i, i + 7});
+    s.push_back({i + 7, i});
+  }
+  const std::vector<float> t = sim.noise(a, 3), ts = sim.noise(s, 3);
+  CHECK(std::memcmp(t.data(), ts.data(), t.size() * sizeof(float)) == 0);
+  CHECK(std::abs(moments(t).var - 1.0) < 0.3);
+}
+
+TEST_CASE("momentum: conserved to float round-off over 1000 steps, periodic box, no gravity") {
+  particles::test::NoValidationMessages quiet;
+  // 6^3 box, 648 particles, 1000 steps: about 10 s on lavapipe.
+  Model m = periodic_box(6.0f);
+  m.dt = 0.04f;
+  SUBCASE("velocity Verlet, counter noise") {}
+  SUBCASE("leap-frog, the paper's noise, particles reordered in memory") {
+    m.integrator = Integrator::leapfrog;
+    m.noise = Noise::paper;  // its per-particle state must travel with the particle
+    m.reorder_every = 10;
+  }
+  m.a[0][1] = m.a[1][0] = 40;  // two species of different mass: unequal pair terms must still cancel
+  m.mass[1] = 2.0f;
+  Simulation sim(context(), m, random_state(m, 648, [](const Model&, float, float, float, uint32_t i) {
+    return int(i % 2);
+  }));
+  const Observables before = measure(m, sim.snapshot());
+  sim.advance(1000);
+  const Snapshot s = sim.snapshot();
+  const Observables after = measure(m, s);
+  // Each of 2 x 1000 half kicks rounds every velocity (|v| ~ 1) to float: a random walk of about
+  // sqrt(2000 * 648) * 6e-8 ~ 7e-5 per component. The forces themselves cancel exactly (fixed-point sums).
+  // A pair force that did not cancel (say Theta_ij != Theta_ji) would move it by ~1 per step.
+  double scale = 0;  // sum |m v|: what the momentum is a small remainder of
+  for (uint32_t i = 0; i < s.size(); ++i)
+    scale += m.mass[s.pos[4 * i + 3] != 0.0f] * std::hypot(s.vel[4 * i], s.vel[4 * i + 1], s.vel[4 * i + 2]);
+  MESSAGE("momentum before " << before.momentum_norm << ", after " << after.momentum_norm << ", sum |m v| " << scale);
+  for (int k = 0; k < 3; ++k) CHECK(std::abs(after.momentum[k] - before.momentum[k]) < 1e-3);
+  CHECK(after.temperature > 0.8);  // it did move: thermostatted, not frozen
+  CHECK(after.temperature < 1.2);
+}
+
+TEST_CASE("equilibrium: kinetic temperature within 2% of kBT, pressure 23.6 within 3% (a = 25, density 3, dt = 0.01)") {
+  particles::test::NoValidationMessages quiet;
+  // 10^3 box, 3000 particles; 600 steps to equilibrate (t = 6, many collision times), then 600 steps
+  // sampled every 20: about 30 s on lavapipe.
+  Model m = periodic_box(10.0f);
+  m.dt = 0.01f;
+  m.seed = 11;
+  Simulation sim(context(), m, random_state(m, 3000, one_species));
+  sim.advance(600, 60);
+  double t = 0, p = 0;
+  int samples = 0;
+  for (int k = 0; k < 30; ++k) {
+    sim.advance(20);
+    const Observables o = measure(m, sim.snapshot());
+    t += o.temperature;
+    p += o.pressure;
+    ++samples;
+  }
+  t /= samples;
+  p /= samples;
+  MESSAGE("kinetic temperature " << t << ", pressure " << p);
+  CHECK(std::abs(t - 1.0) < 0.02);
+  CHECK(std::abs(p - 23.6) < 0.03 * 23.6);
+}
+
+TEST_CASE("determinism: the same seed gives bit-identical states, whatever order the lists and particles are in") {
+  particles::test::NoValidationMessages quiet;
+  Model m = periodic_box(6.0f);
+  m.a[0][1] = m.a[1][0] = 40;
+  const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
+  // Lists in another order (scatter: whichever store won; sort: ascending) and particles reordered in
+  // memory at other steps (or never) must give the same sums, hence the same trajectory.
+  const struct {
+    Cells cells;
+    uint32_t reorder_every;
+  } runs[] = {{Cells::scatter, 0}, {Cells::sort, 20}, {Cells::scatter, 7}};
+  std::vector<float> pos[3], vel[3];
+  for (int run = 0; run < 3; ++run) {
+    m.cells = runs[run].cells;
+    m.reorder_every = runs[run].reorder_every;
+    Simulation sim(context(), m, initial);
+    sim.advance(100, 16);
+    const Snapshot s = sim.snapshot();
+    pos[run] = s.pos;
+    vel[run] = s.vel;
+  }
+  CHECK(pos[0] != initial.pos);  // it moved
+  for (int run = 1; run < 3; ++run) {
+    CAPTURE(run);
+    CHECK(std::memcmp(pos[0].data(), pos[run].data(), pos[0].size() * 4) == 0);
+    CHECK(std::memcmp(vel[0].data(), vel[run].data(), vel[0].size() * 4) == 0);
+  }
+}
+
+TEST_CASE("Rayleigh-Taylor: the heavy fluid on top sinks below the light one") {
+  particles::test::NoValidationMessages quiet;
+  const float box[3] = {8, 8, 10};
+  Model m = scenario_model(Scenario::rayleigh_taylor, 1920, box);
+  Simulation sim(context(), m, scenario_state(Scenario::rayleigh_taylor, m, 1920));
+  const Observables start = measure(m, sim.snapshot());
+  REQUIRE(start.mean_z[1] > start.mean_z[0] + 3.0);  // heavy on top at the start
+  sim.advance(1500, 64);  // t = 60 at dt = 0.04: about 25 s on lavapipe; the layers cross near step 900
+  const Observables end = measure(m, sim.snapshot());
+  MESSAGE("mean height heavy - light: " << start.mean_z[1] - start.mean_z[0] << " -> " << end.mean_z[1] - end.mean_z[0]);
+  CHECK(end.mean_z[1] < end.mean_z[0]);
+}

@@ -1,6 +1,7 @@
 #include "sort/sample_sort.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "sort/key_spec.hpp"
 #include "vksort/error.hpp"
@@ -119,9 +120,12 @@ void SampleSort::record_bitonic(gpu::Recorder& rec, SamplePush push, VkDeviceAdd
   rec.compute_barrier();
   for (uint64_t size = 2ull * t; size <= segment; size *= 2) {
     push.size = uint32_t(size);
-    for (uint64_t stride = size / 2; stride >= t; stride /= 2) {
+    // The mirror step alone, then the half-cleaners at distances >= the tile up to three per pass.
+    uint64_t stride = size / 2;
+    for (uint32_t steps = 1; stride >= t; stride >>= steps) {
+      steps = stride == size / 2 ? 1 : std::min<uint32_t>(3, std::countr_zero(stride / t) + 1);
       push.stride = uint32_t(stride);
-      push.flags = buckets;
+      push.flags = buckets | (steps << SAMPLE_STEPS_SHIFT);
       rec.dispatch(bitonic_global_, push, push.group_count);
       rec.compute_barrier();
     }

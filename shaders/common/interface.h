@@ -254,6 +254,7 @@ VKSORT_PUSH_BLOCK(BucketPush) {
 #define SAMPLE_FULL 1u             // bitonic_local: the whole network up to min(segment, TILE)
 #define SAMPLE_FINAL 2u            // bitonic_local: write the result decoded to the caller's buffers
 #define SAMPLE_BUCKETS 4u          // bitonic_*: a_* holds step 9's bucket segments; skip their padding
+#define SAMPLE_STEPS_SHIFT 8u      // bitonic_global: flags >> this = half-cleaner steps per pass (1-3)
 
 // Every sample sort kernel. What a_* and b_* hold is per kernel (see shaders/sample/*.comp). The
 // sublist, bitonic tile and workgroup shape are one TILE = WORKGROUP_SIZE * ITEMS for all kernels.

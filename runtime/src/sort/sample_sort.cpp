@@ -1,6 +1,7 @@
 #include "sort/sample_sort.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "sort/key_spec.hpp"
 #include "vksort/error.hpp"
@@ -26,10 +27,15 @@ bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 constexpr uint32_t max_tile = 4096;
 constexpr uint32_t fixed_shared = 64;
 
-// s. More samples make smaller buckets (step 9 sorts segments of 2n/s) but a larger sample sort
-// (step 4: s * n / TILE samples) and more binary searches (step 6). Measured on lavapipe, 2^20 u64
-// keys, tile 2048: see default_samples_note in the README's sample sort section.
-uint32_t default_samples(uint32_t tile) { return std::min(64u, tile); }
+// s. More samples make smaller buckets (step 9 sorts segments of 2n/s slots, so fewer bitonic stages
+// run in global memory) but a larger sample sort (step 4: s samples per sublist) and more searches
+// (step 6). Measured on lavapipe, 2^20 uniform u64 keys, sublists of 2048, total time relative to the
+// (s-independent) sublist sort: s = 16: 3.4, 32: 3.1, 64: 2.9-3.1, 128: 3.0, 256: 3.1, 1024 (every
+// bucket fits one tile): 4.5, the sample sort then being as large as half the input. 64 sits in the
+// flat middle and is Dehne & Zaboli's choice too. What matters is the share of the input that step 4
+// sorts, s / TILE: so the default keeps it at 1/32 on every device (64 for lavapipe's 2048-key
+// sublists, 128 where shared memory holds 4096 keys, fewer on small devices).
+uint32_t default_samples(uint32_t tile) { return std::max(2u, tile / 32); }
 
 }  // namespace
 
@@ -119,9 +125,12 @@ void SampleSort::record_bitonic(gpu::Recorder& rec, SamplePush push, VkDeviceAdd
   rec.compute_barrier();
   for (uint64_t size = 2ull * t; size <= segment; size *= 2) {
     push.size = uint32_t(size);
-    for (uint64_t stride = size / 2; stride >= t; stride /= 2) {
+    // The mirror step alone, then the half-cleaners at distances >= the tile up to three per pass.
+    uint64_t stride = size / 2;
+    for (uint32_t steps = 1; stride >= t; stride >>= steps) {
+      steps = stride == size / 2 ? 1 : std::min<uint32_t>(3, std::countr_zero(stride / t) + 1);
       push.stride = uint32_t(stride);
-      push.flags = buckets;
+      push.flags = buckets | (steps << SAMPLE_STEPS_SHIFT);
       rec.dispatch(bitonic_global_, push, push.group_count);
       rec.compute_barrier();
     }

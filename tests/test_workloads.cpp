@@ -679,3 +679,16 @@ TEST_CASE("crossovers: brick's unbroken prefix of wins, sample's unbroken suffix
   CHECK(c.brick_up_to == 1024);
   CHECK(c.sample_from == 0);
 }
+
+TEST_CASE("few_unique with far more keys than elements needs no table of them (found by fuzzing)") {
+  for (Key k : {Key::u32, Key::f64}) {
+    const auto bytes = workloads::generate_keys(k, {workloads::Distribution::few_unique, 0x1.0p31}, 1000, 9);
+    REQUIRE(bytes.size() == 1000 * key_bytes(k));
+    std::set<std::vector<std::byte>> distinct;
+    for (size_t i = 0; i < 1000; ++i)
+      distinct.insert(std::vector<std::byte>(bytes.begin() + i * key_bytes(k), bytes.begin() + (i + 1) * key_bytes(k)));
+    CHECK(distinct.size() > 990);  // 1000 draws from 2^31 keys: repeats are rare
+    // Deterministic for the seed.
+    CHECK(workloads::generate_keys(k, {workloads::Distribution::few_unique, 0x1.0p31}, 1000, 9) == bytes);
+  }
+}

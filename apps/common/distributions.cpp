@@ -76,6 +76,8 @@ class Rng {
 
 constexpr uint64_t kAuxStream = uint64_t(1) << 63;
 enum AuxPurpose : uint64_t { kSwaps = 1, kFewUniqueTable = 2, kAllEqualValue = 3, kLadderJitter = 4 };
+// few_unique with more keys than elements: key j comes from stream kAuxStream + kFewUniqueKeys + j.
+constexpr uint64_t kFewUniqueKeys = uint64_t(1) << 40;
 
 // ---- bit layouts -------------------------------------------------------------------------------------
 
@@ -330,6 +332,16 @@ void generate_typed(Key key, const DistributionSpec& spec, uint64_t seed, std::s
     }
     case Distribution::few_unique: {
       const auto k = static_cast<size_t>(spec.param);
+      if (k > n) {
+        // More distinct keys than elements: a table of k keys would cost memory and time out of all
+        // proportion (k may be 2^31) for nothing observable. Each element draws one of k indices and
+        // the index's own key (from a stream of its own, so the output stays independent of threads).
+        fill([&](Rng& rng, size_t) {
+          Rng key_of_index(seed, kAuxStream + kFewUniqueKeys + rng.below(k));
+          return kind.uniform(key_of_index);
+        });
+        break;
+      }
       Rng r(seed, kAuxStream + kFewUniqueTable);
       std::vector<U> table;
       std::unordered_set<U> seen;

@@ -26,7 +26,8 @@ enum class Distribution {
   reverse,        // strictly descending likewise
   nearly_sorted,  // sorted, then param percent of the elements swapped with a random partner
   organ_pipe,     // ascending to the middle, then the same keys descending
-  few_unique,     // param distinct keys, each element one of them at random
+  few_unique,     // param distinct keys, each element one of them at random (param > n: per-index keys,
+                  // distinct but for chance collisions, no table)
   all_equal,      // one random key everywhere
   entropy,        // AND of param uniform words: fewer ones, less entropy per bit (Thearling & Smith)
   special,        // the awkward values: NaNs, infinities, signed zeros, denormals, min/max integers

@@ -138,11 +138,12 @@ struct BucketLists::Impl {
       });
       std::memcpy(w, readback->mapped(), sizeof w);
       double ms = -1.0;
-      for (const auto& [name, phase_ms] : timestamps.phases_ms(&ms)) {
-        if (name == "start") continue;
-        auto it = std::find_if(stats.phases_ms.begin(), stats.phases_ms.end(), [&](const auto& p) { return p.first == name; });
-        if (it == stats.phases_ms.end()) stats.phases_ms.emplace_back(name, phase_ms);
-        else it->second += phase_ms;
+      for (const auto& phase : timestamps.phases_ms(&ms)) {
+        if (phase.first == "start") continue;
+        auto it = std::find_if(stats.phases_ms.begin(), stats.phases_ms.end(),
+                               [&](const auto& p) { return p.first == phase.first; });
+        if (it == stats.phases_ms.end()) stats.phases_ms.push_back(phase);
+        else it->second += phase.second;
       }
       if (ms < 0.0 || stats.gpu_ms < 0.0) stats.gpu_ms = -1.0;
       else stats.gpu_ms += ms;

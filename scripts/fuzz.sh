@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fuzzes the CLI's and library's input parsers (tests/fuzz) with libFuzzer under ASan + UBSan.
+#   scripts/fuzz.sh [seconds]     (default 60; CI runs a short pass)
+# Installs clang and its libFuzzer runtime if missing (Debian/Ubuntu), builds the fuzz preset in
+# build-fuzz/, and runs from a copy of tests/fuzz/corpus so the tree stays clean. Any crash, leak, UB
+# report or timeout fails the run and leaves the input as build-fuzz/findings/<kind>-<hash>.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz: installing clang"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
+fi
+# libFuzzer's runtime ships apart from clang on Debian (libclang-rt-<major>-dev).
+major=$(clang++ -dumpversion | cut -d. -f1)
+if ! find "$(clang++ -print-resource-dir)" -name 'libclang_rt.fuzzer*.a' 2>/dev/null | grep -q .; then
+  echo "fuzz: installing libclang-rt-$major-dev"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "libclang-rt-$major-dev" >/dev/null
+fi
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r tests/fuzz/corpus "$work/corpus"
+mkdir -p build-fuzz/findings
+echo "fuzz: ${seconds}s from $(ls tests/fuzz/corpus | wc -l) seed inputs"
+build-fuzz/tests/fuzz/fuzz_inputs -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  -artifact_prefix=build-fuzz/findings/ -print_final_stats=1 "$work/corpus" 2>&1 | tail -15

@@ -23,11 +23,6 @@ const Distribution all_inputs[] = {Distribution::uniform,    Distribution::sorte
                                    Distribution::special,    Distribution::organ_pipe,   Distribution::zipf,
                                    Distribution::gaussian};
 
-void check(Sorter& sorter, const test::SortCase& c) {
-  std::string diff = test::check_sort(sorter, c);
-  INFO(test::describe(sorter, c));
-  CHECK_MESSAGE(diff.empty(), diff);
-}
 
 // The whole matrix for one key type.
 void brick_matrix(Key key) {
@@ -37,18 +32,18 @@ void brick_matrix(Key key) {
       Sorter device_tiles(test::device(), o);
       const uint32_t tile = device_tiles.tile_size();
       uint64_t seed = 1;
-      for (uint64_t n : test::awkward_sizes(64, tile, 100000)) check(device_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n : test::awkward_sizes(64, tile, 100000)) test::check_case(device_tiles, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
         for (uint64_t n : {uint64_t(tile) + 1, uint64_t(5 * tile - 3), uint64_t(33331)})
-          check(device_tiles, {workloads::default_spec(d), n, seed++});
+          test::check_case(device_tiles, {workloads::default_spec(d), n, seed++});
 
       // Tiny tiles (8 invocations x 2 keys): every size from one tile to two tiles + 1, and many tiles.
       o.tuning = {.workgroup_size = 8, .items_per_thread = 2};
       Sorter small_tiles(test::device(), o);
       REQUIRE(small_tiles.tile_size() == 16);
-      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) check(small_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_tiles, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
-        for (uint64_t n : {uint64_t(100), uint64_t(257)}) check(small_tiles, {workloads::default_spec(d), n, seed++});
+        for (uint64_t n : {uint64_t(100), uint64_t(257)}) test::check_case(small_tiles, {workloads::default_spec(d), n, seed++});
     }
   }
 }
@@ -69,8 +64,8 @@ TEST_CASE("element-wise brick sort (the seed's variant) on every key type") {
                     .brick_variant = BrickVariant::pairs};
       Sorter sorter(test::device(), o);
       uint64_t seed = 100;
-      for (uint64_t n : {0, 1, 2, 3, 255, 256, 257, 1000}) check(sorter, {{Distribution::uniform, 0}, n, seed++});
-      for (Distribution d : all_inputs) check(sorter, {workloads::default_spec(d), 301, seed++});
+      for (uint64_t n : {0, 1, 2, 3, 255, 256, 257, 1000}) test::check_case(sorter, {{Distribution::uniform, 0}, n, seed++});
+      for (Distribution d : all_inputs) test::check_case(sorter, {workloads::default_spec(d), 301, seed++});
     }
   }
 }

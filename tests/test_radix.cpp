@@ -23,16 +23,8 @@ using workloads::DistributionSpec;
 
 namespace {
 
-const Distribution all_inputs[] = {Distribution::uniform,   Distribution::sorted,        Distribution::reverse,
-                                   Distribution::all_equal, Distribution::few_unique,    Distribution::nearly_sorted,
-                                   Distribution::special,   Distribution::organ_pipe,    Distribution::zipf,
-                                   Distribution::gaussian,  Distribution::entropy};
-
-void check(Sorter& sorter, const test::SortCase& c, SortStats* stats = nullptr) {
-  std::string diff = test::check_sort(sorter, c, stats);
-  INFO(test::describe(sorter, c));
-  CHECK_MESSAGE(diff.empty(), diff);
-}
+using test::check_on;
+constexpr auto& all_inputs = test::all_distributions;
 
 SortOptions radix(Key key, Order order = Order::ascending, uint32_t value_bytes = 0) {
   return {.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
@@ -91,20 +83,20 @@ void radix_matrix(Key key) {
       SortOptions o = radix(key, order, value_bytes);
       Sorter device_blocks(test::device(), o);
       const uint32_t block = device_blocks.tile_size();
-      for (uint64_t n : test::awkward_sizes(16, block, 100000)) check(device_blocks, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n : test::awkward_sizes(16, block, 100000)) test::check_case(device_blocks, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
         for (uint64_t n : {uint64_t(block) + 1, uint64_t(5 * block - 3), uint64_t(33331)})
-          check(device_blocks, {workloads::default_spec(d), n, seed++});
+          test::check_case(device_blocks, {workloads::default_spec(d), n, seed++});
 
       // Tiny blocks (4 invocations x 4 keys): every size from one block to two blocks + 1, and many
       // blocks, so the scan has several levels and blocks straddle digit runs.
       o.tuning = {.workgroup_size = 4, .items_per_thread = 4};
       Sorter small_blocks(test::device(), o);
       REQUIRE(small_blocks.tile_size() == 16);
-      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) check(small_blocks, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_blocks, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
         for (uint64_t n : {uint64_t(100), uint64_t(257), uint64_t(5000)})
-          check(small_blocks, {workloads::default_spec(d), n, seed++});
+          test::check_case(small_blocks, {workloads::default_spec(d), n, seed++});
 
       // The other digit widths, on the device's blocks and on tiny ones.
       for (uint32_t bits : {2u, 4u}) {
@@ -112,12 +104,12 @@ void radix_matrix(Key key) {
         w.tuning.radix_bits = bits;
         Sorter wide(test::device(), w);
         for (uint64_t n : {uint64_t(3), uint64_t(block) - 1, uint64_t(2 * block + 1), uint64_t(40009)})
-          check(wide, {{Distribution::uniform, 0}, n, seed++});
+          test::check_case(wide, {{Distribution::uniform, 0}, n, seed++});
         for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::nearly_sorted})
-          check(wide, {workloads::default_spec(d), 3001, seed++});
+          test::check_case(wide, {workloads::default_spec(d), 3001, seed++});
         w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits};
         Sorter narrow(test::device(), w);
-        for (uint64_t n : {uint64_t(17), uint64_t(1000)}) check(narrow, {{Distribution::uniform, 0}, n, seed++});
+        for (uint64_t n : {uint64_t(17), uint64_t(1000)}) test::check_case(narrow, {{Distribution::uniform, 0}, n, seed++});
       }
     }
   }
@@ -134,11 +126,11 @@ TEST_CASE("radix sort f64") { radix_matrix(Key::f64); }
 
 TEST_CASE("radix sort of large arrays (several million keys)") {
   Sorter with_values(test::device(), radix(Key::u32, Order::ascending, 4));
-  check(with_values, {{Distribution::uniform, 0}, (uint64_t(1) << 22) + 1, 7});
+  test::check_case(with_values, {{Distribution::uniform, 0}, (uint64_t(1) << 22) + 1, 7});
   Sorter keys_only(test::device(), radix(Key::f32, Order::descending));
-  check(keys_only, {{Distribution::gaussian, 0}, uint64_t(1) << 22, 8});
+  test::check_case(keys_only, {{Distribution::gaussian, 0}, uint64_t(1) << 22, 8});
   Sorter wide(test::device(), radix(Key::i64, Order::ascending, 4));
-  check(wide, {{Distribution::uniform, 0}, (uint64_t(1) << 21) - 1, 9});
+  test::check_case(wide, {{Distribution::uniform, 0}, (uint64_t(1) << 21) - 1, 9});
 }
 
 TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
@@ -149,7 +141,7 @@ TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
       const Distribution d = order == Order::ascending ? Distribution::sorted : Distribution::reverse;
       for (uint64_t n : {uint64_t(2), uint64_t(5000), uint64_t(100003)}) {
         SortStats stats;
-        check(sorter, {{d, 0}, n, 4}, &stats);
+        test::check_case(sorter, {{d, 0}, n, 4}, &stats);
         CHECK(stats.fact("sorted_on_entry") == 1);
         CHECK(stats.fact("passes_run") == 0);
         CHECK(stats.fact("passes_skipped") == 0);
@@ -157,10 +149,10 @@ TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
       }
       // All keys equal is sorted too, and so is any input of 0 or 1 key.
       SortStats stats;
-      check(sorter, {{Distribution::all_equal, 0}, 7777, 5}, &stats);
+      test::check_case(sorter, {{Distribution::all_equal, 0}, 7777, 5}, &stats);
       CHECK(stats.fact("sorted_on_entry") == 1);
       CHECK(stats.fact("passes_run") == 0);
-      check(sorter, {{Distribution::uniform, 0}, 1, 5}, &stats);
+      test::check_case(sorter, {{Distribution::uniform, 0}, 1, 5}, &stats);
       CHECK(stats.fact("passes_recorded") == 0);
       CHECK(stats.fact("sorted_on_entry") == 1);
     }
@@ -168,7 +160,7 @@ TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
   // An unsorted input is not sorted on entry.
   Sorter sorter(test::device(), radix(Key::u32));
   SortStats stats;
-  check(sorter, {workloads::default_spec(Distribution::nearly_sorted), 5000, 6}, &stats);
+  test::check_case(sorter, {workloads::default_spec(Distribution::nearly_sorted), 5000, 6}, &stats);
   CHECK(stats.fact("sorted_on_entry") == 0);
 }
 
@@ -422,7 +414,7 @@ TEST_CASE("radix sort across subgroup sizes") {
       uint64_t seed = 70;
       for (uint64_t n : {uint64_t(5), uint64_t(1001), uint64_t(65537)})
         for (Distribution d : {Distribution::uniform, Distribution::special, Distribution::few_unique})
-          check(sorter, {workloads::default_spec(d), n, seed++});
+          test::check_case(sorter, {workloads::default_spec(d), n, seed++});
     }
   }
 }

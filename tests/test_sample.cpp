@@ -18,37 +18,11 @@ using workloads::Distribution;
 
 namespace {
 
-const Distribution all_inputs[] = {Distribution::uniform,   Distribution::sorted,        Distribution::reverse,
-                                   Distribution::all_equal, Distribution::few_unique,    Distribution::nearly_sorted,
-                                   Distribution::special,   Distribution::organ_pipe,    Distribution::zipf,
-                                   Distribution::gaussian,  Distribution::entropy};
-
-void check(Sorter& sorter, const test::SortCase& c, SortStats* stats = nullptr) {
-  std::string diff = test::check_sort(sorter, c, stats);
-  INFO(test::describe(sorter, c));
-  CHECK_MESSAGE(diff.empty(), diff);
-}
+using test::check_on;
+constexpr auto& all_inputs = test::all_distributions;
 
 SortOptions sample(Key key, Order order = Order::ascending, uint32_t value_bytes = 0) {
   return {.key = key, .order = order, .algorithm = Algorithm::sample, .value_bytes = value_bytes};
-}
-
-// "" when sorting `keys` (values = original index) on `gpu` gives the reference result byte for byte;
-// for devices other than test::device(), which check_sort uses.
-std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys) {
-  const SortOptions& o = sorter.options();
-  const uint64_t n = keys.size() / key_bytes(o.key);
-  std::vector<uint32_t> values = workloads::generate_values(n);
-  Buffer kb(gpu, std::max<size_t>(keys.size(), 8), "keys"), vb(gpu, std::max<size_t>(n * 4, 8), "values");
-  kb.upload(keys);
-  vb.upload(std::as_bytes(std::span(values)));
-  sorter.sort(kb, &vb, n);
-  std::vector<std::byte> got(keys.size());
-  std::vector<uint32_t> got_values(n);
-  kb.download(got);
-  vb.download(std::as_writable_bytes(std::span(got_values)));
-  workloads::reference_sort(o.key, o.order, keys, values);
-  return workloads::first_difference(o.key, keys, got, values, got_values);
 }
 
 // Dehne & Zaboli's bound for n keys in sublists of `tile` with s samples each: 2 n' / s, n' being n
@@ -62,23 +36,23 @@ void sample_matrix(Key key) {
       SortOptions o = sample(key, order, value_bytes);
       Sorter device_tiles(test::device(), o);
       const uint32_t tile = device_tiles.tile_size();
-      for (uint64_t n : test::awkward_sizes(8, tile, 2 * tile + 2)) check(device_tiles, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n : test::awkward_sizes(8, tile, 2 * tile + 2)) test::check_case(device_tiles, {{Distribution::uniform, 0}, n, seed++});
       // 3 * tile + 1: segments longer than a tile when s is at least 8 (step 9's global stages).
       for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::zipf})
-        check(device_tiles, {workloads::default_spec(d), uint64_t(17 * tile + 1), seed++});
+        test::check_case(device_tiles, {workloads::default_spec(d), uint64_t(17 * tile + 1), seed++});
 
       // Tiny sublists (4 invocations x 4 keys) and s = 4: many sublists, segments of many tiles, every
       // size from one sublist to two + 1.
       o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .samples = 4};
       Sorter small(test::device(), o);
       REQUIRE(small.tile_size() == 16);
-      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) check(small, {{Distribution::uniform, 0}, n, seed++});
+      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small, {{Distribution::uniform, 0}, n, seed++});
       for (Distribution d : all_inputs)
-        for (uint64_t n : {uint64_t(257), uint64_t(3001)}) check(small, {workloads::default_spec(d), n, seed++});
+        for (uint64_t n : {uint64_t(257), uint64_t(3001)}) test::check_case(small, {workloads::default_spec(d), n, seed++});
       // s = tile: every element of a sublist is a sample.
       o.tuning.samples = 16;
       Sorter dense(test::device(), o);
-      for (uint64_t n : {uint64_t(15), uint64_t(1000)}) check(dense, {{Distribution::few_unique, 3}, n, seed++});
+      for (uint64_t n : {uint64_t(15), uint64_t(1000)}) test::check_case(dense, {{Distribution::few_unique, 3}, n, seed++});
     }
   }
 }
@@ -108,7 +82,7 @@ TEST_CASE("sample sort keeps every bucket within 2n/s on adversarial inputs") {
     Sorter sorter(test::device(), o);
     for (Distribution d : adversarial) {
       SortStats stats;
-      check(sorter, {workloads::default_spec(d), c.n, 11}, &stats);
+      test::check_case(sorter, {workloads::default_spec(d), c.n, 11}, &stats);
       const double samples = stats.fact("samples").value_or(0);
       if (c.tuning.samples) CHECK(samples == c.tuning.samples);
       const uint64_t bound = bucket_bound(c.n, sorter.tile_size(), uint32_t(samples));
@@ -129,7 +103,7 @@ TEST_CASE("sample sort reports its facts and the paper's nine steps as GPU phase
   CHECK(sorter.algorithm() == Algorithm::sample);
   SortStats stats;
   const uint64_t n = 5 * uint64_t(sorter.tile_size()) + 3;
-  check(sorter, {{Distribution::gaussian, 0}, n, 3}, &stats);
+  test::check_case(sorter, {{Distribution::gaussian, 0}, n, 3}, &stats);
   CHECK(stats.fact("tile") == sorter.tile_size());
   CHECK(stats.fact("samples") == 32);
   CHECK(stats.fact("sublists") == 6);
@@ -147,7 +121,7 @@ TEST_CASE("sample sort reports its facts and the paper's nine steps as GPU phase
   CHECK(sum <= stats.gpu_ms * 1.0001);
   CHECK(sum > stats.gpu_ms * 0.5);
   // Below two keys nothing runs, and the facts say so.
-  check(sorter, {{Distribution::uniform, 0}, 1, 3}, &stats);
+  test::check_case(sorter, {{Distribution::uniform, 0}, 1, 3}, &stats);
   CHECK(stats.fact("sublists") == 0);
   CHECK(stats.fact("largest_bucket") == 1);
 }
@@ -198,7 +172,7 @@ TEST_CASE("sample sort of 2^22 keys") {
   SortOptions o = sample(Key::u64, Order::ascending, 4);
   Sorter sorter(test::device(), o);
   SortStats stats;
-  check(sorter, {{Distribution::uniform, 0}, uint64_t(1) << 22, 21}, &stats);
+  test::check_case(sorter, {{Distribution::uniform, 0}, uint64_t(1) << 22, 21}, &stats);
   CHECK(stats.fact("largest_bucket").value_or(1e30) <= double(bucket_bound(uint64_t(1) << 22, sorter.tile_size(),
                                                                            uint32_t(*stats.fact("samples")))));
 }

@@ -1,5 +1,7 @@
 #include "support/sort_check.hpp"
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -53,6 +55,29 @@ std::string check_sort(Sorter& sorter, const SortCase& c, SortStats* stats) {
   if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(values)));
   std::string diff = workloads::first_difference(o.key, expected, keys, expected_values, values);
   return diff.empty() ? diff : describe(sorter, c) + ": " + diff;
+}
+
+void check_case(Sorter& sorter, const SortCase& c, SortStats* stats) {
+  const std::string diff = check_sort(sorter, c, stats);
+  INFO(describe(sorter, c));
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
+std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys) {
+  const SortOptions& o = sorter.options();
+  const uint64_t n = keys.size() / key_bytes(o.key);
+  std::vector<uint32_t> values = workloads::generate_values(n);
+  Buffer kb(gpu, std::max<size_t>(keys.size(), 8), "keys"), vb(gpu, std::max<size_t>(n * 4, 8), "values");
+  kb.upload(keys);
+  vb.upload(std::as_bytes(std::span(values)));
+  sorter.sort(kb, o.value_bytes ? &vb : nullptr, n);
+  std::vector<std::byte> got(keys.size());
+  std::vector<uint32_t> got_values(n);
+  kb.download(got);
+  if (o.value_bytes) vb.download(std::as_writable_bytes(std::span(got_values)));
+  if (!o.value_bytes) values.clear(), got_values.clear();
+  workloads::reference_sort(o.key, o.order, keys, values);
+  return workloads::first_difference(o.key, keys, got, values, got_values);
 }
 
 }  // namespace vksort::test

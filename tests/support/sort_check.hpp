@@ -28,4 +28,18 @@ std::vector<uint64_t> awkward_sizes(uint32_t workgroup, uint32_t tile, uint64_t 
 // "u32 descending +values n=1025 uniform seed=7 tile=16"
 std::string describe(const Sorter& sorter, const SortCase& c);
 
+// check_sort as a doctest CHECK that names the case when it fails.
+void check_case(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
+
+// "" when sorting `keys` (values = original index) with `sorter` on `gpu` gives the reference result
+// byte for byte: check_sort for devices other than test::device().
+std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys);
+
+// Every kind of input the generators make, for the per-algorithm matrices.
+inline constexpr workloads::Distribution all_distributions[] = {
+    workloads::Distribution::uniform,    workloads::Distribution::sorted,     workloads::Distribution::reverse,
+    workloads::Distribution::all_equal,  workloads::Distribution::few_unique, workloads::Distribution::nearly_sorted,
+    workloads::Distribution::special,    workloads::Distribution::organ_pipe, workloads::Distribution::zipf,
+    workloads::Distribution::gaussian,   workloads::Distribution::entropy};
+
 }  // namespace vksort::test

@@ -58,6 +58,10 @@ def load(paths):
         label = f"{c['algorithm']} {c['key']}{'+values' if c.get('values') else ''}"
         if c.get("order") == "descending":
             label += " desc"
+        # Sample sort runs with different s (Dehne & Zaboli, Figure 8) are different lines.
+        samples = (c.get("facts") or {}).get("samples")
+        if c["algorithm"] == "sample" and samples:
+            label += f" s={int(samples)}"
         if len(devices) > 1:
             label += f" [{c['device']}]"
         c["label"] = label
@@ -79,7 +83,12 @@ def panels(cases, value, ylabel, title, path, logy=True, errors=False):
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False)
     for ax, (dist, items) in zip(axes.flat, sorted(dists.items())):
         for label, series in sorted(by(items, lambda c: c["label"]).items()):
-            points = sorted((c["n"], value(c), c) for c in series if value(c) is not None)
+            # One point per n (a suite may measure the same configuration twice): the first.
+            first = {}
+            for c in series:
+                if value(c) is not None and c["n"] not in first:
+                    first[c["n"]] = c
+            points = sorted(((n, value(c), c) for n, c in first.items()), key=lambda p: p[0])
             if not points:
                 continue
             xs = [p[0] for p in points]

@@ -99,7 +99,7 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
       << " after 1 warm-up, from GPU timestamps; every result checked against the CPU reference; seed " << s.seed
       << '\n'
       << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any "
-         "sort must move: every key and value read and written once)\n"
+         "sort must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"
       << "CPU on the same input: std::sort and std::stable_sort (1 thread), LSD radix (" << s.radix_threads
       << " thread" << (s.radix_threads == 1 ? "" : "s") << "), median of " << s.repeat
       << "; vs X = X's ms / GPU ms (above 1: the GPU is faster)\n\n";

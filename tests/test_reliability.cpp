@@ -106,6 +106,45 @@ TEST_CASE("out of device memory while allocating scratch: a clear error, input u
   CHECK(gpu.info().device_local_bytes == 24u << 20);
 }
 
+TEST_CASE("a lost device: every call fails at once with VK_ERROR_DEVICE_LOST, naming what ran; no hang") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.lose_device_after = 3;  // upload, sort, download succeed; the next submission is lost
+  Device gpu(options);
+  Sorter sorter(gpu, SortOptions{.key = Key::f32});
+  std::vector<float> keys = {3, 1, 2, -0.0f, 0.0f};
+  Buffer buffer(gpu, keys.size() * 4, "keys");
+  buffer.upload(std::as_bytes(std::span(keys)));
+  sorter.sort(buffer, nullptr, keys.size());
+  buffer.download(std::as_writable_bytes(std::span(keys)));
+  CHECK(keys == std::vector<float>{-0.0f, 0.0f, 1, 2, 3});
+
+  try {
+    sorter.sort(buffer, nullptr, keys.size());
+    FAIL("the pretend loss did not happen");
+  } catch (const Error& e) {
+    CHECK(e.result() == VK_ERROR_DEVICE_LOST);
+    CHECK(std::string(e.what()).find("sorting 5 f32 keys") != std::string::npos);
+    CHECK(std::string(e.what()).find("VK_ERROR_DEVICE_LOST") != std::string::npos);
+  }
+  // Everything after it fails too, at once, and says when the device was lost.
+  for (int i = 0; i < 2; ++i) {
+    try {
+      buffer.upload(std::as_bytes(std::span(keys)));
+      FAIL("a lost device accepted more work");
+    } catch (const Error& e) {
+      CHECK(e.result() == VK_ERROR_DEVICE_LOST);
+      CHECK(std::string(e.what()).find("lost earlier, while sorting 5 f32 keys") != std::string::npos);
+    }
+  }
+  BucketLists lists(gpu, BucketOptions{.buckets = 4, .capacity = 8});
+  CHECK_THROWS_WITH_AS(lists.build(std::vector<uint32_t>{0, 1, 2, 3}), doctest::Contains("VK_ERROR_DEVICE_LOST"), Error);
+  // The recording path needs no submission and still works; submitting is the caller's business.
+  test::AppCommands app(gpu);
+  Buffer scratch(gpu, sorter.scratch_bytes(5), "scratch");
+  CHECK(sorter.record(app.cmd(), {buffer.ref(), {}, scratch.ref()}, 5).ok());
+}
+
 // Registered only in the pass with VK_LAYER_ENABLES=...SYNCHRONIZATION_VALIDATION...: proof that the
 // pass checks something. What it can check is limited: shaders reach vksort's buffers through device
 // addresses, which synchronization validation cannot see, so it judges only what goes through VkBuffer

@@ -63,6 +63,9 @@ struct DeviceOptions {
     // Device-local bytes vksort may hold at once (0: no pretend budget); allocations beyond it fail
     // with VK_ERROR_OUT_OF_DEVICE_MEMORY as a full device's would.
     uint64_t device_memory = 0;
+    // Submissions that succeed before the device is lost (0: never): the next one fails with
+    // VK_ERROR_DEVICE_LOST without reaching the driver, and so does every one after it.
+    uint32_t lose_device_after = 0;
   } pretend{};
   // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
   // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the

@@ -52,6 +52,12 @@ struct Context {
   uint64_t memory_budget = 0;
   std::atomic<uint64_t> device_local_in_use{0};
 
+  // A lost device stays lost: what was running then, so later calls fail at once and say so.
+  // `submits_before_loss` is DeviceOptions::pretend.lose_device_after (0: no pretend loss).
+  std::string lost_while;
+  uint32_t submits_before_loss = 0;
+  uint32_t submits = 0;
+
   // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
   std::mutex submit_mutex;
 

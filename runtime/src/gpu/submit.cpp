@@ -20,7 +20,27 @@ struct OneShot {
 };
 }  // namespace
 
+namespace {
+// Throws the error of a lost device for `what`; remembers the first loss so later calls can name it.
+[[noreturn]] void device_lost(Context& ctx, const std::string& what, const std::string& detail) {
+  std::string message = what + ": " + detail + ": VK_ERROR_DEVICE_LOST";
+  {
+    std::lock_guard lock(ctx.submit_mutex);
+    if (ctx.lost_while.empty()) ctx.lost_while = what;
+    else message += " (the device was lost earlier, while " + ctx.lost_while + "; create a new vksort::Device)";
+  }
+  throw Error(message, VK_ERROR_DEVICE_LOST);
+}
+}  // namespace
+
 void submit_and_wait(Context& ctx, const std::string& what, const std::function<void(VkCommandBuffer)>& record) {
+  {
+    std::unique_lock lock(ctx.submit_mutex);
+    const bool lost = !ctx.lost_while.empty();
+    const bool pretend_loss = ctx.submits_before_loss && ++ctx.submits > ctx.submits_before_loss;
+    lock.unlock();
+    if (lost || pretend_loss) device_lost(ctx, what, "submitting");
+  }
   OneShot shot{ctx};
   {
     // The pool is shared by every thread using this device; Vulkan wants its use serialised. Recording
@@ -42,11 +62,16 @@ void submit_and_wait(Context& ctx, const std::string& what, const std::function<
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &shot.cmd;
+  VkResult r = VK_SUCCESS;
   {
     std::lock_guard lock(ctx.submit_mutex);
-    check(ctx.vk.vkQueueSubmit(ctx.queue, 1, &submit, shot.fence), what + " (submitting)");
+    r = ctx.vk.vkQueueSubmit(ctx.queue, 1, &submit, shot.fence);
   }
-  check(ctx.vk.vkWaitForFences(ctx.device, 1, &shot.fence, VK_TRUE, UINT64_MAX), what + " (waiting for the GPU)");
+  if (r == VK_ERROR_DEVICE_LOST) device_lost(ctx, what, "submitting");
+  check(r, what + " (submitting)");
+  r = ctx.vk.vkWaitForFences(ctx.device, 1, &shot.fence, VK_TRUE, UINT64_MAX);
+  if (r == VK_ERROR_DEVICE_LOST) device_lost(ctx, what, "waiting for the GPU");
+  check(r, what + " (waiting for the GPU)");
   ctx.raise_validation_messages();
 }
 

@@ -133,6 +133,20 @@ TEST_CASE("radix sort of large arrays (several million keys)") {
   test::check_case(wide, {{Distribution::uniform, 0}, (uint64_t(1) << 21) - 1, 9});
 }
 
+// Shaders reach keys through device addresses, not descriptors, so one array may exceed what one
+// storage-buffer binding can see (maxStorageBufferRange: 128 MiB on lavapipe). Both sides of that limit.
+TEST_CASE("radix sort of an array larger than maxStorageBufferRange") {
+  const uint64_t range = test::device().info().max_storage_buffer_range;
+  const uint64_t beyond = range / 8 + 3;  // u64 keys: 24 bytes past the limit
+  if (beyond > (uint64_t(1) << 25)) {
+    MESSAGE("maxStorageBufferRange " << range << " bytes: beyond it is too large for a test on this device");
+    return;
+  }
+  Sorter sorter(test::device(), radix(Key::u64));
+  test::check_case(sorter, {{Distribution::uniform, 0}, range / 8 - 1, 11});
+  test::check_case(sorter, {{Distribution::uniform, 0}, beyond, 12});
+}
+
 TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
   for (Key key : {Key::u32, Key::f64}) {
     for (Order order : {Order::ascending, Order::descending}) {

@@ -19,6 +19,8 @@ enum class Key : uint32_t { u32, i32, f32, u64, i64, f64 };
 
 enum class Order : uint32_t { ascending, descending };
 
+// automatic: chosen per sort by n, key width and values from the Device's AutoProfile
+// (vksort/auto_profile.hpp; Sorter::algorithm_for(n) tells which).
 enum class Algorithm : uint32_t { automatic, radix, sample, brick };
 
 // Bytes of one key of kind `k` (4 or 8).

@@ -13,7 +13,8 @@ namespace vksort::algo {
 
 using AnySort = std::variant<BrickSort, RadixSort, SampleSort>;
 
-// The algorithm `automatic` resolves to, and the constructed algorithm for options.
+// Checks that options name an available algorithm and returns it; `automatic` gives radix, the choice
+// for large n (Sorter picks per n from the device's AutoProfile, api/sorter.cpp). make_sort constructs one.
 Algorithm resolve_algorithm(const SortOptions& options);
 AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm);
 

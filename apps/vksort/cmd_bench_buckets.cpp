@@ -12,6 +12,7 @@
 #include <vksort/vksort.hpp>
 
 #include "atomic_file.hpp"
+#include "bench_report.hpp"
 #include "bucket_workloads.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -38,6 +39,7 @@ struct BucketCase {
   double moved_percent = -1;  // resorts: share of elements moved; < 0 elsewhere
   std::vector<double> gpu_ms;
   std::vector<double> iterations, fallback;
+  NamedSamples phases_ms;     // per phase ("unlink", "insert", "iterations", ...), one per timed run
   double build_ms = -1;       // median of the scatter build at the same (n, M) in this run, for "vs build"
 };
 
@@ -184,6 +186,11 @@ class BucketBench {
   // Iterations and fallback describe repeated scatter; a sort-based build has neither.
   static void record(BucketCase& r, const BucketStats& s, bool scatter) {
     if (s.timed()) r.gpu_ms.push_back(s.gpu_ms);
+    for (const auto& [name, ms] : s.phases_ms) {
+      auto it = std::find_if(r.phases_ms.begin(), r.phases_ms.end(), [&](const auto& p) { return p.first == name; });
+      if (it == r.phases_ms.end()) r.phases_ms.push_back({name, {ms}});
+      else it->second.push_back(ms);
+    }
     if (!scatter) return;
     r.iterations.push_back(s.iterations);
     r.fallback.push_back(s.fallback);
@@ -239,6 +246,9 @@ nlohmann::ordered_json cases_json(const std::vector<BucketCase>& cases) {
     }
     c["iterations"] = r.iterations.empty() ? ordered_json(nullptr) : ordered_json(median(r.iterations));
     c["fallback"] = r.fallback.empty() ? ordered_json(nullptr) : ordered_json(median(r.fallback));
+    nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+    for (const auto& [name, samples] : r.phases_ms) phases[name] = median(samples);
+    c["phases_ms"] = phases;
     c["vs_build"] = !r.gpu_ms.empty() && r.build_ms > 0 ? ordered_json(median(r.gpu_ms) / r.build_ms) : ordered_json(nullptr);
     all.push_back(std::move(c));
   }

@@ -147,6 +147,62 @@ TEST_CASE("radix sort of an array larger than maxStorageBufferRange") {
   test::check_case(sorter, {{Distribution::uniform, 0}, beyond, 12});
 }
 
+// A count the GPU reads when the sort runs (Sorter::record_indirect): one recording, submitted again
+// after each new count, sorts exactly the first min(count, max_n) keys and leaves the rest alone.
+TEST_CASE("radix sort with a GPU-side count: one recording, any count up to max_n") {
+  Device& gpu = test::device();
+  for (const SortOptions o : {radix(Key::u32, Order::ascending, 4), radix(Key::f64, Order::descending),
+                              SortOptions{.key = Key::i32, .value_bytes = 4}}) {  // automatic: its radix sort
+    CAPTURE(to_string(o.key));
+    Sorter sorter(gpu, o);
+    const uint64_t max_n = 3 * sorter.tile_size() + 17;
+    const uint32_t kb = key_bytes(o.key);
+    const auto input = workloads::generate_keys(o.key, {Distribution::uniform, 0}, max_n, 5);
+    const auto input_values = workloads::generate_values(max_n);
+    Buffer keys(gpu, max_n * kb, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+    Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n), "scratch");
+    test::AppCommands app(gpu);
+    const SortBuffers b{keys.ref(), o.value_bytes ? values.ref() : BufferRef{}, scratch.ref()};
+    const Status status = sorter.record_indirect(app.cmd(), b, count.ref(), max_n);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    bool first = true;
+    for (uint64_t c : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(sorter.tile_size()) - 1, uint64_t(sorter.tile_size()),
+                       uint64_t(sorter.tile_size()) + 1, max_n - 1, max_n, max_n + 1000}) {
+      CAPTURE(c);
+      keys.upload(input);
+      values.upload(std::as_bytes(std::span(input_values)));
+      const uint32_t c32 = uint32_t(c);
+      count.upload(std::as_bytes(std::span(&c32, 1)));
+      if (first) app.submit_and_wait();
+      else app.submit_again_and_wait();
+      first = false;
+      std::vector<std::byte> got(max_n * kb);
+      std::vector<uint32_t> got_values(max_n);
+      keys.download(got);
+      values.download(std::as_writable_bytes(std::span(got_values)));
+      const uint64_t sorted = std::min(c, max_n);
+      std::vector<std::byte> expected(input.begin(), input.begin() + sorted * kb);
+      std::vector<uint32_t> expected_values(input_values.begin(), input_values.begin() + sorted);
+      workloads::reference_sort(o.key, o.order, expected, expected_values);
+      expected.insert(expected.end(), input.begin() + sorted * kb, input.end());
+      expected_values.insert(expected_values.end(), input_values.begin() + sorted, input_values.end());
+      if (!o.value_bytes) expected_values = input_values;
+      CHECK_MESSAGE(workloads::first_difference(o.key, expected, got, expected_values, got_values).empty(),
+                    workloads::first_difference(o.key, expected, got, expected_values, got_values));
+    }
+  }
+  // Brick and sample sort read n from the host: a Status, nothing recorded.
+  Sorter brick(gpu, SortOptions{.algorithm = Algorithm::brick});
+  test::AppCommands app(gpu);
+  Buffer keys(gpu, 64, "keys"), count(gpu, 4, "count"), scratch(gpu, 4096, "scratch");
+  const Status refused = brick.record_indirect(app.cmd(), {keys.ref(), {}, scratch.ref()}, count.ref(), 16);
+  CHECK(!refused.ok());
+  CHECK(refused.message.find("radix sort") != std::string::npos);
+  CHECK(brick.scratch_bytes_indirect(16) == 0);
+  Sorter r(gpu, radix(Key::u32));
+  CHECK(!r.record_indirect(app.cmd(), {keys.ref(), {}, scratch.ref()}, {count.vk_buffer(), 2, 2}, 16).ok());
+}
+
 TEST_CASE("radix sort finds sorted input before the first pass and runs none") {
   for (Key key : {Key::u32, Key::f64}) {
     for (Order order : {Order::ascending, Order::descending}) {

@@ -1,7 +1,8 @@
 #version 460
 // The application's pass after the sort: counts what is wrong with the sorted pairs.
 //   counters[0]  neighbours out of order: key[i] > key[i+1], or equal keys whose values (input
-//                positions) are not ascending (the sort is stable)
+//                positions) are not ascending (the sort is stable); with a GPU-side count, also
+//                elements past the live ones that moved
 //   counters[1]  pairs torn apart: key[i] != hash(value[i])
 //   counters[2]  sum of the values, counters[3] their xor: those of 0..n-1 when the values are a
 //                permutation (with counters[1] == 0, so are the keys)
@@ -22,7 +23,10 @@ void main() {
   Words values = Words(pc.values);
   Words counters = Words(pc.counters);
   uint k = keys.w[i], v = values.w[i];
-  if (i + 1 < pc.n) {
+  // Only the live keys were sorted; the others must be where the fill pass put them.
+  const uint live = pc.live != uvec2(0u) ? Words(pc.live).w[0] : pc.n;
+  if (i >= live && v != i) atomicAdd(counters.w[0], 1u);
+  if (i + 1 < live) {
     uint k1 = keys.w[i + 1], v1 = values.w[i + 1];
     if (k > k1 || (k == k1 && v > v1)) atomicAdd(counters.w[0], 1u);
   }

@@ -7,7 +7,10 @@
 // with the barriers vksort/sorter.hpp documents between them, and submits it once. Exit status: 0 when
 // the sort is right and no validation message was seen, 1 otherwise, 2 for bad arguments.
 //
-//   embed_example [--n N] [--key-bits B] [--validate] [--device NAME]
+// With --gpu-count the fill pass also writes how many keys are live (a count the host never sees) and
+// the sort is recorded with Sorter::record_indirect, which reads it on the GPU.
+//
+//   embed_example [--n N] [--key-bits B] [--gpu-count] [--validate] [--device NAME]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +37,7 @@ struct Args {
   uint32_t n = 300'000;
   uint32_t key_bits = 16;  // keys below 2^16: many equal keys, so stability is checked too
   bool validate = false;
+  bool gpu_count = false;
   std::string device;
 };
 
@@ -42,6 +46,7 @@ bool parse(int argc, char** argv, Args& a) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--validate") a.validate = true;
+    else if (arg == "--gpu-count") a.gpu_count = true;
     else if (arg == "--n" && has_value) a.n = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (arg == "--key-bits" && has_value) a.key_bits = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (arg == "--device" && has_value) a.device = argv[++i];
@@ -53,7 +58,8 @@ bool parse(int argc, char** argv, Args& a) {
 
 int run(const Args& args) {
   app::Gpu gpu = app::create_gpu(args.validate, args.device);
-  std::printf("device: %s, n = %u, keys below 2^%u\n", gpu.name.c_str(), args.n, args.key_bits);
+  std::printf("device: %s, n = %u, keys below 2^%u%s\n", gpu.name.c_str(), args.n, args.key_bits,
+              args.gpu_count ? ", the first n - n/3 sorted (a count only the GPU knows)" : "");
   int status = 1;
   {
     // vksort borrows the application's handles and never destroys them; it calls Vulkan through its own
@@ -66,9 +72,10 @@ int run(const Args& args) {
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     app::Buffer keys = app::create_buffer(gpu, bytes, storage, false);
     app::Buffer values = app::create_buffer(gpu, bytes, storage, false);
-    app::Buffer scratch = app::create_buffer(gpu, sorter.scratch_bytes(args.n),
+    app::Buffer scratch = app::create_buffer(gpu, args.gpu_count ? sorter.scratch_bytes_indirect(args.n) : sorter.scratch_bytes(args.n),
                                              storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
     app::Buffer counters = app::create_buffer(gpu, 4 * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
+    app::Buffer live = app::create_buffer(gpu, 4, storage, false);  // the GPU-side count
     app::Pipeline fill = app::create_pipeline(gpu, fill_spirv, sizeof(PassConstants));
     app::Pipeline check = app::create_pipeline(gpu, check_spirv, sizeof(PassConstants));
 
@@ -95,7 +102,7 @@ int run(const Args& args) {
       if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, index);
     };
 
-    const PassConstants pc{keys.address, values.address, counters.address, args.n,
+    const PassConstants pc{keys.address, values.address, counters.address, args.gpu_count ? live.address : 0, args.n,
                            args.key_bits == 32 ? 0xFFFFFFFFu : (1u << args.key_bits) - 1};
     const uint32_t groups = (args.n + workgroup - 1) / workgroup;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -117,9 +124,11 @@ int run(const Args& args) {
     // application's own: BOTTOM_OF_PIPE latches once everything recorded before has finished, so
     // 2 - 1 is the GPU time of the sort alone (vksort's own timing exists only on Sorter::sort).
     timestamp(1);
-    const vksort::Status recorded = sorter.record(cmd, {.keys = {keys.buffer, 0, bytes},
-                                                        .values = {values.buffer, 0, bytes},
-                                                        .scratch = {scratch.buffer, 0, scratch.size}}, args.n);
+    // The count's write (the fill pass) is covered by the same barrier.
+    const vksort::SortBuffers buffers{.keys = {keys.buffer, 0, bytes}, .values = {values.buffer, 0, bytes},
+                                      .scratch = {scratch.buffer, 0, scratch.size}};
+    const vksort::Status recorded = args.gpu_count ? sorter.record_indirect(cmd, buffers, {live.buffer, 0, 4}, args.n)
+                                                   : sorter.record(cmd, buffers, args.n);
     if (!recorded) {
       std::fprintf(stderr, "embed_example: vksort could not record the sort: %s\n", recorded.message.c_str());
     } else {
@@ -174,7 +183,7 @@ int run(const Args& args) {
     vkDestroyCommandPool(gpu.device, pool, nullptr);
     app::destroy_pipeline(gpu, check);
     app::destroy_pipeline(gpu, fill);
-    for (app::Buffer* b : {&keys, &values, &scratch, &counters}) app::destroy_buffer(gpu, *b);
+    for (app::Buffer* b : {&keys, &values, &scratch, &counters, &live}) app::destroy_buffer(gpu, *b);
   }  // the Sorter and vksort::Device let go of the borrowed device before the application destroys it
   app::destroy_gpu(gpu);
   if (app::validation_messages() > 0) {
@@ -190,7 +199,7 @@ int run(const Args& args) {
 int main(int argc, char** argv) {
   Args args;
   if (!parse(argc, argv, args)) {
-    std::fprintf(stderr, "usage: embed_example [--n 1..%u] [--key-bits 1..32] [--validate] [--device NAME]\n",
+    std::fprintf(stderr, "usage: embed_example [--n 1..%u] [--key-bits 1..32] [--gpu-count] [--validate] [--device NAME]\n",
                  65535u * workgroup);
     return 2;
   }

@@ -106,6 +106,7 @@ VKSORT_PUSH_BLOCK(ScanPush) {
 #define RADIX_CONTROL_PASSES_SKIPPED 4 // passes whose digit was the same for every key
 #define RADIX_CONTROL_SORTED_ON_ENTRY 5
 #define RADIX_CONTROL_CHECKS 6         // order checks evaluated (one per pass until done)
+#define RADIX_CONTROL_N 7              // keys this sort orders: push n, or min(GPU-side count, n)
 #define RADIX_CONTROL_SCATTER_ARGS 8   // VkDispatchIndirectCommand of this pass's scatter
 #define RADIX_CONTROL_FINISH_ARGS 12   // ... of the finish copy (non-zero only if data ends in scratch)
 // Slots: dispatches every unfinished pass runs (slot 0: count; slot 1 + l: scan level l). Live
@@ -153,6 +154,8 @@ VKSORT_PUSH_BLOCK(RadixGatePush) {
 #if defined(__cplusplus) || defined(PUSH_RADIX_INIT)
 VKSORT_PUSH_BLOCK(RadixInitPush) {
   VKSORT_ADDRESS control;
+  VKSORT_ADDRESS count;  // a GPU-side key count (uint) or 0: then n
+  uint n;                // keys, or the most keys with a GPU-side count
   uint slots;
   uint grids[3 * RADIX_MAX_SLOTS];  // x, y, z of each slot's grid
 } VKSORT_PUSH_END;

@@ -70,7 +70,9 @@ void main() {
   Words counts = Words(pc.counts);
   g_range = key_range_mask(pc.range_lo, pc.range_hi);
   const uint base = block * BLOCK;
-  const uint count = min(BLOCK, pc.n - base);
+  // Blocks past the keys (a GPU-side count below the most keys) hold none.
+  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+  const uint count = base < n ? min(BLOCK, n - base) : 0u;
 
   // Own column only: nobody else touches it before the barrier.
   for (uint q = 0u; q < ROW_QUADS; ++q) s_hist[t * COLUMN + q] = uvec4(0u);
@@ -80,7 +82,7 @@ void main() {
       // Two 8-byte loads: key addresses are 8-byte aligned and base + first is a multiple of CHUNK.
       const uint pair = (base + first) * KEY_WORDS / 2u;
       const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
-      const bool has_next = base + first + CHUNK < pc.n;
+      const bool has_next = base + first + CHUNK < n;
       Key next = Key(0u);
       if (has_next) next = load_key(keys, base + first + CHUNK);
 #if KEY_WORDS == 1

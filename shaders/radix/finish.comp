@@ -21,7 +21,9 @@ void main() {
   Keys src = Keys(pc.alt_keys), dst = Keys(pc.keys);
   Words src_values = Words(pc.alt_values), dst_values = Words(pc.values);
   const uint base = block * BLOCK;
-  const uint count = min(BLOCK, pc.n - base);
+  // Blocks past the keys (a GPU-side count below the most keys) hold none.
+  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+  const uint count = base < n ? min(BLOCK, n - base) : 0u;
   for (uint j = 0u; j < ITEMS; ++j) {
     const uint i = t + j * WG;
     if (i < count) {

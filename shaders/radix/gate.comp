@@ -21,12 +21,13 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint
 void main() {
   Words c = Words(pc.control);
   Words counts = Words(pc.counts);
+  const uint n = c.w[RADIX_CONTROL_N];
   bool done = c.w[RADIX_CONTROL_DONE] != 0u;
   if (!done) {
     // Fresh counts exist only while not done: an earlier verdict emptied this pass's count and scan.
     c.w[RADIX_CONTROL_CHECKS] += 1u;
     // The exclusive scan's last entry is the sum of every digit row (n) and the inversion row.
-    if (counts.w[(RADIX + 1u) * pc.blocks] == pc.n) {
+    if (counts.w[(RADIX + 1u) * pc.blocks] == n) {
       done = true;
       c.w[RADIX_CONTROL_DONE] = 1u;
       if ((pc.flags & RADIX_GATE_FIRST) != 0u) c.w[RADIX_CONTROL_SORTED_ON_ENTRY] = 1u;
@@ -37,7 +38,7 @@ void main() {
     // Row d starts at counts[d * blocks]; the row after the last digit row starts at n's position.
     bool constant_digit = false;
     for (uint d = 0u; d < pc.digits && !constant_digit; ++d)
-      constant_digit = counts.w[(d + 1u) * pc.blocks] - counts.w[d * pc.blocks] == pc.n;
+      constant_digit = counts.w[(d + 1u) * pc.blocks] - counts.w[d * pc.blocks] == n;
     if (constant_digit) {
       c.w[RADIX_CONTROL_PASSES_SKIPPED] += 1u;
     } else {

@@ -13,6 +13,9 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint
 void main() {
   Words c = Words(pc.control);
   for (uint i = 0u; i < RADIX_CONTROL_SLOT_ARGS; ++i) c.w[i] = 0u;
+  // The keys this sort orders; every later kernel reads them here (a GPU-side count is only known now).
+  const bool gpu_count = pc.count != uvec2(0u);
+  c.w[RADIX_CONTROL_N] = gpu_count ? min(Words(pc.count).w[0], pc.n) : pc.n;
   for (uint s = 0u; s < RADIX_MAX_SLOTS; ++s) {
     const bool used = s < pc.slots;
     for (uint a = 0u; a < 3u; ++a) {

@@ -149,7 +149,9 @@ void main() {
   Words dst_values = Words(from_scratch ? pc.values : pc.alt_values);
   Words counts = Words(pc.counts);
   const uint base = block * BLOCK;
-  const uint count = min(BLOCK, pc.n - base);
+  // Blocks past the keys (a GPU-side count below the most keys) hold none.
+  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+  const uint count = base < n ? min(BLOCK, n - base) : 0u;
 
   load_block(from_scratch ? pc.alt_keys : pc.keys, from_scratch ? pc.alt_values : pc.values, from_scratch, base,
              count);

@@ -38,6 +38,10 @@ void AppCommands::barrier(VkPipelineStageFlags src, VkAccessFlags src_access, Vk
 
 void AppCommands::submit_and_wait() {
   REQUIRE(ctx_.vk.vkEndCommandBuffer(cmd_) == VK_SUCCESS);
+  submit_again_and_wait();
+}
+
+void AppCommands::submit_again_and_wait() {
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd_;

@@ -19,6 +19,8 @@ class AppCommands {
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst, VkAccessFlags dst_access);
   // Ends, submits on the device's queue, waits; then raises any validation message.
   void submit_and_wait();
+  // Submits the ended command buffer once more (it was not recorded for one submission only) and waits.
+  void submit_again_and_wait();
 
  private:
   gpu::Context& ctx_;

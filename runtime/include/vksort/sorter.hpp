@@ -73,6 +73,18 @@ class VKSORT_API Sorter {
   //   records nothing.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept;
 
+  // Records a sort whose key count the GPU reads when it runs: `count` holds one uint32_t (written by
+  // an earlier pass of the caller's, e.g. a compaction), and the first min(*count, max_n) keys (and
+  // values) are sorted; keys past them are not touched. Buffers are checked against max_n, and scratch
+  // must hold scratch_bytes_indirect(max_n). The count buffer needs
+  // VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT; its write is part of the barrier contract's "before".
+  // Radix sort only: a Sorter for automatic uses its radix sort here (whatever max_n), one for brick
+  // or sample sort returns a Status. The recording does not depend on the count: it may be recorded
+  // once and submitted many times. Never throws.
+  Status record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept;
+  // Scratch bytes record_indirect needs for up to max_n keys (0 for a Sorter without radix sort).
+  VkDeviceSize scratch_bytes_indirect(uint64_t max_n) const;
+
   // Convenience: allocates scratch (kept for the next call, grown when needed), records, submits on the
   // device's queue, waits for completion and reads the GPU timestamps into the returned SortStats
   // (milliseconds). keys and values (or nullptr) hold n keys / n u32 values from offset 0 and stay

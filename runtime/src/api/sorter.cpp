@@ -65,17 +65,25 @@ struct Sorter::Impl {
     throw Error("internal: automatic chose " + std::string(to_string(a)) + " sort without constructing it");
   }
 
+  // The radix sort among the candidates (the one algorithm with a GPU-side count), or null.
+  const algo::AnySort* radix_sort() const {
+    for (const auto& [algorithm, sort] : sorts)
+      if (algorithm == Algorithm::radix) return &sort;
+    return nullptr;
+  }
+
   template <class F>
   decltype(auto) visit(uint64_t n, F&& f) const { return std::visit(std::forward<F>(f), sort_for(n)); }
   VkDeviceSize scratch_bytes(uint64_t n) const { return visit(n, [&](const auto& s) { return s.scratch_bytes(n); }); }
 
   // Checks everything record() relies on; throws Error naming the offending argument.
-  algo::SortTarget target(const SortBuffers& b, uint64_t n) const {
+  algo::SortTarget target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
+  algo::SortTarget target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort) const {
     gpu::Context& ctx = device.context();
     const uint64_t kb = key_bytes(options.key);
     std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
-    visit(n, [&](const auto& s) { s.check_size(n); });
+    std::visit([&](const auto& s) { s.check_size(n); }, sort);
     auto check_ref = [&](const BufferRef& r, const char* name, uint64_t need) {
       if (r.buffer == VK_NULL_HANDLE) throw Error(what + ": no " + std::string(name) + " buffer");
       if (r.offset % 8) throw Error(what + ": the " + std::string(name) + " offset must be a multiple of 8");
@@ -86,7 +94,7 @@ struct Sorter::Impl {
     check_ref(b.keys, "keys", n * kb);
     if (options.value_bytes) check_ref(b.values, "values", n * 4);
     else if (!b.values.empty()) throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    check_ref(b.scratch, "scratch", scratch_bytes(n));
+    check_ref(b.scratch, "scratch", std::visit([&](const auto& s) { return s.scratch_bytes(n); }, sort));
     algo::SortTarget t;
     t.n = uint32_t(n);
     t.keys = gpu::buffer_address(ctx, b.keys.buffer, b.keys.offset);
@@ -111,6 +119,35 @@ Algorithm Sorter::algorithm() const { return impl_->algorithm_for(max_keys); }
 Algorithm Sorter::algorithm_for(uint64_t n) const { return impl_->algorithm_for(n); }
 uint32_t Sorter::tile_size() const { return impl_->visit(max_keys, [](const auto& s) { return s.tile(); }); }
 VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_bytes(n); }
+
+VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
+  const algo::AnySort* radix = impl_->radix_sort();
+  return radix ? std::visit([&](const auto& s) { return s.scratch_bytes(max_n); }, *radix) : 0;
+}
+
+Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept {
+  try {
+    const std::string what = "Sorter::record_indirect";
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, what + ": no command buffer"};
+    const algo::AnySort* radix = impl_->radix_sort();
+    if (!radix)
+      return {VK_SUCCESS, what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this "
+                                 "Sorter is for " + std::string(to_string(impl_->sorts.front().first)) + " sort"};
+    if (count.buffer == VK_NULL_HANDLE) return {VK_SUCCESS, what + ": no count buffer"};
+    if (count.offset % 4 || count.size < 4)
+      return {VK_SUCCESS, what + ": the count is one uint32_t at a multiple of 4 bytes (offset " +
+                              std::to_string(count.offset) + ", " + std::to_string(count.size) + " bytes)"};
+    algo::SortTarget t = impl_->target(buffers, max_n, *radix);
+    t.count = gpu::buffer_address(impl_->device.context(), count.buffer, count.offset);
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    std::get<algo::RadixSort>(*radix).record(rec, t);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
   try {

@@ -10,7 +10,7 @@ namespace vksort::algo {
 using shader::RadixGatePush;
 using shader::RadixInitPush;
 using shader::RadixPush;
-static_assert(sizeof(RadixPush) == 72 && sizeof(RadixGatePush) == 40 && sizeof(RadixInitPush) == 112,
+static_assert(sizeof(RadixPush) == 72 && sizeof(RadixGatePush) == 40 && sizeof(RadixInitPush) == 120,
               "push constants must match the GLSL std430 layout");
 
 namespace {
@@ -168,6 +168,8 @@ void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_bu
 
   RadixInitPush init{};
   init.control = t.scratch_address;
+  init.count = t.count;
+  init.n = t.n;
   init.slots = slots;
   auto set_grid = [&](uint32_t slot, uint64_t groups) {
     const gpu::Grid g = gpu::grid_for(ctx_, groups);

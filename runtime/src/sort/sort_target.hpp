@@ -13,7 +13,8 @@ struct SortTarget {
   VkBuffer scratch = VK_NULL_HANDLE;
   VkDeviceSize scratch_offset = 0;
   VkDeviceAddress scratch_address = 0;  // address of scratch at scratch_offset
-  uint32_t n = 0;
+  uint32_t n = 0;                // keys, or with `count` the most keys (buffers are sized for n)
+  VkDeviceAddress count = 0;     // a uint32_t the GPU reads when the sort runs: sort min(*count, n) keys
 };
 
 }  // namespace vksort::algo

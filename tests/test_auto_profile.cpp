@@ -43,7 +43,7 @@ AutoProfile sample_profile() {
   p.of(Key::u32, false) = {0, 0};
   p.of(Key::f32, true) = {4096, 1u << 22};
   p.of(Key::i64, false) = {AutoCrossovers::one_tile, 1u << 20};
-  p.of(Key::u64, true) = {123, 0};
+  p.of(Key::u64, true) = {123, 0, 4};
   return p;
 }
 
@@ -93,6 +93,9 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
       {ok + "64 values brick_up_to 5 sample_from 0 extra\n", "unexpected 'extra'"},
       {ok + "48 values brick_up_to 5 sample_from 0\n", "line 5: expected"},
       {ok + "32 keys brick_up_to 5 sample_from 0\n", "'32 keys' is given twice"},
+      {ok + "64 values brick_up_to 5 sample_from 0 radix_bits 3\n", "radix_bits must be 2, 4 or 8"},
+      {ok + "64 values brick_up_to 5 sample_from 0 radix_bits\n", "radix_bits must be 2, 4 or 8"},
+      {ok + "64 values brick_up_to 5 sample_from 0 radix_bits 4 x\n", "unexpected 'x' after the radix_bits"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.text);
@@ -163,6 +166,19 @@ TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n
     CHECK(keys == expected);
     for (uint32_t i = 0; i < n; ++i) REQUIRE(int32_t((values[i] * 2654435761u) >> 7) - (1 << 24) == keys[i]);
   }
+  // The profile's digit width reaches radix sorts that leave it to the device, not those that set it.
+  AutoProfile digits;
+  digits.of(Key::i32, true).radix_bits = 4;
+  gpu.set_auto_profile(digits);
+  const SortOptions explicit_radix{.key = Key::i32, .algorithm = Algorithm::radix, .value_bytes = 4};
+  std::vector<int32_t> few = {5, -1, 3, 3, 0};
+  std::vector<uint32_t> ids = {0, 1, 2, 3, 4};
+  CHECK(sort(gpu, std::span(few), std::span(ids), explicit_radix).fact("radix_bits") == 4.0);
+  CHECK(few == std::vector<int32_t>{-1, 0, 3, 3, 5});
+  SortOptions eight = explicit_radix;
+  eight.tuning.radix_bits = 8;
+  CHECK(sort(gpu, std::span(few), std::span(ids), eight).fact("radix_bits") == 8.0);
+  gpu.set_auto_profile(AutoProfile::parse(p.to_text(gpu.info()), file));
   // A bit range is radix sort's alone.
   CHECK(Sorter(gpu, SortOptions{.key = Key::i32, .value_bytes = 4, .end_bit = 16}).algorithm_for(10) == Algorithm::radix);
   // set_auto_profile reaches Sorters created afterwards, on every copy of the device.

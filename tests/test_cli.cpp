@@ -698,6 +698,10 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   REQUIRE(files.size() == 1);
   const AutoProfile saved = AutoProfile::parse(read_text(files[0]), files[0].string());
   CHECK(r.out.find(files[0].string()) != std::string::npos);
+  // The digit width was calibrated for every kind of sort (4 or 8 bits measured at the largest size).
+  CHECK(r.out.find("Radix sort digits at n = 16384") != std::string::npos);
+  for (int w = 0; w < 2; ++w)
+    for (int v = 0; v < 2; ++v) CHECK((saved.crossovers[w][v].radix_bits == 4 || saved.crossovers[w][v].radix_bits == 8));
 
   // Every row of the table names the fastest of the times it shows (as printed: rounding may tie).
   std::istringstream lines(r.out);

@@ -121,7 +121,8 @@ int run_info(const GlobalOptions& global) {
                                 : c.brick_up_to ? std::to_string(c.brick_up_to) + " keys" : "never";
       out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort up to "
           << brick << ", sample sort " << (c.sample_from ? "from " + std::to_string(c.sample_from) + " keys" : "never")
-          << ", radix sort otherwise\n";
+          << ", radix sort otherwise"
+          << (c.radix_bits ? " (" + std::to_string(c.radix_bits) + "-bit digits)" : std::string()) << "\n";
     }
   return 0;
 }

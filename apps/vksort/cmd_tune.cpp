@@ -37,6 +37,9 @@ constexpr Kind kinds[] = {{Key::u32, false, "32-bit keys"},
 
 std::string text(uint64_t n) { return std::to_string(n); }
 
+// The experiments comparing radix digit widths are the kind's name plus this.
+constexpr const char* digits_suffix = ": radix digits";
+
 std::string crossover_text(uint64_t v, const char* none) { return v ? text(v) : none; }
 
 }  // namespace
@@ -49,6 +52,8 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
     if (*max_n < 512) throw UsageError("--max-n: " + c.max_n + ": tuning needs sizes from 256 to at least 512");
   }
   Device device = open_device(global);
+  // Measured from the built-in choices, whatever profile is saved now.
+  device.set_auto_profile(AutoProfile{});
   const uint64_t top = max_n.value_or(device.info().type == "cpu" ? uint64_t(1) << 20 : uint64_t(1) << 24);
   const std::string path = c.out.empty() ? auto_profile_path(device.info()) : c.out;
   if (path.empty() && !c.dry_run)
@@ -75,6 +80,20 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
       if (b.sizes.empty()) continue;
       matrices.push_back(parse_matrix(k.name, b));
     }
+  // Radix sort's digit width (Ha et al.: calibrate per device): 4 against 8 bits at the largest size.
+  for (const Kind& k : kinds)
+    for (uint32_t bits : {4u, 8u}) {
+      BenchCommand b;
+      b.algorithms = {"radix"};
+      b.types = {std::string(to_string(k.key))};
+      b.values = k.values;
+      b.distributions = {"uniform"};
+      b.repeat = c.repeat;
+      b.seed = c.seed;
+      b.sizes = {text(top)};
+      b.tuning.radix_bits = bits;
+      matrices.push_back(parse_matrix(std::string(k.name) + digits_suffix, b));
+    }
   for (const Matrix& m : matrices) check_fits(device.info(), m);
 
   std::vector<CaseResult> results;
@@ -86,6 +105,12 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   profile.source = path;
   using A = Table::Align;
   Table table({{"sort"}, {"n", A::right}, {"brick ms", A::right}, {"radix ms", A::right}, {"sample ms", A::right}, {"fastest"}});
+  struct DigitRow {
+    const char* kind;
+    uint32_t bits;
+    double ms;
+  };
+  std::vector<DigitRow> digit_rows;
   for (const Kind& k : kinds) {
     std::vector<workloads::Timing> timings;
     std::map<uint64_t, std::map<Algorithm, double>> grid;
@@ -104,16 +129,33 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
     }
     const workloads::Crossovers x = workloads::find_crossovers(timings);
     profile.of(k.key, k.values) = {x.brick_up_to, x.sample_from};
+    // The faster digit width at the largest size.
+    double best_ms = 0;
+    for (const CaseResult& r : results) {
+      if (r.experiment != std::string(k.name) + digits_suffix) continue;
+      const double ms = summarize(r.gpu_ms).median;
+      double radix_bits = 0;
+      for (const auto& [name, samples] : r.facts)
+        if (name == "radix_bits") radix_bits = samples.front();
+      if (profile.of(k.key, k.values).radix_bits == 0 || ms < best_ms) {
+        profile.of(k.key, k.values).radix_bits = uint32_t(radix_bits);
+        best_ms = ms;
+      }
+      digit_rows.push_back({k.name, uint32_t(radix_bits), ms});
+    }
   }
 
   std::cout << "vksort " << version() << " tune on " << describe_device(device.info()) << ": median of " << c.repeat
             << " timed sorts of uniform keys per size (after 1 warm-up), every result checked\n\n";
   table.print(std::cout);
-  std::cout << "\nAlgorithm::automatic on this device:\n";
+  std::cout << "\nRadix sort digits at n = " << top << ":";
+  for (const DigitRow& d : digit_rows) std::cout << (&d == &digit_rows.front() ? " " : ", ") << d.kind << " " << d.bits << " bits " << format_ms(d.ms) << " ms";
+  std::cout << "\n\nAlgorithm::automatic on this device:\n";
   for (const Kind& k : kinds) {
     const AutoCrossovers& x = profile.of(k.key, k.values);
     std::cout << "  " << k.name << ": brick sort up to " << crossover_text(x.brick_up_to, "never (0)")
-              << " keys, sample sort from " << crossover_text(x.sample_from, "never (0)") << ", radix sort between\n";
+              << " keys, sample sort from " << crossover_text(x.sample_from, "never (0)") << ", radix sort between with "
+              << x.radix_bits << "-bit digits\n";
   }
   if (c.dry_run) {
     std::cout << "\n--dry-run: not saved. The profile would be:\n" << profile.to_text(device.info());

@@ -17,6 +17,7 @@ struct TuningOptions {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
   uint32_t samples = 0;  // sample sort's s
+  uint32_t radix_bits = 0;  // radix sort's digit width
 };
 
 struct SortCommand {

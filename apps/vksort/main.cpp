@@ -45,6 +45,10 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
       ->type_name("N")
       ->check(not_negative)
       ->group("Tuning");
+  app.add_option("--radix-bits", t.radix_bits, "Radix sort: digit width of a pass, 2, 4 or 8 (default: per device)")
+      ->type_name("B")
+      ->check(not_negative)
+      ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
       ->type_name("S")
       ->check(not_negative)

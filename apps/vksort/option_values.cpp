@@ -47,6 +47,9 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   };
   vksort::Tuning tuning{check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
   tuning.samples = check(options.samples, "--samples");
+  if (options.radix_bits != 0 && options.radix_bits != 2 && options.radix_bits != 4 && options.radix_bits != 8)
+    throw UsageError("--radix-bits: " + std::to_string(options.radix_bits) + ": radix sort's digits are 2, 4 or 8 bits wide");
+  tuning.radix_bits = options.radix_bits;
   return tuning;
 }
 

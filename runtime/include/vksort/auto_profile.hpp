@@ -21,6 +21,9 @@ struct AutoCrossovers {
   uint64_t brick_up_to = one_tile;
   // n >= sample_from (and above brick_up_to): sample sort. 0: never. Otherwise radix sort.
   uint64_t sample_from = 0;
+  // Radix sort's digit width (2, 4 or 8) where Tuning::radix_bits leaves it to the device; 0: the
+  // built-in choice. Ha et al. suggest calibrating it per device: `vksort tune` does.
+  uint32_t radix_bits = 0;
   bool operator==(const AutoCrossovers&) const = default;
 };
 
@@ -34,7 +37,7 @@ struct VKSORT_API AutoProfile {
   Algorithm choose(Key key, bool values, uint64_t n, uint32_t brick_tile) const;
 
   // The profile file: '#' comments, then "vksort-auto-profile 1", then one line per kind of sort:
-  //   <32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N>
+  //   <32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>]
   std::string to_text(const DeviceInfo& device) const;
   // Throws vksort::Error naming `source` and the line for anything else.
   static AutoProfile parse(std::string_view text, const std::string& source);

@@ -46,7 +46,8 @@ std::string AutoProfile::to_text(const DeviceInfo& d) const {
   out << "# How vksort's Algorithm::automatic chooses on \"" << d.name << "\" (" << d.driver_info
       << "), written by `vksort tune`.\n"
       << "# Per kind of sort: brick sort up to brick_up_to keys, sample sort from sample_from keys (0: never),\n"
-      << "# radix sort between. Delete this file to go back to the built-in defaults.\n"
+      << "# radix sort between, with digits of radix_bits where given. Delete this file to go back to the\n"
+      << "# built-in defaults.\n"
       << "vksort-auto-profile 1\n";
   for (int wide = 0; wide < 2; ++wide)
     for (int values = 0; values < 2; ++values) {
@@ -54,7 +55,9 @@ std::string AutoProfile::to_text(const DeviceInfo& d) const {
       out << kinds[wide][values] << " brick_up_to ";
       if (c.brick_up_to == AutoCrossovers::one_tile) out << "one_tile";
       else out << c.brick_up_to;
-      out << " sample_from " << c.sample_from << "\n";
+      out << " sample_from " << c.sample_from;
+      if (c.radix_bits) out << " radix_bits " << c.radix_bits;
+      out << "\n";
     }
   return out.str();
 }
@@ -87,11 +90,17 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
     if (!(words >> bits >> what >> brick_word >> brick_value >> sample_word >> sample_from) ||
         (bits != "32" && bits != "64") || (what != "keys" && what != "values") || brick_word != "brick_up_to" ||
         sample_word != "sample_from")
-      fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N>', got '" + line + "'");
-    std::string rest;
-    if (words >> rest) fail("unexpected '" + rest + "' after the sample_from value");
+      fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>]', got '" +
+           line + "'");
     AutoCrossovers c;
     c.sample_from = sample_from;
+    std::string rest;
+    if (words >> rest) {
+      if (rest != "radix_bits") fail("unexpected '" + rest + "' after the sample_from value");
+      if (!(words >> c.radix_bits) || (c.radix_bits != 2 && c.radix_bits != 4 && c.radix_bits != 8))
+        fail("radix_bits must be 2, 4 or 8");
+      if (words >> rest) fail("unexpected '" + rest + "' after the radix_bits value");
+    }
     if (brick_value == "one_tile") {
       c.brick_up_to = AutoCrossovers::one_tile;
     } else {

@@ -38,16 +38,19 @@ struct Sorter::Impl {
   std::optional<gpu::DeviceBuffer> readback;
 
   Impl(Device& d, const SortOptions& o) : device(d), options(o) {
+    // Radix sort's digit width, where the options leave it to the device: the device's profile says.
+    SortOptions radix_options = o;
+    if (!o.tuning.radix_bits) radix_options.tuning.radix_bits = d.auto_profile().of(o.key, o.value_bytes != 0).radix_bits;
     const Algorithm resolved = algo::resolve_algorithm(o);
     // A bit range is radix sort's alone, so automatic with one is radix sort.
     automatic = o.algorithm == Algorithm::automatic && o.begin_bit == 0 && o.end_bit == 0;
     if (!automatic) {
-      sorts.emplace_back(resolved, algo::make_sort(d.context(), o, resolved));
+      sorts.emplace_back(resolved, algo::make_sort(d.context(), resolved == Algorithm::radix ? radix_options : o, resolved));
       return;
     }
     profile = d.auto_profile();
     const AutoCrossovers& c = profile.of(o.key, o.value_bytes != 0);
-    sorts.emplace_back(Algorithm::radix, algo::make_sort(d.context(), o, Algorithm::radix));
+    sorts.emplace_back(Algorithm::radix, algo::make_sort(d.context(), radix_options, Algorithm::radix));
     if (c.brick_up_to) {
       sorts.emplace_back(Algorithm::brick, algo::make_sort(d.context(), o, Algorithm::brick));
       brick_tile = std::get<algo::BrickSort>(sorts.back().second).tile();

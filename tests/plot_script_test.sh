@@ -11,7 +11,8 @@ validation=()
 for d in /usr/share/vulkan/explicit_layer.d /etc/vulkan/explicit_layer.d /usr/local/share/vulkan/explicit_layer.d; do
   [ -e "$d/VkLayer_khronos_validation.json" ] && validation=(--validation)
 done
-"$vksort" bench --n 2000,4000 --dist uniform,sorted --algo radix,brick --repeat 1 --out "$dir/r.json" "${validation[@]}" >/dev/null
+# Sanitizer builds hand over their LD_PRELOAD for vksort alone (tests/CMakeLists.txt).
+LD_PRELOAD="${VKSORT_TEST_PRELOAD:-${LD_PRELOAD:-}}" "$vksort" bench --n 2000,4000 --dist uniform,sorted --algo radix,brick --repeat 1 --out "$dir/r.json" "${validation[@]}" >/dev/null
 "$python" "$script" "$dir/r.json" --out "$dir/charts" --prefix t_ >"$dir/listing"
 for name in time_vs_n rate_vs_n roofline phases; do
   png="$dir/charts/t_$name.png"

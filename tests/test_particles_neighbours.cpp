@@ -147,3 +147,24 @@ TEST_CASE("particles outside the box are refused, naming one") {
     CHECK(std::string(e.what()).find("particle 42 is outside the box") != std::string::npos);
   }
 }
+
+namespace {
+// Destroys the shared context when the test run ends, before main returns: instance and device then go
+// while the Vulkan loader and driver are certainly still in place (a static destructor would run later).
+struct ContextReleaser : doctest::IReporter {
+  explicit ContextReleaser(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override { particles::test::g_context.reset(); }
+  void test_case_start(const doctest::TestCaseData&) override {}
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+DOCTEST_REGISTER_LISTENER("particles_context_releaser", 1, ContextReleaser);
+}  // namespace

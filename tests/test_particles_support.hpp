@@ -15,8 +15,11 @@
 
 namespace particles::test {
 
+// The app's Vulkan context for every test of the run, destroyed when the run ends (ContextReleaser).
+inline std::unique_ptr<gpu::Context> g_context;
+
 inline gpu::Context& context() {
-  static std::unique_ptr<gpu::Context> ctx;
+  std::unique_ptr<gpu::Context>& ctx = g_context;
   if (!ctx) {
     gpu::ContextOptions o;
     o.validation = true;

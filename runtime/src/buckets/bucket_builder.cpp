@@ -1,6 +1,7 @@
 #include "buckets/bucket_builder.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "vksort/error.hpp"
 
@@ -11,8 +12,6 @@ static_assert(sizeof(BucketPush) == 120, "push constants must match the GLSL std
 static_assert(BucketLists::report_bytes == BUCKET_CONTROL_WORDS * 4, "the report is the control block");
 
 namespace {
-uint32_t floor_pow2(uint32_t v) { return v ? uint32_t(1) << (31 - std::countl_zero(v)) : 0; }
-bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 uint32_t tiles(uint32_t count, uint32_t tile) { return uint32_t((uint64_t(count) + tile - 1) / tile); }
 constexpr uint32_t preferred_workgroup = 256;
 constexpr uint32_t default_items = 4;
@@ -29,15 +28,15 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
   const DeviceInfo& dev = ctx.info;
   const std::string what = "bucket lists";
   if (o.tuning.workgroup_size) {
-    if (!is_pow2(o.tuning.workgroup_size) || o.tuning.workgroup_size > dev.max_workgroup_invocations)
+    if (!std::has_single_bit(o.tuning.workgroup_size) || o.tuning.workgroup_size > dev.max_workgroup_invocations)
       throw Error(what + ": workgroup size " + std::to_string(o.tuning.workgroup_size) +
                   " must be a power of two no larger than maxComputeWorkGroupInvocations (" +
                   std::to_string(dev.max_workgroup_invocations) + ")");
     workgroup_size_ = o.tuning.workgroup_size;
   } else {
-    workgroup_size_ = floor_pow2(std::min(preferred_workgroup, dev.max_workgroup_invocations));
+    workgroup_size_ = std::bit_floor(std::min(preferred_workgroup, dev.max_workgroup_invocations));
   }
-  if (o.tuning.items_per_thread && !is_pow2(o.tuning.items_per_thread))
+  if (o.tuning.items_per_thread && !std::has_single_bit(o.tuning.items_per_thread))
     throw Error(what + ": items per thread " + std::to_string(o.tuning.items_per_thread) + " must be a power of two");
   items_ = o.tuning.items_per_thread ? o.tuning.items_per_thread : default_items;
   if (items_ > 32) throw Error(what + ": items per thread must be at most 32");  // flags are one word

@@ -1,6 +1,7 @@
 #include "sort/radix_sort.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "sort/key_spec.hpp"
 #include "vksort/error.hpp"
@@ -22,11 +23,6 @@ namespace {
 uint32_t preferred_workgroup(const DeviceInfo& info) {
   return info.type == "cpu" ? std::max(8u, info.subgroup_size) : 128;
 }
-uint32_t ceil_pow2(uint32_t v) {
-  uint32_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 constexpr uint32_t max_block = 2048;
 // The scatter packs four 16-bit counters per invocation (shaders/radix/scatter.comp).
 constexpr uint32_t max_block_keys = 1u << 15;
@@ -39,12 +35,6 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
   // 91 ms, 4 bits 115 ms, 2 bits 174 ms. 8-bit counting needs 280 bytes of shared memory per count
   // invocation and 1 KiB of digit offsets per scatter workgroup, so small devices take 4 bits.
   return info.max_shared_memory >= 16384 ? 8 : 4;
-}
-
-uint32_t floor_pow2(uint32_t v) {
-  uint32_t p = 1;
-  while (p <= v / 2) p *= 2;
-  return p;
 }
 
 }  // namespace
@@ -85,9 +75,9 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   // Count: the same block; each invocation a column of 8-bit counters (so at most 255 keys each) in
   // an odd number of 16-byte words, plus the scan's two words.
   const uint32_t column_bytes = (((radix / 4 + 3) / 4) | 1) * 16 + 8;
-  const uint32_t fit = floor_pow2(std::max(64u, ctx.info.max_shared_memory - 64) / column_bytes);
+  const uint32_t fit = std::bit_floor(std::max(1u, std::max(64u, ctx.info.max_shared_memory - 64) / column_bytes));
   const uint32_t most = std::min({fit, shape_.tile() / 4, ctx.info.max_workgroup_invocations});
-  const uint32_t least = ceil_pow2((shape_.tile() + max_count_items - 1) / max_count_items);
+  const uint32_t least = std::bit_ceil((shape_.tile() + max_count_items - 1) / max_count_items);
   const uint32_t count_wg = std::max(least, std::min(shape_.workgroup_size, most));
   if (count_wg > most || uint64_t(count_wg) * column_bytes + 64 > ctx.info.max_shared_memory)
     throw Error("radix sort: counting " + std::to_string(radix_bits_) + "-bit digits in blocks of " +

@@ -18,12 +18,6 @@ namespace {
 uint32_t preferred_workgroup(const DeviceInfo& info) {
   return info.type == "cpu" ? std::max(8u, info.subgroup_size) : 256;
 }
-uint64_t ceil_pow2(uint64_t v) {
-  uint64_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 constexpr uint32_t max_tile = 4096;
 constexpr uint32_t fixed_shared = 64;
 
@@ -47,7 +41,7 @@ SampleSort::SampleSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx
     throw Error("sample sort: a sublist needs at least 2 keys (workgroup " + std::to_string(shape_.workgroup_size) +
                 ", items per thread " + std::to_string(shape_.items_per_thread) + ")");
   samples_ = options.tuning.samples ? options.tuning.samples : default_samples(tile());
-  if (!is_pow2(samples_) || samples_ < 2 || samples_ > tile())
+  if (!std::has_single_bit(samples_) || samples_ < 2 || samples_ > tile())
     throw Error("sample sort: Tuning::samples must be a power of two from 2 to the sublist size " +
                 std::to_string(tile()) + " (got " + std::to_string(samples_) + ")");
 
@@ -75,8 +69,8 @@ SampleSort::Layout SampleSort::layout(uint64_t n) const {
   Layout l;
   l.sublists = uint32_t((n + tile() - 1) / tile());
   l.padded = uint64_t(l.sublists) * tile();
-  l.sample_slots = uint32_t(std::max<uint64_t>(ceil_pow2(uint64_t(samples_) * l.sublists), tile()));
-  l.segment = uint32_t(ceil_pow2(2 * l.padded / samples_));
+  l.sample_slots = uint32_t(std::max<uint64_t>(std::bit_ceil(uint64_t(samples_) * l.sublists), tile()));
+  l.segment = uint32_t(std::bit_ceil(uint64_t(2 * l.padded / samples_)));
   l.segment_slots = uint64_t(samples_) * l.segment;
   const uint32_t count_words = samples_ * l.sublists;
   l.scan = scan_.plan(count_words);
@@ -105,7 +99,7 @@ void SampleSort::check_size(uint64_t n) const {
   const uint64_t sublists = (n + tile() - 1) / tile();
   const uint64_t padded = sublists * tile();
   // Indices and segment slots are 32-bit in the shaders; all-ones is the fill padding's index.
-  const uint64_t segment_slots = samples_ * ceil_pow2(2 * padded / samples_);
+  const uint64_t segment_slots = samples_ * std::bit_ceil(uint64_t(2 * padded / samples_));
   if (padded >= 0xffffffffull || segment_slots > 0xffffffffull)
     throw Error("sample sort: " + std::to_string(n) + " keys need " + std::to_string(segment_slots) +
                 " bucket slots, more than its 32-bit indices address (at most about 2^31 keys)");

@@ -1,17 +1,11 @@
 #include "sort/tile_shape.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "vksort/error.hpp"
 
 namespace vksort::algo {
-
-static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
-static uint32_t floor_pow2(uint32_t v) {
-  uint32_t p = 1;
-  while (p <= v / 2) p *= 2;
-  return p;
-}
 
 TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_t per_key, uint32_t fixed,
                             uint32_t preferred_workgroup, uint32_t max_tile, const std::string& what) {
@@ -22,16 +16,16 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
                 dev.name + "\" offers " + std::to_string(dev.max_shared_memory));
   TileShape s;
   if (tuning.workgroup_size) {
-    if (!is_pow2(tuning.workgroup_size) || tuning.workgroup_size > dev.max_workgroup_invocations)
+    if (!std::has_single_bit(tuning.workgroup_size) || tuning.workgroup_size > dev.max_workgroup_invocations)
       throw Error(what + ": workgroup size " + std::to_string(tuning.workgroup_size) +
                   " must be a power of two no larger than maxComputeWorkGroupInvocations (" +
                   std::to_string(dev.max_workgroup_invocations) + ")");
     s.workgroup_size = tuning.workgroup_size;
   } else {
-    s.workgroup_size = floor_pow2(std::min(preferred_workgroup, dev.max_workgroup_invocations));
+    s.workgroup_size = std::bit_floor(std::max(1u, std::min(preferred_workgroup, dev.max_workgroup_invocations)));
   }
   if (tuning.items_per_thread) {
-    if (!is_pow2(tuning.items_per_thread))
+    if (!std::has_single_bit(tuning.items_per_thread))
       throw Error(what + ": items per thread " + std::to_string(tuning.items_per_thread) + " must be a power of two");
     s.items_per_thread = tuning.items_per_thread;
     if (uint64_t(s.tile()) > fit)
@@ -40,7 +34,7 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
                   "\" offers maxComputeSharedMemorySize = " + std::to_string(dev.max_shared_memory));
     return s;
   }
-  const uint32_t tile = floor_pow2(std::min(fit, max_tile));
+  const uint32_t tile = std::bit_floor(std::min(fit, max_tile));
   if (!tuning.workgroup_size) s.workgroup_size = std::min(s.workgroup_size, std::max(1u, tile / 2));
   s.items_per_thread = std::max(1u, tile / s.workgroup_size);
   if (uint64_t(s.tile()) > fit)

@@ -820,6 +820,8 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--seed", "-1"}, {"--seed", "-1"}},
       {{"--type", "f16"}, {"f16"}},
       {{"--algo", "bogo"}, {"bogo"}},
+      {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
+      {{"--samples", "48"}, {"--samples", "power of two"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.

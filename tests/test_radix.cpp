@@ -75,41 +75,63 @@ std::vector<std::byte> to_bytes(const std::vector<U>& v) {
   return b;
 }
 
-// The whole matrix for one key type.
+// Which ranking a Sorter's scatter uses, from its facts after a small sort.
+bool ranks_by_columns(Sorter& sorter) {
+  SortStats stats;
+  std::vector<std::byte> keys = workloads::generate_keys(sorter.options().key, {Distribution::uniform, 0}, 100, 3);
+  REQUIRE(check_keys(sorter, keys, &stats) == "");
+  return stats.fact("ranking_columns") == 1.0;
+}
+
+// A radix Sorter for `o` with `ranking` forced, checked to use it.
+Sorter ranked(SortOptions o, RadixRanking ranking) {
+  o.tuning.radix_ranking = ranking;
+  Sorter sorter(test::device(), o);
+  CHECK(ranks_by_columns(sorter) == (ranking == RadixRanking::columns));
+  return sorter;
+}
+
+// The whole matrix for one key type, once per block ranking (both stable, so the same bytes).
 void radix_matrix(Key key) {
   uint64_t seed = 1;
-  for (Order order : {Order::ascending, Order::descending}) {
-    for (uint32_t value_bytes : {0u, 4u}) {
-      SortOptions o = radix(key, order, value_bytes);
-      Sorter device_blocks(test::device(), o);
-      const uint32_t block = device_blocks.tile_size();
-      for (uint64_t n : test::awkward_sizes(16, block, 100000)) test::check_case(device_blocks, {{Distribution::uniform, 0}, n, seed++});
-      for (Distribution d : all_inputs)
-        for (uint64_t n : {uint64_t(block) + 1, uint64_t(5 * block - 3), uint64_t(33331)})
-          test::check_case(device_blocks, {workloads::default_spec(d), n, seed++});
+  for (RadixRanking ranking : {RadixRanking::splits, RadixRanking::columns}) {
+    INFO("ranking ", to_string(ranking));
+    const bool columns = ranking == RadixRanking::columns;
+    for (Order order : {Order::ascending, Order::descending}) {
+      for (uint32_t value_bytes : {0u, 4u}) {
+        SortOptions o = radix(key, order, value_bytes);
+        Sorter device_blocks = ranked(o, ranking);
+        const uint32_t block = device_blocks.tile_size();
+        for (uint64_t n : test::awkward_sizes(16, block, 100000)) test::check_case(device_blocks, {{Distribution::uniform, 0}, n, seed++});
+        for (Distribution d : all_inputs)
+          for (uint64_t n : {uint64_t(block) + 1, uint64_t(5 * block - 3), uint64_t(33331)})
+            test::check_case(device_blocks, {workloads::default_spec(d), n, seed++});
 
-      // Tiny blocks (4 invocations x 4 keys): every size from one block to two blocks + 1, and many
-      // blocks, so the scan has several levels and blocks straddle digit runs.
-      o.tuning = {.workgroup_size = 4, .items_per_thread = 4};
-      Sorter small_blocks(test::device(), o);
-      REQUIRE(small_blocks.tile_size() == 16);
-      for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_blocks, {{Distribution::uniform, 0}, n, seed++});
-      for (Distribution d : all_inputs)
-        for (uint64_t n : {uint64_t(100), uint64_t(257), uint64_t(5000)})
-          test::check_case(small_blocks, {workloads::default_spec(d), n, seed++});
+        // Tiny blocks (4 invocations x 4 keys): every size from one block to two blocks + 1, and many
+        // blocks, so the scan has several levels and blocks straddle digit runs.
+        o.tuning = {.workgroup_size = 4, .items_per_thread = 4};
+        Sorter small_blocks = ranked(o, ranking);
+        REQUIRE(small_blocks.tile_size() == 16);
+        for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_blocks, {{Distribution::uniform, 0}, n, seed++});
+        for (Distribution d : all_inputs)
+          for (uint64_t n : {uint64_t(100), uint64_t(257), uint64_t(5000)})
+            test::check_case(small_blocks, {workloads::default_spec(d), n, seed++});
 
-      // The other digit widths, on the device's blocks and on tiny ones.
-      for (uint32_t bits : {2u, 4u}) {
-        SortOptions w = radix(key, order, value_bytes);
-        w.tuning.radix_bits = bits;
-        Sorter wide(test::device(), w);
-        for (uint64_t n : {uint64_t(3), uint64_t(block) - 1, uint64_t(2 * block + 1), uint64_t(40009)})
-          test::check_case(wide, {{Distribution::uniform, 0}, n, seed++});
-        for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::nearly_sorted})
-          test::check_case(wide, {workloads::default_spec(d), 3001, seed++});
-        w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits};
-        Sorter narrow(test::device(), w);
-        for (uint64_t n : {uint64_t(17), uint64_t(1000)}) test::check_case(narrow, {{Distribution::uniform, 0}, n, seed++});
+        // The other digit widths, on the device's blocks and on tiny ones. Columns need a radix of at
+        // least the workgroup size: 2-bit digits only on 4-invocation workgroups.
+        for (uint32_t bits : {2u, 4u}) {
+          SortOptions w = radix(key, order, value_bytes);
+          w.tuning.radix_bits = bits;
+          if (columns && bits == 2) w.tuning.workgroup_size = 4;
+          Sorter wide = ranked(w, ranking);
+          for (uint64_t n : {uint64_t(3), uint64_t(block) - 1, uint64_t(2 * block + 1), uint64_t(40009)})
+            test::check_case(wide, {{Distribution::uniform, 0}, n, seed++});
+          for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::nearly_sorted})
+            test::check_case(wide, {workloads::default_spec(d), 3001, seed++});
+          w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits};
+          Sorter narrow = ranked(w, ranking);
+          for (uint64_t n : {uint64_t(17), uint64_t(1000)}) test::check_case(narrow, {{Distribution::uniform, 0}, n, seed++});
+        }
       }
     }
   }
@@ -442,6 +464,13 @@ TEST_CASE("radix sort options: automatic picks radix; invalid digit widths and b
   CHECK_NOTHROW(Sorter(gpu, range));
   range.algorithm = Algorithm::brick;
   CHECK_THROWS_WITH_AS(Sorter(gpu, range), doctest::Contains("radix sort only"), Error);
+  // Counter columns need at least as many digits as invocations.
+  SortOptions columns = radix(Key::u32);
+  columns.tuning = {.workgroup_size = 8, .radix_bits = 2, .radix_ranking = RadixRanking::columns};
+  CHECK_THROWS_WITH_AS(Sorter(gpu, columns), doctest::Contains("counter columns needs radix (4) >= workgroup size (8)"), Error);
+  columns.tuning.radix_ranking = RadixRanking::automatic;
+  Sorter automatic_ranking(gpu, columns);  // falls back to splits
+  CHECK_FALSE(ranks_by_columns(automatic_ranking));
 }
 
 TEST_CASE("radix sort on a pretend-small device: 3-D grids past maxComputeWorkGroupCount, little shared memory") {

@@ -18,6 +18,7 @@ struct TuningOptions {
   uint32_t items_per_thread = 0;
   uint32_t samples = 0;  // sample sort's s
   uint32_t radix_bits = 0;  // radix sort's digit width
+  std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns
 };
 
 struct SortCommand {

@@ -49,6 +49,11 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
       ->type_name("B")
       ->check(not_negative)
       ->group("Tuning");
+  app.add_option("--radix-ranking", t.radix_ranking,
+                 "Radix sort: how blocks rank keys, splits (four-way, wide workgroups) or columns (per-invocation "
+                 "counters, small workgroups) (default: auto, by the block's shape)")
+      ->type_name("R")
+      ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
       ->type_name("S")
       ->check(not_negative)

@@ -50,6 +50,10 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   if (options.radix_bits != 0 && options.radix_bits != 2 && options.radix_bits != 4 && options.radix_bits != 8)
     throw UsageError("--radix-bits: " + std::to_string(options.radix_bits) + ": radix sort's digits are 2, 4 or 8 bits wide");
   tuning.radix_bits = options.radix_bits;
+  const auto ranking = vksort::parse_radix_ranking(options.radix_ranking);
+  if (!ranking)
+    throw UsageError("--radix-ranking: unknown ranking '" + options.radix_ranking + "' (known: auto, splits, columns)");
+  tuning.radix_ranking = *ranking;
   return tuning;
 }
 

@@ -36,6 +36,16 @@ VKSORT_API std::string_view to_string(Algorithm a);
 VKSORT_API std::optional<Key> parse_key(std::string_view name);
 VKSORT_API std::optional<Algorithm> parse_algorithm(std::string_view name);
 
+// Radix sort: how a block ranks its keys by the pass's digit (both stable, same result).
+//   splits   Ha et al.'s four-way splits in shared memory, one per 2 bits of the digit: suits wide
+//            workgroups (GPUs).
+//   columns  one counter per digit and invocation: suits workgroups of few invocations holding many
+//            keys each (CPU drivers); needs radix >= workgroup size and radix <= keys per invocation.
+// automatic takes columns wherever that shape holds, else splits.
+enum class RadixRanking : uint32_t { automatic, splits, columns };
+VKSORT_API std::string_view to_string(RadixRanking r);
+VKSORT_API std::optional<RadixRanking> parse_radix_ranking(std::string_view name);
+
 // Knobs that are normally chosen per device from its limits. Zero means "choose for me".
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
 struct Tuning {
@@ -43,6 +53,7 @@ struct Tuning {
   uint32_t items_per_thread = 0;  // keys each invocation holds in a tile (power of two)
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
   uint32_t samples = 0;           // sample sort: s, samples per sublist and buckets (power of two <= tile)
+  RadixRanking radix_ranking = RadixRanking::automatic;  // radix sort: see RadixRanking
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange

@@ -11,6 +11,7 @@ namespace vksort {
 namespace {
 constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
 constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
+constexpr std::string_view ranking_names[] = {"auto", "splits", "columns"};
 }  // namespace
 
 std::string_view to_string(Key k) { return key_names[uint32_t(k)]; }
@@ -27,6 +28,15 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   if (name == "automatic") return Algorithm::automatic;
   for (uint32_t i = 0; i < std::size(algorithm_names); ++i)
     if (algorithm_names[i] == name) return Algorithm(i);
+  return std::nullopt;
+}
+
+std::string_view to_string(RadixRanking r) { return ranking_names[uint32_t(r)]; }
+
+std::optional<RadixRanking> parse_radix_ranking(std::string_view name) {
+  if (name == "automatic") return RadixRanking::automatic;
+  for (uint32_t i = 0; i < std::size(ranking_names); ++i)
+    if (ranking_names[i] == name) return RadixRanking(i);
   return std::nullopt;
 }
 

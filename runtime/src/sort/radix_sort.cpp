@@ -24,6 +24,12 @@ uint32_t preferred_workgroup(const DeviceInfo& info) {
   return info.type == "cpu" ? std::max(8u, info.subgroup_size) : 128;
 }
 constexpr uint32_t max_block = 2048;
+// Keys per block when ranking by counter columns (they need no shared memory per key). Measured on
+// lavapipe, 2^20 uniform u32 keys: see radix_sort.hpp.
+constexpr uint32_t columns_block = 8192;
+// Shared memory of the column kernels: a 32-bit counter per digit and invocation, the count's
+// workgroup scan (two words per invocation) and a little slack.
+uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) { return uint64_t(radix) * workgroup * 4 + 8 * workgroup + 64; }
 // The scatter packs four 16-bit counters per invocation (shaders/radix/scatter.comp).
 constexpr uint32_t max_block_keys = 1u << 15;
 // The count keeps one 8-bit counter per digit and invocation.
@@ -52,14 +58,40 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
     throw Error("radix sort: Tuning::radix_bits must be 2, 4 or 8 (got " + std::to_string(radix_bits_) + ")");
   const uint32_t radix = 1u << radix_bits_;
 
-  // Scatter: two buffers of a block of items (key, then value, padded to 1, 2 or 4 words) in shared
-  // memory, plus per invocation two uvec2 of the scan and per digit its output offset.
-  const uint32_t item_words = key_bytes(options.key) / 4 + options.value_bytes / 4;
-  const uint32_t item_bytes = 4 * (item_words == 3 ? 4 : item_words);
+  // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared
+  // memory; they pay when each invocation holds many keys: small workgroups (CPU drivers, whose
+  // workgroup runs on one thread), where a block of columns_block keys gives every invocation at
+  // least RADIX of them. Four-way splits hold two copies of the block's items in shared memory.
   const uint32_t preferred = preferred_workgroup(ctx.info);
-  const uint32_t wg_bound = std::max(options.tuning.workgroup_size, preferred);
-  shape_ = choose_tile_shape(ctx.info, options.tuning, 2 * item_bytes, 16 * wg_bound + 4 * radix + 256, preferred,
-                             max_block, "radix sort");
+  const uint32_t wg_guess = options.tuning.workgroup_size
+                                ? options.tuning.workgroup_size
+                                : std::bit_floor(std::max(1u, std::min(preferred, ctx.info.max_workgroup_invocations)));
+  const uint64_t column_bytes_total = columns_shared_bytes(radix, wg_guess);
+  const bool columns_possible = radix >= wg_guess && column_bytes_total <= ctx.info.max_shared_memory;
+  switch (options.tuning.radix_ranking) {
+    case RadixRanking::automatic: columns_ = columns_possible && uint64_t(radix) * wg_guess <= columns_block; break;
+    case RadixRanking::splits: columns_ = false; break;
+    case RadixRanking::columns:
+      if (!columns_possible)
+        throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
+                    ") >= workgroup size (" + std::to_string(wg_guess) + ") and " + std::to_string(column_bytes_total) +
+                    " bytes of shared memory (device: " + std::to_string(ctx.info.max_shared_memory) +
+                    "); use Tuning::radix_ranking splits, more radix bits or a smaller workgroup");
+      columns_ = true;
+      break;
+  }
+  if (columns_) {
+    shape_ = choose_tile_shape(ctx.info, options.tuning, 0, uint32_t(column_bytes_total), preferred, columns_block,
+                               "radix sort");
+  } else {
+    // Two buffers of a block of items (key, then value, padded to 1, 2 or 4 words), plus per
+    // invocation two uvec2 of the scan and per digit its output offset.
+    const uint32_t item_words = key_bytes(options.key) / 4 + options.value_bytes / 4;
+    const uint32_t item_bytes = 4 * (item_words == 3 ? 4 : item_words);
+    const uint32_t wg_bound = std::max(options.tuning.workgroup_size, preferred);
+    shape_ = choose_tile_shape(ctx.info, options.tuning, 2 * item_bytes, 16 * wg_bound + 4 * radix + 256, preferred,
+                               max_block, "radix sort");
+  }
   // Invocations move items 16 bytes at a time, and the count reads chunks of 4 keys (32-bit) or 2: at
   // least 4 keys per invocation. A small tile chosen for a small device gets fewer invocations.
   if (shape_.items_per_thread < 4 && !options.tuning.items_per_thread && !options.tuning.workgroup_size &&
@@ -68,36 +100,45 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   if (shape_.items_per_thread < 4)
     throw Error("radix sort: blocks need at least 4 keys per invocation (workgroup " +
                 std::to_string(shape_.workgroup_size) + ", items per thread " + std::to_string(shape_.items_per_thread) + ")");
+  if (columns_ && (shape_.workgroup_size > radix || columns_shared_bytes(radix, shape_.workgroup_size) > ctx.info.max_shared_memory))
+    throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
+                ") >= workgroup size (" + std::to_string(shape_.workgroup_size) + ") and the columns in shared memory");
   if (shape_.tile() > max_block_keys)
     throw Error("radix sort: a block of " + std::to_string(shape_.tile()) + " keys is more than the " +
                 std::to_string(max_block_keys) + " its 16-bit block counters hold");
 
-  // Count: the same block; each invocation a column of 8-bit counters (so at most 255 keys each) in
-  // an odd number of 16-byte words, plus the scan's two words.
-  const uint32_t column_bytes = (((radix / 4 + 3) / 4) | 1) * 16 + 8;
-  const uint32_t fit = std::bit_floor(std::max(1u, std::max(64u, ctx.info.max_shared_memory - 64) / column_bytes));
-  const uint32_t most = std::min({fit, shape_.tile() / 4, ctx.info.max_workgroup_invocations});
-  const uint32_t least = std::bit_ceil((shape_.tile() + max_count_items - 1) / max_count_items);
-  const uint32_t count_wg = std::max(least, std::min(shape_.workgroup_size, most));
-  if (count_wg > most || uint64_t(count_wg) * column_bytes + 64 > ctx.info.max_shared_memory)
-    throw Error("radix sort: counting " + std::to_string(radix_bits_) + "-bit digits in blocks of " +
-                std::to_string(shape_.tile()) + " keys needs " + std::to_string(uint64_t(least) * column_bytes + 64) +
-                " bytes of shared memory and " + std::to_string(least) + " invocations; \"" + ctx.info.name +
-                "\" offers maxComputeSharedMemorySize = " + std::to_string(ctx.info.max_shared_memory) +
-                " (use fewer radix bits or a smaller tile)");
-  count_shape_ = {count_wg, shape_.tile() / count_wg};
+  // Count: the same block. With columns, the scatter's shape and 32-bit counter columns (the
+  // scatter's memory, checked above). Otherwise each invocation a column of 8-bit counters (so at
+  // most 255 keys each) in an odd number of 16-byte words, plus the scan's two words.
+  if (columns_) {
+    count_shape_ = shape_;
+  } else {
+    const uint32_t column_bytes = (((radix / 4 + 3) / 4) | 1) * 16 + 8;
+    const uint32_t fit = std::bit_floor(std::max(1u, std::max(64u, ctx.info.max_shared_memory - 64) / column_bytes));
+    const uint32_t most = std::min({fit, shape_.tile() / 4, ctx.info.max_workgroup_invocations});
+    const uint32_t least = std::bit_ceil((shape_.tile() + max_count_items - 1) / max_count_items);
+    const uint32_t count_wg = std::max(least, std::min(shape_.workgroup_size, most));
+    if (count_wg > most || uint64_t(count_wg) * column_bytes + 64 > ctx.info.max_shared_memory)
+      throw Error("radix sort: counting " + std::to_string(radix_bits_) + "-bit digits in blocks of " +
+                  std::to_string(shape_.tile()) + " keys needs " + std::to_string(uint64_t(least) * column_bytes + 64) +
+                  " bytes of shared memory and " + std::to_string(least) + " invocations; \"" + ctx.info.name +
+                  "\" offers maxComputeSharedMemorySize = " + std::to_string(ctx.info.max_shared_memory) +
+                  " (use fewer radix bits or a smaller tile)");
+    count_shape_ = {count_wg, shape_.tile() / count_wg};
+  }
 
   const uint32_t kind = key_kind(options.key);
   const bool descending = options.order == Order::descending, values = options.value_bytes == 4;
   init_ = gpu::Kernel(ctx, "radix_init", 1, {}, sizeof(RadixInitPush));
   gate_ = gpu::Kernel(ctx, "radix_gate", 1, {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(RadixGatePush));
-  count_ = gpu::Kernel(ctx, keyed_shader("radix_count", options.key), count_shape_.workgroup_size,
+  count_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_count_columns" : "radix_count", options.key), count_shape_.workgroup_size,
                        {{SPEC_KEY_KIND, kind},
                         {SPEC_DESCENDING, descending},
                         {SPEC_ITEMS_PER_THREAD, count_shape_.items_per_thread},
                         {SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixPush));
-  scatter_ = gpu::Kernel(ctx, keyed_shader("radix_scatter", options.key) + (values ? "_v" : ""), shape_.workgroup_size,
+  scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : ""),
+                         shape_.workgroup_size,
                          {{SPEC_KEY_KIND, kind},
                           {SPEC_DESCENDING, descending},
                           {SPEC_ITEMS_PER_THREAD, shape_.items_per_thread},
@@ -217,6 +258,7 @@ void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_bu
 std::vector<std::pair<std::string, double>> RadixSort::facts(const uint32_t* control, uint32_t n) const {
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
   return {{"radix_bits", double(radix_bits_)},
+          {"ranking_columns", columns_ ? 1.0 : 0.0},
           {"tile", double(tile())},
           {"passes_recorded", double(passes_for(n))},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

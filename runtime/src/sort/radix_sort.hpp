@@ -7,8 +7,10 @@
 //   scan    exclusive prefix sum over the whole counts array (ExclusiveScan, reduce-then-scan);
 //   gate    one invocation: data sorted -> stop (every later dispatch empty); one digit covers all n
 //           keys -> skip the scatter; else run it and flip the current buffer;
-//   scatter each block sorts itself by the digit with four-way splits in shared memory and writes
-//           key (and value) to P_d[block] + rank (the paper's equation 1), digit run by digit run.
+//   scatter each block ranks its keys by the digit, stably, and writes key (and value) to
+//           P_d[block] + rank (the paper's equation 1). Ranking is by four-way splits in shared
+//           memory (scatter.comp, the paper's, for wide workgroups) or by per-invocation counter
+//           columns (scatter_columns.comp, for small workgroups of many keys: CPU drivers).
 // Passes ping-pong between the caller's buffers (raw keys) and scratch copies (encoded keys); which
 // one holds the data is a control word the kernels read, since the GPU decides skips and the stop.
 // A final gated copy brings the data home when it ended in scratch (never in the normal case).
@@ -68,6 +70,7 @@ class RadixSort {
   gpu::Context& ctx_;
   SortOptions options_;
   uint32_t radix_bits_ = 0;
+  bool columns_ = false;  // scatter ranks with counter columns (scatter_columns.comp), else splits
   uint32_t begin_bit_ = 0, end_bit_ = 0;
   TileShape shape_;        // scatter and finish; B = shape_.tile()
   TileShape count_shape_;  // same B, a workgroup small enough for its per-invocation histograms

@@ -10,7 +10,8 @@ namespace vksort::algo {
 TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_t per_key, uint32_t fixed,
                             uint32_t preferred_workgroup, uint32_t max_tile, const std::string& what) {
   const uint32_t budget = dev.max_shared_memory > fixed ? dev.max_shared_memory - fixed : 0;
-  const uint32_t fit = budget / per_key;  // keys that fit in shared memory
+  // Keys that fit in shared memory (per_key 0: the tile keeps no keys there, only the fixed part).
+  const uint32_t fit = per_key ? budget / per_key : (dev.max_shared_memory >= fixed ? UINT32_MAX : 0);
   if (fit < 2)
     throw Error(what + " needs at least " + std::to_string(2 * per_key + fixed) + " bytes of shared memory; \"" +
                 dev.name + "\" offers " + std::to_string(dev.max_shared_memory));

@@ -16,7 +16,7 @@ struct TileShape {
 };
 
 // The largest power-of-two tile (up to `max_tile` keys) whose shared memory — `shared_bytes_per_key`
-// bytes per key plus `fixed_shared_bytes` — fits the device, with a workgroup of up to
+// bytes per key (may be 0) plus `fixed_shared_bytes` — fits the device, with a workgroup of up to
 // `preferred_workgroup` invocations. Overrides in `tuning` are checked against the same limits and
 // rejected with a message naming the limit. `what` names the kernel family in that message.
 TileShape choose_tile_shape(const DeviceInfo& device, const Tuning& tuning, uint32_t shared_bytes_per_key,

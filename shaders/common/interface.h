@@ -126,6 +126,7 @@ VKSORT_PUSH_BLOCK(RadixPush) {
   VKSORT_ADDRESS alt_values;  // scratch values
   VKSORT_ADDRESS control;     // RADIX_CONTROL_* words
   VKSORT_ADDRESS counts;      // digit-major block counts: counts[digit * blocks + block], see radix_sort.hpp
+  VKSORT_ADDRESS columns;     // column ranking: each block's counter columns, from count to scatter
   uint n;
   uint blocks;                // blocks of WORKGROUP_SIZE * ITEMS keys = logical workgroups
   uint shift;                 // lowest bit of this pass's digit

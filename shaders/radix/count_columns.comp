@@ -1,7 +1,7 @@
 #version 460
 // Radix sort, step 1 of a pass, for blocks ranked by counter columns (scatter_columns.comp): the same
-// output as count.comp (the block's digit histogram, digit-major, and its adjacent inversions), with
-// the scatter's shape: invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of the block into its
+// output as count.comp (the block's digit histogram, digit-major, and its adjacent inversions), plus
+// the counter columns themselves for the scatter, with the scatter's shape: invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of the block into its
 // own column of 32-bit counters, s_count[d * WG + t], and then sums the digit rows it owns. Small
 // workgroups of many keys each: count.comp's 8-bit counters would overflow, and its column sums
 // assume many invocations to share them.
@@ -99,10 +99,17 @@ void main() {
   uint inversions;
   workgroup_exclusive_scan(g_inversions, inversions);
 
+  // Row sums for the scan, and the rows themselves for the scatter (which then need not count again):
+  // the block's RADIX * WG counters in the same digit-major order, each invocation its own rows.
+  Words columns = Words(pc.columns);
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
     const uint d = t * ROWS_PER_INVOCATION + r;
     uint sum = 0u;
-    for (uint c = 0u; c < WG; ++c) sum += s_count[d * WG + c];
+    for (uint c = 0u; c < WG; ++c) {
+      const uint keys_here = s_count[d * WG + c];
+      columns.w[block * (RADIX * WG) + d * WG + c] = keys_here;
+      sum += keys_here;
+    }
     counts.w[d * pc.blocks + block] = sum;
   }
   if (t == 0u) {

@@ -4,19 +4,20 @@
 // equation 1), found with one counter per (digit, invocation) instead of four-way splits.
 //
 //   1. Invocation t owns the block's keys [t * ITEMS, (t + 1) * ITEMS) (blocked, so invocation order
-//      is input order) and counts its keys of each digit into its own column s_next[d * WG + t].
-//   2. Invocation t owns digit rows t, t + WG, ...: it walks each row across the columns and replaces
-//      every count by where that column's first key of the digit goes,
-//          P_d[block] + (keys of digit d in columns before it).
-//   3. Each invocation walks its keys again in order and sends each to s_next[digit * WG + t]++.
+//      is input order); it counted its keys of each digit into its own column (count_columns.comp,
+//      which leaves the columns in scratch: counting them again here would cost as much as the count).
+//   2. Invocation t owns digit rows t * RADIX / WG, ...: it walks each row across the columns and
+//      turns every count into where that column's first key of the digit goes,
+//          P_d[block] + (keys of digit d in columns before it)     into s_next[d * WG + t].
+//   3. Each invocation walks its keys in order and sends each to s_next[digit * WG + t]++.
 //
-// Per key that is two reads and two counter updates, none of them shared with another invocation, and
-// the block needs three barriers; the splits need bits/2 rounds of two reads, a shared-memory shuffle
-// and a workgroup scan. The columns cost RADIX counters per invocation, so the runtime uses this kernel
+// Per key that is one read and one counter update, none shared with another invocation, and one
+// barrier per block; the splits need bits/2 rounds of two reads, a shared-memory shuffle and a
+// workgroup scan. The columns cost RADIX counters per invocation, so the runtime uses this kernel
 // only when each invocation holds at least RADIX keys and owns whole digit rows (RADIX >= WG): small
-// workgroups of many keys each, the shape CPU drivers (lavapipe) run fastest. Keys are read from the
-// source twice and written straight to their destinations: no shuffle through shared memory, since a
-// driver that runs a workgroup on one CPU thread has nothing to coalesce.
+// workgroups of many keys each, the shape CPU drivers (lavapipe) run fastest. Keys go straight to their
+// destinations: no shuffle through shared memory, since a driver that runs a workgroup on one CPU
+// thread has nothing to coalesce.
 //
 // Encoding as in scatter.comp: scratch holds encoded keys, the caller's buffer raw ones.
 #define PUSH_RADIX
@@ -42,8 +43,6 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec
 bool g_encoded;  // the source holds encoded keys (scratch)
 
 Key encoded(Key k) { return g_encoded ? k : encode_key(k); }
-
-void count_key(Key k, uint t) { ++s_next[key_digit(k, pc.shift, pc.bits) * WG + t]; }
 
 void send_key(Key k, uint value, Keys dst, Words dst_values, uint t) {
   const uint slot = key_digit(k, pc.shift, pc.bits) * WG + t;
@@ -74,30 +73,14 @@ void main() {
   const uint first = base + t * ITEMS;  // this invocation's keys: [first, first + mine)
   const uint mine = min(ITEMS, count - min(count, t * ITEMS));
 
-  // 1. Own column only: nobody else touches it before the barrier.
-  for (uint d = 0u; d < RADIX; ++d) s_next[d * WG + t] = 0u;
-  if (count == BLOCK) {
-    // Full block (uniform branch): two 8-byte loads per chunk, aligned since first is a multiple of 4.
-    for (uint j = 0u; j < ITEMS; j += CHUNK) {
-      const uint pair = (first + j) * KEY_WORDS / 2u;
-      const uvec2 a = src_pairs.p[pair], b = src_pairs.p[pair + 1u];
-#if KEY_WORDS == 1
-      count_key(encoded(a.x), t), count_key(encoded(a.y), t), count_key(encoded(b.x), t), count_key(encoded(b.y), t);
-#else
-      count_key(encoded(a), t), count_key(encoded(b), t);
-#endif
-    }
-  } else {
-    for (uint j = 0u; j < mine; ++j) count_key(encoded(src.k[first + j]), t);
-  }
-  barrier();
-
-  // 2. Digit rows: a block's keys of digit d start at P_d[block] (the scanned counts).
+  // 1-2. The count left this block's columns in scratch; the rows this invocation owns become
+  // destinations. A block's keys of digit d start at P_d[block] (the scanned counts).
+  Words columns = Words(pc.columns);
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
     const uint d = t * ROWS_PER_INVOCATION + r;
     uint to = counts.w[d * pc.blocks + block];
     for (uint c = 0u; c < WG; ++c) {
-      const uint keys_here = s_next[d * WG + c];
+      const uint keys_here = columns.w[block * (RADIX * WG) + d * WG + c];
       s_next[d * WG + c] = to;
       to += keys_here;
     }

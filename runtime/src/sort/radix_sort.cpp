@@ -11,7 +11,7 @@ namespace vksort::algo {
 using shader::RadixGatePush;
 using shader::RadixInitPush;
 using shader::RadixPush;
-static_assert(sizeof(RadixPush) == 72 && sizeof(RadixGatePush) == 40 && sizeof(RadixInitPush) == 120,
+static_assert(sizeof(RadixPush) == 80 && sizeof(RadixGatePush) == 40 && sizeof(RadixInitPush) == 120,
               "push constants must match the GLSL std430 layout");
 
 namespace {
@@ -26,7 +26,7 @@ uint32_t preferred_workgroup(const DeviceInfo& info) {
 constexpr uint32_t max_block = 2048;
 // Keys per block when ranking by counter columns (they need no shared memory per key). Measured on
 // lavapipe, 2^20 uniform u32 keys: see radix_sort.hpp.
-constexpr uint32_t columns_block = 8192;
+constexpr uint32_t columns_block = 16384;
 // Shared memory of the column kernels: a 32-bit counter per digit and invocation, the count's
 // workgroup scan (two words per invocation) and a little slack.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) { return uint64_t(radix) * workgroup * 4 + 8 * workgroup + 64; }
@@ -168,7 +168,8 @@ RadixSort::Layout RadixSort::layout(uint64_t n) const {
   l.sums = align(l.counts + uint64_t(l.count_words) * 4);
   l.alt_keys = align(l.sums + l.scan.sums_bytes);
   l.alt_values = align(l.alt_keys + n * key_bytes(options_.key));
-  l.bytes = l.alt_values + n * options_.value_bytes;
+  l.columns = align(l.alt_values + n * options_.value_bytes);
+  l.bytes = l.columns + (columns_ ? uint64_t(l.blocks) * column_words_per_block() * 4 : 0);
   return l;
 }
 
@@ -214,6 +215,7 @@ void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_bu
   push.values = t.values;
   push.alt_keys = t.scratch_address + l.alt_keys;
   push.alt_values = t.values ? t.scratch_address + l.alt_values : 0;
+  push.columns = columns_ ? t.scratch_address + l.columns : 0;
   push.control = t.scratch_address;
   const VkDeviceAddress counts = t.scratch_address + l.counts;
   push.counts = counts;

@@ -17,7 +17,7 @@
 //
 // Scratch: the control words (RADIX_CONTROL_*), the counts ((RADIX + 1) * blocks + 1 words: the digit
 // rows, the inversion row and one entry that the scan turns into the grand total), the scan's chunk
-// sums, then the alternate keys and values.
+// sums, the alternate keys and values, and with column ranking every block's counter columns.
 #pragma once
 
 #include <string>
@@ -63,9 +63,12 @@ class RadixSort {
     uint32_t blocks = 0;
     uint32_t count_words = 0;  // (RADIX + 1) * blocks + 1
     ExclusiveScan::Plan scan;
-    VkDeviceSize counts = 0, sums = 0, alt_keys = 0, alt_values = 0, bytes = 0;  // offsets in scratch
+    VkDeviceSize counts = 0, sums = 0, alt_keys = 0, alt_values = 0, columns = 0, bytes = 0;  // offsets in scratch
   };
   Layout layout(uint64_t n) const;
+  // Column ranking: the count hands each block's counter columns (a word per digit and invocation)
+  // to the scatter through scratch.
+  uint32_t column_words_per_block() const { return (1u << radix_bits_) * shape_.workgroup_size; }
 
   gpu::Context& ctx_;
   SortOptions options_;

@@ -75,19 +75,25 @@ std::vector<std::byte> to_bytes(const std::vector<U>& v) {
   return b;
 }
 
-// Which ranking a Sorter's scatter uses, from its facts after a small sort.
-bool ranks_by_columns(Sorter& sorter) {
+// The facts of a small sort by `sorter`.
+SortStats small_sort_stats(Sorter& sorter) {
   SortStats stats;
   std::vector<std::byte> keys = workloads::generate_keys(sorter.options().key, {Distribution::uniform, 0}, 100, 3);
   REQUIRE(check_keys(sorter, keys, &stats) == "");
-  return stats.fact("ranking_columns") == 1.0;
+  return stats;
 }
+bool ranks_by_columns(Sorter& sorter) { return small_sort_stats(sorter).fact("ranking_columns") == 1.0; }
 
-// A radix Sorter for `o` with `ranking` forced, checked to use it.
+// A radix Sorter for `o` with `ranking` forced, checked to use it; the splits scan with subgroup
+// operations exactly where the device has subgroup arithmetic (not with VKSORT_TEST_NO_SUBGROUPS).
 Sorter ranked(SortOptions o, RadixRanking ranking) {
   o.tuning.radix_ranking = ranking;
   Sorter sorter(test::device(), o);
-  CHECK(ranks_by_columns(sorter) == (ranking == RadixRanking::columns));
+  const SortStats stats = small_sort_stats(sorter);
+  const bool columns = ranking == RadixRanking::columns;
+  CHECK(stats.fact("ranking_columns") == (columns ? 1.0 : 0.0));
+  const bool subgroups = test::device().info().subgroup_arithmetic && !columns;
+  CHECK(stats.fact("subgroup_scans") == (subgroups ? 1.0 : 0.0));
   return sorter;
 }
 

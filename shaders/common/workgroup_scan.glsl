@@ -13,13 +13,68 @@
 #define VKSORT_WORKGROUP_SCAN_GLSL
 
 const uint WG_SCAN_N = gl_WorkGroupSize.x;
+
+#ifdef WG_SCAN_SUBGROUPS
+// The subgroup variant (built with -DWG_SCAN_SUBGROUPS; the runtime uses it where the device has
+// subgroup arithmetic in compute): a subgroup scan, then one shared word per subgroup. Two barriers
+// instead of Hillis and Steele's log2(WORKGROUP_SIZE) + 1.
+//
+// The scan runs in the order (subgroup, lane), which Vulkan does not tie to LocalInvocationIndex, and
+// a subgroup need not be full (that takes Vulkan 1.3's full-subgroup guarantees). So
+// workgroup_scan_init() numbers the invocations in the scan's order, counting each subgroup's active
+// invocations, and callers that give invocations ordered parts of the data use invocation_rank()
+// instead of gl_LocalInvocationID.x: a numbering of [0, WORKGROUP_SIZE) that agrees with the scan
+// whatever the subgroup size and layout.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+shared WG_SCAN_T s_wg_scan[WG_SCAN_N];      // one entry per subgroup; there are at most as many as invocations
+shared uint s_wg_subgroup_size[WG_SCAN_N];  // active invocations of each subgroup
+uint g_wg_rank;
+
+// Call once, in uniform control flow, before invocation_rank() or the scan.
+void workgroup_scan_init() {
+  const uint live = subgroupAdd(1u);
+  if (subgroupElect()) s_wg_subgroup_size[gl_SubgroupID] = live;
+  // Every subgroup's size is in (and never written again).
+  barrier();
+  uint before = 0u;
+  for (uint s = 0u; s < gl_SubgroupID; ++s) before += s_wg_subgroup_size[s];
+  g_wg_rank = before + subgroupExclusiveAdd(1u);
+}
+
+uint invocation_rank() { return g_wg_rank; }
+
+WG_SCAN_T workgroup_exclusive_scan(WG_SCAN_T value, out WG_SCAN_T total) {
+  const WG_SCAN_T in_subgroup = subgroupExclusiveAdd(value);
+  const WG_SCAN_T subgroup_total = subgroupAdd(value);
+  // A previous call's readers finished before its last barrier.
+  if (subgroupElect()) s_wg_scan[gl_SubgroupID] = subgroup_total;
+  // Every subgroup's total is in.
+  barrier();
+  WG_SCAN_T before = WG_SCAN_T(0u), all = WG_SCAN_T(0u);
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    const WG_SCAN_T x = s_wg_scan[s];
+    if (s < gl_SubgroupID) before += x;
+    all += x;
+  }
+  total = all;
+  // Everyone has read the totals before the next call overwrites them.
+  barrier();
+  return before + in_subgroup;
+}
+#else
+void workgroup_scan_init() {}
+uint invocation_rank() { return gl_LocalInvocationID.x; }
+
 // Double buffer: step k reads buffer k % 2 and writes the other, so a step never overwrites what
 // another invocation may still read in the same step.
 shared WG_SCAN_T s_wg_scan[2 * WG_SCAN_N];
 
-// Returns the sum of the values of invocations < this one; `total` receives the sum over all. Contains
-// barriers (call it in uniform control flow); every shared-memory read a caller issued before the
-// call happens before every write the caller issues after it.
+// Returns the sum of the values of invocations before this one (in invocation_rank() order); `total`
+// receives the sum over all. Contains barriers (call it in uniform control flow); every shared-memory
+// read a caller issued before the call happens before every write the caller issues after it. (Both
+// variants.)
 WG_SCAN_T workgroup_exclusive_scan(WG_SCAN_T value, out WG_SCAN_T total) {
   const uint t = gl_LocalInvocationID.x;
   uint side = 0u;
@@ -43,5 +98,7 @@ WG_SCAN_T workgroup_exclusive_scan(WG_SCAN_T value, out WG_SCAN_T total) {
   if (side == 0u && WG_SCAN_N > 1u) barrier();
   return inclusive - value;
 }
+
+#endif  // WG_SCAN_SUBGROUPS
 
 #endif

@@ -46,7 +46,8 @@ void count_key(Key k, Key next, uint t) {
 void main() {
   const uint block = linear_group_id();
   if (block >= pc.blocks) return;
-  const uint t = gl_LocalInvocationID.x;
+  workgroup_scan_init();
+  const uint t = invocation_rank();
   g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
   g_range = key_range_mask(pc.range_lo, pc.range_hi);
   const uvec2 address = g_encoded ? pc.alt_keys : pc.keys;

@@ -92,7 +92,7 @@ uint vec4_value(uvec4 w, uint k) {
 // Loads the block into buffer 0 (keys encoded; KEY_MAX past `count`, whose digits are all maximal,
 // so every split keeps those slots last). Invocation t takes 16-byte words t + j * WORKGROUP_SIZE.
 void load_block(uvec2 src_keys, uvec2 src_values, bool from_scratch, uint base, uint count) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = invocation_rank();
   for (uint j = 0u; j < BUFFER_VEC4S / WG; ++j) {
     const uint q = t + j * WG;
     const uint slot = q * ITEMS_PER_VEC4;  // first item in this word
@@ -143,7 +143,8 @@ void load_block(uvec2 src_keys, uvec2 src_values, bool from_scratch, uint base, 
 void main() {
   const uint block = linear_group_id();
   if (block >= pc.blocks) return;
-  const uint t = gl_LocalInvocationID.x;
+  workgroup_scan_init();
+  const uint t = invocation_rank();
   const bool from_scratch = Words(pc.control).w[RADIX_CONTROL_PASS_SOURCE] != 0u;
   Keys dst = Keys(from_scratch ? pc.keys : pc.alt_keys);
   Words dst_values = Words(from_scratch ? pc.values : pc.alt_values);

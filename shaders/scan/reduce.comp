@@ -19,7 +19,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint
 void main() {
   const uint chunk = linear_group_id();
   if (chunk >= pc.group_count) return;
-  const uint t = gl_LocalInvocationID.x;
+  workgroup_scan_init();
+  const uint t = invocation_rank();
   const uint base = chunk * CHUNK;
   const uint count = min(CHUNK, pc.count - base);
   Words data = Words(pc.data);

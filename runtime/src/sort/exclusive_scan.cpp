@@ -1,6 +1,7 @@
 #include "sort/exclusive_scan.hpp"
 
 #include "sort/key_spec.hpp"
+#include "sort/subgroup_scan.hpp"
 #include "sort/tile_shape.hpp"
 
 namespace vksort::algo {
@@ -18,8 +19,8 @@ ExclusiveScan::ExclusiveScan(gpu::Context& ctx) : ctx_(&ctx) {
   workgroup_size_ = s.workgroup_size;
   items_ = s.items_per_thread;
   const std::initializer_list<gpu::SpecValue> spec = {{SPEC_ITEMS_PER_THREAD, items_}};
-  reduce_ = gpu::Kernel(ctx, "scan_reduce", workgroup_size_, spec, sizeof(ScanPush));
-  exclusive_ = gpu::Kernel(ctx, "scan_exclusive", workgroup_size_, spec, sizeof(ScanPush));
+  reduce_ = gpu::Kernel(ctx, "scan_reduce" + scan_variant(ctx.info), workgroup_size_, spec, sizeof(ScanPush));
+  exclusive_ = gpu::Kernel(ctx, "scan_exclusive" + scan_variant(ctx.info), workgroup_size_, spec, sizeof(ScanPush));
 }
 
 ExclusiveScan::Plan ExclusiveScan::plan(uint32_t count) const {

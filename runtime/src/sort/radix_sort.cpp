@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "sort/key_spec.hpp"
+#include "sort/subgroup_scan.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::algo {
@@ -131,13 +132,17 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const bool descending = options.order == Order::descending, values = options.value_bytes == 4;
   init_ = gpu::Kernel(ctx, "radix_init", 1, {}, sizeof(RadixInitPush));
   gate_ = gpu::Kernel(ctx, "radix_gate", 1, {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(RadixGatePush));
-  count_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_count_columns" : "radix_count", options.key), count_shape_.workgroup_size,
+  // The splits' kernels scan across the workgroup several times per block: subgroup scans where the
+  // device has them. The column kernels scan once per block (the count's inversions) and need none.
+  const std::string sg = columns_ ? "" : scan_variant(ctx.info);
+  count_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_count_columns" : "radix_count", options.key) + sg,
+                       count_shape_.workgroup_size,
                        {{SPEC_KEY_KIND, kind},
                         {SPEC_DESCENDING, descending},
                         {SPEC_ITEMS_PER_THREAD, count_shape_.items_per_thread},
                         {SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixPush));
-  scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : ""),
+  scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : "") + sg,
                          shape_.workgroup_size,
                          {{SPEC_KEY_KIND, kind},
                           {SPEC_DESCENDING, descending},
@@ -261,6 +266,7 @@ std::vector<std::pair<std::string, double>> RadixSort::facts(const uint32_t* con
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
   return {{"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
+          {"subgroup_scans", !columns_ && subgroup_scans(ctx_.info) ? 1.0 : 0.0},
           {"tile", double(tile())},
           {"passes_recorded", double(passes_for(n))},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

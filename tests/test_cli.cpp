@@ -821,6 +821,7 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--type", "f16"}, {"f16"}},
       {{"--algo", "bogo"}, {"bogo"}},
       {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
+      {{"--radix-ranking", "sideways"}, {"--radix-ranking", "sideways", "splits, columns"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
   };
@@ -836,6 +837,16 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
     check_usage_error(dir.run(with_globals(args)), c.needles);
   }
   CHECK(dir.listing().empty());
+}
+
+TEST_CASE("cli: --radix-ranking picks the radix sort's block ranking, and the facts say which ran") {
+  TempDir dir;
+  for (const auto& [ranking, fact] : {std::pair{"splits", "ranking_columns 0"}, std::pair{"columns", "ranking_columns 1"}}) {
+    const Run r = dir.run(with_globals({"bench", "--algo", "radix", "--n", "5000", "--repeat", "1", "--radix-ranking", ranking}));
+    CAPTURE(ranking);
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.out.find(fact) != std::string::npos);
+  }
 }
 
 TEST_CASE("cli: info lists the devices and names the chosen one") {

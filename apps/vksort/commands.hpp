@@ -27,6 +27,7 @@ struct SortCommand {
   std::string variant = "blocks";
   std::string values_in;
   std::string values_out;
+  int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values)
   std::string input;
   std::string output;
   bool check = false;

@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
       ->type_name("IN");
   sort_cmd->add_option("--values-out", sort.values_out, "Where the values go, in the keys' sorted order")
       ->type_name("OUT");
+  sort_cmd->add_option("--value-bytes", sort.value_bytes,
+                       "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
+                       "moved whole with its key")
+      ->type_name("N");
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
   add_tuning_options(*sort_cmd, sort.tuning);

@@ -691,6 +691,36 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
   }
 }
 
+// Records: every algorithm checked against the CPU reference, copy% over the bytes really moved (keys
+// and whole records), the gather's share as a phase, the CPU baselines doing the same two steps.
+TEST_CASE("cli: bench --value-bytes times record sorts with their real bytes") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"bench", "--n", "3000", "--dist", "uniform,few_unique", "--algo", "radix,brick,sample,auto",
+                                      "--value-bytes", "20", "--repeat", "1", "--format", "csv"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() == 1 + 8);
+  const auto& header = rows[0];
+  auto col = [&](const char* name) {
+    const size_t i = size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    REQUIRE_MESSAGE(i < header.size(), name);
+    return i;
+  };
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    REQUIRE(row.size() == header.size());
+    CHECK(row[col("values")] == "1");
+    CHECK(row[col("value_bytes")] == "20");
+    CHECK(row[col("bytes")] == "72000");  // 3000 x (4-byte key + 20-byte record)
+    CHECK(std::stod(row[col("cpu_std_stable_sort_ms")]) >= 0);
+    if (test::device().info().timestamps) CHECK(std::stod(row[col("phase_gather_ms")]) > 0);
+  }
+  // The table names the record size with the key type.
+  const Run t = dir.run(with_globals({"bench", "--n", "1000", "--algo", "radix", "--value-bytes", "64", "--repeat", "1"}));
+  REQUIRE_MESSAGE(t.code == 0, t.err);
+  CHECK(t.out.find("u32+64B") != std::string::npos);
+}
+
 TEST_CASE("cli: bench shows a progress bar with time left on a terminal, and erases it") {
   TempDir dir;
   const Run r = dir.run(with_globals({"bench", "--n", "2000,3000,4000", "--dist", "uniform", "--repeat", "1"}), {}, true);
@@ -883,6 +913,8 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--algo", "bogo"}, {"bogo"}},
       {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
+      {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
+      {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.

@@ -44,6 +44,7 @@ struct BenchCommand {
   std::vector<std::string> distributions{"uniform", "nearly_sorted"};
   bool descending = false;
   bool values = false;
+  int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values); given: implies --values
   int64_t repeat = 5;
   uint64_t seed = 1;
   std::string json;    // also write the results as JSON here, when given

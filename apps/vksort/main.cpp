@@ -128,6 +128,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')->take_all()->type_name("TYPE[,...]");
   bench_cmd->add_flag("--descending", bench.descending, "Sort largest first");
   bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
+  bench_cmd->add_option("--value-bytes", bench.value_bytes,
+                        "Carry a record of N bytes with every key instead (a multiple of 4 up to 256; implies --values)")
+      ->type_name("N");
   bench_cmd->add_option("--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
       ->delimiter(',')->take_all()->type_name("V[,...]");
   bench_cmd->add_option("--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +

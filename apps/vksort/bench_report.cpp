@@ -222,8 +222,9 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
   const std::vector<std::string> facts = names_in(results, &CaseResult::facts);
   const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
   std::vector<std::string> header = {"device", "driver", "vksort_version", "git_commit", "experiment", "algorithm", "key", "order",
-                                     "values", "value_bytes", "distribution", "n", "bytes", "gpu_ms_median", "gpu_ms_min",
-                                     "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction"};
+                                     "values", "distribution", "n", "bytes", "gpu_ms_median", "gpu_ms_min",
+                                     "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction",
+                                     "value_bytes"};  // added last: earlier columns keep their places
   for (const auto& c : cpus) header.push_back("cpu_" + identifier(c) + "_ms");
   for (const auto& p : phases) header.push_back("phase_" + identifier(p) + "_ms");
   for (const auto& f : facts) header.push_back("fact_" + identifier(f));
@@ -233,12 +234,12 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
     const Summary g = r.gpu_ms.empty() ? Summary{} : summarize(r.gpu_ms);
     std::vector<std::string> row = {s.device_info.name, s.device_info.driver_info, vksort::version(), s.git_commit,
                                     r.experiment, r.algorithm, std::string(to_string(r.key)), std::string(to_string(r.order)),
-                                    r.values ? "1" : "0", std::to_string(r.value_bytes), r.distribution, std::to_string(r.n), std::to_string(r.bytes()),
+                                    r.values ? "1" : "0", r.distribution, std::to_string(r.n), std::to_string(r.bytes()),
                                     csv_number(gpu), csv_number(gpu ? std::optional(g.min) : std::nullopt),
                                     csv_number(gpu ? std::optional(g.max) : std::nullopt),
                                     csv_number(gpu && *gpu > 0 ? std::optional(double(r.n) / *gpu / 1e3) : std::nullopt),
                                     csv_number(r.copy_ms >= 0 ? std::optional(r.copy_ms) : std::nullopt),
-                                    csv_number(roofline_fraction(r))};
+                                    csv_number(roofline_fraction(r)), std::to_string(r.value_bytes)};
     for (const auto& c : cpus) row.push_back(csv_number(median_of(r.cpu_ms, c)));
     for (const auto& p : phases) row.push_back(csv_number(median_of(r.phases_ms, p)));
     for (const auto& f : facts) row.push_back(csv_number(median_of(r.facts, f)));

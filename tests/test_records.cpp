@@ -164,6 +164,21 @@ TEST_CASE("records radix: phases stage and gather are timed, and 4-byte values k
   CHECK(!has(direct_stats, "gather"));
 }
 
+// The gather builds 64-bit record addresses itself, so a records array may exceed what one storage
+// binding sees (maxStorageBufferRange: 128 MiB on lavapipe), and so may the record copy in scratch.
+TEST_CASE("records larger than maxStorageBufferRange") {
+  const uint64_t range = test::device().info().max_storage_buffer_range;
+  constexpr uint32_t rb = 128;
+  const uint64_t beyond = range / rb + 5;  // 640 bytes past the limit
+  if (beyond > (uint64_t(1) << 22)) {
+    MESSAGE("maxStorageBufferRange " << range << " bytes: beyond it is too large for a test on this device");
+    return;
+  }
+  Sorter sorter(test::device(), {.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb});
+  const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, 21);
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
 // One recording, a count the GPU reads: the first min(count, max_n) keys and records are sorted, the
 // rest stay as they were. The records sit 8 bytes into their buffer, so 16-byte records take the
 // 8-byte chunk kernel there (and 12-byte ones the 4-byte kernel).

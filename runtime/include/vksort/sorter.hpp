@@ -18,9 +18,9 @@ namespace vksort {
 // The buffers one sort works on. The sorted result always ends in `keys` (and `values`).
 struct SortBuffers {
   BufferRef keys;     // n keys of SortOptions::key, tightly packed, little-endian
-  BufferRef values;   // empty, or n values of SortOptions::value_bytes bytes each, tightly packed (n * value_bytes
-                      // bytes; required iff value_bytes != 0). Records (value_bytes > 4) move as whole records:
-                      // each one's bytes are copied unchanged, never interpreted.
+  BufferRef values;   // empty, or n values of SortOptions::value_bytes bytes each, tightly packed:
+                      // n * value_bytes bytes, required iff value_bytes != 0. Records (value_bytes > 4)
+                      // move whole: their bytes are copied unchanged, never interpreted.
   BufferRef scratch;  // at least Sorter::scratch_bytes(n) bytes; contents need not be initialised
 };
 
@@ -71,9 +71,12 @@ class VKSORT_API Sorter {
   //   the caller's barrier (the same stage and access).
   // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
   //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
+  //   Records (value_bytes > 4) are no different: their copy, index and gather are compute dispatches
+  //   too, and the last write to `values` is the gather's.
   // Ownership: the caller owns cmd and every buffer and keeps them alive until the recorded work has
   //   completed; vksort keeps no reference to them after returning. Nothing is submitted.
-  // Units: n is a count of keys (below 2^31); BufferRef offsets and sizes are bytes.
+  // Units: n is a count of keys (below 2^31); BufferRef offsets and sizes are bytes (values: at least
+  //   n * value_bytes).
   // Timing: nothing is written to any query pool here. To time the sort, write your own timestamps
   //   (vkCmdWriteTimestamp, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, your pool) just before and after
   //   this call, as apps/embed_example does.
@@ -85,8 +88,8 @@ class VKSORT_API Sorter {
 
   // Records a sort whose key count the GPU reads when it runs: `count` holds one uint32_t (written by
   // an earlier pass of the caller's, e.g. a compaction), and the first min(*count, max_n) keys (and
-  // values) are sorted; keys (and values, records included) past them are not touched. Buffers are checked against max_n, and scratch
-  // must hold scratch_bytes_indirect(max_n). The count buffer needs
+  // values or records) are sorted; keys and values past them are not touched. Buffers are checked
+  // against max_n, and scratch must hold scratch_bytes_indirect(max_n). The count buffer needs
   // VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT; its write is part of the barrier contract's "before".
   // Radix sort only: a Sorter for automatic uses its radix sort here (whatever max_n), one for brick
   // or sample sort returns a Status. The recording does not depend on the count: it may be recorded
@@ -98,8 +101,8 @@ class VKSORT_API Sorter {
   // Convenience: allocates scratch (kept for the next call, grown when needed), records, submits on the
   // device's queue, waits for completion and reads the GPU timestamps into the returned SortStats
   // (milliseconds). keys and values (or nullptr) hold n keys / n values of SortOptions::value_bytes
-  // from offset 0 and stay owned by the caller. Blocks the calling thread; the queue is locked only while submitting, so
-  // other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
+  // from offset 0 and stay owned by the caller. Blocks the calling thread; the queue is locked only
+  // while submitting, so other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
   // complete before it starts.
   // Throws vksort::Error (bad argument, out of device memory, device lost, a validation message).
   SortStats sort(Buffer& keys, Buffer* values, uint64_t n);

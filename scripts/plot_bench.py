@@ -56,6 +56,8 @@ def load(paths):
         fail("no results in " + ", ".join(paths))
     for c in cases:
         label = f"{c['algorithm']} {c['key']}{'+values' if c.get('values') else ''}"
+        if (c.get("value_bytes") or 0) > 4:  # records (bench --value-bytes): their size tells the lines apart
+            label = f"{c['algorithm']} {c['key']}+{c['value_bytes']}B"
         if c.get("order") == "descending":
             label += " desc"
         # Sample sort runs with different s (Dehne & Zaboli, Figure 8) are different lines.

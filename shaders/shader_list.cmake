@@ -4,6 +4,12 @@ vksort_add_shader(brick/merge_split.comp KEYED)
 vksort_add_shader(brick/pairs_phase.comp KEYED)
 vksort_add_shader(brick/round_gate.comp)
 vksort_add_shader(util/copy_words.comp)
+# Record sorting: the index the inner (key, index) sort carries, and the gather that moves whole
+# records by it, in chunks of 1, 2 or 4 words (the widest the record size and alignment allow).
+vksort_add_shader(records/index_fill.comp)
+foreach(words 1 2 4)
+  vksort_compile_shader(records/gather.comp records_gather_w${words} "-DCHUNK_WORDS=${words}")
+endforeach()
 vksort_add_shader(scan/reduce.comp)
 vksort_add_shader(scan/exclusive.comp)
 # Subgroup-scan variants (_sg) of the kernels that scan across a workgroup (workgroup_scan.glsl).

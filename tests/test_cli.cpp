@@ -23,6 +23,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -288,6 +289,55 @@ TEST_CASE("cli: sort of every key type matches the reference, with and without v
   CHECK(left == std::set<std::string>{"in.bin", "out.bin", "vals.bin", "vals_out.bin"});  // no temporary files
 }
 
+// Records of --value-bytes N bytes: every word encodes the record's input position and its slot, so a
+// record that moved apart from its key, or a torn one, is a byte difference from the reference.
+TEST_CASE("cli: sort --value-bytes moves records of N bytes with their keys") {
+  TempDir dir;
+  uint64_t seed = 40;
+  struct Case {
+    Key key;
+    Order order;
+    const char* algo;
+  };
+  for (uint32_t vb : {8u, 12u, 64u})
+    for (const Case k : {Case{Key::u32, Order::ascending, "auto"}, Case{Key::f64, Order::descending, "radix"},
+                         Case{Key::i32, Order::ascending, vb == 8 ? "brick" : "sample"}})
+      for (size_t n : {size_t(0), size_t(1000)}) {  // 1000 last: the verbose run below reuses its files
+        const std::vector<std::byte> keys = workloads::generate_keys(k.key, workloads::default_spec(workloads::Distribution::special), n, ++seed);
+        std::vector<uint32_t> words(n * vb / 4);
+        for (size_t w = 0; w < words.size(); ++w) words[w] = uint32_t(w / (vb / 4)) * 1000u + uint32_t(w % (vb / 4)) + uint32_t(seed);
+        const std::span<const std::byte> raw = bytes_of(words);
+        const std::vector<std::byte> records(raw.begin(), raw.end());
+        write_bytes(dir / "in.bin", keys);
+        write_bytes(dir / "recs.bin", records);
+        std::vector<std::string> args = {"sort", "--type", std::string(to_string(k.key)), "--algo", k.algo, dir / "in.bin",
+                                         dir / "out.bin", "--values", dir / "recs.bin", "--value-bytes", std::to_string(vb),
+                                         "--values-out", dir / "recs_out.bin", "--check"};
+        if (k.order == Order::descending) args.push_back("--descending");
+        CAPTURE(show(args));
+        const Run r = dir.run(with_globals(args));
+        REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+        CHECK(r.err.empty());
+
+        std::vector<std::byte> expected = keys;
+        std::vector<uint32_t> from(n);
+        std::iota(from.begin(), from.end(), 0u);
+        workloads::reference_sort(k.key, k.order, expected, from);
+        std::vector<std::byte> expected_records(records.size());
+        for (size_t i = 0; i < n; ++i) std::memcpy(&expected_records[i * vb], &records[size_t(from[i]) * vb], vb);
+        const std::string diff = workloads::first_difference(k.key, expected, read_bytes(dir / "out.bin"));
+        CHECK_MESSAGE(diff.empty(), diff);
+        CHECK(read_bytes(dir / "recs_out.bin") == expected_records);
+      }
+  CHECK(dir.listing() == std::set<std::string>{"in.bin", "out.bin", "recs.bin", "recs_out.bin"});
+  // --verbose names the record size and shows the gather.
+  const Run v = dir.run(with_globals({"sort", "-v", "--algo", "radix", dir / "in.bin", dir / "out.bin", "--values",
+                                      dir / "recs.bin", "--value-bytes", "64", "--values-out", dir / "recs_out.bin"}));
+  REQUIRE_MESSAGE(v.code == 0, v.err);
+  CHECK(v.out.find("records of 64 bytes") != std::string::npos);
+  CHECK(v.out.find("gather") != std::string::npos);
+}
+
 TEST_CASE("cli: sort in place, --check, --verbose and the permissions of replaced files") {
   TempDir dir;
   const auto keys = workloads::generate_keys(Key::i64, workloads::default_spec(workloads::Distribution::uniform), 777, 5);
@@ -414,6 +464,17 @@ TEST_CASE("cli: sort refuses bad input with exit 2 and leaves the outputs untouc
       {"values output in a missing folder", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@nodir/v.bin"},
        {"out.bin"}, {"nodir", "does not exist"}},
       {"output is a folder", {"@keys.bin", "@folder"}, {}, {"folder", "is a folder"}},
+      {"--value-bytes not a multiple of 4", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "6", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"--value-bytes", "6", "multiple of 4"}},
+      {"--value-bytes too large", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "260", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"--value-bytes", "260", "256"}},
+      {"--value-bytes 0", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "0", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"--value-bytes", "0"}},
+      {"values file of fewer records", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "8", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"vals.bin", "500 8-byte records", "1000 keys"}},
+      {"values file not a whole number of records", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "12", "--values-out", "@vout.bin"},
+       {"out.bin", "vout.bin"}, {"vals.bin", "not a whole number of 12-byte records"}},
+      {"--value-bytes without values", {"@keys.bin", "@out.bin", "--value-bytes", "8"}, {"out.bin"}, {"--value-bytes", "--values"}},
       {"keys and values to the same file", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@out.bin"},
        {"out.bin"}, {"out.bin", "same file"}},
       {"device that does not exist", {"--device", "no-such-gpu-anywhere", "@keys.bin", "@out.bin"}, {"out.bin"}, {"no-such-gpu-anywhere"}},
@@ -630,6 +691,36 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
   }
 }
 
+// Records: every algorithm checked against the CPU reference, copy% over the bytes really moved (keys
+// and whole records), the gather's share as a phase, the CPU baselines doing the same two steps.
+TEST_CASE("cli: bench --value-bytes times record sorts with their real bytes") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"bench", "--n", "3000", "--dist", "uniform,few_unique", "--algo", "radix,brick,sample,auto",
+                                      "--value-bytes", "20", "--repeat", "1", "--format", "csv"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() == 1 + 8);
+  const auto& header = rows[0];
+  auto col = [&](const char* name) {
+    const size_t i = size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    REQUIRE_MESSAGE(i < header.size(), name);
+    return i;
+  };
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    REQUIRE(row.size() == header.size());
+    CHECK(row[col("values")] == "1");
+    CHECK(row[col("value_bytes")] == "20");
+    CHECK(row[col("bytes")] == "72000");  // 3000 x (4-byte key + 20-byte record)
+    CHECK(std::stod(row[col("cpu_std_stable_sort_ms")]) >= 0);
+    if (test::device().info().timestamps) CHECK(std::stod(row[col("phase_gather_ms")]) > 0);
+  }
+  // The table names the record size with the key type.
+  const Run t = dir.run(with_globals({"bench", "--n", "1000", "--algo", "radix", "--value-bytes", "64", "--repeat", "1"}));
+  REQUIRE_MESSAGE(t.code == 0, t.err);
+  CHECK(t.out.find("u32+64B") != std::string::npos);
+}
+
 TEST_CASE("cli: bench shows a progress bar with time left on a terminal, and erases it") {
   TempDir dir;
   const Run r = dir.run(with_globals({"bench", "--n", "2000,3000,4000", "--dist", "uniform", "--repeat", "1"}), {}, true);
@@ -823,6 +914,8 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
       {{"--radix-ranking", "sideways"}, {"--radix-ranking", "sideways", "splits, columns"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
+      {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
+      {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.

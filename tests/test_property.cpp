@@ -1,4 +1,4 @@
-// Property test: thousands of random (algorithm, key type, order, values, size, distribution) cases,
+// Property test: thousands of random (algorithm, key type, order, values or records, size, distribution) cases,
 // each compared byte for byte with the CPU reference. The run's seed is printed; a failure names the
 // seed and the case, and VKSORT_PROPERTY_SEED=<seed> replays the run exactly (VKSORT_PROPERTY_CASES
 // changes the count). Sorters are cached per configuration, as an application would keep them.
@@ -59,15 +59,18 @@ TEST_CASE("property: random cases of every algorithm, key type, order, values an
   std::mt19937_64 rng(seed);
   const Algorithm algorithms[] = {Algorithm::radix, Algorithm::sample, Algorithm::brick, Algorithm::automatic};
   const Key keys[] = {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64};
-  std::map<std::tuple<Algorithm, Key, Order, bool>, Sorter> sorters;
+  std::map<std::tuple<Algorithm, Key, Order, uint32_t>, Sorter> sorters;
   std::map<Algorithm, uint64_t> per_algorithm;
   for (uint64_t i = 0; i < cases; ++i) {
     const Algorithm a = algorithms[rng() % std::size(algorithms)];
     const Key k = keys[rng() % std::size(keys)];
     const Order o = rng() % 2 ? Order::descending : Order::ascending;
+    // Half the cases carry values; a quarter of those are records (value_bytes > 4).
+    constexpr uint32_t record_sizes[] = {8, 12, 36};
     const bool values = rng() % 2;
-    auto [it, fresh] = sorters.try_emplace({a, k, o, values}, test::device(),
-                                           SortOptions{.key = k, .order = o, .algorithm = a, .value_bytes = values ? 4u : 0u});
+    const uint32_t value_bytes = !values ? 0 : rng() % 4 ? 4 : record_sizes[rng() % std::size(record_sizes)];
+    auto [it, fresh] = sorters.try_emplace({a, k, o, value_bytes}, test::device(),
+                                           SortOptions{.key = k, .order = o, .algorithm = a, .value_bytes = value_bytes});
     Sorter& sorter = it->second;
     test::SortCase c{random_spec(rng), random_size(rng, sorter.tile_size()), rng()};
     // Brick sort's rounds grow with n / tile on random input: keep its cases small.

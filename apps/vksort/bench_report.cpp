@@ -51,10 +51,6 @@ std::string format_facts(const NamedSamples& facts) {
   return text.empty() ? "-" : text;
 }
 
-std::string type_label(const CaseResult& r) {
-  return std::string(to_string(r.key)) + (r.values ? "+values" : "");
-}
-
 // Short column names for the CPU baselines: "std::sort" stays, "std::stable_sort" -> "stable",
 // "lsd_radix" -> "radix".
 std::string cpu_label(const std::string& name) {
@@ -91,6 +87,13 @@ std::optional<double> roofline_fraction(const CaseResult& r) {
 }
 
 }  // namespace
+
+std::string type_label(const CaseResult& r) {
+  std::string label(to_string(r.key));
+  if (r.value_bytes == 4) label.append("+values");
+  else if (r.value_bytes) label.append("+").append(std::to_string(r.value_bytes)).append("B");  // records
+  return label;
+}
 
 void print_bench_header(std::ostream& out, const BenchSetup& s) {
   out << "vksort " << vksort::version() << " (" << s.git_commit << ") bench on " << s.device
@@ -190,6 +193,7 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
     c["key"] = std::string(to_string(r.key));
     c["order"] = std::string(to_string(r.order));
     c["values"] = r.values;
+    c["value_bytes"] = r.value_bytes;
     c["distribution"] = r.distribution;
     c["n"] = r.n;
     c["bytes"] = r.bytes();
@@ -219,7 +223,8 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
   const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
   std::vector<std::string> header = {"device", "driver", "vksort_version", "git_commit", "experiment", "algorithm", "key", "order",
                                      "values", "distribution", "n", "bytes", "gpu_ms_median", "gpu_ms_min",
-                                     "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction"};
+                                     "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction",
+                                     "value_bytes"};  // added last: earlier columns keep their places
   for (const auto& c : cpus) header.push_back("cpu_" + identifier(c) + "_ms");
   for (const auto& p : phases) header.push_back("phase_" + identifier(p) + "_ms");
   for (const auto& f : facts) header.push_back("fact_" + identifier(f));
@@ -234,7 +239,7 @@ std::string bench_csv(const BenchSetup& s, std::span<const CaseResult> results) 
                                     csv_number(gpu ? std::optional(g.max) : std::nullopt),
                                     csv_number(gpu && *gpu > 0 ? std::optional(double(r.n) / *gpu / 1e3) : std::nullopt),
                                     csv_number(r.copy_ms >= 0 ? std::optional(r.copy_ms) : std::nullopt),
-                                    csv_number(roofline_fraction(r))};
+                                    csv_number(roofline_fraction(r)), std::to_string(r.value_bytes)};
     for (const auto& c : cpus) row.push_back(csv_number(median_of(r.cpu_ms, c)));
     for (const auto& p : phases) row.push_back(csv_number(median_of(r.phases_ms, p)));
     for (const auto& f : facts) row.push_back(csv_number(median_of(r.facts, f)));

@@ -24,6 +24,7 @@ struct CaseResult {
   vksort::Key key = vksort::Key::u32;
   vksort::Order order = vksort::Order::ascending;
   bool values = false;
+  uint32_t value_bytes = 0;  // bytes of each key's value: 0 without values, 4, or a record's size
   std::string distribution;  // "nearly_sorted:1"
   uint64_t n = 0;
   std::vector<double> gpu_ms;  // one per timed run; empty when the queue has no timestamps
@@ -34,7 +35,7 @@ struct CaseResult {
   // measured in the same run; < 0 when untimed. copy_ms / GPU ms is the fraction of the device's copy
   // bandwidth the sort reaches, counting the least any sort must move (read and write every item once).
   double copy_ms = -1.0;
-  uint64_t bytes() const { return n * (key_bytes(key) + (values ? 4 : 0)); }
+  uint64_t bytes() const { return n * (key_bytes(key) + uint64_t(value_bytes)); }
 };
 
 // What the whole run had in common, for the header and the JSON.
@@ -49,6 +50,9 @@ struct BenchSetup {
   std::string command_line; // as the user typed it, to repeat the run
   std::string suite;        // "paper", or "" for a plain run
 };
+
+// The key type with what travels with it: "u32", "u32+values" (32-bit values), "u32+64B" (records).
+std::string type_label(const CaseResult& r);
 
 void print_bench_header(std::ostream& out, const BenchSetup& setup);
 void print_bench_table(std::ostream& out, std::span<const CaseResult> results);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "cli_error.hpp"
@@ -60,8 +61,9 @@ std::string human_bytes(uint64_t b) {
 
 // Refuses sizes the device cannot hold before any case runs, so a typo in the last size does not
 // cost the time of all the others.
-void check_fits(const DeviceInfo& d, Key key, bool values, const Size& s) {
-  const uint64_t key_bytes_total = s.n * key_bytes(key), value_bytes_total = values ? s.n * 4 : 0;
+void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& s) {
+  const bool values = value_bytes != 0;
+  const uint64_t key_bytes_total = s.n * key_bytes(key), value_bytes_total = s.n * value_bytes;
   const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys";
   if (d.max_allocation_size && key_bytes_total > d.max_allocation_size)
     throw UsageError(what + " need " + human_bytes(key_bytes_total) + " in one buffer, more than \"" + d.name +
@@ -96,8 +98,23 @@ void add_sample(NamedSamples& named, const std::string& name, double v) {
 
 struct Input {
   std::vector<std::byte> keys;
-  std::vector<uint32_t> values;  // empty without --values
+  std::vector<uint32_t> values;   // empty without --values; with records, each key's original index
+  std::vector<std::byte> records; // records of value_bytes > 4: word w of the input is w, so every word is unique
 };
+
+// records[i] = from[index[i]]: the move a record sort ends with, on the CPU.
+void gather_records(std::span<const std::byte> from, std::span<const uint32_t> index, uint32_t record_bytes,
+                    std::span<std::byte> records) {
+  for (size_t i = 0; i < index.size(); ++i)
+    std::memcpy(&records[i * record_bytes], &from[size_t(index[i]) * record_bytes], record_bytes);
+}
+
+std::string record_difference(std::span<const std::byte> expected, std::span<const std::byte> got, uint32_t record_bytes) {
+  for (size_t b = 0; b < expected.size(); b += 4)
+    if (std::memcmp(&expected[b], &got[b], 4) != 0)
+      return "record " + std::to_string(b / record_bytes) + " differs from the reference at byte " + std::to_string(b % record_bytes);
+  return "";
+}
 
 CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, const Size& size,
                     const BenchCommand& c, Buffer& key_buffer, Buffer* value_buffer, bool cpu_baselines) {
@@ -111,31 +128,46 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
   r.key = o.key;
   r.order = o.order;
   r.values = o.value_bytes != 0;
+  r.value_bytes = o.value_bytes;
   r.distribution = workloads::to_string(dist);
   r.n = n;
-  const std::string name = config.label + " " + std::string(to_string(o.key)) + (r.values ? "+values " : " ") +
-                           std::string(to_string(o.order)) + " " + r.distribution + " n=" + std::to_string(n) +
-                           " seed=" + std::to_string(c.seed);
+  std::string name = config.label + " " + type_label(r) + " " + std::string(to_string(o.order)) + " " + r.distribution;
+  name.append(" n=").append(std::to_string(n)).append(" seed=").append(std::to_string(c.seed));
 
+  // Records (value_bytes > 4) are checked as the GPU makes them: keys with their original index
+  // sorted, then every record moved by that index.
+  const uint32_t rb = o.value_bytes > 4 ? o.value_bytes : 0;
   Input input;
   input.keys = workloads::generate_keys(o.key, dist, n, c.seed);
   if (r.values) input.values = workloads::generate_values(n);
+  if (rb) {
+    const std::vector<uint32_t> words = workloads::generate_values(n * (rb / 4));
+    input.records.resize(words.size() * 4);
+    if (!words.empty()) std::memcpy(input.records.data(), words.data(), input.records.size());
+  }
   Input expected = input;
   workloads::reference_sort(o.key, o.order, expected.keys, expected.values);
+  if (rb) gather_records(input.records, expected.values, rb, expected.records);
   Input got = input;
+  // What travels in the values buffer: the 32-bit values, or the records.
+  auto value_bytes_of = [&](Input& in) {
+    return rb ? std::span<std::byte>(in.records) : std::as_writable_bytes(std::span(in.values));
+  };
 
   // Run 0 is the warm-up (pipeline caches, first-touch of memory); runs 1..repeat are timed. Every
   // run is checked: a fast wrong answer must stop the benchmark, not become a number.
   for (int64_t run = 0; run <= c.repeat; ++run) {
     key_buffer.upload(input.keys);
-    if (value_buffer) value_buffer->upload(std::as_bytes(std::span(input.values)));
+    if (value_buffer) value_buffer->upload(value_bytes_of(input));
     const SortStats stats = refusals_are_usage_errors(
         name, [&] { return config.sorter->sort(key_buffer, value_buffer, n); });
     key_buffer.download(got.keys);
-    if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(got.values)));
+    if (value_buffer) value_buffer->download(value_bytes_of(got));
     // For the CLI's own tests only: corrupts the last run's result to prove that it is caught.
     if (run == c.repeat && std::getenv("VKSORT_BENCH_TEST_CORRUPT")) got.keys[(n - 1) * key_bytes(o.key)] ^= std::byte{1};
-    const std::string diff = workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
+    std::string diff = rb ? workloads::first_difference(o.key, expected.keys, got.keys)
+                          : workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
+    if (diff.empty() && rb) diff = record_difference(expected.records, got.records, rb);
     if (!diff.empty())
       throw RuntimeFailure("bench " + name + ": " + (run == 0 ? "warm-up run" : "timed run " + std::to_string(run) + " of " + std::to_string(c.repeat)) +
                            " gave a wrong result: " + diff);
@@ -148,14 +180,20 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
   }
 
   // CPU baselines on the same input, each on a fresh copy, checked like the GPU's result (std::sort
-  // is unstable, so only its keys must match).
+  // is unstable, so only its keys must match). Records: the same two steps as the GPU's, timed
+  // together: (key, index) sorted, then the records gathered.
   if (!cpu_baselines) return r;
   for (const workloads::CpuBaseline& cpu : workloads::cpu_baselines()) {
     for (int64_t run = 0; run < c.repeat; ++run) {
       got = input;
-      const double ms = host_ms([&] { cpu.sort(o.key, o.order, got.keys, got.values); });
-      const std::string diff = cpu.stable ? workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values)
-                                          : workloads::first_difference(o.key, expected.keys, got.keys);
+      const double ms = host_ms([&] {
+        cpu.sort(o.key, o.order, got.keys, got.values);
+        if (rb) gather_records(input.records, got.values, rb, got.records);
+      });
+      std::string diff = !cpu.stable ? workloads::first_difference(o.key, expected.keys, got.keys)
+                         : rb        ? workloads::first_difference(o.key, expected.keys, got.keys)
+                                     : workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
+      if (diff.empty() && cpu.stable && rb) diff = record_difference(expected.records, got.records, rb);
       if (!diff.empty())
         throw RuntimeFailure("bench " + name + ": CPU baseline " + std::string(cpu.name) + " gave a wrong result: " + diff);
       add_sample(r.cpu_ms, std::string(cpu.name), ms);
@@ -173,7 +211,7 @@ std::vector<Config> make_configs(Device& device, const Matrix& m) {
         cfg.options.key = k;
         cfg.options.order = m.run.descending ? Order::descending : Order::ascending;
         cfg.options.algorithm = a;
-        cfg.options.value_bytes = m.run.values ? 4 : 0;
+        cfg.options.value_bytes = m.value_bytes;
         cfg.options.brick_variant = v;
         cfg.options.tuning = m.tuning;
         cfg.sorter.emplace(refusals_are_usage_errors(
@@ -204,12 +242,15 @@ Matrix parse_matrix(const std::string& title, const BenchCommand& c) {
   if (m.keys.empty() || m.algorithms.empty() || m.variants.empty())
     throw UsageError("--type, --algo and --variant each need at least one value");
   m.tuning = to_tuning(c.tuning);
+  // --value-bytes N carries records of N bytes (and implies --values); --values alone is 4.
+  m.value_bytes = c.values || c.value_bytes != -1 ? value_bytes_option(c.value_bytes) : 0;
+  m.run.values = m.value_bytes != 0;
   return m;
 }
 
 void check_fits(const DeviceInfo& device, const Matrix& m) {
   for (Key k : m.keys)
-    for (const auto& s : m.sizes) check_fits(device, k, m.run.values, s);
+    for (const auto& s : m.sizes) check_fits(device, k, m.value_bytes, s);
 }
 
 void run_matrices(Device& device, const std::vector<Matrix>& matrices, const RunOptions& options,
@@ -241,7 +282,7 @@ void run_matrices(Device& device, const std::vector<Matrix>& matrices, const Run
         const uint32_t kb = key_bytes(cfg.options.key);
         Buffer key_buffer = allocate(device, s.n * kb, std::to_string(s.n) + " keys");
         std::optional<Buffer> value_buffer;
-        if (m.run.values) value_buffer.emplace(allocate(device, s.n * 4, std::to_string(s.n) + " values"));
+        if (m.value_bytes) value_buffer.emplace(allocate(device, s.n * m.value_bytes, std::to_string(s.n) + " values"));
         for (const auto& d : m.dists) {
           progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
                              " n=" + std::to_string(s.n),

@@ -25,6 +25,7 @@ struct Matrix {
   std::vector<Key> keys;
   std::vector<Algorithm> algorithms;
   std::vector<BrickVariant> variants;
+  uint32_t value_bytes = 0;  // 0 (keys only), 4 (--values) or a record size (--value-bytes)
   Tuning tuning;
 };
 

@@ -69,7 +69,10 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   if (c.values_in.empty() != c.values_out.empty())
     throw UsageError(c.values_in.empty() ? "--values-out " + in_quotes(c.values_out) + " needs --values IN (the values to carry)"
                                          : "--values " + in_quotes(c.values_in) + " needs --values-out OUT (where the sorted values go)");
-  options.value_bytes = with_values ? 4 : 0;
+  if (!with_values && c.value_bytes != -1)
+    throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " needs --values IN and --values-out OUT");
+  options.value_bytes = with_values ? value_bytes_option(c.value_bytes) : 0;
+  const uint32_t vb = options.value_bytes;
   if (with_values && same_file(c.output, c.values_out))
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
@@ -85,19 +88,22 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
                      std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
   const uint64_t n = keys.size() / kb;
-  std::vector<uint32_t> values;
+  // Values as raw records of vb bytes (a 32-bit value is a record of 4).
+  std::vector<std::byte> values;
   if (with_values) {
-    const std::vector<std::byte> raw = read_whole_file(c.values_in, "values file");
-    if (raw.size() != n * 4)
-      throw UsageError("values file " + in_quotes(c.values_in) + " holds " + std::to_string(raw.size()) + " bytes (" +
-                       (raw.size() % 4 ? "not a whole number of 32-bit values" : std::to_string(raw.size() / 4) + " values") +
-                       ") but input " + in_quotes(c.input) + " holds " + std::to_string(n) + " keys: one 32-bit value per key is needed");
-    values.resize(n);
-    if (n > 0) std::memcpy(values.data(), raw.data(), raw.size());
+    values = read_whole_file(c.values_in, "values file");
+    if (values.size() != n * vb) {
+      const std::string unit = vb == 4 ? "32-bit value" : std::to_string(vb).append("-byte record");
+      std::string held = values.size() % vb ? std::string("not a whole number of ").append(unit).append("s")
+                         : std::to_string(values.size() / vb).append(vb == 4 ? " values" : " " + unit + "s");
+      std::string message = "values file " + in_quotes(c.values_in) + " holds " + std::to_string(values.size()) + " bytes (";
+      message.append(held).append(") but input ").append(in_quotes(c.input)).append(" holds ").append(std::to_string(n));
+      message.append(" keys: one ").append(unit).append(" per key is needed");
+      throw UsageError(message);
+    }
   }
   // The reference needs the unsorted input; keep it only when asked to compare.
-  std::vector<std::byte> expected_keys;
-  std::vector<uint32_t> expected_values;
+  std::vector<std::byte> expected_keys, expected_values;
   if (c.check) expected_keys = keys, expected_values = values;
 
   Device device = open_device(global);
@@ -116,12 +122,12 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     };
     Buffer key_buffer = allocate(keys.size(), "keys");
     std::optional<Buffer> value_buffer;
-    if (with_values) value_buffer.emplace(allocate(n * 4, "values"));
+    if (with_values) value_buffer.emplace(allocate(values.size(), "values"));
     key_buffer.upload(keys);
-    if (value_buffer) value_buffer->upload(std::as_bytes(std::span(values)));
+    if (value_buffer) value_buffer->upload(values);
     stats = refusals_are_usage_errors(what, [&] { return sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n); });
     key_buffer.download(keys);
-    if (value_buffer) value_buffer->download(std::as_writable_bytes(std::span(values)));
+    if (value_buffer) value_buffer->download(values);
   }
 
   // A wrong result must never replace the user's file. Sortedness costs one pass, so it is always
@@ -129,13 +135,20 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   if (!workloads::is_sorted_encoded(options.key, options.order, keys))
     throw RuntimeFailure(what + ": the GPU result is not sorted (outputs left untouched); please report this");
   if (c.check) {
-    workloads::reference_sort(options.key, options.order, expected_keys, expected_values);
-    if (std::string diff = workloads::first_difference(options.key, expected_keys, keys, expected_values, values); !diff.empty())
+    // The reference sorts (key, original index) and moves the records by the index, as the GPU does.
+    std::vector<uint32_t> order(with_values ? n : 0);
+    for (uint64_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+    workloads::reference_sort(options.key, options.order, expected_keys, order);
+    std::string diff = workloads::first_difference(options.key, expected_keys, keys);
+    for (uint64_t i = 0; diff.empty() && i < order.size(); ++i)
+      if (std::memcmp(&expected_values[uint64_t(order[i]) * vb], &values[i * vb], vb) != 0)
+        diff = "value " + std::to_string(i) + " is not input value " + std::to_string(order[i]);
+    if (!diff.empty())
       throw RuntimeFailure(what + ": the GPU result differs from the CPU reference (outputs left untouched): " + diff);
   }
 
   key_out.write(keys);
-  if (value_out) value_out->write(std::as_bytes(std::span(values)));
+  if (value_out) value_out->write(values);
   key_out.finish();
   if (value_out) value_out->finish();
   key_out.commit();
@@ -144,7 +157,9 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   if (c.verbose) {
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
     const std::string algo = algorithm_label(sorter.algorithm(), options.brick_variant);
-    std::cout << "sorted " << n << " " << to_string(options.key) << " keys" << (with_values ? " with values" : "") << " "
+    std::string carried = !with_values ? "" : vb == 4 ? " with values" : " with records of ";
+    if (with_values && vb != 4) carried.append(std::to_string(vb)).append(" bytes");
+    std::cout << "sorted " << n << " " << to_string(options.key) << " keys" << carried << " "
               << to_string(options.order) << " with " << algo << " on " << device.info().name << ": "
               << (n > 0 ? describe_stats(stats) : "nothing to sort") << "; wall " << format_ms(wall_ms) << '\n';
   }

@@ -28,6 +28,7 @@ struct SortCommand {
   std::string variant = "blocks";
   std::string values_in;
   std::string values_out;
+  int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values)
   std::string input;
   std::string output;
   bool check = false;
@@ -44,6 +45,7 @@ struct BenchCommand {
   std::vector<std::string> distributions{"uniform", "nearly_sorted"};
   bool descending = false;
   bool values = false;
+  int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values); given: implies --values
   int64_t repeat = 5;
   uint64_t seed = 1;
   std::string json;    // also write the results as JSON here, when given

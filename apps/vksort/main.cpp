@@ -113,6 +113,10 @@ int main(int argc, char** argv) {
       ->type_name("IN");
   sort_cmd->add_option("--values-out", sort.values_out, "Where the values go, in the keys' sorted order")
       ->type_name("OUT");
+  sort_cmd->add_option("--value-bytes", sort.value_bytes,
+                       "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
+                       "moved whole with its key")
+      ->type_name("N");
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
   add_tuning_options(*sort_cmd, sort.tuning);
@@ -129,6 +133,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')->take_all()->type_name("TYPE[,...]");
   bench_cmd->add_flag("--descending", bench.descending, "Sort largest first");
   bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
+  bench_cmd->add_option("--value-bytes", bench.value_bytes,
+                        "Carry a record of N bytes with every key instead (a multiple of 4 up to 256; implies --values)")
+      ->type_name("N");
   bench_cmd->add_option("--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
       ->delimiter(',')->take_all()->type_name("V[,...]");
   bench_cmd->add_option("--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +

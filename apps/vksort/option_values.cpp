@@ -39,6 +39,15 @@ std::string algorithm_label(vksort::Algorithm resolved, vksort::BrickVariant var
   return label;
 }
 
+uint32_t value_bytes_option(int64_t given) {
+  constexpr int64_t most = 256;  // SortOptions::value_bytes' bound (vksort/types.hpp)
+  if (given == -1) return 4;
+  if (given < 4 || given > most || given % 4)
+    throw UsageError("--value-bytes: " + std::to_string(given) + " is not a multiple of 4 from 4 to " +
+                     std::to_string(most) + " (the bytes of one value record)");
+  return uint32_t(given);
+}
+
 vksort::Tuning to_tuning(const TuningOptions& options) {
   auto check = [](uint32_t v, const char* name) {
     if (v != 0 && !std::has_single_bit(v))

@@ -28,6 +28,9 @@ struct Size {
 // 32-bit); `items` names what is counted in messages ("keys", "elements").
 std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items);
 
+// --value-bytes as given (-1: not given, then 4): a multiple of 4 from 4 to 256, else a UsageError.
+uint32_t value_bytes_option(int64_t given);
+
 // Throws UsageError when a tuning knob is not a power of two (0 = choose) or too large.
 vksort::Tuning to_tuning(const TuningOptions& options);
 

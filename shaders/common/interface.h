@@ -76,6 +76,23 @@ VKSORT_PUSH_BLOCK(CopyPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// --- record sorting (shaders/records) ---------------------------------------------------------------
+// Records of value_bytes > 4 (seed 003, section 4.7): the sort carries (key, index) pairs, then one
+// gather moves whole records by the sorted index. index_fill writes `index`; gather reads it (0 means
+// the identity: a copy of the records).
+#if defined(__cplusplus) || defined(PUSH_RECORDS)
+VKSORT_PUSH_BLOCK(RecordsPush) {
+  VKSORT_ADDRESS src;      // gather: records read (as src[index[i]])
+  VKSORT_ADDRESS dst;      // gather: records written (dst[i])
+  VKSORT_ADDRESS index;    // n words
+  VKSORT_ADDRESS count;    // a GPU-side record count (uint) or 0: then n
+  uint n;                  // records, or the most records with a GPU-side count
+  uint record_bytes;       // bytes of one record, a multiple of 4 * CHUNK_WORDS
+  uint record_chunks;      // record_bytes / (4 * CHUNK_WORDS)
+  uint group_count;        // logical workgroups
+} VKSORT_PUSH_END;
+#endif
+
 // --- prefix scan (shaders/scan) -------------------------------------------------------------------
 // Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
 // (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to

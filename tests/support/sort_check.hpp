@@ -17,7 +17,7 @@ struct SortCase {
 };
 
 // Sorts the case's input with `sorter` (keys, and values = original index when the sorter carries
-// values) and returns "" when the result equals the reference, else a description of the first
+// 32-bit values; records of value_bytes > 4 whose words are all distinct) and returns "" when the result equals the reference, else a description of the first
 // difference that names the case. `stats`, if given, receives the sort's statistics.
 std::string check_sort(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
 

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <type_traits>
 
 #include <vulkan/vulkan_core.h>
 
@@ -16,7 +18,9 @@ namespace vksort {
 // The buffers one sort works on. The sorted result always ends in `keys` (and `values`).
 struct SortBuffers {
   BufferRef keys;     // n keys of SortOptions::key, tightly packed, little-endian
-  BufferRef values;   // empty, or n 32-bit values (required iff SortOptions::value_bytes == 4)
+  BufferRef values;   // empty, or n values of SortOptions::value_bytes bytes each, tightly packed:
+                      // n * value_bytes bytes, required iff value_bytes != 0. Records (value_bytes > 4)
+                      // move whole: their bytes are copied unchanged, never interpreted.
   BufferRef scratch;  // at least Sorter::scratch_bytes(n) bytes; contents need not be initialised
 };
 
@@ -31,6 +35,11 @@ struct SortBuffers {
 //
 // Stability: radix, brick and sample sort are stable in both orders (equal keys keep their input
 // order; sample sort orders every step by (key, original index)). So is `automatic`, whatever it picks.
+//
+// Records (SortOptions::value_bytes 8..256): the algorithm sorts (key, original index) pairs, the index
+// written into scratch by a small kernel, then one gather moves every record to its place from a copy
+// in scratch (Ha, Krüger & Silva, section 4.7). The result is the same stable order, in keys and values
+// as for any sort; SortStats then has the phases "stage" (index and record copy) and "gather".
 class VKSORT_API Sorter {
  public:
   // Throws vksort::Error for invalid options (key, value_bytes) or when a pipeline cannot be created.
@@ -48,7 +57,8 @@ class VKSORT_API Sorter {
   uint32_t tile_size() const;   // keys one workgroup sorts in shared memory (block algorithms)
 
   // Bytes of scratch a sort of n keys needs (never 0). n is a count of keys, not bytes. Arithmetic
-  // only: no GPU work, no allocation.
+  // only: no GPU work, no allocation. For records it includes the index (4 bytes per key) and the
+  // record copy (value_bytes per key).
   VkDeviceSize scratch_bytes(uint64_t n) const;
 
   // Records a sort of n keys into the caller's command buffer, which must be in the recording state on
@@ -61,9 +71,12 @@ class VKSORT_API Sorter {
   //   the caller's barrier (the same stage and access).
   // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
   //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
+  //   Records (value_bytes > 4) are no different: their copy, index and gather are compute dispatches
+  //   too, and the last write to `values` is the gather's.
   // Ownership: the caller owns cmd and every buffer and keeps them alive until the recorded work has
   //   completed; vksort keeps no reference to them after returning. Nothing is submitted.
-  // Units: n is a count of keys (below 2^31); BufferRef offsets and sizes are bytes.
+  // Units: n is a count of keys (below 2^31); BufferRef offsets and sizes are bytes (values: at least
+  //   n * value_bytes).
   // Timing: nothing is written to any query pool here. To time the sort, write your own timestamps
   //   (vkCmdWriteTimestamp, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, your pool) just before and after
   //   this call, as apps/embed_example does.
@@ -75,8 +88,8 @@ class VKSORT_API Sorter {
 
   // Records a sort whose key count the GPU reads when it runs: `count` holds one uint32_t (written by
   // an earlier pass of the caller's, e.g. a compaction), and the first min(*count, max_n) keys (and
-  // values) are sorted; keys past them are not touched. Buffers are checked against max_n, and scratch
-  // must hold scratch_bytes_indirect(max_n). The count buffer needs
+  // values or records) are sorted; keys and values past them are not touched. Buffers are checked
+  // against max_n, and scratch must hold scratch_bytes_indirect(max_n). The count buffer needs
   // VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT; its write is part of the barrier contract's "before".
   // Radix sort only: a Sorter for automatic uses its radix sort here (whatever max_n), one for brick
   // or sample sort returns a Status. The recording does not depend on the count: it may be recorded
@@ -87,9 +100,9 @@ class VKSORT_API Sorter {
 
   // Convenience: allocates scratch (kept for the next call, grown when needed), records, submits on the
   // device's queue, waits for completion and reads the GPU timestamps into the returned SortStats
-  // (milliseconds). keys and values (or nullptr) hold n keys / n u32 values from offset 0 and stay
-  // owned by the caller. Blocks the calling thread; the queue is locked only while submitting, so
-  // other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
+  // (milliseconds). keys and values (or nullptr) hold n keys / n values of SortOptions::value_bytes
+  // from offset 0 and stay owned by the caller. Blocks the calling thread; the queue is locked only
+  // while submitting, so other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
   // complete before it starts.
   // Throws vksort::Error (bad argument, out of device memory, device lost, a validation message).
   SortStats sort(Buffer& keys, Buffer* values, uint64_t n);
@@ -105,6 +118,11 @@ class VKSORT_API Sorter {
 // frees them before returning; blocks until done. Thread safety as Sorter::sort.
 // Throws vksort::Error.
 VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
+// The same for values of any SortOptions-valid size: `values` holds n * value_bytes bytes (or is
+// nullptr: keys only), value_bytes overrides options.value_bytes. Throws vksort::Error for a
+// value_bytes SortOptions refuses, or values given with value_bytes 0.
+VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
+                               const SortOptions& options);
 
 // The typed forms of sort_host: keys sorted in place, values moved with their keys. Throw
 // vksort::Error when sizeof(K) does not match options.key or the spans differ in length.
@@ -116,13 +134,15 @@ SortStats sort(Device& device, std::span<K> keys, SortOptions options = {}) {
   return sort_host(device, keys.data(), keys.size(), nullptr, options);
 }
 
-template <class K>
-SortStats sort(Device& device, std::span<K> keys, std::span<uint32_t> values, SortOptions options = {}) {
+// Values are uint32_t or any trivially copyable record type whose size is a multiple of 4 bytes, up to
+// 256 (SortOptions::value_bytes = sizeof(V)); records are moved as bytes, never interpreted.
+template <class K, class V>
+  requires(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0)
+SortStats sort(Device& device, std::span<K> keys, std::span<V> values, SortOptions options = {}) {
   static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");
   if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
   if (values.size() != keys.size()) throw Error("sort: values must have one entry per key");
-  options.value_bytes = 4;
-  return sort_host(device, keys.data(), keys.size(), values.data(), options);
+  return sort_host(device, keys.data(), keys.size(), static_cast<void*>(values.data()), uint32_t(sizeof(V)), options);
 }
 
 }  // namespace vksort

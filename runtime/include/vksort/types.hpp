@@ -65,7 +65,11 @@ struct SortOptions {
   Key key = Key::u32;
   Order order = Order::ascending;
   Algorithm algorithm = Algorithm::automatic;
-  uint32_t value_bytes = 0;  // 0 (keys only) or 4 (one 32-bit value carried with each key)
+  // Bytes of the value (payload) carried with each key: 0 (keys only), 4 (one 32-bit value, carried
+  // through every pass), or a multiple of 4 from 8 to 256 (a record: the sort carries each key's
+  // original index instead and then moves every record once, by one gather; Ha, Krüger & Silva,
+  // section 4.7). Any other value is refused with a vksort::Error naming this option.
+  uint32_t value_bytes = 0;
   BrickVariant brick_variant = BrickVariant::blocks;
   Tuning tuning{};
   // Radix sort only: order by bits [begin_bit, end_bit) of the encoded key (end_bit 0 = the key's

@@ -9,6 +9,7 @@
 #include "gpu/submit.hpp"
 #include "gpu/timestamps.hpp"
 #include "sort/any_sort.hpp"
+#include "sort/record_gather.hpp"
 #include "vksort/auto_profile.hpp"
 
 namespace vksort {
@@ -16,8 +17,9 @@ namespace vksort {
 namespace {
 void check_options(const SortOptions& o) {
   if (uint32_t(o.key) > uint32_t(Key::f64)) throw Error("SortOptions::key is not a valid vksort::Key");
-  if (o.value_bytes != 0 && o.value_bytes != 4)
-    throw Error("SortOptions::value_bytes must be 0 or 4 (got " + std::to_string(o.value_bytes) + ")");
+  if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
+    throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
+                std::to_string(algo::RecordGather::max_record_bytes) + " (records); got " + std::to_string(o.value_bytes));
 }
 
 // Keys are indexed with 32-bit integers in the shaders, and signed extension of an index is not
@@ -28,6 +30,10 @@ constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
 struct Sorter::Impl {
   Device device;
   SortOptions options;
+  // What the algorithms are built for: `options`, but records (value_bytes > 4) travel as a 32-bit
+  // index through the sort and move once afterwards (RecordGather), so the algorithms carry 4 bytes.
+  SortOptions inner;
+  std::optional<algo::RecordGather> records;
   // Automatic: chosen per n from the device's profile, among the candidates constructed here.
   bool automatic = false;
   AutoProfile profile;
@@ -37,7 +43,12 @@ struct Sorter::Impl {
   std::optional<gpu::DeviceBuffer> scratch;
   std::optional<gpu::DeviceBuffer> readback;
 
-  Impl(Device& d, const SortOptions& o) : device(d), options(o) {
+  Impl(Device& d, const SortOptions& options_in) : device(d), options(options_in), inner(options_in) {
+    if (options.value_bytes > 4) {
+      inner.value_bytes = 4;
+      records.emplace(d.context(), options.value_bytes);
+    }
+    const SortOptions& o = inner;
     // Radix sort's digit width, where the options leave it to the device: the device's profile says.
     SortOptions radix_options = o;
     if (!o.tuning.radix_bits) radix_options.tuning.radix_bits = d.auto_profile().of(o.key, o.value_bytes != 0).radix_bits;
@@ -77,11 +88,23 @@ struct Sorter::Impl {
 
   template <class F>
   decltype(auto) visit(uint64_t n, F&& f) const { return std::visit(std::forward<F>(f), sort_for(n)); }
-  VkDeviceSize scratch_bytes(uint64_t n) const { return visit(n, [&](const auto& s) { return s.scratch_bytes(n); }); }
+  VkDeviceSize scratch_bytes(uint64_t n) const { return scratch_bytes(n, sort_for(n)); }
+  // The algorithm's scratch at offset 0 (where its control words are read back), then for records
+  // the index and the record copy.
+  VkDeviceSize scratch_bytes(uint64_t n, const algo::AnySort& sort) const {
+    const VkDeviceSize bytes = std::visit([&](const auto& s) { return s.scratch_bytes(n); }, sort);
+    return records ? records->layout(bytes, n).bytes : bytes;
+  }
+
+  // What one recording works on: the algorithm's target and, for records, the gather's.
+  struct Plan {
+    algo::SortTarget sort;
+    algo::RecordGather::Target records;
+  };
 
   // Checks everything record() relies on; throws Error naming the offending argument.
-  algo::SortTarget target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
-  algo::SortTarget target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort) const {
+  Plan target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
+  Plan target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort) const {
     gpu::Context& ctx = device.context();
     const uint64_t kb = key_bytes(options.key);
     std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
@@ -95,17 +118,40 @@ struct Sorter::Impl {
                     std::to_string(need) + " needed");
     };
     check_ref(b.keys, "keys", n * kb);
-    if (options.value_bytes) check_ref(b.values, "values", n * 4);
+    if (options.value_bytes) check_ref(b.values, "values", n * options.value_bytes);
     else if (!b.values.empty()) throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    check_ref(b.scratch, "scratch", std::visit([&](const auto& s) { return s.scratch_bytes(n); }, sort));
-    algo::SortTarget t;
+    check_ref(b.scratch, "scratch", scratch_bytes(n, sort));
+    Plan p;
+    algo::SortTarget& t = p.sort;
     t.n = uint32_t(n);
     t.keys = gpu::buffer_address(ctx, b.keys.buffer, b.keys.offset);
     t.values = options.value_bytes ? gpu::buffer_address(ctx, b.values.buffer, b.values.offset) : 0;
     t.scratch = b.scratch.buffer;
     t.scratch_offset = b.scratch.offset;
     t.scratch_address = gpu::buffer_address(ctx, b.scratch.buffer, b.scratch.offset);
-    return t;
+    if (records) {
+      const auto l = records->layout(std::visit([&](const auto& s) { return s.scratch_bytes(n); }, sort), n);
+      p.records = {.records = t.values, .index = t.scratch_address + l.index, .copy = t.scratch_address + l.copy,
+                   .count = 0, .n = t.n};
+      t.values = p.records.index;  // the algorithm carries the index as its 32-bit value
+    }
+    return p;
+  }
+  void set_count(Plan& p, VkDeviceAddress count) const { p.sort.count = p.records.count = count; }
+
+  // Records the sort: for records, index and copy first, the algorithm on (key, index), then the
+  // gather; the phases are named so that the gather's share of the time shows in SortStats.
+  void record(gpu::Recorder& rec, const algo::AnySort& sort, const Plan& p) const {
+    if (!records) {
+      std::visit([&](const auto& s) { s.record(rec, p.sort); }, sort);
+      return;
+    }
+    if (p.sort.n < 2) return;  // nothing to move, whatever a GPU-side count says
+    rec.phase("stage");
+    records->record_stage(rec, p.records);
+    std::visit([&](const auto& s) { s.record(rec, p.sort); }, sort);
+    rec.phase("gather");
+    records->record_gather(rec, p.records);
   }
 };
 
@@ -125,7 +171,7 @@ VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_byt
 
 VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
   const algo::AnySort* radix = impl_->radix_sort();
-  return radix ? std::visit([&](const auto& s) { return s.scratch_bytes(max_n); }, *radix) : 0;
+  return radix ? impl_->scratch_bytes(max_n, *radix) : 0;
 }
 
 Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept {
@@ -140,10 +186,10 @@ Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, 
     if (count.offset % 4 || count.size < 4)
       return {VK_SUCCESS, what + ": the count is one uint32_t at a multiple of 4 bytes (offset " +
                               std::to_string(count.offset) + ", " + std::to_string(count.size) + " bytes)"};
-    algo::SortTarget t = impl_->target(buffers, max_n, *radix);
-    t.count = gpu::buffer_address(impl_->device.context(), count.buffer, count.offset);
+    Impl::Plan p = impl_->target(buffers, max_n, *radix);
+    impl_->set_count(p, gpu::buffer_address(impl_->device.context(), count.buffer, count.offset));
     gpu::Recorder rec(impl_->device.context(), cmd);
-    std::get<algo::RadixSort>(*radix).record(rec, t);
+    impl_->record(rec, *radix, p);
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -155,9 +201,9 @@ Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
   try {
     if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "Sorter::record: no command buffer"};
-    algo::SortTarget t = impl_->target(buffers, n);
+    const Impl::Plan p = impl_->target(buffers, n);
     gpu::Recorder rec(impl_->device.context(), cmd);
-    impl_->visit(n, [&](const auto& s) { s.record(rec, t); });
+    impl_->record(rec, impl_->sort_for(n), p);
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -178,11 +224,12 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   if (!impl_->readback || impl_->readback->size() < control_words * 4)
     impl_->readback.emplace(ctx, control_words * 4, gpu::MemoryKind::staging, "sort statistics");
   b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
-  algo::SortTarget t = impl_->target(b, n);
+  const Impl::Plan p = impl_->target(b, n);
+  const algo::SortTarget& t = p.sort;
 
   // Room for per-pass phases of the longest sort (64-bit keys in 2-bit digits: 3 marks x 32 passes + 1)
-  // plus the two marks of this function.
-  gpu::Timestamps timestamps(ctx, 256);
+  // plus the two marks of this function; then the two of record sorting ("stage", "gather").
+  gpu::Timestamps timestamps(ctx, 256 + 2);
   const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(impl_->options.key)) + " keys";
   gpu::submit_and_wait(ctx, what, [&](VkCommandBuffer cmd) {
     gpu::Recorder rec(ctx, cmd, &timestamps);
@@ -192,7 +239,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     rec.phase("start");
-    impl_->visit(n, [&](const auto& s) { s.record(rec, t); });
+    impl_->record(rec, impl_->sort_for(n), p);
     rec.phase("end");
     // The control words (rounds run) come back with the same submission.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -215,21 +262,27 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
 }
 
 SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options) {
+  return sort_host(device, keys, n, values, values ? 4 : 0, options);
+}
+
+SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes, const SortOptions& options) {
   SortOptions o = options;
-  o.value_bytes = values ? 4 : 0;
+  if (values && value_bytes == 0) throw Error("sort_host: values were given with value_bytes 0");
+  o.value_bytes = values ? value_bytes : 0;
   Sorter sorter(device, o);
+  const uint64_t value_size = n * o.value_bytes;
   const size_t key_size = n * key_bytes(o.key);
   const std::string count = std::to_string(n) + " " + std::string(to_string(o.key));
   Buffer key_buffer(device, key_size, count + " keys");
   std::optional<Buffer> value_buffer;
   key_buffer.upload({static_cast<const std::byte*>(keys), key_size});
   if (values) {
-    value_buffer.emplace(device, n * 4, count + " keys' values");
-    value_buffer->upload({reinterpret_cast<const std::byte*>(values), n * 4});
+    value_buffer.emplace(device, value_size, count + " keys' values");
+    value_buffer->upload({static_cast<const std::byte*>(values), value_size});
   }
   SortStats stats = sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n);
   key_buffer.download({static_cast<std::byte*>(keys), key_size});
-  if (values) value_buffer->download({reinterpret_cast<std::byte*>(values), n * 4});
+  if (values) value_buffer->download({static_cast<std::byte*>(values), value_size});
   return stats;
 }
 

@@ -662,6 +662,8 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
     const std::string op = c["op"];
     if (op == "build" && c["parts"] == "1") CHECK(c["iterations"].get<double>() >= 1);
     if (c["table"] != 1 && timed) CHECK(c["vs_build"].is_number());
+    // The library's default rebuilds above 40% moved.
+    if (op == "resort") CHECK(c["rebuilt"] == (c["moved_percent"].get<double>() > 40));
   }
   CHECK(rows[1] == 2 * 2 * 2);      // sizes x per-bucket x parts
   CHECK(rows[2] == 2 * (1 + 2));    // sizes x (build + resorts)
@@ -674,7 +676,7 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
 
   const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
                                                      {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
-                                                     {"--grid-per-bucket", "0"}};
+                                                     {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());

@@ -2,9 +2,16 @@
 // compaction, the heavy-bucket fallback, the sort-based build and the resort. Owns nothing but its
 // kernels (and the sort it may use); the buffers come in a BucketTarget.
 //
-// Resort (section 2.2): mark_moved (new buckets, a bit per moved element, per-tile counts), unlink
-// (staying elements and heads skip past moved successors), compaction of the moved elements, each
-// pointing its next at its new bucket's head, one scatter, then the same iterations for them alone.
+// Resort (section 2.2), with work beyond one streaming pass proportional to the moved elements:
+//   gather_moved  one pass over the n elements (ids against buckets): the moved ones are appended to
+//                 list slot 1 through an atomic counter (no shared memory, no barrier) and flagged
+//   scan_blocks   MOVED: the count becomes the dispatch arguments of everything after, so a resort
+//                 that moved nothing ends here
+//   unlink        CUT: each run of consecutive moved elements in a list is cut out by its first element
+//                 through the prev pointers that every link kernel maintains (an O(moved) walk, not a
+//                 pass over every element and head); PRELINK: new buckets, next = the new head
+//   scatter, then the build's iterations for the moved elements alone.
+// prev[N] costs 4 N bytes and, in builds, one read and two writes per element when it is placed.
 //
 // Iterations (Listing 1, with the active elements compacted after each):
 //   link        active elements read their bucket's head: the winner is placed, the others point
@@ -47,7 +54,7 @@ struct BucketTarget {
   BucketSpan next;          // capacity words
   BucketSpan list[2];       // capacity words each: the two active-list slots (sort keys / values)
   BucketSpan blocks;        // block_words(capacity) words: two per tile
-  BucketSpan moved;         // moved_words(capacity) words: resort's moved bits
+  BucketSpan prev;          // capacity words: the element before each listed one (resort's unlink)
   BucketSpan control;       // BUCKET_CONTROL_WORDS words
   BucketSpan sort_scratch;  // sort_scratch_bytes(capacity) bytes, when sorts()
   uint32_t n = 0;
@@ -61,7 +68,6 @@ class BucketBuilder {
   uint32_t workgroup_size() const { return workgroup_size_; }
   bool subgroups() const { return subgroups_; }  // the subgroup-arithmetic kernels are in use
   uint32_t block_words(uint32_t n) const;
-  uint32_t moved_words(uint32_t n) const;
   // True when builds or resorts sort (pairs) and need sort_scratch.
   bool sorts() const { return sort_.has_value(); }
   VkDeviceSize sort_scratch_bytes(uint32_t n) const;
@@ -78,6 +84,11 @@ class BucketBuilder {
   // number of calls + fallback; sort-based ones are start only (returns false: nothing to iterate).
   bool record_build_start(gpu::Recorder& rec, const BucketTarget& t) const;
   bool record_resort_start(gpu::Recorder& rec, const BucketTarget& t) const;
+  // record_resort_start in two steps, so that the convenience path can read the moved count (the
+  // report's MOVED word) in between: gather (false: deterministic, the sort-based build is recorded
+  // instead), then unlink, prelink and the first scatter.
+  bool record_resort_gather(gpu::Recorder& rec, const BucketTarget& t) const;
+  void record_resort_unlink(gpu::Recorder& rec, const BucketTarget& t) const;
   // Iterations [begin, end) of a build (resort: of a resort).
   void record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin, uint32_t end) const;
   // Links what the iterations left (it finds it through the control words).
@@ -100,7 +111,7 @@ class BucketBuilder {
   bool subgroups_ = false;
   bool cpu_device_ = false;
   uint32_t max_x_ = 0, max_y_ = 0;
-  gpu::Kernel init_, link_, scan_, compact_, scatter_, split_count_, link_runs_, mark_moved_, unlink_, leftover_bits_;
+  gpu::Kernel init_, link_, scan_, compact_, scatter_, split_count_, link_runs_, gather_moved_, unlink_, leftover_bits_;
   std::optional<AnySort> sort_;
 };
 

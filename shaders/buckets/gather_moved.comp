@@ -1,0 +1,50 @@
+#version 460
+// Resort, section 2.2, step 1, in one streaming pass over the elements: each compares its new id with
+// the bucket its list is (an id >= M means no bucket: reported) and, if they differ, appends its index
+// to list slot 1 (list_out), whose length is BUCKET_CONTROL_MOVED, counted with one atomic add per
+// subgroup (per invocation without subgroup arithmetic), and sets BUCKET_MOVED in its old bucket (if
+// it had one) for unlink; unlink's PRELINK writes the new buckets. The list's order depends on the
+// atomics (a resort's lists are sets: no order is promised). No barrier and no shared memory: on CPU devices (lavapipe) a kernel with barriers pays
+// for a coroutine per SIMD chunk of every workgroup, which cost as much as the reads here.
+#ifdef BUCKET_SUBGROUPS
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+#define PUSH_BUCKETS
+#include "common/interface.h"
+#include "buckets/buckets.glsl"
+
+void main() {
+  const uint g = linear_group_id();
+  if (g >= pc.group_count) return;  // uniform in the workgroup
+  Words ids = Words(pc.ids), bucket = Words(pc.bucket), control = Words(pc.control);
+  const uint first = g * TILE + gl_LocalInvocationID.x * ITEMS;
+  uint flags = 0, mine = 0;  // bit k: element first + k moved
+  for (uint k = 0; k < ITEMS; ++k) {
+    const uint i = first + k;
+    if (i < pc.n) {  // no break: every invocation reaches the subgroup operations below
+      const uint id = ids.w[i];
+      if (id >= pc.m) control.w[BUCKET_CONTROL_BAD_ELEMENT] = i + 1u;  // any writer wins
+      const uint b = bucket.w[i];
+      if (bucket_of_id(id) != b) {
+        // Marked for unlink, which tells moved list members by one random read instead of two.
+        if (b != BUCKET_INVALID) bucket.w[i] = b | BUCKET_MOVED;
+        flags |= 1u << k;
+        ++mine;
+      }
+    }
+  }
+#ifdef BUCKET_SUBGROUPS
+  const uint total = subgroupAdd(mine);
+  if (total == 0u) return;  // uniform in the subgroup
+  uint base = 0u;
+  if (subgroupElect()) base = atomicAdd(control.w[BUCKET_CONTROL_MOVED], total);
+  // subgroupElect chose the lowest active invocation, the one subgroupBroadcastFirst reads.
+  uint at = subgroupBroadcastFirst(base) + subgroupExclusiveAdd(mine);
+#else
+  if (mine == 0u) return;
+  uint at = atomicAdd(control.w[BUCKET_CONTROL_MOVED], mine);
+#endif
+  Words list = Words(pc.list_out);
+  for (uint k = 0; k < ITEMS; ++k)
+    if ((flags & (1u << k)) != 0u) list.w[at++] = first + k;
+}

@@ -3,7 +3,8 @@
 // the bucket its list is (an id >= M means no bucket: reported) and, if they differ, appends its index
 // to list slot 1 (list_out), whose length is BUCKET_CONTROL_MOVED, counted with one atomic add per
 // subgroup (per invocation without subgroup arithmetic), and sets BUCKET_MOVED in its old bucket (if
-// it had one) for unlink; unlink's PRELINK writes the new buckets. The list's order depends on the
+// it had one) for unlink; unlink's PRELINK writes the new buckets. With FIND_PREV (the first resort
+// after a build) it also sets the prev pointers from the next pointers, on the same streaming pass. The list's order depends on the
 // atomics (a resort's lists are sets: no order is promised). No barrier and no shared memory: on CPU devices (lavapipe) a kernel with barriers pays
 // for a coroutine per SIMD chunk of every workgroup, which cost as much as the reads here.
 #ifdef BUCKET_SUBGROUPS
@@ -17,6 +18,8 @@ void main() {
   const uint g = linear_group_id();
   if (g >= pc.group_count) return;  // uniform in the workgroup
   Words ids = Words(pc.ids), bucket = Words(pc.bucket), control = Words(pc.control);
+  Words next = Words(pc.next), prev = Words(pc.prev);
+  const bool find_prev = (pc.flags & BUCKET_FLAG_FIND_PREV) != 0u;
   const uint first = g * TILE + gl_LocalInvocationID.x * ITEMS;
   uint flags = 0, mine = 0;  // bit k: element first + k moved
   for (uint k = 0; k < ITEMS; ++k) {
@@ -25,6 +28,10 @@ void main() {
       const uint id = ids.w[i];
       if (id >= pc.m) control.w[BUCKET_CONTROL_BAD_ELEMENT] = i + 1u;  // any writer wins
       const uint b = bucket.w[i];
+      if (find_prev && b != BUCKET_INVALID) {  // listed: the element after it has it as prev
+        const uint after = next.w[i];
+        if (after != BUCKET_NULL) prev.w[after] = i;
+      }
       if (bucket_of_id(id) != b) {
         // Marked for unlink, which tells moved list members by one random read instead of two.
         if (b != BUCKET_INVALID) bucket.w[i] = b | BUCKET_MOVED;

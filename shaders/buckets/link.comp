@@ -1,8 +1,8 @@
 #version 460
 // Listing 1, lines 12-17, over the active list only: each element reads its bucket's head after the
-// scatter; the winner (head == i) is now in the list and is marked BUCKET_DONE (and the prev pointers
-// that resort's unlink walks are set around it), every other element points its next at the winner
-// and stays active. Elements without a bucket are marked done too. Each
+// scatter; the winner (head == i) is now in the list and is marked BUCKET_DONE (in a resort, the prev
+// pointer of the element after it is set), every other element points its next at the winner and
+// stays active. Elements without a bucket are marked done too. Each
 // tile's count of still-active elements goes to blocks[tile] for the compaction.
 //
 // Partial update: elements admitted with this list (range [admit_begin, admit_end) of the slot, walked
@@ -48,11 +48,9 @@ void main() {
       if (h != i) {
         next.w[i] = h;
         done = false;
-      } else {
+      } else if ((pc.flags & BUCKET_FLAG_KEEP_PREV) != 0u) {  // uniform
         // Placed in front of its list: its next is the list's previous first element (it pointed
-        // there when it lost, or was prelinked or admitted so), whose prev is now i. A later winner
-        // of the bucket sets i's prev.
-        prev.w[i] = BUCKET_NULL;
+        // there when it lost, or was prelinked so), whose prev is now i.
         const uint after = next.w[i];
         if (after != BUCKET_NULL) prev.w[after] = i;
       }

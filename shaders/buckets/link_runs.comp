@@ -4,9 +4,9 @@
 // sort-based build starts from empty lists; the heavy-bucket fallback continues what the iterations
 // built). Two passes, because the run's first element overwrites the head that its last element must
 // read:
-//   NEXT: next = the following element of the run, or for the run's last element the bucket's head;
-//         the prev of that element is this one.
-//   HEAD: the run's first element becomes the head (and has no prev).
+//   NEXT: next = the following element of the run, or for the run's last element the bucket's head
+//         (in a resort, the prev of that element is this one).
+//   HEAD: the run's first element becomes the head.
 // Elements without a bucket (sorted last by the sort-based build) are skipped.
 #define PUSH_BUCKETS
 #include "common/interface.h"
@@ -35,10 +35,9 @@ void main() {
       const uint after = j + 1 < count ? list.w[j + 1] : BUCKET_NULL;
       const uint to = after != BUCKET_NULL && bucket.w[after] == b ? after : head.w[b];
       next.w[i] = to;
-      if (to != BUCKET_NULL) prev.w[to] = i;
+      if (to != BUCKET_NULL && (pc.flags & BUCKET_FLAG_KEEP_PREV) != 0u) prev.w[to] = i;
     } else if (j == 0u || bucket.w[list.w[j - 1]] != b) {
       head.w[b] = i;
-      prev.w[i] = BUCKET_NULL;
     }
   }
 }

@@ -6,6 +6,7 @@
 //            proportional to the moved elements, not to n: a moved element q whose predecessor p
 //            stays (or that is its list's first) walks next pointers past the run of moved elements
 //            it starts to the first one that stays, s, and links p (or the head) to s and s back to p.
+//            Only the walk of a list's first run writes its head, so q == head tells q is first.
 //            Writes go only to next of staying elements, prev of staying elements and heads; reads
 //            past q go only to next of moved ones: no walk reads what another writes, and every moved
 //            element is crossed by exactly one walk.
@@ -36,7 +37,7 @@ void main() {
     }
     const uint old = bucket.w[q];
     if (old == BUCKET_INVALID) continue;  // it was in no list
-    const uint p = prev.w[q];
+    const uint p = head.w[old & ~BUCKET_MOVED] == q ? BUCKET_NULL : prev.w[q];
     if (p != BUCKET_NULL && (bucket.w[p] & BUCKET_MOVED) != 0u) continue;  // p moved: p's run
     uint s = next.w[q];
     while (s != BUCKET_NULL && (bucket.w[s] & BUCKET_MOVED) != 0u) s = next.w[s];

@@ -172,6 +172,9 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 // Resort, between gather_moved and unlink's PRELINK: set in the bucket of a listed element that moved
 // (buckets of listed elements are below 2^31 - 2, so the result is never BUCKET_INVALID).
 #define BUCKET_MOVED 0x80000000u
+// prev[x] is the element before x in its list; defined only for elements that are not their list's
+// first (unlink compares with the head instead), and only after a resort: builds do not keep it
+// (what it would cost them, every build would pay), the first resort after one sets it from next.
 
 // Control words (32-bit) of one BucketLists object; the host initialises them, afterwards only the
 // scan_blocks gate (one workgroup, between dispatches) changes them, but for BAD_ELEMENT and MOVED.
@@ -223,6 +226,8 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define BUCKET_FLAG_LAST 1u          // scan_blocks: last recorded iteration, stop
 #define BUCKET_FLAG_ADMIT_ALL 2u     // scan_blocks: admit every element not admitted yet
 #define BUCKET_FLAG_REPORT 4u        // link_runs: group 0 copies the bad element's id
+#define BUCKET_FLAG_KEEP_PREV 8u     // link, link_runs: keep prev pointers (a resort's insertion)
+#define BUCKET_FLAG_FIND_PREV 16u    // gather_moved: first set prev from the lists (stale after a build)
 
 #if defined(__cplusplus) || defined(PUSH_BUCKETS)
 VKSORT_PUSH_BLOCK(BucketPush) {
@@ -234,7 +239,7 @@ VKSORT_PUSH_BLOCK(BucketPush) {
   VKSORT_ADDRESS list_out;  // iterations: list of the other slot; fallback: slot 1; SORT_PAIRS: values
   VKSORT_ADDRESS blocks;    // two words per tile of the walked list: counts, then exclusive offsets
   VKSORT_ADDRESS control;   // BUCKET_CONTROL_* words
-  VKSORT_ADDRESS prev;      // N words: the element before each listed one, BUCKET_NULL for a list's first
+  VKSORT_ADDRESS prev;      // N words: the element before each listed one but a list's first (resorts)
   uint n;                   // elements
   uint m;                   // buckets
   uint mode;                // BUCKET_<KERNEL>_* of the kernel

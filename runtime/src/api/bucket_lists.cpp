@@ -53,6 +53,7 @@ struct BucketLists::Impl {
   std::optional<Buffer> host_ids;             // span helpers: the uploaded ids
   uint32_t n = 0;
   bool built = false;
+  bool prev_valid = false;  // the lists' prev pointers are kept (the last work recorded was a resort's)
 
   Impl(Device& d, const BucketOptions& o) : device(d), options(o), builder(d.context(), o) {
     gpu::Context& ctx = d.context();
@@ -93,6 +94,7 @@ struct BucketLists::Impl {
     t.control = span_of(control);
     if (builder.sorts()) t.sort_scratch = span_of(sort_scratch);
     t.n = uint32_t(count);
+    t.prev_valid = prev_valid;
     return t;
   }
 
@@ -175,7 +177,7 @@ struct BucketLists::Impl {
       const uint32_t end = std::min(K, k + convenience_batch);
       builder.record_iterations(rec, t, inserting, k, end);
       k = end;
-      if (k == K) builder.record_fallback(rec, t);
+      if (k == K) builder.record_fallback(rec, t, inserting);
     };
     auto start = [&](gpu::Recorder& rec) {
       if (!inserting) {
@@ -192,13 +194,15 @@ struct BucketLists::Impl {
     if (!gathered || moved != 0 || !inserting) submit(start);
     while (iterate && k < K && !finished()) {
       if (w[BUCKET_CONTROL_STOPPED]) {
-        submit([&](gpu::Recorder& rec) { builder.record_fallback(rec, t); });
+        submit([&](gpu::Recorder& rec) { builder.record_fallback(rec, t, inserting); });
         break;
       }
       submit(iterations);
     }
     n = count;
     built = true;
+    // A gather sets prev (FIND_PREV) and the insertion keeps it; builds do not.
+    prev_valid = resort && !options.deterministic && inserting;
 
     const BucketReport report = decode_report(w);
     stats.iterations = report.iterations;
@@ -261,6 +265,7 @@ Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n)
     impl_->builder.record_build(rec, t);
     impl_->n = n;
     impl_->built = true;
+    impl_->prev_valid = false;
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -276,6 +281,7 @@ Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32
     algo::BucketTarget t = impl_->target(new_ids, n, "resorting bucket lists");
     gpu::Recorder rec(impl_->device.context(), cmd);
     impl_->builder.record_resort(rec, t);
+    impl_->prev_valid = !impl_->options.deterministic;
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};

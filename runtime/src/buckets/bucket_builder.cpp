@@ -184,13 +184,13 @@ bool BucketBuilder::record_build_start(gpu::Recorder& rec, const BucketTarget& t
 void BucketBuilder::record_build(gpu::Recorder& rec, const BucketTarget& t) const {
   if (!record_build_start(rec, t)) return;
   record_iterations(rec, t, false, 0, options_.max_iterations);
-  record_fallback(rec, t);
+  record_fallback(rec, t, false);
 }
 
 void BucketBuilder::record_resort(gpu::Recorder& rec, const BucketTarget& t) const {
   if (!record_resort_start(rec, t)) return;
   record_iterations(rec, t, true, 0, options_.max_iterations);
-  record_fallback(rec, t);
+  record_fallback(rec, t, true);
 }
 
 void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin,
@@ -211,6 +211,7 @@ void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t,
     p.admit_below = options_.admit_below ? options_.admit_below : part;
 
     p.mode = k == 0 && !resort ? BUCKET_LINK_IDENTITY : BUCKET_LINK_LIST;
+    p.flags = resort ? BUCKET_FLAG_KEEP_PREV : 0u;
     rec.dispatch_indirect(link_, p, t.control.buffer, args_offset(slot));
     rec.compute_barrier();
 
@@ -227,7 +228,7 @@ void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t,
   }
 }
 
-void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t) const {
+void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t, bool resort) const {
   rec.phase("fallback");
   const VkDeviceSize args = BUCKET_CONTROL_FALLBACK_ARGS * 4;
   BucketPush p = base_push(t);
@@ -251,6 +252,7 @@ void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t) c
     rec.compute_barrier();
   }
   p.mode = BUCKET_RUNS_NEXT;
+  p.flags = resort ? BUCKET_FLAG_KEEP_PREV : 0u;
   rec.dispatch_indirect(link_runs_, p, t.control.buffer, args);
   rec.compute_barrier();
   p.mode = BUCKET_RUNS_HEAD;
@@ -315,9 +317,11 @@ bool BucketBuilder::record_resort_gather(gpu::Recorder& rec, const BucketTarget&
   BucketPush p = base_push(t);
   p.list_out = t.list[1].address;
   p.group_count = tiles(n, tile());
+  p.flags = t.prev_valid ? 0u : BUCKET_FLAG_FIND_PREV;
   rec.dispatch(gather_moved_, p, p.group_count);
   rec.compute_barrier();
   p.mode = BUCKET_SCAN_MOVED;
+  p.flags = 0;
   p.slot = 0;
   rec.dispatch(scan_, p, 1);
   rec.compute_barrier();

@@ -11,7 +11,9 @@
 //                 through the prev pointers that every link kernel maintains (an O(moved) walk, not a
 //                 pass over every element and head); PRELINK: new buckets, next = the new head
 //   scatter, then the build's iterations for the moved elements alone.
-// prev[N] costs 4 N bytes and, in builds, one read and two writes per element when it is placed.
+// prev[N] costs 4 N bytes. Builds do not keep it (on lavapipe that cost them 10-20%): the first resort
+// after a build sets it in the gather's pass from next (FIND_PREV); the insertion iterations keep it
+// (KEEP_PREV), so that resorts of resorts need no such pass.
 //
 // Iterations (Listing 1, with the active elements compacted after each):
 //   link        active elements read their bucket's head: the winner is placed, the others point
@@ -58,6 +60,7 @@ struct BucketTarget {
   BucketSpan control;       // BUCKET_CONTROL_WORDS words
   BucketSpan sort_scratch;  // sort_scratch_bytes(capacity) bytes, when sorts()
   uint32_t n = 0;
+  bool prev_valid = false;  // prev describes the lists (the last work on them was a resort's)
 };
 
 class BucketBuilder {
@@ -92,7 +95,7 @@ class BucketBuilder {
   // Iterations [begin, end) of a build (resort: of a resort).
   void record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin, uint32_t end) const;
   // Links what the iterations left (it finds it through the control words).
-  void record_fallback(gpu::Recorder& rec, const BucketTarget& t) const;
+  void record_fallback(gpu::Recorder& rec, const BucketTarget& t, bool resort) const;
   // The list slot iteration k walks.
   static uint32_t slot_of(bool resort, uint32_t k) { return (k + (resort ? 1 : 0)) & 1; }
 

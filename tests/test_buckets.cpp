@@ -257,7 +257,7 @@ TEST_CASE("partial update (section 2.1) gives the same lists") {
 TEST_CASE("resort (section 2.2) equals a fresh build as sets, moving 0%, 2%, 50% and 100%") {
   const uint32_t n = 40000, m = 10000;
   const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 11);
-  // rebuild_above = 1: every resort inserts (the kernels under test); the default rebuilds above 40%.
+  // rebuild_above = 1: every resort inserts (the kernels under test); the default builds above 35%.
   for (double rebuild_above : {1.0, BucketOptions{}.rebuild_above}) {
     for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
       BucketOptions o = options(m, n, mode);

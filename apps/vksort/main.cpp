@@ -174,6 +174,8 @@ int main(int argc, char** argv) {
                           "Tables 2 and 3: resorts build instead above this share of moved elements (1: never; "
                           "default: the library's)")
       ->type_name("F")->check(CLI::Range(0.0, 1e9));
+  buckets_cmd->add_flag("--chained", buckets.chained,
+                        "Table 2: time resorts of a resort (a simulation's steps) instead of resorts right after a build");
   buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R");
   buckets_cmd->add_option("--seed", buckets.seed, "Seed of the bucket ids (default: 1)")->type_name("S")->check(not_negative);
   buckets_cmd->add_option("--format", buckets.format, "stdout's form: table (default), csv or json")->type_name("F");

@@ -67,13 +67,13 @@ struct BucketOptions {
   // pay on lavapipe; unmeasured on GPUs). Builds only, not resorts.
   uint32_t parts = 0;
   uint32_t admit_below = 0;
-  // resort() (the convenience path) rebuilds instead when more than this share of the elements moved:
+  // resort() (the convenience path) builds instead when more than this share of the elements moved:
   // it reads the GPU's moved count after the first pass, and above the share a build from the new ids
-  // is faster than inserting the moved elements. Lavapipe, 4 elements per bucket: the resort costs
-  // as much as a build at about 40% moved at 2^20 elements, 50% at 2^18, 65% at 2^16. 1 (or more):
+  // is faster than inserting the moved elements. Lavapipe, 4 elements per bucket, 2^16 - 2^20
+  // elements: a resort right after a build costs as much as a build at 35-40% moved. 1 (or more):
   // always resort. record_resort cannot read the count and always resorts: a caller that expects
   // more than this share to move should record_build.
-  double rebuild_above = 0.4;
+  double rebuild_above = 0.35;
   Tuning tuning{};  // workgroup_size / items_per_thread of the list kernels; 0 = from the device
   // Workgroup prefix sums with subgroup arithmetic where the device offers it in compute (and the
   // workgroup is a whole number of subgroups); false: the shared-memory path everywhere.

@@ -4,7 +4,8 @@
 // to list slot 1 (list_out), whose length is BUCKET_CONTROL_MOVED, counted with one atomic add per
 // subgroup (per invocation without subgroup arithmetic), and sets BUCKET_MOVED in its old bucket (if
 // it had one) for unlink; unlink's PRELINK writes the new buckets. With FIND_PREV (the first resort
-// after a build) it also sets the prev pointers from the next pointers, on the same streaming pass. The list's order depends on the
+// after a build) it also sets the prev pointers from the next pointers, on the same streaming pass;
+// PREV_ONLY mode does only that (resort() gathers first and sets prev only if it then inserts). The list's order depends on the
 // atomics (a resort's lists are sets: no order is promised). No barrier and no shared memory: on CPU devices (lavapipe) a kernel with barriers pays
 // for a coroutine per SIMD chunk of every workgroup, which cost as much as the reads here.
 #ifdef BUCKET_SUBGROUPS
@@ -21,6 +22,15 @@ void main() {
   Words next = Words(pc.next), prev = Words(pc.prev);
   const bool find_prev = (pc.flags & BUCKET_FLAG_FIND_PREV) != 0u;
   const uint first = g * TILE + gl_LocalInvocationID.x * ITEMS;
+  if (pc.mode == BUCKET_GATHER_PREV_ONLY) {  // after a gather without FIND_PREV (flags set are fine)
+    for (uint k = 0; k < ITEMS; ++k) {
+      const uint i = first + k;
+      if (i >= pc.n) break;
+      const uint after = bucket.w[i] != BUCKET_INVALID ? next.w[i] : BUCKET_NULL;
+      if (after != BUCKET_NULL) prev.w[after] = i;
+    }
+    return;
+  }
   uint flags = 0, mine = 0;  // bit k: element first + k moved
   for (uint k = 0; k < ITEMS; ++k) {
     const uint i = first + k;

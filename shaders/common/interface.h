@@ -221,6 +221,8 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define BUCKET_SCAN_BITS 3u          // after leftover_bits: VARYING
 #define BUCKET_RUNS_NEXT 0u          // link_runs: next pointers of a sorted list's runs
 #define BUCKET_RUNS_HEAD 1u          // link_runs: heads of the runs
+#define BUCKET_GATHER_MOVED 0u       // gather_moved: list the moved elements (and FIND_PREV)
+#define BUCKET_GATHER_PREV_ONLY 1u   // gather_moved: only set prev from next
 #define BUCKET_UNLINK_CUT 0u         // unlink: moved elements leave their old lists
 #define BUCKET_UNLINK_PRELINK 1u     // unlink: moved elements take their new bucket; next = its head
 #define BUCKET_FLAG_LAST 1u          // scan_blocks: last recorded iteration, stop

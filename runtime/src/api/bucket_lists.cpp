@@ -162,7 +162,10 @@ struct BucketLists::Impl {
     bool inserting = resort, gathered = false;
     uint32_t moved = 0;
     if (resort && !options.deterministic && options.rebuild_above < 1.0) {
-      submit([&](gpu::Recorder& rec) { gathered = builder.record_resort_gather(rec, t); });
+      // Without the prev pointers: a build would not need them (record_find_prev sets them below).
+      algo::BucketTarget without_prev = t;
+      without_prev.prev_valid = true;
+      submit([&](gpu::Recorder& rec) { gathered = builder.record_resort_gather(rec, without_prev); });
       moved = w[BUCKET_CONTROL_MOVED];
       inserting = double(moved) <= options.rebuild_above * double(count);
     }
@@ -183,6 +186,7 @@ struct BucketLists::Impl {
       if (!inserting) {
         iterate = builder.record_build_start(rec, t);
       } else if (gathered) {
+        if (!t.prev_valid) builder.record_find_prev(rec, t);
         builder.record_resort_unlink(rec, t);
         iterate = true;
       } else {
@@ -201,8 +205,10 @@ struct BucketLists::Impl {
     }
     n = count;
     built = true;
-    // A gather sets prev (FIND_PREV) and the insertion keeps it; builds do not.
-    prev_valid = resort && !options.deterministic && inserting;
+    // A resort that inserted set prev (FIND_PREV or record_find_prev) and kept it; builds do not. One
+    // that stopped after its gather (nothing moved) left it as it was.
+    const bool stopped_after_gather = gathered && moved == 0 && inserting;
+    if (!stopped_after_gather) prev_valid = resort && !options.deterministic && inserting;
 
     const BucketReport report = decode_report(w);
     stats.iterations = report.iterations;

@@ -328,6 +328,15 @@ bool BucketBuilder::record_resort_gather(gpu::Recorder& rec, const BucketTarget&
   return true;
 }
 
+void BucketBuilder::record_find_prev(gpu::Recorder& rec, const BucketTarget& t) const {
+  rec.phase("prev");
+  BucketPush p = base_push(t);
+  p.mode = BUCKET_GATHER_PREV_ONLY;
+  p.group_count = tiles(t.n, tile());
+  rec.dispatch(gather_moved_, p, p.group_count);
+  rec.compute_barrier();
+}
+
 void BucketBuilder::record_resort_unlink(gpu::Recorder& rec, const BucketTarget& t) const {
   // Everything from here on is sized by the GPU's count of moved elements: nothing when none moved.
   rec.phase("unlink");

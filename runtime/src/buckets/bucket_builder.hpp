@@ -98,6 +98,9 @@ class BucketBuilder {
   // instead), then unlink, prelink and the first scatter.
   bool record_resort_gather(gpu::Recorder& rec, const BucketTarget& t) const;
   void record_resort_unlink(gpu::Recorder& rec, const BucketTarget& t) const;
+  // The prev pointers from next, alone: for a gather recorded with prev_valid set although it was not
+  // (so that a resort that then builds does not pay for them).
+  void record_find_prev(gpu::Recorder& rec, const BucketTarget& t) const;
   // Iterations [begin, end) of a build (resort: of a resort).
   void record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin, uint32_t end) const;
   // Links what the iterations left (it finds it through the control words).

@@ -12,16 +12,17 @@
 //                 head as in the paper); PRELINK: new buckets, next = the new bucket's head
 //   scatter, then the build's iterations for the moved elements alone.
 // prev[N] costs 4 N bytes. Builds do not keep it (on lavapipe that made them 10-20% slower): the first
-// resort after a build derives it from next (one random store per element: on lavapipe it costs about
-// twice the gather), fused into the gather (FIND_PREV) on the recording path, in a pass of its own
+// resort after a build derives it from next (one random store per element: on lavapipe about twice
+// the gather's time), fused into the gather (FIND_PREV) on the recording path, in a pass of its own
 // once the convenience path knows it will insert rather than build; the insertion iterations and
-// fallback keep it (KEEP_PREV), so resorts of resorts need no such pass. On lavapipe, kernels with barriers pay for a coroutine per SIMD chunk of every workgroup
-// even when they return at once; the gather has none, and everything after it is an indirect
-// dispatch sized by the moved count (zero groups when none moved). Measured on a busy 2-core lavapipe,
-// 2^16 - 2^20 elements, 4 per bucket, resort / build of the same run: 0.05-0.07 with none moved (the
-// gather alone; 0.33-0.40 with the old mark_moved + unlink-every-element + compaction), 0.24-0.30 with
-// 2% right after a build (the prev pass is half of it at 2^20), 0.13-0.25 for a resort of a resort
-// (0.45-0.54 before); a first resort costs a build at 35-40% moved, hence BucketOptions::rebuild_above.
+// fallback keep it (KEEP_PREV), so resorts of resorts need no such pass. The gather has no barrier
+// (on lavapipe the old compaction's barriers cost 9 ms at 2^20 even with every workgroup returning
+// at once), and everything after it is an indirect dispatch sized by the moved count (zero groups
+// when none moved). Measured on a busy 2-core lavapipe, 2^16 - 2^20 elements, 4 per bucket, resort /
+// build of the same run: 0.05-0.07 with none moved (the gather alone; 0.33-0.40 with the old
+// mark_moved + unlink-every-element + compaction), 0.24-0.30 with 2% right after a build (the prev
+// pass is half of it at 2^20), 0.13-0.25 for a resort of a resort (0.45-0.54 before); a first resort
+// costs a build at 35-40% moved, hence BucketOptions::rebuild_above.
 //
 // Iterations (Listing 1, with the active elements compacted after each):
 //   link        active elements read their bucket's head: the winner is placed, the others point

@@ -257,30 +257,118 @@ TEST_CASE("partial update (section 2.1) gives the same lists") {
 TEST_CASE("resort (section 2.2) equals a fresh build as sets, moving 0%, 2%, 50% and 100%") {
   const uint32_t n = 40000, m = 10000;
   const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 11);
-  for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
-    BucketLists lists(test::device(), options(m, n, mode));
-    BucketStats built = lists.build(ids);
-    std::vector<uint32_t> current = ids;
-    uint32_t seed = 20;
-    for (double fraction : {0.0, 0.02, 0.5, 1.0}) {
-      INFO("moving " << fraction * 100 << "%" << (mode == BucketMode::sort ? " (sort)" : ""));
-      size_t moved = 0;
-      current = move_some(current, m, fraction, seed++, &moved);  // chained: resort of a resort
-      BucketStats s = lists.resort(current);
-      CHECK(s.moved == moved);
-      CHECK(check_lists(download(lists), current, m) == "");
-      if (fraction == 0.0) CHECK(s.iterations == 0);
+  // rebuild_above = 1: every resort inserts (the kernels under test); the default builds above 35%.
+  for (double rebuild_above : {1.0, BucketOptions{}.rebuild_above}) {
+    for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
+      BucketOptions o = options(m, n, mode);
+      o.rebuild_above = rebuild_above;
+      BucketLists lists(test::device(), o);
+      lists.build(ids);
+      std::vector<uint32_t> current = ids;
+      uint32_t seed = 20;
+      for (double fraction : {0.0, 0.02, 0.5, 1.0, 0.3}) {
+        INFO("moving " << fraction * 100 << "%" << (mode == BucketMode::sort ? " (sort)" : "") << ", rebuild above "
+                       << rebuild_above);
+        size_t moved = 0;
+        current = move_some(current, m, fraction, seed++, &moved);  // chained: resort of a resort
+        BucketStats s = lists.resort(current);
+        CHECK(s.moved == moved);
+        CHECK(s.rebuilt == (fraction > rebuild_above));
+        CHECK(check_lists(download(lists), current, m) == "");
+        if (fraction == 0.0) CHECK(s.iterations == 0);
+      }
     }
-    (void)built;
   }
-  // Everything into one bucket and back out.
+}
+
+TEST_CASE("resort: nothing moved leaves every buffer as it was") {
+  const uint32_t n = 5000, m = 700;
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 12);
+  for (double rebuild_above : {1.0, 0.4}) {
+    BucketOptions o = options(m, n);
+    o.rebuild_above = rebuild_above;
+    BucketLists lists(test::device(), o);
+    lists.build(ids);
+    const Lists before = download(lists);
+    BucketStats s = lists.resort(ids);
+    CHECK(s.moved == 0);
+    CHECK(s.iterations == 0);
+    const Lists after = download(lists);
+    CHECK(after.head == before.head);
+    CHECK(after.next == before.next);
+    // The next resort still finds what it needs (the prev pointers) though this one stopped early.
+    size_t moved = 0;
+    const std::vector<uint32_t> next_ids = move_some(ids, m, 0.05, 15, &moved);
+    s = lists.resort(next_ids);
+    CHECK(s.moved == moved);
+    CHECK(check_lists(download(lists), next_ids, m) == "");
+  }
+}
+
+TEST_CASE("resort: one element moved, from the front, the middle or the end of its list") {
+  const uint32_t n = 3000, m = 300;  // 10 per bucket
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 13);
   BucketLists lists(test::device(), options(m, n));
   lists.build(ids);
+  const Lists l = download(lists);
+  const std::vector<uint32_t> list = walk(l, ids[0], n);
+  REQUIRE(list.size() >= 3);
+  for (size_t at : {size_t(0), list.size() / 2, list.size() - 1}) {
+    INFO("position " << at << " of " << list.size());
+    lists.build(ids);
+    std::vector<uint32_t> moved_ids = ids;
+    moved_ids[list[at]] = (ids[list[at]] + 1) % m;
+    BucketStats s = lists.resort(moved_ids);
+    CHECK(s.moved == 1);
+    CHECK(check_lists(download(lists), moved_ids, m) == "");
+  }
+}
+
+TEST_CASE("resort: buckets emptied and filled, runs of moved neighbours, out of and into a heavy bucket") {
+  const uint32_t n = 20000, m = 2000;
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 14);
+  BucketOptions o = options(m, n);
+  o.rebuild_above = 1.0;  // the moved shares here are large: insert them all the same
+  BucketLists lists(test::device(), o);
+
+  // Built with buckets 1000..1099 and 1999 empty; then every element of buckets 0..99 moves to an empty
+  // bucket (1000 + b for even b, 1999 for odd b): whole lists become empty, empty buckets get lists,
+  // every node of lists 0..99 is in one moved run.
+  std::vector<uint32_t> target(ids);
+  for (uint32_t& id : target)
+    if ((id >= 1000 && id < 1100) || id == 1999) id = 1100;
+  lists.build(target);
+  std::vector<uint32_t> emptied(target);
+  size_t changed = 0;
+  for (uint32_t& id : emptied) {
+    if (id >= 100) continue;
+    id = id % 2 ? 1999u : 1000u + id;
+    ++changed;
+  }
+  BucketStats s = lists.resort(emptied);
+  CHECK(s.moved == changed);
+  Lists l = download(lists);
+  CHECK(check_lists(l, emptied, m) == "");
+  for (uint32_t b = 0; b < 100; ++b) CHECK(l.head[b] == null);
+
+  // All into one bucket (the insertion goes to the fallback), then 1% out of it (long runs of
+  // staying elements between the moved ones), then every other element of that list out.
   std::vector<uint32_t> one(n, 17);
-  BucketStats s = lists.resort(one);
-  CHECK(s.moved == n - std::count(ids.begin(), ids.end(), 17u));
+  s = lists.resort(one);
+  CHECK(s.fallback > 0);
   CHECK(check_lists(download(lists), one, m) == "");
-  lists.resort(ids);
+  std::vector<uint32_t> out = one;
+  for (uint32_t i = 0; i < n; i += 100) out[i] = 5;
+  s = lists.resort(out);
+  CHECK(s.moved == n / 100);
+  CHECK(check_lists(download(lists), out, m) == "");
+  const std::vector<uint32_t> heavy = walk(download(lists), 17, n);
+  std::vector<uint32_t> alternate = out;
+  for (size_t k = 0; k < heavy.size(); k += 2) alternate[heavy[k]] = uint32_t(k % m);
+  s = lists.resort(alternate);
+  CHECK(check_lists(download(lists), alternate, m) == "");
+  // And back to uniform ids: every element of the heavy list in one of many runs.
+  s = lists.resort(ids);
   CHECK(check_lists(download(lists), ids, m) == "");
 }
 
@@ -314,10 +402,11 @@ TEST_CASE("bucket ids out of range: a clear error, the other elements listed cor
   ids[1234] = m;
   ids[77] = 0xFFFFFFFFu;
   ids[78] = 1024 + 5;  // its low 10 bits are a valid id: a sort over bit_width(m - 1) bits would misplace it
-  for (bool deterministic : {false, true}) {
-    INFO("deterministic = " << deterministic);
+  for (auto [deterministic, rebuild_above] : {std::pair{false, 1.0}, {false, 0.0}, {true, 1.0}}) {
+    INFO("deterministic = " << deterministic << ", rebuild above " << rebuild_above);
     BucketOptions o = options(m, n);
     o.deterministic = deterministic;
+    o.rebuild_above = rebuild_above;  // 0: every resort that moves anything rebuilds
     BucketLists lists(test::device(), o);
     CHECK_THROWS_WITH_AS(lists.build(ids), doctest::Contains("is out of range: there are 1000 buckets"), Error);
     try {

@@ -753,10 +753,21 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
     const std::string op = c["op"];
     if (op == "build" && c["parts"] == "1") CHECK(c["iterations"].get<double>() >= 1);
     if (c["table"] != 1 && timed) CHECK(c["vs_build"].is_number());
+    // Above the library's default share (0.35), resorts build.
+    if (op == "resort")
+      CHECK(c["rebuilt"] == (c["moved_percent"].get<double>() > 100 * doc["rebuild_above"].get<double>()));
   }
   CHECK(rows[1] == 2 * 2 * 2);      // sizes x per-bucket x parts
   CHECK(rows[2] == 2 * (1 + 2));    // sizes x (build + resorts)
   CHECK(rows[3] == 2 * 4);          // sizes x (build, resort 2%, sort build, radix pairs)
+
+  // Chained resorts (each after a resort back) check their lists and moved counts the same way.
+  const Run chained = dir.run(with_globals({"bench-buckets", "--n", "3000", "--tables", "2", "--moved", "0,2,100",
+                                            "--chained", "--repeat", "2", "--format", "json"}));
+  REQUIRE_MESSAGE(chained.code == 0, chained.err);
+  const auto chained_doc = nlohmann::json::parse(chained.out);
+  CHECK(chained_doc["chained"] == true);
+  CHECK(chained_doc["results"].size() == 4);
 
   const Run corrupt = dir.run(with_globals({"bench-buckets", "--n", "1000", "--tables", "2", "--repeat", "1"}),
                               {"VKSORT_BENCH_TEST_CORRUPT=1"});
@@ -765,7 +776,7 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
 
   const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
                                                      {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
-                                                     {"--grid-per-bucket", "0"}};
+                                                     {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());

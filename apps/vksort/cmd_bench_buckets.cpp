@@ -39,8 +39,9 @@ struct BucketCase {
   double moved_percent = -1;  // resorts: share of elements moved; < 0 elsewhere
   std::vector<double> gpu_ms;
   std::vector<double> iterations, fallback;
-  NamedSamples phases_ms;     // per phase ("unlink", "insert", "iterations", ...), one per timed run
+  NamedSamples phases_ms;     // per phase ("gather", "unlink", "iterations", ...), one per timed run
   double build_ms = -1;       // median of the scatter build at the same (n, M) in this run, for "vs build"
+  bool rebuilt = false;       // resorts: built instead (BucketOptions::rebuild_above)
 };
 
 double median(const std::vector<double>& v) { return v.empty() ? -1.0 : summarize(v).median; }
@@ -96,22 +97,29 @@ class BucketBench {
   }
 
   // Builds from random ids, moves `percent` of the elements to other buckets and resorts; the time is
-  // the resort's.
+  // the resort's. Chained (Table 2 only): each timed resort follows a resort back to the first ids,
+  // as in a simulation that resorts every step (the first resort after a build does more work).
   BucketCase resort(int table, uint64_t n, uint32_t m, double percent) {
     BucketCase r = start(table, "resort", n, m);
     r.moved_percent = percent;
-    BucketLists lists = make_lists(options(n, m));
+    BucketOptions o = options(n, m);
+    if (c_.rebuild_above >= 0) o.rebuild_above = c_.rebuild_above;
+    BucketLists lists = make_lists(o);
     const std::vector<uint32_t> ids = workloads::uniform_bucket_ids(n, m, uint32_t(c_.seed));
     size_t moved = 0;
     const std::vector<uint32_t> new_ids = workloads::move_some_ids(ids, m, percent / 100.0, uint32_t(c_.seed) + 1, &moved);
+    const bool chained = c_.chained && table == 2;
+    if (chained) lists.build(ids);
     for (int64_t run = 0; run <= c_.repeat; ++run) {
-      lists.build(ids);
+      if (chained) lists.resort(ids);
+      else lists.build(ids);
       const BucketStats s = lists.resort(new_ids);
       check(lists, new_ids, m, r, run);
       if (s.moved != moved)
         throw RuntimeFailure(describe(r) + ": the resort reports " + std::to_string(s.moved) + " moved elements, " +
                              std::to_string(moved) + " were moved");
       if (run) record(r, s, true);
+      r.rebuilt = s.rebuilt;
     }
     return r;
   }
@@ -203,7 +211,7 @@ class BucketBench {
 std::string moved_label(const BucketCase& r) {
   if (r.moved_percent < 0) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g%%", r.moved_percent);
+  std::snprintf(buf, sizeof buf, r.rebuilt ? "%g%% (built)" : "%g%%", r.moved_percent);
   return buf;
 }
 
@@ -239,6 +247,7 @@ nlohmann::ordered_json cases_json(const std::vector<BucketCase>& cases) {
     c["n"] = r.n;
     c["buckets"] = r.buckets;
     c["moved_percent"] = r.moved_percent < 0 ? ordered_json(nullptr) : ordered_json(r.moved_percent);
+    if (r.op == "resort") c["rebuilt"] = r.rebuilt;
     if (r.gpu_ms.empty()) c["gpu_ms"] = nullptr;
     else {
       const Summary g = summarize(r.gpu_ms);
@@ -383,6 +392,8 @@ int run_bench_buckets_on(Device& device, const BucketBenchCommand& c) {
   doc["warmup"] = 1;
   doc["seed"] = c.seed;
   doc["grid_per_bucket"] = c.grid_per_bucket;
+  doc["rebuild_above"] = c.rebuild_above >= 0 ? c.rebuild_above : BucketOptions{}.rebuild_above;
+  doc["chained"] = c.chained;
   doc["results"] = cases_json(cases);
   const std::string json_text = doc.dump(2) + "\n";
   if (c.quiet) {

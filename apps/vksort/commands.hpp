@@ -65,6 +65,8 @@ struct BucketBenchCommand {
   std::vector<std::string> parts{"auto"};  // partial update settings of Table 1's builds
   std::vector<std::string> tables{"1", "2", "3"};
   double grid_per_bucket = 4;  // Tables 2 and 3: n / this many buckets (the paper: 2^20 in 64^3)
+  double rebuild_above = -1;   // resorts: BucketOptions::rebuild_above (< 0: the library's default)
+  bool chained = false;        // Table 2: time a resort of a resort instead of one right after a build
   int64_t repeat = 3;
   uint64_t seed = 1;
   std::string json, format, command_line;

@@ -182,6 +182,12 @@ int main(int argc, char** argv) {
   buckets_cmd->add_option("--grid-per-bucket", buckets.grid_per_bucket,
                           "Tables 2 and 3: average elements per bucket (default: 4, as 2^20 particles in 64^3 cells)")
       ->type_name("K");
+  buckets_cmd->add_option("--rebuild-above", buckets.rebuild_above,
+                          "Tables 2 and 3: resorts build instead above this share of moved elements (1: never; "
+                          "default: the library's)")
+      ->type_name("F")->check(CLI::Range(0.0, 1e9));
+  buckets_cmd->add_flag("--chained", buckets.chained,
+                        "Table 2: time resorts of a resort (a simulation's steps) instead of resorts right after a build");
   buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R");
   buckets_cmd->add_option("--seed", buckets.seed, "Seed of the bucket ids (default: 1)")->type_name("S")->check(not_negative);
   buckets_cmd->add_option("--format", buckets.format, "stdout's form: table (default), csv or json")->type_name("F");

@@ -30,13 +30,8 @@ uint fallback_slot(Words control, bool after_gate) {
 }
 Words slot_list(uint slot) { return Words(slot == 0u ? pc.list_in : pc.list_out); }
 
-// Resort's moved bits, tile-major so that one workgroup writes whole words: element i (in tile
-// i / TILE, at r = i % TILE) is bit r % 32 of word (i / TILE) * MOVED_WORDS + r / 32.
-const uint MOVED_WORDS = (TILE + 31) / 32;
-bool moved_bit(Words moved, uint i) {
-  const uint r = i % TILE;
-  return ((moved.w[(i / TILE) * MOVED_WORDS + r / 32] >> (r % 32)) & 1u) != 0u;
-}
+// The bucket an id asks for: itself, or BUCKET_INVALID (no list) for an id >= M.
+uint bucket_of_id(uint id) { return id < pc.m ? id : BUCKET_INVALID; }
 
 #ifdef BUCKET_SUBGROUPS
 #extension GL_KHR_shader_subgroup_arithmetic : require

@@ -6,9 +6,6 @@
 //            store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
 //            this list (partial update) are appended after the survivors and scatter too.
 //   KEEP:    survivors of the last recorded iteration; no scatter, heads keep the lists' first elements.
-//   PRELINK: resort's moved elements (list = 0..count-1, flagged by their moved bit); each points its
-//            next at its new bucket's head (after unlink), so that the first winner of the insertion
-//            iterations continues the existing list.
 //   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of the bucket: clear bits
 //            first, then set ones at ZEROS + (ones before them); the list moves to the other slot.
 //            Nothing to do when the gate found the leftover buckets agree in the bit.
@@ -28,7 +25,7 @@ void main() {
   if (g >= list_tiles + tiles_for(admit_end - admit_begin)) return;
   // The iteration that stopped (handing what is left to the fallback) writes no heads.
   const uint mode = pc.mode == BUCKET_COMPACT_SCATTER && control.w[BUCKET_CONTROL_STOPPED] != 0u ? BUCKET_COMPACT_KEEP : pc.mode;
-  Words bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next);
+  Words bucket = Words(pc.bucket), head = Words(pc.head);
   const uint from = split ? control.w[BUCKET_CONTROL_FALLBACK_SLOT] : 0u;
   Words list = split ? slot_list(from) : Words(pc.list_in);
   Words out_list = split ? slot_list(from ^ 1u) : Words(pc.list_out);
@@ -47,32 +44,24 @@ void main() {
     return;
   }
 
-  // A tile without survivors has nothing to move (the common case of a resort that moved few): the
-  // scanned offsets say so without reading the tile.
+  // A tile without survivors has nothing to move: the scanned offsets say so without reading it.
   Words blocks = Words(pc.blocks);
   const uint offset = blocks.w[g];
   if (!split) {
-    uint kept = control.w[slot_word(pc.slot ^ 1u, BUCKET_SLOT_COUNT)];
-    if (mode != BUCKET_COMPACT_PRELINK) kept -= admit_end - admit_begin;
+    const uint kept = control.w[slot_word(pc.slot ^ 1u, BUCKET_SLOT_COUNT)] - (admit_end - admit_begin);
     if ((g + 1 < list_tiles ? blocks.w[g + 1] : kept) == offset) return;  // the whole workgroup returns
   }
 
   const uint first = g * TILE + t * ITEMS;
-  Words moved = Words(pc.moved);
   uint v[ITEMS];
   uint flags = 0;  // bit k: position first + k is flagged
   uint mine = 0;
   for (uint k = 0; k < ITEMS; ++k) {
     const uint j = first + k;
+    v[k] = j < count ? list.w[j] : BUCKET_DONE;
     bool flagged;
-    if (mode == BUCKET_COMPACT_PRELINK) {  // elements 0..count-1, flagged by their moved bit
-      v[k] = j;
-      flagged = j < count && moved_bit(moved, j);
-    } else {
-      v[k] = j < count ? list.w[j] : BUCKET_DONE;
-      if (split) flagged = j < count && ((bucket.w[v[k]] >> pc.bit) & 1u) == 0u;
-      else flagged = (v[k] & BUCKET_DONE) == 0u;
-    }
+    if (split) flagged = j < count && ((bucket.w[v[k]] >> pc.bit) & 1u) == 0u;
+    else flagged = (v[k] & BUCKET_DONE) == 0u;
     if (flagged) {
       flags |= 1u << k;
       ++mine;
@@ -88,12 +77,7 @@ void main() {
     if ((flags & (1u << k)) != 0u) {
       out_list.w[before] = i;
       ++before;
-      if (mode == BUCKET_COMPACT_SCATTER) {
-        head.w[bucket.w[i]] = i;  // survivors always have a bucket
-      } else if (mode == BUCKET_COMPACT_PRELINK) {
-        const uint b = bucket.w[i];
-        next.w[i] = b != BUCKET_INVALID ? head.w[b] : BUCKET_NULL;
-      }
+      if (mode == BUCKET_COMPACT_SCATTER) head.w[bucket.w[i]] = i;  // survivors always have a bucket
     } else if (split) {
       out_list.w[zeros + (j - before)] = i;  // j - before: set bits before j
     }

@@ -1,7 +1,8 @@
 #version 460
 // Listing 1, lines 12-17, over the active list only: each element reads its bucket's head after the
-// scatter; the winner (head == i) is now in the list and is marked BUCKET_DONE, every other element
-// points its next at the winner and stays active. Elements without a bucket are marked done too. Each
+// scatter; the winner (head == i) is now in the list and is marked BUCKET_DONE (in a resort, the prev
+// pointer of the element after it is set), every other element points its next at the winner and
+// stays active. Elements without a bucket are marked done too. Each
 // tile's count of still-active elements goes to blocks[tile] for the compaction.
 //
 // Partial update: elements admitted with this list (range [admit_begin, admit_end) of the slot, walked
@@ -20,6 +21,7 @@ void main() {
   const uint g = linear_group_id();
   if (g >= list_tiles + tiles_for(admit_end - admit_begin)) return;
   Words bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next), list = Words(pc.list_in);
+  Words prev = Words(pc.prev);
   const uint t = gl_LocalInvocationID.x;
 
   if (g >= list_tiles) {  // the whole workgroup takes this branch
@@ -46,6 +48,11 @@ void main() {
       if (h != i) {
         next.w[i] = h;
         done = false;
+      } else if ((pc.flags & BUCKET_FLAG_KEEP_PREV) != 0u) {  // uniform
+        // Placed in front of its list: its next is the list's previous first element (it pointed
+        // there when it lost, or was prelinked so), whose prev is now i.
+        const uint after = next.w[i];
+        if (after != BUCKET_NULL) prev.w[after] = i;
       }
     }
     list.w[j] = done ? (i | BUCKET_DONE) : i;

@@ -4,7 +4,8 @@
 // sort-based build starts from empty lists; the heavy-bucket fallback continues what the iterations
 // built). Two passes, because the run's first element overwrites the head that its last element must
 // read:
-//   NEXT: next = the following element of the run, or for the run's last element the bucket's head.
+//   NEXT: next = the following element of the run, or for the run's last element the bucket's head
+//         (in a resort, the prev of that element is this one).
 //   HEAD: the run's first element becomes the head.
 // Elements without a bucket (sorted last by the sort-based build) are skipped.
 #define PUSH_BUCKETS
@@ -20,7 +21,7 @@ void main() {
     const uint bad = control.w[BUCKET_CONTROL_BAD_ELEMENT];
     if (bad != 0u) control.w[BUCKET_CONTROL_BAD_ID] = Words(pc.ids).w[bad - 1u];
   }
-  Words bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next);
+  Words bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next), prev = Words(pc.prev);
   Words list = slot_list(fallback_slot(control, false));
   const uint first = g * TILE + gl_LocalInvocationID.x * ITEMS;
   for (uint k = 0; k < ITEMS; ++k) {
@@ -30,8 +31,11 @@ void main() {
     const uint b = bucket.w[i];
     if (b == BUCKET_INVALID) continue;
     if (pc.mode == BUCKET_RUNS_NEXT) {
+      // Each element sets the prev of the one after it (the run's next, or the list's old first).
       const uint after = j + 1 < count ? list.w[j + 1] : BUCKET_NULL;
-      next.w[i] = after != BUCKET_NULL && bucket.w[after] == b ? after : head.w[b];
+      const uint to = after != BUCKET_NULL && bucket.w[after] == b ? after : head.w[b];
+      next.w[i] = to;
+      if (to != BUCKET_NULL && (pc.flags & BUCKET_FLAG_KEEP_PREV) != 0u) prev.w[to] = i;
     } else if (j == 0u || bucket.w[list.w[j - 1]] != b) {
       head.w[b] = i;
     }

@@ -10,7 +10,8 @@
 //          bucket holds more survivors than the remaining iterations can place (each places one
 //          element per bucket). Stopping hands the survivors (and any part not admitted yet) to the
 //          fallback and zeroes the arguments of every later iteration.
-//   MOVED: after resort's mark_moved: the moved elements' count.
+//   MOVED: after resort's gather_moved: its count of moved elements (nothing to scan) becomes list
+//          slot 1's, with the dispatch arguments of unlink, scatter and the first iteration.
 //   BITS:  start of the fallback: the bits in which the leftover buckets differ (OR ^ AND).
 //   SPLIT: one fallback pass: whether its bit moves the list, and if so the offsets of the clear ones.
 #define PUSH_BUCKETS
@@ -126,14 +127,13 @@ void main() {
     return;
   }
 
-  const uint total = scan_in_place(blocks, tiles_for(count));
+  const uint total = pc.mode == BUCKET_SCAN_MOVED ? control.w[BUCKET_CONTROL_MOVED] : scan_in_place(blocks, tiles_for(count));
   if (t != 0) return;
   if (has_address(pc.ids)) {
     const uint bad = control.w[BUCKET_CONTROL_BAD_ELEMENT];
     if (bad != 0u) control.w[BUCKET_CONTROL_BAD_ID] = Words(pc.ids).w[bad - 1u];
   }
   if (pc.mode == BUCKET_SCAN_MOVED) {
-    control.w[BUCKET_CONTROL_MOVED] = total;
     write_slot(control, other, total, pc.n, pc.n);  // nothing admitted: resorts have no parts
     return;
   }

@@ -1,33 +1,48 @@
 #version 460
-// Resort, section 2.2, step 2: takes the moved elements out of their old lists, in one pass. The groups
-// before ceil(n / TILE) walk elements, the rest walk heads. An element that stays in its list (or a
-// head) whose successor moved follows next pointers past the moved elements to the first one that
-// stays and links to it. Only next pointers of staying elements and heads are written, while only
-// next pointers of moved elements are read past: no walk reads what another writes. The walks
-// together cross each moved element once. A node of list b moved iff its bit is set (its old bucket
-// was b), so the walks read the bit array, not the ids.
+// Resort, section 2.2, steps 2 and 3, over the moved elements that gather_moved listed in slot 1 (the
+// kernels get no groups when none moved). Until PRELINK, `bucket` holds the old buckets, with
+// BUCKET_MOVED set in those of listed elements that moved.
+//   CUT:     the moved elements leave their old lists through the prev pointers, so the work is
+//            proportional to the moved elements, not to n: a moved element q whose predecessor p
+//            stays (or that is its list's first) walks next pointers past the run of moved elements
+//            it starts to the first one that stays, s, and links p (or the head) to s and s back to p.
+//            Only the walk of a list's first run writes its head, so q == head tells q is first.
+//            Writes go only to next of staying elements, prev of staying elements and heads; reads
+//            past q go only to next of moved ones: no walk reads what another writes, and every moved
+//            element is crossed by exactly one walk.
+//   PRELINK: after CUT (heads are final): each moved element records its new bucket and points its
+//            next at that bucket's head, so that the first winner of the insertion iterations
+//            continues the existing list (its prev is set when it wins).
 #define PUSH_BUCKETS
 #include "common/interface.h"
 #include "buckets/buckets.glsl"
 
 void main() {
+  Words control = Words(pc.control);
+  const uint count = control.w[slot_word(pc.slot, BUCKET_SLOT_COUNT)];
   const uint g = linear_group_id();
-  if (g >= pc.group_count) return;
-  Words bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next), moved = Words(pc.moved);
-  const uint element_tiles = tiles_for(pc.n);
-  const uint t = gl_LocalInvocationID.x;
-  const bool heads = g >= element_tiles;
-  const uint first = heads ? (g - element_tiles) * TILE + t * ITEMS : g * TILE + t * ITEMS;
+  if (g >= tiles_for(count)) return;
+  Words ids = Words(pc.ids), bucket = Words(pc.bucket), head = Words(pc.head), next = Words(pc.next);
+  Words prev = Words(pc.prev), list = Words(pc.list_in);
+  const uint first = g * TILE + gl_LocalInvocationID.x * ITEMS;
   for (uint k = 0; k < ITEMS; ++k) {
-    const uint x = first + k;  // a bucket or an element
-    if (x >= (heads ? pc.m : pc.n)) break;
-    // An element is in a list it stays in iff it did not move and has a bucket.
-    if (!heads && (moved_bit(moved, x) || bucket.w[x] == BUCKET_INVALID)) continue;
-    const uint p = heads ? head.w[x] : next.w[x];
-    uint q = p;
-    while (q != BUCKET_NULL && moved_bit(moved, q)) q = next.w[q];
-    if (q == p) continue;
-    if (heads) head.w[x] = q;
-    else next.w[x] = q;
+    const uint j = first + k;
+    if (j >= count) break;
+    const uint q = list.w[j];
+    if (pc.mode == BUCKET_UNLINK_PRELINK) {
+      const uint b = bucket_of_id(ids.w[q]);
+      bucket.w[q] = b;
+      next.w[q] = b != BUCKET_INVALID ? head.w[b] : BUCKET_NULL;
+      continue;
+    }
+    const uint old = bucket.w[q];
+    if (old == BUCKET_INVALID) continue;  // it was in no list
+    const uint p = head.w[old & ~BUCKET_MOVED] == q ? BUCKET_NULL : prev.w[q];
+    if (p != BUCKET_NULL && (bucket.w[p] & BUCKET_MOVED) != 0u) continue;  // p moved: p's run
+    uint s = next.w[q];
+    while (s != BUCKET_NULL && (bucket.w[s] & BUCKET_MOVED) != 0u) s = next.w[s];
+    if (p == BUCKET_NULL) head.w[old & ~BUCKET_MOVED] = s;
+    else next.w[p] = s;
+    if (s != BUCKET_NULL) prev.w[s] = p;
   }
 }

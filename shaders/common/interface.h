@@ -187,9 +187,15 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define BUCKET_NULL 0xffffffffu
 #define BUCKET_INVALID 0xffffffffu
 #define BUCKET_DONE 0x80000000u
+// Resort, between gather_moved and unlink's PRELINK: set in the bucket of a listed element that moved
+// (buckets of listed elements are below 2^31 - 2, so the result is never BUCKET_INVALID).
+#define BUCKET_MOVED 0x80000000u
+// prev[x] is the element before x in its list; defined only for elements that are not their list's
+// first (unlink compares with the head instead), and only after a resort: builds do not keep it
+// (what it would cost them, every build would pay), the first resort after one sets it from next.
 
 // Control words (32-bit) of one BucketLists object; the host initialises them, afterwards only the
-// scan_blocks gate (one workgroup, between dispatches) changes them, but for BAD_ELEMENT.
+// scan_blocks gate (one workgroup, between dispatches) changes them, but for BAD_ELEMENT and MOVED.
 //
 // Iterations: two list slots alternate. A slot holds its list's element count, the element range
 // admitted with it (partial update) and the VkDispatchIndirectCommand of the iteration kernels that
@@ -201,7 +207,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define BUCKET_SLOT_ARGS 4           // x, y, z: groups covering count + admitted elements
 #define BUCKET_CONTROL_ITERATIONS 16 // repeated-scatter iterations that had elements to place
 #define BUCKET_CONTROL_LEFTOVER 17   // elements the iterations left to the fallback
-#define BUCKET_CONTROL_MOVED 18      // resort: elements whose bucket id changed
+#define BUCKET_CONTROL_MOVED 18      // resort: elements whose bucket id changed (gather_moved's counter)
 #define BUCKET_CONTROL_BAD_ELEMENT 19  // 1 + index of an element with an id >= M (0: none); any writer wins
 #define BUCKET_CONTROL_BAD_ID 20     // that element's id (copied by the gate)
 #define BUCKET_CONTROL_ZEROS 21      // split pass: leftover elements whose bucket has the pass's bit clear
@@ -225,22 +231,27 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define BUCKET_LINK_IDENTITY 0u      // link: the active list is 0..count-1 (first iteration)
 #define BUCKET_LINK_LIST 1u          // link: the active list is list_in
 #define BUCKET_COMPACT_SCATTER 0u    // compact: keep unmarked elements, write their heads
-#define BUCKET_COMPACT_PRELINK 1u    // compact: elements 0..count-1 whose `moved` bit is set; next = head
 #define BUCKET_COMPACT_SPLIT 2u      // compact: stable split of the fallback's list by bit `bit`
 #define BUCKET_COMPACT_KEEP 3u       // compact: keep unmarked elements only (the last iteration)
 #define BUCKET_SCAN_LINK 0u          // scan_blocks after link: next count = kept + admitted
 #define BUCKET_SCAN_SPLIT 1u         // after split_count: ZEROS = total
-#define BUCKET_SCAN_MOVED 2u         // after mark_moved: next count = moved elements
+#define BUCKET_SCAN_MOVED 2u         // after gather_moved: next count = MOVED (no scan)
 #define BUCKET_SCAN_BITS 3u          // after leftover_bits: VARYING
 #define BUCKET_RUNS_NEXT 0u          // link_runs: next pointers of a sorted list's runs
 #define BUCKET_RUNS_HEAD 1u          // link_runs: heads of the runs
+#define BUCKET_GATHER_MOVED 0u       // gather_moved: list the moved elements (and FIND_PREV)
+#define BUCKET_GATHER_PREV_ONLY 1u   // gather_moved: only set prev from next
+#define BUCKET_UNLINK_CUT 0u         // unlink: moved elements leave their old lists
+#define BUCKET_UNLINK_PRELINK 1u     // unlink: moved elements take their new bucket; next = its head
 #define BUCKET_FLAG_LAST 1u          // scan_blocks: last recorded iteration, stop
 #define BUCKET_FLAG_ADMIT_ALL 2u     // scan_blocks: admit every element not admitted yet
 #define BUCKET_FLAG_REPORT 4u        // link_runs: group 0 copies the bad element's id
+#define BUCKET_FLAG_KEEP_PREV 8u     // link, link_runs: keep prev pointers (a resort's insertion)
+#define BUCKET_FLAG_FIND_PREV 16u    // gather_moved: first set prev from the lists (stale after a build)
 
 #if defined(__cplusplus) || defined(PUSH_BUCKETS)
 VKSORT_PUSH_BLOCK(BucketPush) {
-  VKSORT_ADDRESS ids;       // the caller's bucket ids (init, mark_moved; the gate reads the bad one)
+  VKSORT_ADDRESS ids;       // the caller's bucket ids (init, gather_moved, unlink; the gate reads the bad one)
   VKSORT_ADDRESS bucket;    // the bucket each element's list is, or BUCKET_INVALID
   VKSORT_ADDRESS head;      // M words
   VKSORT_ADDRESS next;      // N words
@@ -248,7 +259,7 @@ VKSORT_PUSH_BLOCK(BucketPush) {
   VKSORT_ADDRESS list_out;  // iterations: list of the other slot; fallback: slot 1; SORT_PAIRS: values
   VKSORT_ADDRESS blocks;    // two words per tile of the walked list: counts, then exclusive offsets
   VKSORT_ADDRESS control;   // BUCKET_CONTROL_* words
-  VKSORT_ADDRESS moved;     // resort: one bit per element, set if its bucket changed (see buckets.glsl)
+  VKSORT_ADDRESS prev;      // N words: the element before each listed one but a list's first (resorts)
   uint n;                   // elements
   uint m;                   // buckets
   uint mode;                // BUCKET_<KERNEL>_* of the kernel

@@ -21,8 +21,9 @@
 //   sort     sort (bucket, index) pairs stably (vksort's brick sort) and link each run: every list is
 //            in ascending element order, identical on every run.
 // Resort (section 2.2 of the paper) takes only the elements whose bucket changed out of their lists
-// and inserts them again by repeated scatter: cheaper than a build when few moved (lavapipe, 2^20
-// elements in 64^3 buckets: 0.4x a build with none moved, 0.6x with 2%, break-even near 20%).
+// and inserts them again by repeated scatter. Besides one streaming pass over the ids, its work is
+// proportional to the moved elements (the lists keep prev pointers internally for that), so it is
+// much cheaper than a build when few moved; above BucketOptions::rebuild_above, resort() builds.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +67,13 @@ struct BucketOptions {
   // pay on lavapipe; unmeasured on GPUs). Builds only, not resorts.
   uint32_t parts = 0;
   uint32_t admit_below = 0;
+  // resort() (the convenience path) builds instead when more than this share of the elements moved:
+  // it reads the GPU's moved count after the first pass, and above the share a build from the new ids
+  // is faster than inserting the moved elements. Lavapipe, 4 elements per bucket, 2^16 - 2^20
+  // elements: a resort right after a build costs as much as a build at 35-40% moved. 1 (or more):
+  // always resort. record_resort cannot read the count and always resorts: a caller that expects
+  // more than this share to move should record_build.
+  double rebuild_above = 0.35;
   Tuning tuning{};  // workgroup_size / items_per_thread of the list kernels; 0 = from the device
   // Workgroup prefix sums with subgroup arithmetic where the device offers it in compute (and the
   // workgroup is a whole number of subgroups); false: the shared-memory path everywhere.
@@ -80,8 +88,9 @@ struct BucketStats {
   uint32_t iterations = 0;  // repeated-scatter iterations that had elements to place
   uint32_t fallback = 0;    // elements the heavy-bucket fallback linked (those the iterations left)
   // Elements (re)inserted: n for a build (and for a deterministic resort, which rebuilds), those
-  // whose bucket changed for a resort.
+  // whose bucket changed for a resort (also when it rebuilt).
   uint32_t moved = 0;
+  bool rebuilt = false;     // a resort that built from the new ids instead (BucketOptions::rebuild_above)
   bool timed() const { return gpu_ms >= 0.0; }
 };
 
@@ -98,7 +107,7 @@ struct BucketReport {
 };
 
 // Buffers and pipelines for lists of up to `capacity` elements in `buckets` buckets on one Device. Owns
-// head, next and its scratch; creating one compiles pipelines and allocates about 4 * (M + 4 N) bytes
+// head, next and its scratch; creating one compiles pipelines and allocates about 4 * (M + 5 N) bytes
 // (plus a sort's scratch for sort-based or deterministic builds). One thread at a time.
 //
 // Ids out of range are detected on the GPU: such an element is in no list (its next is null) while
@@ -145,11 +154,14 @@ class VKSORT_API BucketLists {
   // from new_ids gives (as sets per bucket; deterministic objects give exactly a build's lists). The
   // lists of the last record_build / record_resort of this object, with the same n, must precede it
   // in submission order; the object remembers the ids they were built from. Barrier contract as
-  // record_build. Elements whose new id is out of range leave every list (and are reported).
+  // record_build. Elements whose new id is out of range leave every list (and are reported). It always
+  // inserts, however many moved (see BucketOptions::rebuild_above).
   Status record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32_t n) noexcept;
 
   // Convenience: record, submit on the device's queue, wait, read the report and the timestamps.
   // Throws vksort::Error, also for ids out of range (after the lists were built without them).
+  // resort() submits its first pass alone, reads the moved count, and stops there when none moved
+  // or builds when more than rebuild_above of the elements moved.
   BucketStats build(const Buffer& ids, uint32_t n);
   BucketStats resort(const Buffer& new_ids, uint32_t n);
   // Host helpers: upload the ids, build / resort, keep the ids' buffer for later resorts.

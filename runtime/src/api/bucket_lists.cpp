@@ -25,6 +25,8 @@ void check_options(const BucketOptions& o) {
     throw Error("BucketOptions::buckets must be between 1 and 2^31 - 2 (got " + std::to_string(o.buckets) + ")");
   if (o.capacity < 1 || o.capacity > max_count)
     throw Error("BucketOptions::capacity must be between 1 and 2^31 - 1 (got " + std::to_string(o.capacity) + ")");
+  if (!(o.rebuild_above >= 0.0))
+    throw Error("BucketOptions::rebuild_above must be a share of at least 0 (got " + std::to_string(o.rebuild_above) + ")");
   if (o.max_iterations < 1 || o.max_iterations > 4096)
     throw Error("BucketOptions::max_iterations must be between 1 and 4096 (got " + std::to_string(o.max_iterations) + ")");
 }
@@ -46,11 +48,12 @@ struct BucketLists::Impl {
   Device device;
   BucketOptions options;
   algo::BucketBuilder builder;
-  gpu::DeviceBuffer head, next, bucket, list0, list1, blocks, moved, control, sort_scratch;
+  gpu::DeviceBuffer head, next, prev, bucket, list0, list1, blocks, control, sort_scratch;
   std::optional<gpu::DeviceBuffer> readback;  // convenience path: the report
   std::optional<Buffer> host_ids;             // span helpers: the uploaded ids
   uint32_t n = 0;
   bool built = false;
+  bool prev_valid = false;  // the lists' prev pointers are kept (the last work recorded was a resort's)
 
   Impl(Device& d, const BucketOptions& o) : device(d), options(o), builder(d.context(), o) {
     gpu::Context& ctx = d.context();
@@ -58,11 +61,11 @@ struct BucketLists::Impl {
     const std::string of = " of bucket lists (" + std::to_string(N) + " elements, " + std::to_string(o.buckets) + " buckets)";
     head = words(ctx, o.buckets, "the heads" + of);
     next = words(ctx, N, "the next pointers" + of);
+    prev = words(ctx, N, "the prev pointers" + of);
     bucket = words(ctx, N, "the element buckets" + of);
     list0 = words(ctx, N, "active list 0" + of);
     list1 = words(ctx, N, "active list 1" + of);
     blocks = words(ctx, builder.block_words(o.capacity), "tile counts" + of);
-    moved = words(ctx, builder.moved_words(o.capacity), "moved bits" + of);
     control = words(ctx, BUCKET_CONTROL_WORDS, "control words" + of);
     if (builder.sorts())
       sort_scratch = gpu::DeviceBuffer(ctx, std::max<VkDeviceSize>(builder.sort_scratch_bytes(o.capacity), 4),
@@ -87,10 +90,11 @@ struct BucketLists::Impl {
     t.list[0] = span_of(list0);
     t.list[1] = span_of(list1);
     t.blocks = span_of(blocks);
-    t.moved = span_of(moved);
+    t.prev = span_of(prev);
     t.control = span_of(control);
     if (builder.sorts()) t.sort_scratch = span_of(sort_scratch);
     t.n = uint32_t(count);
+    t.prev_valid = prev_valid;
     return t;
   }
 
@@ -152,37 +156,65 @@ struct BucketLists::Impl {
     const uint32_t K = builder.max_iterations();
     uint32_t k = 0;
     bool iterate = false;
+    // A resort first gathers the moved elements and counts them; with more than rebuild_above of
+    // them, a build from the new ids is faster than their insertion (it overwrites every buffer the
+    // gather touched). `inserting`: the iterations are a resort's.
+    bool inserting = resort, gathered = false;
+    uint32_t moved = 0;
+    if (resort && !options.deterministic && options.rebuild_above < 1.0) {
+      // Without the prev pointers: a build would not need them (record_find_prev sets them below).
+      algo::BucketTarget without_prev = t;
+      without_prev.prev_valid = true;
+      submit([&](gpu::Recorder& rec) { gathered = builder.record_resort_gather(rec, without_prev); });
+      moved = w[BUCKET_CONTROL_MOVED];
+      inserting = double(moved) <= options.rebuild_above * double(count);
+    }
     // Everything is placed once the list of what is left is empty and no part waits to be admitted;
     // once the GPU stopped iterating, only the fallback is left to record.
     auto finished = [&] {
-      const uint32_t* s = w + algo::BucketBuilder::slot_of(resort, k) * BUCKET_SLOT_WORDS;
+      const uint32_t* s = w + algo::BucketBuilder::slot_of(inserting, k) * BUCKET_SLOT_WORDS;
       return s[BUCKET_SLOT_COUNT] == 0 && s[BUCKET_SLOT_ADMIT_BEGIN] == s[BUCKET_SLOT_ADMIT_END] &&
              w[BUCKET_CONTROL_NEXT_PART] >= count;
     };
     auto iterations = [&](gpu::Recorder& rec) {
       const uint32_t end = std::min(K, k + convenience_batch);
-      builder.record_iterations(rec, t, resort, k, end);
+      builder.record_iterations(rec, t, inserting, k, end);
       k = end;
-      if (k == K) builder.record_fallback(rec, t);
+      if (k == K) builder.record_fallback(rec, t, inserting);
     };
-    submit([&](gpu::Recorder& rec) {
-      iterate = resort ? builder.record_resort_start(rec, t) : builder.record_build_start(rec, t);
+    auto start = [&](gpu::Recorder& rec) {
+      if (!inserting) {
+        iterate = builder.record_build_start(rec, t);
+      } else if (gathered) {
+        if (!t.prev_valid) builder.record_find_prev(rec, t);
+        builder.record_resort_unlink(rec, t);
+        iterate = true;
+      } else {
+        iterate = builder.record_resort_start(rec, t);
+      }
       if (iterate) iterations(rec);
-    });
+    };
+    // When nothing moved the lists stand as they are (the gather changed nothing): no more work.
+    if (!gathered || moved != 0 || !inserting) submit(start);
     while (iterate && k < K && !finished()) {
       if (w[BUCKET_CONTROL_STOPPED]) {
-        submit([&](gpu::Recorder& rec) { builder.record_fallback(rec, t); });
+        submit([&](gpu::Recorder& rec) { builder.record_fallback(rec, t, inserting); });
         break;
       }
       submit(iterations);
     }
     n = count;
     built = true;
+    // A resort that inserted set prev (FIND_PREV or record_find_prev) and kept it; builds do not. One
+    // that stopped after its gather (nothing moved) left it as it was.
+    const bool stopped_after_gather = gathered && moved == 0 && inserting;
+    if (!stopped_after_gather) prev_valid = resort && !options.deterministic && inserting;
 
     const BucketReport report = decode_report(w);
     stats.iterations = report.iterations;
     stats.fallback = report.fallback;
-    stats.moved = resort ? (options.deterministic ? count : report.moved) : count;
+    stats.moved = !resort ? count : options.deterministic ? count : gathered ? moved : report.moved;
+    stats.rebuilt = resort && !inserting;
     if (Status s = report.status(options.buckets); !s.ok()) throw Error(std::string(op) + ": " + s.message);
     return stats;
   }
@@ -239,6 +271,7 @@ Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n)
     impl_->builder.record_build(rec, t);
     impl_->n = n;
     impl_->built = true;
+    impl_->prev_valid = false;
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};
@@ -254,6 +287,7 @@ Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32
     algo::BucketTarget t = impl_->target(new_ids, n, "resorting bucket lists");
     gpu::Recorder rec(impl_->device.context(), cmd);
     impl_->builder.record_resort(rec, t);
+    impl_->prev_valid = !impl_->options.deterministic;
     return {};
   } catch (const Error& e) {
     return {e.result(), e.what()};

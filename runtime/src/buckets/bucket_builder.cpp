@@ -40,8 +40,8 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
     throw Error(what + ": items per thread " + std::to_string(o.tuning.items_per_thread) + " must be a power of two");
   items_ = o.tuning.items_per_thread ? o.tuning.items_per_thread : default_items;
   if (items_ > 32) throw Error(what + ": items per thread must be at most 32");  // flags are one word
-  // Shared memory: at most three words per invocation (sums, ANDs, mark_moved's bits).
-  if (uint64_t(workgroup_size_) * 12 + 64 > dev.max_shared_memory)
+  // Shared memory: at most two words per invocation (the prefix sums' and the ANDs' arrays).
+  if (uint64_t(workgroup_size_) * 8 + 64 > dev.max_shared_memory)
     throw Error(what + ": a workgroup of " + std::to_string(workgroup_size_) + " needs more shared memory than \"" +
                 dev.name + "\" offers (" + std::to_string(dev.max_shared_memory) + " bytes)");
 
@@ -72,7 +72,7 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
   scatter_ = gpu::Kernel(ctx, "buckets_scatter", workgroup_size_, spec, push);
   split_count_ = gpu::Kernel(ctx, "buckets_split_count" + sums, workgroup_size_, spec, push);
   link_runs_ = gpu::Kernel(ctx, "buckets_link_runs", workgroup_size_, spec, push);
-  mark_moved_ = gpu::Kernel(ctx, "buckets_mark_moved" + sums, workgroup_size_, spec, push);
+  gather_moved_ = gpu::Kernel(ctx, "buckets_gather_moved" + sums, workgroup_size_, spec, push);
   unlink_ = gpu::Kernel(ctx, "buckets_unlink", workgroup_size_, spec, push);
   leftover_bits_ = gpu::Kernel(ctx, "buckets_leftover_bits" + sums, workgroup_size_, spec, push);
   if (o.mode == BucketMode::sort || o.deterministic) {
@@ -82,7 +82,6 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
 }
 
 uint32_t BucketBuilder::block_words(uint32_t n) const { return 2 * std::max(1u, tiles(n, tile())); }
-uint32_t BucketBuilder::moved_words(uint32_t n) const { return std::max(1u, tiles(n, tile())) * tiles(tile(), 32); }
 
 VkDeviceSize BucketBuilder::sort_scratch_bytes(uint32_t n) const {
   if (!sort_) return 0;
@@ -101,7 +100,7 @@ BucketPush BucketBuilder::base_push(const BucketTarget& t) const {
   p.next = t.next.address;
   p.blocks = t.blocks.address;
   p.control = t.control.address;
-  p.moved = t.moved.address;
+  p.prev = t.prev.address;
   p.n = t.n;
   p.m = options_.buckets;
   p.max_x = max_x_;
@@ -185,13 +184,13 @@ bool BucketBuilder::record_build_start(gpu::Recorder& rec, const BucketTarget& t
 void BucketBuilder::record_build(gpu::Recorder& rec, const BucketTarget& t) const {
   if (!record_build_start(rec, t)) return;
   record_iterations(rec, t, false, 0, options_.max_iterations);
-  record_fallback(rec, t);
+  record_fallback(rec, t, false);
 }
 
 void BucketBuilder::record_resort(gpu::Recorder& rec, const BucketTarget& t) const {
   if (!record_resort_start(rec, t)) return;
   record_iterations(rec, t, true, 0, options_.max_iterations);
-  record_fallback(rec, t);
+  record_fallback(rec, t, true);
 }
 
 void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin,
@@ -212,6 +211,7 @@ void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t,
     p.admit_below = options_.admit_below ? options_.admit_below : part;
 
     p.mode = k == 0 && !resort ? BUCKET_LINK_IDENTITY : BUCKET_LINK_LIST;
+    p.flags = resort ? BUCKET_FLAG_KEEP_PREV : 0u;
     rec.dispatch_indirect(link_, p, t.control.buffer, args_offset(slot));
     rec.compute_barrier();
 
@@ -228,7 +228,7 @@ void BucketBuilder::record_iterations(gpu::Recorder& rec, const BucketTarget& t,
   }
 }
 
-void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t) const {
+void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t, bool resort) const {
   rec.phase("fallback");
   const VkDeviceSize args = BUCKET_CONTROL_FALLBACK_ARGS * 4;
   BucketPush p = base_push(t);
@@ -252,6 +252,7 @@ void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t) c
     rec.compute_barrier();
   }
   p.mode = BUCKET_RUNS_NEXT;
+  p.flags = resort ? BUCKET_FLAG_KEEP_PREV : 0u;
   rec.dispatch_indirect(link_runs_, p, t.control.buffer, args);
   rec.compute_barrier();
   p.mode = BUCKET_RUNS_HEAD;
@@ -297,40 +298,62 @@ void BucketBuilder::record_sorted_build(gpu::Recorder& rec, const BucketTarget& 
 }
 
 bool BucketBuilder::record_resort_start(gpu::Recorder& rec, const BucketTarget& t) const {
+  if (!record_resort_gather(rec, t)) return false;
+  record_resort_unlink(rec, t);
+  return true;
+}
+
+bool BucketBuilder::record_resort_gather(gpu::Recorder& rec, const BucketTarget& t) const {
   own_buffers_barrier(ctx_, rec.command_buffer());
   if (options_.deterministic) {
     record_sorted_build(rec, t);
     return false;
   }
   const uint32_t n = t.n;
-  rec.phase("unlink");
-  // Slot 0 is "elements 0..n-1" for the scan of the moved counts and their compaction.
-  write_control(rec, t, 0, n, n);
+  rec.phase("gather");
+  // MOVED (gather_moved's counter) starts at zero; slot 1's list and arguments come from the gate.
+  write_control(rec, t, 0, 0, n);
   transfer_to_compute(ctx_, rec.command_buffer());
   BucketPush p = base_push(t);
+  p.list_out = t.list[1].address;
   p.group_count = tiles(n, tile());
-  rec.dispatch(mark_moved_, p, p.group_count);
+  p.flags = t.prev_valid ? 0u : BUCKET_FLAG_FIND_PREV;
+  rec.dispatch(gather_moved_, p, p.group_count);
   rec.compute_barrier();
-  p.group_count = tiles(n, tile()) + tiles(options_.buckets, tile());
-  rec.dispatch(unlink_, p, p.group_count);
-  rec.compute_barrier();
-
   p.mode = BUCKET_SCAN_MOVED;
+  p.flags = 0;
   p.slot = 0;
   rec.dispatch(scan_, p, 1);
   rec.compute_barrier();
-  p.mode = BUCKET_COMPACT_PRELINK;
-  p.list_out = t.list[1].address;
-  rec.dispatch_indirect(compact_, p, t.control.buffer, args_offset(0));
+  return true;
+}
+
+void BucketBuilder::record_find_prev(gpu::Recorder& rec, const BucketTarget& t) const {
+  rec.phase("prev");
+  BucketPush p = base_push(t);
+  p.mode = BUCKET_GATHER_PREV_ONLY;
+  p.group_count = tiles(t.n, tile());
+  rec.dispatch(gather_moved_, p, p.group_count);
+  rec.compute_barrier();
+}
+
+void BucketBuilder::record_resort_unlink(gpu::Recorder& rec, const BucketTarget& t) const {
+  // Everything from here on is sized by the GPU's count of moved elements: nothing when none moved.
+  rec.phase("unlink");
+  BucketPush p = base_push(t);
+  p.slot = 1;
+  p.list_in = t.list[1].address;
+  p.mode = BUCKET_UNLINK_CUT;
+  rec.dispatch_indirect(unlink_, p, t.control.buffer, args_offset(1));
+  rec.compute_barrier();
+  p.mode = BUCKET_UNLINK_PRELINK;
+  rec.phase("prelink");
+  rec.dispatch_indirect(unlink_, p, t.control.buffer, args_offset(1));
   rec.compute_barrier();
 
   rec.phase("insert");
-  p = base_push(t);
-  p.slot = 1;
-  p.list_in = t.list[1].address;
   rec.dispatch_indirect(scatter_, p, t.control.buffer, args_offset(1));
   rec.compute_barrier();
-  return true;
 }
 
 }  // namespace vksort::algo

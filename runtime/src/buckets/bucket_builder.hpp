@@ -2,9 +2,27 @@
 // compaction, the heavy-bucket fallback, the sort-based build and the resort. Owns nothing but its
 // kernels (and the sort it may use); the buffers come in a BucketTarget.
 //
-// Resort (section 2.2): mark_moved (new buckets, a bit per moved element, per-tile counts), unlink
-// (staying elements and heads skip past moved successors), compaction of the moved elements, each
-// pointing its next at its new bucket's head, one scatter, then the same iterations for them alone.
+// Resort (section 2.2), with work beyond one streaming pass proportional to the moved elements:
+//   gather_moved  one pass over the n elements (ids against buckets): the moved ones are appended to
+//                 list slot 1 through an atomic counter (no shared memory, no barrier) and flagged
+//   scan_blocks   MOVED: the count becomes the dispatch arguments of everything after, so a resort
+//                 that moved nothing ends here
+//   unlink        CUT: each run of consecutive moved elements in a list is cut out by its first element,
+//                 found through prev pointers (an O(moved) walk, not a pass over every element and
+//                 head as in the paper); PRELINK: new buckets, next = the new bucket's head
+//   scatter, then the build's iterations for the moved elements alone.
+// prev[N] costs 4 N bytes. Builds do not keep it (on lavapipe that made them 10-20% slower): the first
+// resort after a build derives it from next (one random store per element: on lavapipe about twice
+// the gather's time), fused into the gather (FIND_PREV) on the recording path, in a pass of its own
+// once the convenience path knows it will insert rather than build; the insertion iterations and
+// fallback keep it (KEEP_PREV), so resorts of resorts need no such pass. The gather has no barrier
+// (on lavapipe the old compaction's barriers cost 9 ms at 2^20 even with every workgroup returning
+// at once), and everything after it is an indirect dispatch sized by the moved count (zero groups
+// when none moved). Measured on a busy 2-core lavapipe, 2^16 - 2^20 elements, 4 per bucket, resort /
+// build of the same run: 0.05-0.07 with none moved (the gather alone; 0.33-0.40 with the old
+// mark_moved + unlink-every-element + compaction), 0.24-0.30 with 2% right after a build (the prev
+// pass is half of it at 2^20), 0.13-0.25 for a resort of a resort (0.45-0.54 before); a first resort
+// costs a build at 35-40% moved, hence BucketOptions::rebuild_above.
 //
 // Iterations (Listing 1, with the active elements compacted after each):
 //   link        active elements read their bucket's head: the winner is placed, the others point
@@ -47,10 +65,11 @@ struct BucketTarget {
   BucketSpan next;          // capacity words
   BucketSpan list[2];       // capacity words each: the two active-list slots (sort keys / values)
   BucketSpan blocks;        // block_words(capacity) words: two per tile
-  BucketSpan moved;         // moved_words(capacity) words: resort's moved bits
+  BucketSpan prev;          // capacity words: the element before each listed one (resort's unlink)
   BucketSpan control;       // BUCKET_CONTROL_WORDS words
   BucketSpan sort_scratch;  // sort_scratch_bytes(capacity) bytes, when sorts()
   uint32_t n = 0;
+  bool prev_valid = false;  // prev describes the lists (the last work on them was a resort's)
 };
 
 class BucketBuilder {
@@ -61,7 +80,6 @@ class BucketBuilder {
   uint32_t workgroup_size() const { return workgroup_size_; }
   bool subgroups() const { return subgroups_; }  // the subgroup-arithmetic kernels are in use
   uint32_t block_words(uint32_t n) const;
-  uint32_t moved_words(uint32_t n) const;
   // True when builds or resorts sort (pairs) and need sort_scratch.
   bool sorts() const { return sort_.has_value(); }
   VkDeviceSize sort_scratch_bytes(uint32_t n) const;
@@ -78,10 +96,18 @@ class BucketBuilder {
   // number of calls + fallback; sort-based ones are start only (returns false: nothing to iterate).
   bool record_build_start(gpu::Recorder& rec, const BucketTarget& t) const;
   bool record_resort_start(gpu::Recorder& rec, const BucketTarget& t) const;
+  // record_resort_start in two steps, so that the convenience path can read the moved count (the
+  // report's MOVED word) in between: gather (false: deterministic, the sort-based build is recorded
+  // instead), then unlink, prelink and the first scatter.
+  bool record_resort_gather(gpu::Recorder& rec, const BucketTarget& t) const;
+  void record_resort_unlink(gpu::Recorder& rec, const BucketTarget& t) const;
+  // The prev pointers from next, alone: for a gather recorded with prev_valid set although it was not
+  // (so that a resort that then builds does not pay for them).
+  void record_find_prev(gpu::Recorder& rec, const BucketTarget& t) const;
   // Iterations [begin, end) of a build (resort: of a resort).
   void record_iterations(gpu::Recorder& rec, const BucketTarget& t, bool resort, uint32_t begin, uint32_t end) const;
   // Links what the iterations left (it finds it through the control words).
-  void record_fallback(gpu::Recorder& rec, const BucketTarget& t) const;
+  void record_fallback(gpu::Recorder& rec, const BucketTarget& t, bool resort) const;
   // The list slot iteration k walks.
   static uint32_t slot_of(bool resort, uint32_t k) { return (k + (resort ? 1 : 0)) & 1; }
 
@@ -100,7 +126,7 @@ class BucketBuilder {
   bool subgroups_ = false;
   bool cpu_device_ = false;
   uint32_t max_x_ = 0, max_y_ = 0;
-  gpu::Kernel init_, link_, scan_, compact_, scatter_, split_count_, link_runs_, mark_moved_, unlink_, leftover_bits_;
+  gpu::Kernel init_, link_, scan_, compact_, scatter_, split_count_, link_runs_, gather_moved_, unlink_, leftover_bits_;
   std::optional<AnySort> sort_;
 };
 

@@ -46,7 +46,7 @@ void write_slot(Words control, uint slot, uint count, uint admit_begin, uint adm
 
 // Exclusive prefix sums of blocks[0 .. tiles) in place; returns the total. Uniform in `tiles`.
 uint scan_in_place(Words blocks, uint tiles) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = invocation_rank();  // the chunk's order agrees with the workgroup sum's
   uint carry = 0;
   for (uint base = 0; base < tiles; base += TILE) {
     uint v[ITEMS];
@@ -87,6 +87,7 @@ void reduce_bits(Words blocks, uint tiles, out uint any_bits, out uint all_bits)
 
 void main() {
   Words control = Words(pc.control), blocks = Words(pc.blocks);
+  workgroup_sum_init();
   const uint t = gl_LocalInvocationID.x;
   const uint other = pc.slot ^ 1u;
   const bool stopped = control.w[BUCKET_CONTROL_STOPPED] != 0u;

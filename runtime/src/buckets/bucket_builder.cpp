@@ -56,12 +56,9 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
     throw Error(what + ": " + std::to_string(o.capacity) + " elements need more workgroups than \"" + dev.name +
                 "\" can dispatch");
 
-  // The subgroup variants order a workgroup's invocations by (subgroup, lane) while tiles are laid out
-  // by local invocation index; the compaction is stable only if the two agree. They do where a 1-D
-  // workgroup is a whole number of subgroups (LocalInvocationIndex = SubgroupId * SubgroupSize +
-  // SubgroupLocalInvocationId, the layout implementations use; the tests check it at lavapipe's
-  // subgroup sizes 4, 8 and 16). Subgroup sizes and the workgroup size are powers of two.
-  subgroups_ = o.subgroups && dev.subgroup_arithmetic && dev.subgroup_size && workgroup_size_ % dev.subgroup_size == 0;
+  // The subgroup variants' workgroup sums run in (subgroup, lane) order; they number the invocations
+  // in that order themselves (buckets.glsl), so any subgroup size and layout is fine, full or not.
+  subgroups_ = o.subgroups && dev.subgroup_arithmetic && dev.subgroup_size;
   const std::string sums = subgroups_ ? "_sg" : "";
   const std::initializer_list<gpu::SpecValue> spec = {{SPEC_ITEMS_PER_THREAD, items_}};
   const uint32_t push = sizeof(BucketPush);

@@ -38,26 +38,12 @@ uint bucket_of_id(uint id) { return id < pc.m ? id : BUCKET_INVALID; }
 #extension GL_KHR_shader_subgroup_basic : require
 // The subgroup variant (built with -DBUCKET_SUBGROUPS, used where the device has subgroup arithmetic in
 // compute): a subgroup scan, then one shared word per subgroup. Two barriers instead of 2 log2(size).
-// The sum runs in the order (subgroup, lane), which Vulkan does not tie to LocalInvocationIndex, and
-// subgroups need not be full: workgroup_sum_init() numbers the invocations in that order, and kernels
-// whose invocations own ordered parts of a tile (the compaction, the scan of block counts) use
-// invocation_rank() for it, so the sums agree with the tile layout for any subgroup size and layout.
+// Kernels whose invocations own ordered parts of a tile (the compaction, the scan of block counts)
+// number them with invocation_rank() (invocation_rank.glsl), which agrees with the sums' order.
+#define INVOCATION_RANK_BY_SUBGROUPS
+#include "common/invocation_rank.glsl"
 shared uint s_sum[gl_WorkGroupSize.x];  // one word per subgroup; there are at most as many as invocations
 shared uint s_and[gl_WorkGroupSize.x];  // workgroup_or_and's AND results, one per subgroup
-shared uint s_subgroup_size[gl_WorkGroupSize.x];  // active invocations of each subgroup
-uint g_rank;
-
-// Call once, in uniform control flow, before invocation_rank().
-void workgroup_sum_init() {
-  const uint live = subgroupAdd(1u);
-  if (subgroupElect()) s_subgroup_size[gl_SubgroupID] = live;
-  // Every subgroup's size is in (and never written again).
-  barrier();
-  uint before = 0u;
-  for (uint s = 0u; s < gl_SubgroupID; ++s) before += s_subgroup_size[s];
-  g_rank = before + subgroupExclusiveAdd(1u);
-}
-uint invocation_rank() { return g_rank; }
 
 uint workgroup_exclusive_sum(uint v, out uint total) {
   const uint in_subgroup = subgroupExclusiveAdd(v);
@@ -95,8 +81,7 @@ void workgroup_or_and(inout uint o, inout uint a) {
   barrier();
 }
 #else
-void workgroup_sum_init() {}
-uint invocation_rank() { return gl_LocalInvocationID.x; }
+#include "common/invocation_rank.glsl"
 
 // One word per invocation; reused by every call, hence the barrier before returning.
 shared uint s_sum[gl_WorkGroupSize.x];

@@ -29,7 +29,7 @@ void main() {
   const uint from = split ? control.w[BUCKET_CONTROL_FALLBACK_SLOT] : 0u;
   Words list = split ? slot_list(from) : Words(pc.list_in);
   Words out_list = split ? slot_list(from ^ 1u) : Words(pc.list_out);
-  workgroup_sum_init();
+  invocation_rank_init();
   const uint t = invocation_rank();  // the tile's order agrees with the workgroup sum's
 
   if (g >= list_tiles) {  // admitted elements, after the survivors (the whole workgroup branches)

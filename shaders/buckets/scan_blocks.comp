@@ -87,7 +87,7 @@ void reduce_bits(Words blocks, uint tiles, out uint any_bits, out uint all_bits)
 
 void main() {
   Words control = Words(pc.control), blocks = Words(pc.blocks);
-  workgroup_sum_init();
+  invocation_rank_init();
   const uint t = gl_LocalInvocationID.x;
   const uint other = pc.slot ^ 1u;
   const bool stopped = control.w[BUCKET_CONTROL_STOPPED] != 0u;

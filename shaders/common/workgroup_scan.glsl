@@ -18,32 +18,14 @@ const uint WG_SCAN_N = gl_WorkGroupSize.x;
 // The subgroup variant (built with -DWG_SCAN_SUBGROUPS; the runtime uses it where the device has
 // subgroup arithmetic in compute): a subgroup scan, then one shared word per subgroup. Two barriers
 // instead of Hillis and Steele's log2(WORKGROUP_SIZE) + 1.
-//
-// The scan runs in the order (subgroup, lane), which Vulkan does not tie to LocalInvocationIndex, and
-// a subgroup need not be full (that takes Vulkan 1.3's full-subgroup guarantees). So
-// workgroup_scan_init() numbers the invocations in the scan's order, counting each subgroup's active
-// invocations, and callers that give invocations ordered parts of the data use invocation_rank()
-// instead of gl_LocalInvocationID.x: a numbering of [0, WORKGROUP_SIZE) that agrees with the scan
-// whatever the subgroup size and layout.
+// Callers number invocations with invocation_rank() (invocation_rank.glsl), which agrees with the
+// scan's (subgroup, lane) order.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#define INVOCATION_RANK_BY_SUBGROUPS
+#include "common/invocation_rank.glsl"
 
-shared WG_SCAN_T s_wg_scan[WG_SCAN_N];      // one entry per subgroup; there are at most as many as invocations
-shared uint s_wg_subgroup_size[WG_SCAN_N];  // active invocations of each subgroup
-uint g_wg_rank;
-
-// Call once, in uniform control flow, before invocation_rank() or the scan.
-void workgroup_scan_init() {
-  const uint live = subgroupAdd(1u);
-  if (subgroupElect()) s_wg_subgroup_size[gl_SubgroupID] = live;
-  // Every subgroup's size is in (and never written again).
-  barrier();
-  uint before = 0u;
-  for (uint s = 0u; s < gl_SubgroupID; ++s) before += s_wg_subgroup_size[s];
-  g_wg_rank = before + subgroupExclusiveAdd(1u);
-}
-
-uint invocation_rank() { return g_wg_rank; }
+shared WG_SCAN_T s_wg_scan[WG_SCAN_N];  // one entry per subgroup; there are at most as many as invocations
 
 WG_SCAN_T workgroup_exclusive_scan(WG_SCAN_T value, out WG_SCAN_T total) {
   const WG_SCAN_T in_subgroup = subgroupExclusiveAdd(value);
@@ -64,8 +46,7 @@ WG_SCAN_T workgroup_exclusive_scan(WG_SCAN_T value, out WG_SCAN_T total) {
   return before + in_subgroup;
 }
 #else
-void workgroup_scan_init() {}
-uint invocation_rank() { return gl_LocalInvocationID.x; }
+#include "common/invocation_rank.glsl"
 
 // Double buffer: step k reads buffer k % 2 and writes the other, so a step never overwrites what
 // another invocation may still read in the same step.

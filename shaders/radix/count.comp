@@ -62,7 +62,7 @@ void count_key(Key k, Key next, bool has_next, uint t) {
 void main() {
   const uint block = linear_group_id();
   if (block >= pc.blocks) return;
-  workgroup_scan_init();
+  invocation_rank_init();
   const uint t = invocation_rank();
   g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
   const uvec2 address = g_encoded ? pc.alt_keys : pc.keys;

@@ -46,7 +46,7 @@ void count_key(Key k, Key next, uint t) {
 void main() {
   const uint block = linear_group_id();
   if (block >= pc.blocks) return;
-  workgroup_scan_init();
+  invocation_rank_init();
   const uint t = invocation_rank();
   g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
   g_range = key_range_mask(pc.range_lo, pc.range_hi);

@@ -143,7 +143,7 @@ void load_block(uvec2 src_keys, uvec2 src_values, bool from_scratch, uint base, 
 void main() {
   const uint block = linear_group_id();
   if (block >= pc.blocks) return;
-  workgroup_scan_init();
+  invocation_rank_init();
   const uint t = invocation_rank();
   const bool from_scratch = Words(pc.control).w[RADIX_CONTROL_PASS_SOURCE] != 0u;
   Keys dst = Keys(from_scratch ? pc.keys : pc.alt_keys);

@@ -24,7 +24,7 @@ shared uvec4 s_data[CHUNK / 4u];
 void main() {
   const uint chunk = linear_group_id();
   if (chunk >= pc.group_count) return;
-  workgroup_scan_init();
+  invocation_rank_init();
   const uint t = invocation_rank();
   const uint base = chunk * CHUNK;
   const uint count = min(CHUNK, pc.count - base);

@@ -19,7 +19,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint
 void main() {
   const uint chunk = linear_group_id();
   if (chunk >= pc.group_count) return;
-  workgroup_scan_init();
+  invocation_rank_init();
   const uint t = invocation_rank();
   const uint base = chunk * CHUNK;
   const uint count = min(CHUNK, pc.count - base);

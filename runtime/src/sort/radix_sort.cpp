@@ -71,16 +71,21 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
                                 ? options.tuning.workgroup_size
                                 : std::bit_floor(std::max(1u, std::min(preferred, ctx.info.max_workgroup_invocations)));
   const uint64_t column_bytes_total = columns_shared_bytes(radix, wg_guess);
-  const bool columns_possible = radix >= wg_guess && column_bytes_total <= ctx.info.max_shared_memory;
+  auto columns_fit = [&](uint32_t workgroup) {
+    return radix >= workgroup && columns_shared_bytes(radix, workgroup) <= ctx.info.max_shared_memory;
+  };
+  auto refuse_columns = [&](uint32_t workgroup) {
+    throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
+                ") >= workgroup size (" + std::to_string(workgroup) + ") and " +
+                std::to_string(columns_shared_bytes(radix, workgroup)) + " bytes of shared memory (device: " +
+                std::to_string(ctx.info.max_shared_memory) +
+                "); use Tuning::radix_ranking splits, more radix bits or a smaller workgroup");
+  };
   switch (options.tuning.radix_ranking) {
-    case RadixRanking::automatic: columns_ = columns_possible && uint64_t(radix) * wg_guess <= columns_block; break;
+    case RadixRanking::automatic: columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block; break;
     case RadixRanking::splits: columns_ = false; break;
     case RadixRanking::columns:
-      if (!columns_possible)
-        throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
-                    ") >= workgroup size (" + std::to_string(wg_guess) + ") and " + std::to_string(column_bytes_total) +
-                    " bytes of shared memory (device: " + std::to_string(ctx.info.max_shared_memory) +
-                    "); use Tuning::radix_ranking splits, more radix bits or a smaller workgroup");
+      if (!columns_fit(wg_guess)) refuse_columns(wg_guess);
       columns_ = true;
       break;
   }
@@ -104,10 +109,8 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   if (shape_.items_per_thread < 4)
     throw Error("radix sort: blocks need at least 4 keys per invocation (workgroup " +
                 std::to_string(shape_.workgroup_size) + ", items per thread " + std::to_string(shape_.items_per_thread) + ")");
-  if (columns_ && (shape_.workgroup_size > radix || columns_shared_bytes(radix, shape_.workgroup_size) > ctx.info.max_shared_memory))
-    throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
-                ") >= workgroup size (" + std::to_string(shape_.workgroup_size) + ") and the columns in shared memory");
-  if (shape_.tile() > max_block_keys)
+  if (columns_ && !columns_fit(shape_.workgroup_size)) refuse_columns(shape_.workgroup_size);
+  if (!columns_ && shape_.tile() > max_block_keys)
     throw Error("radix sort: a block of " + std::to_string(shape_.tile()) + " keys is more than the " +
                 std::to_string(max_block_keys) + " its 16-bit block counters hold");
 

@@ -1,4 +1,4 @@
-// Radix sort against the CPU reference: every key type x order x with/without values on awkward sizes
+// Radix sort's reduce-then-scan path against the CPU reference: every key type x order x with/without values on awkward sizes
 // and inputs, with the device's own block size and with tiny blocks that make every multi-block path
 // run at small n, and every digit width. Then the GPU-side decisions (sorted on entry, early stop,
 // skipped passes, the finish copy), key bit ranges, determinism, small devices and the recording
@@ -26,8 +26,12 @@ namespace {
 using test::check_on;
 constexpr auto& all_inputs = test::all_distributions;
 
+// This file tests the reduce-then-scan path (the single pass has test_radix_single_pass.cpp), on every
+// device: `automatic` would take the single pass on GPUs.
 SortOptions radix(Key key, Order order = Order::ascending, uint32_t value_bytes = 0) {
-  return {.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
+  SortOptions o{.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
+  o.tuning.radix_scan = RadixScan::reduce_then_scan;
+  return o;
 }
 
 // Sorts `keys` (raw bytes of options.key) with values = original index on `gpu`; returns the sorted
@@ -115,7 +119,7 @@ void radix_matrix(Key key) {
 
         // Tiny blocks (4 invocations x 4 keys): every size from one block to two blocks + 1, and many
         // blocks, so the scan has several levels and blocks straddle digit runs.
-        o.tuning = {.workgroup_size = 4, .items_per_thread = 4};
+        o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_scan = RadixScan::reduce_then_scan};
         Sorter small_blocks = ranked(o, ranking);
         REQUIRE(small_blocks.tile_size() == 16);
         for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_blocks, {{Distribution::uniform, 0}, n, seed++});
@@ -134,7 +138,7 @@ void radix_matrix(Key key) {
             test::check_case(wide, {{Distribution::uniform, 0}, n, seed++});
           for (Distribution d : {Distribution::special, Distribution::few_unique, Distribution::nearly_sorted})
             test::check_case(wide, {workloads::default_spec(d), 3001, seed++});
-          w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits};
+          w.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = bits, .radix_scan = RadixScan::reduce_then_scan};
           Sorter narrow = ranked(w, ranking);
           for (uint64_t n : {uint64_t(17), uint64_t(1000)}) test::check_case(narrow, {{Distribution::uniform, 0}, n, seed++});
         }
@@ -514,7 +518,7 @@ TEST_CASE("radix sort across subgroup sizes") {
   for (Key key : {Key::u32, Key::f64}) {
     for (uint32_t workgroup : {0u, 4u}) {
       SortOptions o = radix(key, Order::descending, 4);
-      o.tuning = {.workgroup_size = workgroup, .items_per_thread = workgroup ? 8u : 0u};
+      o.tuning = {.workgroup_size = workgroup, .items_per_thread = workgroup ? 8u : 0u, .radix_scan = RadixScan::reduce_then_scan};
       Sorter sorter(test::device(), o);
       uint64_t seed = 70;
       for (uint64_t n : {uint64_t(5), uint64_t(1001), uint64_t(65537)})

@@ -101,7 +101,7 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
     std::cout << std::flush;
   };
   try {
-    run_matrices(device, matrices, {.cpu_baselines = true, .roofline = true}, results);
+    run_matrices(device, matrices, {.cpu_baselines = !c.no_cpu, .roofline = true}, results);
   } catch (...) {
     // What was measured correctly before the failure is still worth seeing.
     show();

@@ -18,7 +18,8 @@ struct TuningOptions {
   uint32_t items_per_thread = 0;
   uint32_t samples = 0;  // sample sort's s
   uint32_t radix_bits = 0;  // radix sort's digit width
-  std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns
+  std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns, ballot
+  std::string radix_scan = "auto";     // radix sort's path: auto, single-pass, reduce-then-scan
 };
 
 struct SortCommand {
@@ -47,6 +48,7 @@ struct BenchCommand {
   bool values = false;
   int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values); given: implies --values
   int64_t repeat = 5;
+  bool no_cpu = false;  // skip the CPU baselines
   uint64_t seed = 1;
   std::string json;    // also write the results as JSON here, when given
   std::string format;  // stdout's form: table (default), csv or json; with `out`, the file's form

@@ -50,9 +50,15 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
       ->check(not_negative)
       ->group("Tuning");
   app.add_option("--radix-ranking", t.radix_ranking,
-                 "Radix sort: how blocks rank keys, splits (four-way, wide workgroups) or columns (per-invocation "
-                 "counters, small workgroups) (default: auto, by the block's shape)")
+                 "Radix sort: how blocks rank keys, splits (four-way, wide workgroups; reduce-then-scan), columns "
+                 "(per-invocation counters, small workgroups) or ballot (subgroup multisplit; single pass) "
+                 "(default: auto, by the block's shape)")
       ->type_name("R")
+      ->group("Tuning");
+  app.add_option("--radix-scan", t.radix_scan,
+                 "Radix sort: single-pass (Onesweep with Decoupled Fallback: one dispatch per digit) or "
+                 "reduce-then-scan (count, scan, scatter per digit) (default: auto, per device)")
+      ->type_name("S")
       ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
       ->type_name("S")
@@ -145,6 +151,8 @@ int main(int argc, char** argv) {
                         "Input distributions, comma-separated, optionally name:param (default: uniform,nearly_sorted)")
       ->delimiter(',')->take_all()->type_name("D[,...]");
   bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after one warm-up (default: 5)")->type_name("R");
+  bench_cmd->add_flag("--no-cpu", bench.no_cpu,
+                      "Time no CPU baselines (results are still checked against the CPU reference): for large n on GPUs");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")
       ->type_name("S")
       ->check(not_negative);

@@ -61,8 +61,12 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   tuning.radix_bits = options.radix_bits;
   const auto ranking = vksort::parse_radix_ranking(options.radix_ranking);
   if (!ranking)
-    throw UsageError("--radix-ranking: unknown ranking '" + options.radix_ranking + "' (known: auto, splits, columns)");
+    throw UsageError("--radix-ranking: unknown ranking '" + options.radix_ranking + "' (known: auto, splits, columns, ballot)");
   tuning.radix_ranking = *ranking;
+  const auto scan = vksort::parse_radix_scan(options.radix_scan);
+  if (!scan)
+    throw UsageError("--radix-scan: unknown path '" + options.radix_scan + "' (known: auto, single-pass, reduce-then-scan)");
+  tuning.radix_scan = *scan;
   return tuning;
 }
 

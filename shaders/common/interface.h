@@ -179,6 +179,63 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// --- single-pass radix sort (shaders/radix/onesweep_*): Onesweep with Decoupled Fallback ------------
+// Adinets & Merrill's Onesweep: one upfront read builds every pass's digit histogram, then each pass is
+// one dispatch that ranks a tile, finds the tile's offset per digit by looking back over the tiles
+// before it, and scatters. Smith, Levien & Owens' Decoupled Fallback makes the look-back safe where
+// workgroups have no forward-progress guarantee (Vulkan promises none): a workgroup that finds a
+// predecessor unpublished counts that tile's digits itself instead of waiting for it.
+//
+// Control words after the RADIX_CONTROL_* block (which the finish copy and the facts share).
+#define SPEC_ONESWEEP_SUBGROUPS 6  // onesweep_ballot: the most subgroups a workgroup may have
+#define SPEC_ONESWEEP_TILE 7       // onesweep_plan: keys per tile of the passes
+#define SPEC_ONESWEEP_STAGE_KEYS 8 // onesweep_ballot: TILE to stage the tile in shared memory, else 1
+
+#define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
+#define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself
+#define ONESWEEP_CONTROL_FINISH_X (RADIX_CONTROL_WORDS + 2)    // x of the finish copy's grid, when it runs
+#define ONESWEEP_MAX_PASSES 32
+#define ONESWEEP_PASS_WORDS 8
+#define ONESWEEP_CONTROL_PASSES (RADIX_CONTROL_WORDS + 4)     // ONESWEEP_PASS_WORDS per pass:
+#define ONESWEEP_PASS_ARGS 0          //   VkDispatchIndirectCommand of the pass (x = 0: it does not run)
+#define ONESWEEP_PASS_SOURCE 3        //   0: it reads the caller's buffers (raw keys), 1: scratch (encoded)
+#define ONESWEEP_PASS_REGION 4        //   which of the two tile-state regions it uses (the other it clears)
+#define ONESWEEP_PASS_TILE_COUNTER 5  //   tiles taken so far: workgroups take tile ids in start order
+#define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_PASSES + ONESWEEP_PASS_WORDS * ONESWEEP_MAX_PASSES)
+
+// A tile's published state for one digit, one 32-bit word (no 64-bit atomics): flag in the top two
+// bits, a count of keys below. 0 = not published; AGGREGATE = the tile's own keys of the digit;
+// INCLUSIVE = those of every tile up to and including it. The flag order makes atomicMax a safe
+// "publish unless something newer is there".
+#define ONESWEEP_FLAG_AGGREGATE 0x40000000u
+#define ONESWEEP_FLAG_INCLUSIVE 0x80000000u
+#define ONESWEEP_COUNT_MASK 0x3fffffffu
+#define ONESWEEP_MAX_KEYS ONESWEEP_COUNT_MASK  // counts must fit below the flags
+
+#if defined(__cplusplus) || defined(PUSH_ONESWEEP)
+VKSORT_PUSH_BLOCK(OnesweepPush) {
+  VKSORT_ADDRESS keys;        // the caller's keys (raw)
+  VKSORT_ADDRESS values;      // the caller's values; unused unless VALUE_WORDS == 1
+  VKSORT_ADDRESS alt_keys;    // scratch keys (encoded)
+  VKSORT_ADDRESS alt_values;  // scratch values
+  VKSORT_ADDRESS control;     // RADIX_CONTROL_* and ONESWEEP_CONTROL_* words
+  VKSORT_ADDRESS digits;      // passes * RADIX words: histograms, then (plan) each digit's first position
+  VKSORT_ADDRESS state;       // two regions of tiles * RADIX words: the tiles' published states
+  VKSORT_ADDRESS count;       // init: a GPU-side key count (uint) or 0: then n
+  uint n;                     // keys, or the most keys with a GPU-side count (buffers hold that many)
+  uint tiles;                 // tiles of n keys: rows of each state region, the histogram's grid
+  uint passes;                // passes recorded
+  uint pass;                  // onesweep: this pass
+  uint begin_bit;             // the lowest ordered bit (pass p's digit starts at begin_bit + p * RADIX_BITS)
+  uint end_bit;               // one past the highest ordered bit
+  uint range_lo;              // mask of the ordered bits, [begin_bit, end_bit), low word
+  uint range_hi;              // its high word (64-bit keys)
+  uint stall_percent;         // pretend: the look-back finds this share of predecessors unpublished
+  uint max_x, max_y;          // plan: maxComputeWorkGroupCount[0], [1] (clamped to 65535)
+  uint finish_x, finish_y, finish_z;  // init: the finish copy's grid
+} VKSORT_PUSH_END;
+#endif
+
 // --- bucket lists (shaders/buckets) ---------------------------------------------------------------
 // head[M] / next[N] linked lists built by repeated scatter (seed 002, Listing 1). A list ends in
 // BUCKET_NULL; an element whose bucket id is out of range is in no list and has BUCKET_INVALID as its

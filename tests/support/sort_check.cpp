@@ -101,14 +101,15 @@ void check_case(Sorter& sorter, const SortCase& c, SortStats* stats) {
   CHECK_MESSAGE(diff.empty(), diff);
 }
 
-std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys) {
+std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys, SortStats* stats) {
   const SortOptions& o = sorter.options();
   const uint64_t n = keys.size() / key_bytes(o.key);
   std::vector<uint32_t> values = workloads::generate_values(n);
   Buffer kb(gpu, std::max<size_t>(keys.size(), 8), "keys"), vb(gpu, std::max<size_t>(n * 4, 8), "values");
   kb.upload(keys);
   vb.upload(std::as_bytes(std::span(values)));
-  sorter.sort(kb, o.value_bytes ? &vb : nullptr, n);
+  const SortStats s = sorter.sort(kb, o.value_bytes ? &vb : nullptr, n);
+  if (stats) *stats = s;
   std::vector<std::byte> got(keys.size());
   std::vector<uint32_t> got_values(n);
   kb.download(got);

@@ -32,8 +32,9 @@ std::string describe(const Sorter& sorter, const SortCase& c);
 void check_case(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
 
 // "" when sorting `keys` (values = original index) with `sorter` on `gpu` gives the reference result
-// byte for byte: check_sort for devices other than test::device().
-std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys);
+// byte for byte: check_sort for devices other than test::device(), and for keys made by the caller.
+// `stats`, if given, receives the sort's statistics.
+std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys, SortStats* stats = nullptr);
 
 // Every kind of input the generators make, for the per-algorithm matrices.
 inline constexpr workloads::Distribution all_distributions[] = {

@@ -66,6 +66,10 @@ struct DeviceOptions {
     // Submissions that succeed before the device is lost (0: never): the next one fails with
     // VK_ERROR_DEVICE_LOST without reaching the driver, and so does every one after it.
     uint32_t lose_device_after = 0;
+    // The single-pass radix sort's look-back finds this percentage of predecessor tiles unpublished, as
+    // a device without forward-progress guarantees might leave them, so its fallback (counting the
+    // predecessor's keys itself) runs at that rate: for tests. 0: never; values above 100 mean 100.
+    uint32_t lookback_stall_percent = 0;
   } pretend{};
   // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
   // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the

@@ -36,15 +36,31 @@ VKSORT_API std::string_view to_string(Algorithm a);
 VKSORT_API std::optional<Key> parse_key(std::string_view name);
 VKSORT_API std::optional<Algorithm> parse_algorithm(std::string_view name);
 
-// Radix sort: how a block ranks its keys by the pass's digit (both stable, same result).
+// Radix sort: how a block ranks its keys by the pass's digit (all stable, same result).
 //   splits   Ha et al.'s four-way splits in shared memory, one per 2 bits of the digit: suits wide
-//            workgroups (GPUs).
+//            workgroups (GPUs). Reduce-then-scan only: the paper's reference variant.
 //   columns  one counter per digit and invocation: suits workgroups of few invocations holding many
 //            keys each (CPU drivers); needs radix >= workgroup size and radix <= keys per invocation.
-// automatic takes columns wherever that shape holds, else splits.
-enum class RadixRanking : uint32_t { automatic, splits, columns };
+//   ballot   the whole digit in one step per subgroup (multisplit by subgroup ballots, a histogram per
+//            subgroup in shared memory): suits wide workgroups (GPUs); needs subgroup ballot in
+//            compute. Single-pass only.
+// automatic takes columns wherever that shape holds; else ballot for the single pass where the device
+// has subgroup ballot (columns on smaller workgroups where it has not), splits for reduce-then-scan.
+enum class RadixRanking : uint32_t { automatic, splits, columns, ballot };
 VKSORT_API std::string_view to_string(RadixRanking r);
 VKSORT_API std::optional<RadixRanking> parse_radix_ranking(std::string_view name);
+
+// Radix sort: how a pass finds where each block's keys of each digit go.
+//   single_pass       Onesweep (Adinets & Merrill 2022): one upfront read histograms every digit,
+//                     then one dispatch per pass ranks a tile, looks back over the tiles before it for
+//                     its offsets and scatters; Decoupled Fallback (Smith, Levien & Owens 2025) keeps
+//                     the look-back correct without forward-progress guarantees. Up to 2^30 - 1 keys.
+//   reduce_then_scan  count, scan and scatter dispatches per pass (Ha et al.), no inter-workgroup
+//                     communication inside a dispatch.
+// automatic takes the single pass up to its key limit, reduce-then-scan beyond (and for splits).
+enum class RadixScan : uint32_t { automatic, single_pass, reduce_then_scan };
+VKSORT_API std::string_view to_string(RadixScan s);
+VKSORT_API std::optional<RadixScan> parse_radix_scan(std::string_view name);
 
 // Knobs that are normally chosen per device from its limits. Zero means "choose for me".
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
@@ -54,6 +70,7 @@ struct Tuning {
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
   uint32_t samples = 0;           // sample sort: s, samples per sublist and buckets (power of two <= tile)
   RadixRanking radix_ranking = RadixRanking::automatic;  // radix sort: see RadixRanking
+  RadixScan radix_scan = RadixScan::automatic;           // radix sort: see RadixScan
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange

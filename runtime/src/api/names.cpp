@@ -11,7 +11,8 @@ namespace vksort {
 namespace {
 constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
 constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
-constexpr std::string_view ranking_names[] = {"auto", "splits", "columns"};
+constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot"};
+constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
 }  // namespace
 
 std::string_view to_string(Key k) { return key_names[uint32_t(k)]; }
@@ -37,6 +38,15 @@ std::optional<RadixRanking> parse_radix_ranking(std::string_view name) {
   if (name == "automatic") return RadixRanking::automatic;
   for (uint32_t i = 0; i < std::size(ranking_names); ++i)
     if (ranking_names[i] == name) return RadixRanking(i);
+  return std::nullopt;
+}
+
+std::string_view to_string(RadixScan s) { return scan_names[uint32_t(s)]; }
+
+std::optional<RadixScan> parse_radix_scan(std::string_view name) {
+  if (name == "automatic") return RadixScan::automatic;
+  for (uint32_t i = 0; i < std::size(scan_names); ++i)
+    if (scan_names[i] == name) return RadixScan(i);
   return std::nullopt;
 }
 

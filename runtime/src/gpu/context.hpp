@@ -50,6 +50,9 @@ struct Context {
 
   // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
   uint64_t memory_budget = 0;
+  // DeviceOptions::pretend.lookback_stall_percent: the single-pass radix sort's look-back finds this
+  // share of predecessor tiles unpublished (0: never pretends).
+  uint32_t lookback_stall_percent = 0;
   std::atomic<uint64_t> device_local_in_use{0};
 
   // A lost device stays lost: what was running then, so later calls fail at once and say so.

@@ -62,6 +62,34 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
     throw Error("radix sort: Tuning::radix_bits must be 2, 4 or 8 (got " + std::to_string(radix_bits_) + ")");
   const uint32_t radix = 1u << radix_bits_;
 
+  // Which paths to build. The single pass wherever the ranking allows it; reduce-then-scan where asked
+  // for, for the splits, and where an array may hold more keys than the single pass counts.
+  const RadixScan scan = options.tuning.radix_scan;
+  const RadixRanking ranking = options.tuning.radix_ranking;
+  if (scan == RadixScan::single_pass && ranking == RadixRanking::splits)
+    throw Error("radix sort: the four-way splits rank for reduce-then-scan only (Tuning::radix_scan single_pass "
+                "takes RadixRanking columns or ballot)");
+  if (scan == RadixScan::reduce_then_scan && ranking == RadixRanking::ballot)
+    throw Error("radix sort: ballot ranking is the single pass's (Tuning::radix_scan reduce_then_scan takes "
+                "RadixRanking splits or columns)");
+  const bool beyond_single_pass =
+      ctx.info.max_allocation_size / key_bytes(options.key) > uint64_t(ONESWEEP_MAX_KEYS);
+  // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
+  // the faster (lavapipe, 2^20 u32 keys, one run: reduce-then-scan 42 ms; single pass 71 ms with
+  // ballot ranking, 78 with columns). There every rank costs a shared-memory gather and scatter per
+  // lane, and the single pass adds the upfront histogram's P increments per key to reduce-then-scan's
+  // two per pass, whose digit totals come free from its counts; on GPUs it saves passes over memory.
+  const bool single_pass_here = ctx.info.type != "cpu";
+  const bool want_single_pass = scan == RadixScan::single_pass ||
+                                (scan == RadixScan::automatic && ranking != RadixRanking::splits &&
+                                 (single_pass_here || ranking == RadixRanking::ballot));
+  if (want_single_pass) {
+    const RadixRanking r = ranking == RadixRanking::automatic ? RadixOnesweep::default_ranking(ctx.info) : ranking;
+    single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
+  }
+  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && ranking != RadixRanking::ballot);
+  if (!reduce_then_scan_) return;
+
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared
   // memory; they pay when each invocation holds many keys: small workgroups (CPU drivers, whose
   // workgroup runs on one thread), where a block of columns_block keys gives every invocation at
@@ -82,7 +110,10 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
                 "); use Tuning::radix_ranking splits, more radix bits or a smaller workgroup");
   };
   switch (options.tuning.radix_ranking) {
-    case RadixRanking::automatic: columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block; break;
+    case RadixRanking::automatic:
+    case RadixRanking::ballot:  // never here: ballot ranking builds no reduce-then-scan path
+      columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block;
+      break;
     case RadixRanking::splits: columns_ = false; break;
     case RadixRanking::columns:
       if (!columns_fit(wg_guess)) refuse_columns(wg_guess);
@@ -167,12 +198,12 @@ uint32_t RadixSort::passes_for(uint64_t n) const {
   return n < 2 ? 0 : (end_bit_ - begin_bit_ + radix_bits_ - 1) / radix_bits_;
 }
 
-uint32_t RadixSort::control_words() const { return RADIX_CONTROL_WORDS; }
+uint32_t RadixSort::control_words() const { return single_pass_ ? ONESWEEP_CONTROL_WORDS : RADIX_CONTROL_WORDS; }
 
 RadixSort::Layout RadixSort::layout(uint64_t n) const {
   auto align = [](VkDeviceSize v) { return (v + 15) / 16 * 16; };
   Layout l;
-  l.blocks = uint32_t((n + tile() - 1) / tile());
+  l.blocks = uint32_t((n + shape_.tile() - 1) / shape_.tile());
   l.count_words = uint32_t(((uint64_t(1) << radix_bits_) + 1) * l.blocks + 1);
   l.scan = scan_.plan(l.count_words);
   l.counts = align(RADIX_CONTROL_WORDS * 4);
@@ -185,21 +216,32 @@ RadixSort::Layout RadixSort::layout(uint64_t n) const {
 }
 
 VkDeviceSize RadixSort::scratch_bytes(uint64_t n) const {
-  return n < 2 ? RADIX_CONTROL_WORDS * 4 : layout(n).bytes;
+  if (n < 2) return control_words() * 4;
+  return uses_single_pass(n) ? single_pass_->scratch_bytes(n) : layout(n).bytes;
 }
 
 void RadixSort::check_size(uint64_t n) const {
-  if (n < 2) return;
-  const uint64_t blocks = (n + tile() - 1) / tile();
+  if (n < 2 || uses_single_pass(n)) return;
+  if (!reduce_then_scan_)
+    throw Error("radix sort: " + std::to_string(n) + " keys are more than the single pass counts (" +
+                std::to_string(ONESWEEP_MAX_KEYS) + "); use Tuning::radix_scan automatic or reduce_then_scan");
+  const uint64_t blocks = (n + shape_.tile() - 1) / shape_.tile();
   const uint64_t words = ((uint64_t(1) << radix_bits_) + 1) * blocks + 1;
   // Shaders index the counts with 32-bit integers, and the scan's levels need dispatch slots.
   if (words >= (uint64_t(1) << 31) || scan_.plan(uint32_t(words)).sizes.size() + 1 > RADIX_MAX_SLOTS)
-    throw Error("radix sort: " + std::to_string(n) + " keys in blocks of " + std::to_string(tile()) + " need " +
+    throw Error("radix sort: " + std::to_string(n) + " keys in blocks of " + std::to_string(shape_.tile()) + " need " +
                 std::to_string(words) + " digit counters, more than one pass can scan; use a larger tile or fewer radix bits");
 }
 
 void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_budget) const {
   if (t.n < 2) return;
+  if (uses_single_pass(t.n))
+    single_pass_->record(rec, t, timestamp_marks(t.n) <= mark_budget);
+  else
+    record_reduce_then_scan(rec, t, mark_budget);
+}
+
+void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_budget) const {
   const Layout l = layout(t.n);
   const uint32_t passes = passes_for(t.n);
   const uint32_t slots = uint32_t(1 + l.scan.sizes.size());
@@ -269,11 +311,30 @@ void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_bu
 }
 
 std::vector<std::pair<std::string, double>> RadixSort::facts(const uint32_t* control, uint32_t n) const {
+  return uses_single_pass(n) ? single_pass_->facts(control, n) : reduce_then_scan_facts(control, n);
+}
+
+std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(const uint32_t* control, uint32_t n) const {
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
-  return {{"radix_bits", double(radix_bits_)},
+  const uint32_t p = ran ? passes_for(n) : 0;
+  // Recorded: init, per pass count + scan levels + gate + scatter, finish; a barrier after each but the
+  // last. Bytes per key by design: per pass the count's read, the scatter's read and write of key and
+  // value (the counts and columns are small beside them).
+  const uint32_t levels = ran ? uint32_t(layout(n).scan.sizes.size()) : 0;
+  const uint32_t dispatches = ran ? 2 + p * (3 + 2 * levels - 1) : 0;
+  const double key = key_bytes(options_.key), value = options_.value_bytes == 4 ? 4.0 : 0.0;
+  return {{"single_pass", 0.0},
+          {"ranking_ballot", 0.0},
+          {"staged", 0.0},
+          {"lookback_fallbacks", 0.0},
+          {"dispatches", double(dispatches)},
+          {"global_barriers", ran ? double(dispatches - 1) : 0.0},
+          {"bytes_per_key", p * (3 * key + 2 * value)},
+          {"workgroup", double(shape_.workgroup_size)},
+          {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
           {"subgroup_scans", !columns_ && subgroup_scans(ctx_.info) ? 1.0 : 0.0},
-          {"tile", double(tile())},
+          {"tile", double(shape_.tile())},
           {"passes_recorded", double(passes_for(n))},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},
           {"passes_skipped", ran ? double(control[RADIX_CONTROL_PASSES_SKIPPED]) : 0.0},

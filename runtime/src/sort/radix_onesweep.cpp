@@ -1,0 +1,246 @@
+#include "sort/radix_onesweep.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "sort/key_spec.hpp"
+#include "vksort/error.hpp"
+
+namespace vksort::algo {
+
+using shader::OnesweepPush;
+using shader::RadixPush;
+static_assert(sizeof(OnesweepPush) == 120, "push constants must match the GLSL std430 layout");
+
+namespace {
+
+// Shared memory of the look-back (onesweep_lookback.glsl): five words per digit and a few more.
+uint64_t lookback_shared_bytes(uint32_t radix) { return uint64_t(radix) * 5 * 4 + 16; }
+// Column ranking: a 32-bit counter per digit and invocation.
+uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
+  return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
+}
+// Ballot ranking: room for twice as many subgroups as full ones would make (Vulkan 1.2 does not promise
+// full subgroups), a histogram row each.
+uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup) { return 2 * std::max(1u, (workgroup + subgroup - 1) / subgroup); }
+// Without the staged tile: the histogram rows, live counts, digit starts, the workgroup scan and the
+// look-back's arrays.
+uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup) {
+  const uint32_t s = ballot_subgroups(workgroup, subgroup);
+  return uint64_t(s) * radix * 4 + s * 4 + radix * 4 + 2 * workgroup * 4 + lookback_shared_bytes(radix);
+}
+// Keys per tile with column ranking (CPU drivers): as reduce-then-scan's column blocks, measured there
+// (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
+constexpr uint32_t columns_tile = 16384;
+// Keys per invocation with ballot ranking: kept in registers with their ranks. Onesweep's own choice
+// is 15 32-bit keys per thread; 64-bit keys take twice the registers. CPU drivers run one subgroup per
+// workgroup best, with as many keys per tile as the column ranking (lavapipe, 2^20 u32 keys, passes
+// only: 8 invocations x 2048 keys 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
+uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
+  if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
+  return key_bytes(key) == 8 ? 8 : 16;
+}
+uint32_t ballot_workgroup(const DeviceInfo& info) { return info.type == "cpu" ? info.subgroup_size : 256; }
+
+// Loop iterations one invocation of a kernel may spend on its keys. lavapipe (gallivm) ends every loop
+// of an invocation once they have iterated 65535 times in all, silently: a kernel that loops longer gives
+// wrong results there. Half of that leaves room for the kernels' other loops.
+constexpr uint32_t loop_budget = 32768;
+
+void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
+  if (!std::has_single_bit(v) || v > most)
+    throw Error(std::string("radix sort (single pass): ") + what + " " + std::to_string(v) +
+                " must be a power of two no larger than " + std::to_string(most));
+}
+
+}  // namespace
+
+RadixRanking RadixOnesweep::default_ranking(const DeviceInfo& info) {
+  return info.subgroup_ballot && info.subgroup_size > 0 ? RadixRanking::ballot : RadixRanking::columns;
+}
+
+RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint32_t radix_bits, uint32_t begin_bit,
+                             uint32_t end_bit, RadixRanking ranking)
+    : ctx_(ctx), options_(options), radix_bits_(radix_bits), begin_bit_(begin_bit), end_bit_(end_bit) {
+  const DeviceInfo& info = ctx.info;
+  const uint32_t radix = 1u << radix_bits;
+  const Tuning& tune = options.tuning;
+  columns_ = ranking == RadixRanking::columns;
+  values_ = options.value_bytes == 4;
+  if (passes() > ONESWEEP_MAX_PASSES)
+    throw Error("radix sort (single pass): " + std::to_string(passes()) + " passes, more than " +
+                std::to_string(ONESWEEP_MAX_PASSES));
+  if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations);
+  if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", 1u << 16);
+  const std::string device = "\"" + info.name + "\" offers maxComputeSharedMemorySize = " + std::to_string(info.max_shared_memory);
+
+  uint32_t subgroups = 0;
+  if (columns_) {
+    // One column of RADIX counters per invocation, each owning whole digit rows: RADIX >= workgroup.
+    uint32_t wg = tune.workgroup_size;
+    if (!wg) {
+      wg = std::bit_floor(std::min({radix, info.max_workgroup_invocations,
+                                    info.type == "cpu" ? std::max(8u, info.subgroup_size) : radix}));
+      while (wg > 1 && columns_shared_bytes(radix, wg) > info.max_shared_memory) wg /= 2;
+    }
+    if (wg > radix || columns_shared_bytes(radix, wg) > info.max_shared_memory)
+      throw Error("radix sort (single pass): ranking by counter columns needs radix (" + std::to_string(radix) +
+                  ") >= workgroup size (" + std::to_string(wg) + ") and " +
+                  std::to_string(columns_shared_bytes(radix, wg)) + " bytes of shared memory; " + device);
+    shape_ = {wg, tune.items_per_thread ? tune.items_per_thread : std::max(1u, columns_tile / wg)};
+  } else {
+    if (!info.subgroup_ballot || info.subgroup_size == 0)
+      throw Error("radix sort (single pass): ranking by subgroup ballots needs subgroup ballot operations in compute, which \"" +
+                  info.name + "\" does not offer; use RadixRanking::columns");
+    const uint32_t sg = info.subgroup_size;
+    uint32_t wg = tune.workgroup_size;
+    if (!wg) {
+      wg = std::bit_floor(std::min(ballot_workgroup(info), info.max_workgroup_invocations));
+      while (wg > 1 && ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory) wg /= 2;
+    }
+    if (ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory)
+      throw Error("radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
+                  " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg)) + " bytes of shared memory; " + device);
+    subgroups = ballot_subgroups(wg, sg);
+    // Stage the tile in shared memory for coalesced writes where it fits; GPUs take smaller tiles
+    // (down to 4 keys per invocation) to make it fit.
+    const uint64_t item_bytes = key_bytes(options.key) + (values_ ? 4 : 0);
+    auto staged_fits = [&](uint32_t items) {
+      return ballot_shared_bytes(radix, wg, sg) + uint64_t(wg) * items * item_bytes <= info.max_shared_memory;
+    };
+    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
+    if (!tune.items_per_thread && info.type != "cpu")
+      while (items > 4 && !staged_fits(items)) items /= 2;
+    staged_ = staged_fits(items);
+    shape_ = {wg, items};
+  }
+  if (uint64_t(shape_.tile()) > (uint64_t(1) << 24))
+    throw Error("radix sort (single pass): a tile of " + std::to_string(shape_.tile()) + " keys is too large");
+
+  const uint32_t kind = key_kind(options.key);
+  const bool descending = options.order == Order::descending;
+  init_ = gpu::Kernel(ctx, "radix_onesweep_init", 64, {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(OnesweepPush));
+  plan_ = gpu::Kernel(ctx, "radix_onesweep_plan", 64, {{SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_TILE, shape_.tile()}},
+                      sizeof(OnesweepPush));
+  const uint32_t wg = shape_.workgroup_size, items = shape_.items_per_thread;
+  // The histogram's blocks: the passes' tiles, or fewer keys per invocation where its loops would run
+  // past lavapipe's 65535 iterations per invocation (onesweep_histogram.comp).
+  histogram_items_ = std::min(items, std::bit_floor(std::max(1u, loop_budget / (passes() + 1))));
+  histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
+                           {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, histogram_items_},
+                            {SPEC_RADIX_BITS, radix_bits_}},
+                           sizeof(OnesweepPush));
+  const std::string pass = keyed_shader(columns_ ? "radix_onesweep_columns" : "radix_onesweep_ballot", options.key) + (values_ ? "_v" : "");
+  if (columns_)
+    pass_ = gpu::Kernel(ctx, pass, wg,
+                        {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
+                         {SPEC_RADIX_BITS, radix_bits_}},
+                        sizeof(OnesweepPush));
+  else
+    pass_ = gpu::Kernel(ctx, pass, wg,
+                        {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
+                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
+                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}},
+                        sizeof(OnesweepPush));
+  finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
+                        {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
+                         {SPEC_ITEMS_PER_THREAD, items}},
+                        sizeof(RadixPush));
+}
+
+RadixOnesweep::Layout RadixOnesweep::layout(uint64_t n) const {
+  auto align = [](VkDeviceSize v) { return (v + 15) / 16 * 16; };
+  const uint64_t radix = uint64_t(1) << radix_bits_;
+  Layout l;
+  l.tiles = uint32_t((n + tile() - 1) / tile());
+  l.digits = align(ONESWEEP_CONTROL_WORDS * 4);
+  l.state = align(l.digits + passes() * radix * 4);
+  l.alt_keys = align(l.state + 2 * uint64_t(l.tiles) * radix * 4);
+  l.alt_values = align(l.alt_keys + n * key_bytes(options_.key));
+  l.bytes = l.alt_values + (values_ ? n * 4 : 0);
+  return l;
+}
+
+VkDeviceSize RadixOnesweep::scratch_bytes(uint64_t n) const { return layout(n).bytes; }
+
+void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_phases) const {
+  const Layout l = layout(t.n);
+  OnesweepPush push{};
+  push.keys = t.keys;
+  push.values = t.values;
+  push.alt_keys = t.scratch_address + l.alt_keys;
+  push.alt_values = values_ ? t.scratch_address + l.alt_values : 0;
+  push.control = t.scratch_address;
+  push.digits = t.scratch_address + l.digits;
+  push.state = t.scratch_address + l.state;
+  push.count = t.count;
+  push.n = t.n;
+  push.tiles = l.tiles;
+  push.passes = passes();
+  push.begin_bit = begin_bit_;
+  push.end_bit = end_bit_;
+  const uint64_t range = (end_bit_ == 64 ? ~uint64_t(0) : (uint64_t(1) << end_bit_) - 1) & ~((uint64_t(1) << begin_bit_) - 1);
+  push.range_lo = uint32_t(range);
+  push.range_hi = uint32_t(range >> 32);
+  push.stall_percent = ctx_.lookback_stall_percent;
+  push.max_x = std::min<uint32_t>(ctx_.info.max_workgroup_count[0], 65535);
+  push.max_y = std::min<uint32_t>(ctx_.info.max_workgroup_count[1], 65535);
+  const gpu::Grid finish = gpu::grid_for(ctx_, l.tiles);
+  push.finish_x = finish.x, push.finish_y = finish.y, push.finish_z = finish.z;
+
+  auto phase = [&](const char* name) {
+    if (name_phases) rec.phase(name);
+  };
+  rec.phase(name_phases ? "histogram" : "passes");
+  rec.dispatch(init_, push, 1);
+  rec.compute_barrier();
+  rec.dispatch(histogram_, push, (uint64_t(t.n) + histogram_block() - 1) / histogram_block());
+  rec.compute_barrier();
+  rec.dispatch(plan_, push, 1);
+  rec.compute_barrier();
+  for (uint32_t p = 0; p < passes(); ++p) {
+    phase("pass");
+    push.pass = p;
+    rec.dispatch_indirect(pass_, push, t.scratch,
+                          t.scratch_offset + VkDeviceSize(ONESWEEP_CONTROL_PASSES + p * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_ARGS) * 4);
+    rec.compute_barrier();
+  }
+  phase("finish");
+  RadixPush copy{};
+  copy.keys = t.keys;
+  copy.values = t.values;
+  copy.alt_keys = push.alt_keys;
+  copy.alt_values = push.alt_values;
+  copy.control = t.scratch_address;
+  copy.n = t.n;
+  copy.blocks = l.tiles;
+  rec.dispatch_indirect(finish_, copy, t.scratch, t.scratch_offset + VkDeviceSize(RADIX_CONTROL_FINISH_ARGS) * 4);
+}
+
+std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t* control, uint32_t n) const {
+  const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
+  const uint32_t p = ran ? passes() : 0;
+  // Bytes each key costs by design: the histogram's read, then per pass a read (two with columns,
+  // which count and scatter in two walks over the tile) and a write of key and value.
+  const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
+  const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
+  return {{"single_pass", 1.0},
+          {"radix_bits", double(radix_bits_)},
+          {"ranking_columns", columns_ ? 1.0 : 0.0},
+          {"ranking_ballot", columns_ ? 0.0 : 1.0},
+          {"staged", staged_ ? 1.0 : 0.0},
+          {"subgroup_scans", 0.0},
+          {"tile", double(tile())},
+          {"workgroup", double(shape_.workgroup_size)},
+          {"passes_recorded", double(p)},
+          {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},
+          {"passes_skipped", ran ? double(control[RADIX_CONTROL_PASSES_SKIPPED]) : 0.0},
+          {"order_checks", ran ? double(control[RADIX_CONTROL_CHECKS]) : 0.0},
+          {"sorted_on_entry", ran ? double(control[RADIX_CONTROL_SORTED_ON_ENTRY]) : 1.0},
+          {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
+          {"dispatches", ran ? double(4 + p) : 0.0},
+          {"global_barriers", ran ? double(3 + p) : 0.0},
+          {"bytes_per_key", ran ? key + p * per_pass : 0.0}};
+}
+
+}  // namespace vksort::algo

@@ -1,0 +1,74 @@
+// The single-pass radix sort: Onesweep (Adinets & Merrill 2022) with Decoupled Fallback (Smith, Levien
+// & Owens, SPAA 2025). RadixSort (radix_sort.hpp) holds one and uses it where it applies. Records
+// dispatches only; owns nothing but its kernels.
+//
+// A sort records:
+//   init       one workgroup: control words, per-pass words and histograms cleared, n fixed;
+//   histogram  one read of the keys: every pass's digit histogram and the adjacent inversions
+//              (shaders/radix/onesweep_histogram.comp); clears tile-state region 0;
+//   plan       one workgroup: digit start positions per pass; which passes run (none if sorted,
+//              none whose digit is constant), from which buffer, on which state region;
+//   pass p     one dispatch per digit: take a tile id, rank the tile's keys by the digit (counter
+//              columns or subgroup ballots), publish its counts, look back for its offsets (falling
+//              back to counting a predecessor that has not published), scatter;
+//   finish     the copy home, only when the data ended in scratch.
+// Passes ping-pong between the caller's buffers (raw keys) and scratch (encoded keys), as in
+// reduce-then-scan; the plan says which buffer each pass reads.
+//
+// Scratch: the control words (ONESWEEP_CONTROL_WORDS), passes * RADIX digit words, two tile-state
+// regions of tiles * RADIX words each, the alternate keys and values.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../shaders/common/interface.h"
+#include "gpu/kernel.hpp"
+#include "gpu/recorder.hpp"
+#include "sort/sort_target.hpp"
+#include "sort/tile_shape.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort::algo {
+
+class RadixOnesweep {
+ public:
+  // `ranking` is columns or ballot (RadixSort resolves automatic). Throws vksort::Error when that
+  // ranking cannot be built on this device with these options.
+  RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint32_t radix_bits, uint32_t begin_bit,
+                uint32_t end_bit, RadixRanking ranking);
+
+  // The ranking a device would get by default: columns where workgroups are small and hold many keys
+  // (CPU drivers), else ballot where the device has subgroup ballot, else columns.
+  static RadixRanking default_ranking(const DeviceInfo& info);
+
+  uint32_t tile() const { return shape_.tile(); }
+  bool columns() const { return columns_; }
+  uint32_t passes() const { return (end_bit_ - begin_bit_ + radix_bits_ - 1) / radix_bits_; }
+  VkDeviceSize scratch_bytes(uint64_t n) const;
+  // Marks record() writes when it names every phase: histogram, one per pass, finish.
+  uint32_t timestamp_marks() const { return passes() + 2; }
+  void record(gpu::Recorder& rec, const SortTarget& target, bool name_phases) const;
+  std::vector<std::pair<std::string, double>> facts(const uint32_t* control, uint32_t n) const;
+
+ private:
+  struct Layout {
+    uint32_t tiles = 0;
+    VkDeviceSize digits = 0, state = 0, alt_keys = 0, alt_values = 0, bytes = 0;  // offsets in scratch
+  };
+  Layout layout(uint64_t n) const;
+  uint32_t histogram_block() const { return shape_.workgroup_size * histogram_items_; }
+
+  gpu::Context& ctx_;
+  SortOptions options_;
+  uint32_t radix_bits_ = 0, begin_bit_ = 0, end_bit_ = 0;
+  bool columns_ = true;
+  bool values_ = false;
+  bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
+  TileShape shape_;
+  uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel
+  gpu::Kernel init_, histogram_, plan_, pass_, finish_;
+};
+
+}  // namespace vksort::algo

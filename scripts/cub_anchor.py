@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""CUB's radix sort on the GPU, timed on the sizes vksort's GPU benchmark uses (scripts/gpu-bench.sh).
+
+cupy.sort and torch.sort call CUB's device radix sort on CUDA devices. Keys: cupy.sort on uint32 and
+uint64 (torch.sort where CuPy is missing: int32 and int64 keys, the same radix sort). Pairs: torch.sort
+with stable=True returns each key's index, so it moves 32-bit keys with 64-bit values (more bytes than
+vksort's 32-bit values: it favours vksort, which the summary says). Times are CUDA events around the
+sort alone, the median of --repeat runs after one warm-up. Writes JSON; prints why if nothing runs.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def time_ms(fn, repeat, torch_mod):
+    start, end = torch_mod.cuda.Event(enable_timing=True), torch_mod.cuda.Event(enable_timing=True)
+    fn()
+    torch_mod.cuda.synchronize()
+    runs = []
+    for _ in range(repeat):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        runs.append(start.elapsed_time(end))
+    return statistics.median(runs), runs
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--min-log", type=int, default=16)
+    p.add_argument("--max-log", type=int, default=28)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("cub_anchor: no PyTorch here: CUB not timed", file=sys.stderr)
+        return 1
+    if not torch.cuda.is_available():
+        print("cub_anchor: no CUDA device here: CUB not timed", file=sys.stderr)
+        return 1
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    results = []
+    g = torch.Generator(device="cuda").manual_seed(1)
+    for k in range(a.min_log, a.max_log + 1, 2):
+        n = 1 << k
+        k32 = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
+        k64 = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
+        cases = []
+        if cupy is not None:
+            c32 = cupy.asarray(k32).view(cupy.uint32)
+            c64 = cupy.asarray(k64).view(cupy.uint64)
+            cases += [("keys-u32", "cupy.sort", lambda: cupy.sort(c32)), ("keys-u64", "cupy.sort", lambda: cupy.sort(c64))]
+        else:
+            cases += [("keys-u32", "torch.sort", lambda: torch.sort(k32)), ("keys-u64", "torch.sort", lambda: torch.sort(k64))]
+        cases.append(("pairs-u32", "torch.sort(stable) 64-bit indices", lambda: torch.sort(k32, stable=True)))
+        for kind, api, fn in cases:
+            median, runs = time_ms(fn, a.repeat, torch)
+            results.append({"kind": kind, "api": api, "n": n, "gpu_ms": {"median": median, "runs": runs}})
+            print(f"{kind:10} n=2^{k:<2} {api:36} {median:9.3f} ms  {n / median / 1e6:8.2f} Gkeys/s")
+    with open(a.out, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                   "cupy": cupy.__version__ if cupy is not None else None, "results": results}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

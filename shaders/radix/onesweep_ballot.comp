@@ -1,0 +1,189 @@
+#version 460
+// Single-pass radix sort, one pass (one digit) per dispatch, ranking the whole digit in one step per
+// subgroup (multisplit by subgroup ballots): the shape for wide workgroups (GPUs).
+//
+//   1. Take a tile id (onesweep_lookback.glsl). Subgroup s owns a contiguous chunk of the tile (chunks
+//      in subgroup-id order, each ITEMS times its live invocations), read in rounds of one key per live
+//      invocation, so a round's reads are neighbouring words. Per round, RADIX_BITS ballots find the
+//      invocations whose key has the same digit (uvec4 masks: any subgroup size up to 128); a key's rank
+//      is its subgroup's count of that digit so far (s_hist[s][d]) plus its peers below it, and the
+//      highest peer adds the peers to s_hist. Keys and ranks stay in registers.
+//   2. For each digit, s_hist's rows become exclusive offsets across subgroups (chunk order is subgroup
+//      order) and their sum the tile's count s_total[d].
+//   3. Publish and look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
+//   4. Each key goes to digits[pass][d] + s_excl[d] + s_hist[s][d] + its rank: stable. Where the tile
+//      fits shared memory (STAGE_KEYS = TILE), keys (and values, read once, by their original place)
+//      first go to their place in the tile's digit order in shared memory, s_start[d] + s_hist[s][d] +
+//      rank, and invocations then write the tile out in that order: each digit's run of keys lands on
+//      consecutive addresses, so the global writes coalesce (Onesweep's scatter).
+//
+// Vulkan does not promise full subgroups before 1.3, so chunks are sized by each subgroup's live
+// invocations (counted by ballot), and invocations rank among the live ones.
+#define PUSH_ONESWEEP
+#include "common/interface.h"
+#include "common/keys.glsl"
+#include "common/radix_digits.glsl"
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
+layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
+layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;  // the most subgroups a workgroup may have
+layout(constant_id = SPEC_ONESWEEP_STAGE_KEYS) const uint STAGE_KEYS = 1;   // TILE: stage the tile in shared memory
+const uint WG = gl_WorkGroupSize.x;
+const uint TILE = WG * ITEMS;
+const uint RADIX = 1u << RADIX_BITS;
+
+#include "radix/onesweep_lookback.glsl"
+
+// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts while ranking, then offsets.
+shared uint s_hist[SUBGROUPS * RADIX];
+shared uint s_live[SUBGROUPS];  // live invocations of each subgroup
+// Staging: the tile in digit order, and where each digit's keys start in it.
+shared Key s_stage[STAGE_KEYS];
+#if VALUE_WORDS == 1
+shared uint s_stage_values[STAGE_KEYS];
+#endif
+shared uint s_start[RADIX];
+
+#define WG_SCAN_T uint
+#include "common/workgroup_scan.glsl"
+
+// s_start[d] = the tile's keys of digits below d (s_total complete). Barriers inside: uniform control flow.
+void digit_starts() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint per = (RADIX + WG - 1u) / WG;  // digits per invocation, in order
+  uint sum = 0u;
+  for (uint d = t * per; d < min(RADIX, (t + 1u) * per); ++d) sum += s_total[d];
+  uint total;
+  uint at = workgroup_exclusive_scan(sum, total);
+  for (uint d = t * per; d < min(RADIX, (t + 1u) * per); ++d) {
+    s_start[d] = at;
+    at += s_total[d];
+  }
+}
+
+void main() {
+  g_control = Words(pc.control);
+  g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
+  g_n = g_control.w[RADIX_CONTROL_N];
+  const uint tile = onesweep_take_tile();
+  if (tile * TILE >= g_n) return;  // uniform; a grid may hold more workgroups than tiles
+  const uint t = gl_LocalInvocationID.x;
+  g_encoded = g_control.w[g_pass_words + ONESWEEP_PASS_SOURCE] != 0u;
+  g_src = Keys(g_encoded ? pc.alt_keys : pc.keys);
+  g_shift = pc.begin_bit + pc.pass * RADIX_BITS;
+  g_bits = min(RADIX_BITS, pc.end_bit - g_shift);
+  const uint region = g_control.w[g_pass_words + ONESWEEP_PASS_REGION];
+  Words state = Words(pc.state + uvec2(region * pc.tiles * RADIX * 4u, 0u));
+  Words next_state = Words(pc.state + uvec2((region ^ 1u) * pc.tiles * RADIX * 4u, 0u));
+
+  const uint sg = gl_SubgroupID;
+  const uvec4 live_mask = subgroupBallot(true);
+  const uint live = subgroupBallotBitCount(live_mask);
+  const uint lane = subgroupBallotExclusiveBitCount(live_mask);
+  if (subgroupElect()) s_live[sg] = live;
+  for (uint i = t; i < SUBGROUPS * RADIX; i += WG) s_hist[i] = 0u;
+  // Histograms are zero and every subgroup's live count is in.
+  barrier();
+  uint start = 0u;
+  for (uint s = 0u; s < sg; ++s) start += s_live[s];
+  const uint chunk = tile * TILE + start * ITEMS;
+  const uint row = sg * RADIX;
+
+  // 1.
+  Key keys[ITEMS];
+  uint ranks[ITEMS];
+  for (uint r = 0u; r < ITEMS; ++r) {
+    const uint i = chunk + r * live + lane;
+    const bool valid = i < g_n;
+    const Key k = valid ? onesweep_source_key(i) : KEY_MAX;
+    const uint d = onesweep_digit(k);
+    uvec4 peers = subgroupBallot(valid);
+    for (uint b = 0u; b < RADIX_BITS; ++b) {
+      const bool set = ((d >> b) & 1u) != 0u;
+      const uvec4 with_bit = subgroupBallot(set);
+      peers &= set ? with_bit : ~with_bit;
+    }
+    const uint below = subgroupBallotExclusiveBitCount(peers);
+    const uint count = subgroupBallotBitCount(peers);
+    const uint before = valid ? s_hist[row + d] : 0u;
+    // Every invocation read its count before the highest peer of each digit replaces it.
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    if (valid && below + 1u == count) s_hist[row + d] = before + count;
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    keys[r] = k;
+    ranks[r] = before + below;
+  }
+  // Every subgroup's histogram is complete.
+  barrier();
+
+  // 2.
+  for (uint d = t; d < RADIX; d += WG) {
+    uint sum = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      const uint keys_here = s_hist[s * RADIX + d];
+      s_hist[s * RADIX + d] = sum;
+      sum += keys_here;
+    }
+    s_total[d] = sum;
+  }
+  // s_total and the offsets are complete.
+  barrier();
+
+  // 3.
+  onesweep_look_back(tile, state, next_state);
+  Words digits = Words(pc.digits);
+  for (uint d = t; d < RADIX; d += WG) s_excl[d] += digits.w[pc.pass * RADIX + d];
+  // Every digit's first destination in this tile is in s_excl.
+  barrier();
+
+  // 4.
+  Keys dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
+#if VALUE_WORDS == 1
+  Words src_values = Words(g_encoded ? pc.alt_values : pc.values);
+  Words dst_values = Words(g_encoded ? pc.values : pc.alt_values);
+#endif
+  if (STAGE_KEYS >= TILE) {
+    digit_starts();
+    // s_start is complete.
+    barrier();
+    for (uint r = 0u; r < ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      if (i >= g_n) break;
+      const uint d = onesweep_digit(keys[r]);
+      const uint slot = s_start[d] + s_hist[row + d] + ranks[r];
+      s_stage[slot] = keys[r];
+#if VALUE_WORDS == 1
+      s_stage_values[slot] = src_values.w[i];
+#endif
+    }
+    // The tile is staged in digit order.
+    barrier();
+    const uint count = min(TILE, g_n - tile * TILE);
+    for (uint slot = t; slot < count; slot += WG) {
+      const Key k = s_stage[slot];
+      const uint d = onesweep_digit(k);
+      const uint to = s_excl[d] + slot - s_start[d];
+      dst.k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+      dst_values.w[to] = s_stage_values[slot];
+#endif
+    }
+    return;
+  }
+  for (uint r = 0u; r < ITEMS; ++r) {
+    const uint i = chunk + r * live + lane;
+    if (i >= g_n) break;
+    const Key k = keys[r];
+    const uint d = onesweep_digit(k);
+    const uint to = s_excl[d] + s_hist[row + d] + ranks[r];
+    dst.k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+    dst_values.w[to] = src_values.w[i];
+#endif
+  }
+}

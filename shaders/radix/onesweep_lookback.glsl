@@ -1,0 +1,148 @@
+// The single-pass radix sort's tile bookkeeping, shared by its rankings (onesweep_columns.comp,
+// onesweep_ballot.comp): taking a tile id, publishing the tile's digit counts, and the look-back with
+// Decoupled Fallback (Smith, Levien & Owens, SPAA 2025) that turns them into the tile's offsets.
+//
+// Tile ids come from an atomic counter, so a tile's predecessors had started when it starts. Still,
+// Vulkan promises no forward progress between workgroups: a started workgroup may not run again until
+// this one ends (lavapipe, Apple and Mali GPUs schedule so), and spinning on it would hang. So a
+// workgroup that finds a predecessor's state unpublished for ONESWEEP_SPINS reads looks no longer: it
+// counts that tile's keys itself (they are in this pass's source buffer, which no one writes during the
+// pass), uses that as the tile's aggregate, offers it to others (atomicMax: never over a newer state)
+// and goes on to the tile before. No wait is unbounded: at worst it counts every tile before it.
+//
+// Each state word carries its flag and count together, so relaxed device-scope atomics suffice: no
+// other memory is published through it.
+//
+// Include after keys.glsl and radix_digits.glsl, with RADIX, RADIX_BITS, WG and TILE defined, and set
+// the g_* globals below before calling onesweep_look_back().
+#ifndef VKSORT_ONESWEEP_LOOKBACK_GLSL
+#define VKSORT_ONESWEEP_LOOKBACK_GLSL
+
+#extension GL_KHR_memory_scope_semantics : require
+
+// Reads of an unpublished predecessor before counting its keys instead.
+const uint ONESWEEP_SPINS = 64u;
+
+// This pass: its control words, source keys (encoded or not), digit and state regions.
+Words g_control;
+uint g_pass_words;  // index of this pass's ONESWEEP_PASS_* words
+Keys g_src;
+bool g_encoded;
+uint g_shift, g_bits, g_n;
+
+shared uint s_tile;            // this workgroup's tile id
+shared uint s_total[RADIX];    // this tile's keys of each digit (the ranking fills it)
+shared uint s_excl[RADIX];     // keys of each digit in all earlier tiles (the look-back's result)
+shared uint s_seen[RADIX];     // the state read for each digit from the current predecessor
+shared uint s_found[RADIX];    // 1 once the digit's look-back reached an inclusive state
+shared uint s_counted[RADIX];  // fallback: the predecessor's keys of each digit, counted here
+shared uint s_unready;         // some digit's predecessor state is unpublished (or pretends to be)
+shared uint s_looking;         // digits whose look-back has not reached an inclusive state yet
+
+Key onesweep_source_key(uint i) { return g_encoded ? g_src.k[i] : encode_key(g_src.k[i]); }
+uint onesweep_digit(Key k) { return key_digit(k, g_shift, g_bits); }
+
+// The tile this workgroup sorts (uniform: all invocations read it after the barrier).
+uint onesweep_take_tile() {
+  if (gl_LocalInvocationIndex == 0u) s_tile = atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_TILE_COUNTER], 1u);
+  barrier();
+  return s_tile;
+}
+
+uint state_load(Words s, uint i) {
+  return atomicLoad(s.w[i], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+void state_store(Words s, uint i, uint v) {
+  atomicStore(s.w[i], v, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// The pretend mode (DeviceOptions::pretend.lookback_stall_percent): a fixed pseudo-random share of
+// (tile, predecessor) pairs reads as unpublished, so the fallback runs at that rate.
+bool pretend_stall(uint tile, uint pred) {
+  if (pc.stall_percent == 0u) return false;
+  uint h = tile * 0x9e3779b1u ^ (pred + 0x7f4a7c15u) * 0x85ebca77u ^ pc.pass * 0xc2b2ae3du;
+  h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
+  return h % 100u < pc.stall_percent;
+}
+
+// Counts tile `pred`'s keys of each digit into s_counted. Barriers inside: call in uniform control flow.
+void count_predecessor(uint pred) {
+  const uint t = gl_LocalInvocationID.x;
+  for (uint d = t; d < RADIX; d += WG) s_counted[d] = 0u;
+  barrier();
+  const uint base = pred * TILE;
+  for (uint j = 0u; j < TILE / WG; ++j) {
+    const uint i = base + j * WG + t;
+    if (i < g_n) atomicAdd(s_counted[onesweep_digit(onesweep_source_key(i))], 1u);
+  }
+  barrier();
+}
+
+// Publishes s_total as this tile's state in `state` (its region), looks back until every digit has
+// found an inclusive state, leaves the keys of each digit in earlier tiles in s_excl, publishes the
+// inclusive state, and clears this tile's row of `next_state` (the region the next pass that runs
+// uses). Barriers inside: call in uniform control flow, after s_total is complete and visible.
+void onesweep_look_back(uint tile, Words state, Words next_state) {
+  const uint t = gl_LocalInvocationID.x;
+  const uint row = tile * RADIX;
+  for (uint d = t; d < RADIX; d += WG) {
+    state_store(state, row + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
+    s_excl[d] = 0u;
+    s_found[d] = 0u;
+  }
+  if (t == 0u) s_looking = tile == 0u ? 0u : RADIX;
+  // s_looking, s_excl and s_found are set.
+  barrier();
+  uint pred = tile;
+  while (s_looking != 0u) {
+    pred -= 1u;  // never below 0: tile 0's state is inclusive, read or counted
+    const bool stall = pretend_stall(tile, pred);
+    uint spins = 0u;
+    for (;;) {
+      if (t == 0u) s_unready = 0u;
+      // The reset is visible, and everyone read the previous round's s_unready.
+      barrier();
+      for (uint d = t; d < RADIX; d += WG) {
+        if (s_found[d] != 0u) continue;
+        const uint v = state_load(state, pred * RADIX + d);
+        s_seen[d] = v;
+        if (v < ONESWEEP_FLAG_AGGREGATE || stall) atomicOr(s_unready, 1u);
+      }
+      // Every digit's read is in.
+      barrier();
+      if (s_unready == 0u) break;
+      if (stall || ++spins >= ONESWEEP_SPINS) {
+        // Decoupled Fallback: count the predecessor's keys instead of waiting for it.
+        count_predecessor(pred);
+        const uint flag = pred == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE;
+        for (uint d = t; d < RADIX; d += WG) {
+          // Keep what was read where it is inclusive (unless pretending): it ends this digit's search.
+          if (s_found[d] != 0u || ((s_seen[d] & ONESWEEP_FLAG_INCLUSIVE) != 0u && !stall)) continue;
+          s_seen[d] = s_counted[d] | flag;
+          atomicMax(state.w[pred * RADIX + d], s_counted[d] | flag);
+        }
+        if (t == 0u) atomicAdd(g_control.w[ONESWEEP_CONTROL_FALLBACKS], 1u);
+        break;
+      }
+      // Everyone read s_unready before it is reset.
+      barrier();
+    }
+    for (uint d = t; d < RADIX; d += WG) {
+      if (s_found[d] != 0u) continue;
+      const uint v = s_seen[d];
+      s_excl[d] += v & ONESWEEP_COUNT_MASK;
+      if ((v & ONESWEEP_FLAG_INCLUSIVE) != 0u) {
+        s_found[d] = 1u;
+        atomicAdd(s_looking, uint(-1));
+      }
+    }
+    // s_looking is final for this predecessor.
+    barrier();
+  }
+  for (uint d = t; d < RADIX; d += WG) {
+    if (tile != 0u) state_store(state, row + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
+    next_state.w[row + d] = 0u;
+  }
+}
+
+#endif

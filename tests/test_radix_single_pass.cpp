@@ -1,0 +1,385 @@
+// The single-pass radix sort (Onesweep with Decoupled Fallback, runtime/src/sort/radix_onesweep.hpp)
+// against the CPU reference: every key type x order x with/without values x ranking (counter columns,
+// and subgroup ballots where the device has them) on awkward sizes and inputs, with the device's tiles
+// and with tiny ones (16 keys: hundreds of tiles, so look-backs go far). Then the look-back's fallback
+// forced at 50% and 100% (DeviceOptions::pretend.lookback_stall_percent), the GPU-side decisions
+// (sorted on entry, constant digits, the finish copy), bit ranges, a GPU-side count, small devices and
+// the recording path. ctest runs the threads case at LP_NUM_THREADS 1, 2 and 8, and the matrix at
+// subgroup sizes 4, 8 and 16 and without subgroups. Test names of the matrix end in the key type.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "host_keys.hpp"
+#include "reference_sort.hpp"
+#include "support/app_commands.hpp"
+#include "support/sort_check.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+using workloads::Distribution;
+
+namespace {
+
+SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking ranking) {
+  SortOptions o{.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
+  o.tuning.radix_scan = RadixScan::single_pass;
+  o.tuning.radix_ranking = ranking;
+  return o;
+}
+
+bool has_ballot(const Device& gpu) { return gpu.info().subgroup_ballot && gpu.info().subgroup_size > 0; }
+
+// The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot (a device
+// without it refuses ballot ranking: tested below).
+std::vector<RadixRanking> rankings(const Device& gpu) {
+  if (has_ballot(gpu)) return {RadixRanking::columns, RadixRanking::ballot};
+  return {RadixRanking::columns};
+}
+
+template <class U>
+std::vector<std::byte> to_bytes(const std::vector<U>& v) {
+  std::vector<std::byte> b(v.size() * sizeof(U));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// A Sorter for `o`, checked by a small sort to run the single pass with the ranking asked for.
+Sorter checked_sorter(Device& gpu, const SortOptions& o) {
+  Sorter sorter(gpu, o);
+  SortStats stats;
+  REQUIRE(test::check_on(gpu, sorter, workloads::generate_keys(o.key, {Distribution::uniform, 0}, 100, 3), &stats) == "");
+  CHECK(stats.fact("single_pass") == 1.0);
+  CHECK(stats.fact("ranking_ballot") == (o.tuning.radix_ranking == RadixRanking::ballot ? 1.0 : 0.0));
+  CHECK(stats.fact("ranking_columns") == (o.tuning.radix_ranking == RadixRanking::columns ? 1.0 : 0.0));
+  return sorter;
+}
+
+void single_pass_matrix(Key key) {
+  Device& gpu = test::device();
+  uint64_t seed = 1;
+  for (RadixRanking ranking : rankings(gpu)) {
+    INFO("ranking ", to_string(ranking));
+    for (Order order : {Order::ascending, Order::descending}) {
+      for (uint32_t value_bytes : {0u, 4u}) {
+        SortOptions o = single_pass(key, order, value_bytes, ranking);
+        Sorter device_tiles = checked_sorter(gpu, o);
+        const uint32_t tile = device_tiles.tile_size();
+        for (uint64_t n : test::awkward_sizes(16, tile, 100000)) test::check_case(device_tiles, {{Distribution::uniform, 0}, n, seed++});
+        for (Distribution d : test::all_distributions)
+          for (uint64_t n : {uint64_t(tile) + 1, uint64_t(3 * tile - 3)})
+            test::check_case(device_tiles, {workloads::default_spec(d), n, seed++});
+
+        // Tiny tiles (4 invocations x 4 keys): every size up to two tiles + 1, then hundreds of tiles.
+        o.tuning.workgroup_size = 4;
+        o.tuning.items_per_thread = 4;
+        Sorter tiny = checked_sorter(gpu, o);
+        REQUIRE(tiny.tile_size() == 16);
+        for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(tiny, {{Distribution::uniform, 0}, n, seed++});
+        for (Distribution d : test::all_distributions)
+          for (uint64_t n : {uint64_t(257), uint64_t(5000)}) test::check_case(tiny, {workloads::default_spec(d), n, seed++});
+
+        // The other digit widths (2-bit digits: a radix of 4, as many as the tiny workgroup).
+        for (uint32_t bits : {2u}) {
+          SortOptions w = single_pass(key, order, value_bytes, ranking);
+          w.tuning.radix_bits = bits;
+          if (bits == 2 && ranking == RadixRanking::columns) w.tuning.workgroup_size = 4;
+          Sorter wide = checked_sorter(gpu, w);
+          for (uint64_t n : {uint64_t(3), uint64_t(2 * wide.tile_size() + 1), uint64_t(40009)})
+            test::check_case(wide, {{Distribution::uniform, 0}, n, seed++});
+          test::check_case(wide, {workloads::default_spec(Distribution::special), 3001, seed++});
+          w.tuning.workgroup_size = 4;
+          w.tuning.items_per_thread = 4;
+          Sorter narrow = checked_sorter(gpu, w);
+          test::check_case(narrow, {{Distribution::uniform, 0}, 1000, seed++});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("single-pass radix sort u32") { single_pass_matrix(Key::u32); }
+TEST_CASE("single-pass radix sort i32") { single_pass_matrix(Key::i32); }
+TEST_CASE("single-pass radix sort f32") { single_pass_matrix(Key::f32); }
+TEST_CASE("single-pass radix sort u64") { single_pass_matrix(Key::u64); }
+TEST_CASE("single-pass radix sort i64") { single_pass_matrix(Key::i64); }
+TEST_CASE("single-pass radix sort f64") { single_pass_matrix(Key::f64); }
+
+// The look-back's fallback, forced: the pretend device makes a share of (tile, predecessor) pairs read
+// as unpublished, so the workgroup counts that predecessor's keys itself. At 100% every step of every
+// look-back is counted, down to tile 0. The result must not change, and the fact says it happened.
+TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
+  for (uint32_t percent : {50u, 100u}) {
+    DeviceOptions stalling;
+    stalling.validation = test::device().validation_enabled() ? 1 : 0;
+    stalling.pretend.lookback_stall_percent = percent;
+    Device gpu(stalling);
+    uint64_t seed = 900;
+    for (RadixRanking ranking : rankings(gpu)) {
+      for (Key key : {Key::u32, Key::f64}) {
+        for (uint32_t items : {4u, 0u}) {
+          SortOptions o = single_pass(key, Order::descending, 4, ranking);
+          o.tuning.workgroup_size = items ? 4 : 0;
+          o.tuning.items_per_thread = items;
+          Sorter sorter(gpu, o);
+          for (uint64_t n : {uint64_t(2), uint64_t(17), uint64_t(3001), uint64_t(3 * sorter.tile_size() + 5)}) {
+            INFO("stall ", percent, "% ", to_string(ranking), " ", to_string(key), " n ", n, " tile ", sorter.tile_size());
+            SortStats stats;
+            CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+            const uint64_t tiles = (n + sorter.tile_size() - 1) / sorter.tile_size();
+            // Every pass that ran looked back from tiles 1.. at least one step; at 100% each step counted.
+            const double runs = *stats.fact("passes_run");
+            if (tiles > 1) CHECK(*stats.fact("lookback_fallbacks") > 0);
+            if (percent == 100) CHECK(*stats.fact("lookback_fallbacks") == runs * double(tiles * (tiles - 1) / 2));
+          }
+        }
+      }
+    }
+  }
+}
+
+// ctest runs this case with LP_NUM_THREADS = 1, 2 and 8: workgroups then run one at a time, in pairs,
+// or many at once, so predecessors are published, in flight or not yet started when looked at.
+TEST_CASE("single-pass radix sort across driver threads") {
+  Device& gpu = test::device();
+  uint64_t seed = 500;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (uint32_t items : {4u, 16u, 0u}) {
+      SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
+      o.tuning.workgroup_size = items ? 4 : 0;
+      o.tuning.items_per_thread = items;
+      Sorter sorter(gpu, o);
+      for (uint64_t n : {uint64_t(999), uint64_t(20011), uint64_t(131073)})
+        for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::zipf})
+          test::check_case(sorter, {workloads::default_spec(d), n, seed++});
+    }
+  }
+}
+
+TEST_CASE("single-pass radix sort: sorted input runs no pass; constant digits are skipped; the finish copy") {
+  Device& gpu = test::device();
+  for (RadixRanking ranking : rankings(gpu)) {
+    INFO(to_string(ranking));
+    for (Key key : {Key::u32, Key::f64}) {
+      for (Order order : {Order::ascending, Order::descending}) {
+        Sorter sorter(gpu, single_pass(key, order, 4, ranking));
+        const Distribution d = order == Order::ascending ? Distribution::sorted : Distribution::reverse;
+        for (uint64_t n : {uint64_t(2), uint64_t(5000), uint64_t(100003)}) {
+          SortStats stats;
+          test::check_case(sorter, {{d, 0}, n, 4}, &stats);
+          CHECK(stats.fact("sorted_on_entry") == 1);
+          CHECK(stats.fact("passes_run") == 0);
+          CHECK(stats.fact("order_checks") == 1);
+        }
+        SortStats stats;
+        test::check_case(sorter, {{Distribution::all_equal, 0}, 7777, 5}, &stats);
+        CHECK(stats.fact("passes_run") == 0);
+      }
+    }
+    SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
+    o.tuning.radix_bits = 8;
+    Sorter sorter(gpu, o);
+    uint32_t x = 777;
+    auto next = [&] { return x = x * 1664525u + 1013904223u; };
+    std::vector<uint32_t> keys(20011);
+    SortStats stats;
+    // Low 16 bits constant: passes 0 and 1 skipped, 2 and 3 run (data home after an even count).
+    for (uint32_t& k : keys) k = (next() & 0xffff0000u) | 0xab;
+    CHECK(test::check_on(gpu, sorter, to_bytes(keys), &stats) == "");
+    CHECK(stats.fact("passes_skipped") == 2);
+    CHECK(stats.fact("passes_run") == 2);
+    CHECK(stats.fact("sorted_on_entry") == 0);
+    // Byte 1 constant: three passes leave the data in scratch; the finish copy decodes it home.
+    for (uint32_t& k : keys) k = (next() & 0xffff00ffu) | 0x5a00;
+    CHECK(test::check_on(gpu, sorter, to_bytes(keys), &stats) == "");
+    CHECK(stats.fact("passes_skipped") == 1);
+    CHECK(stats.fact("passes_run") == 3);
+    // The same where the encoding is not the identity: descending signed 64-bit keys, byte 3 zero.
+    SortOptions d = single_pass(Key::i64, Order::descending, 4, ranking);
+    d.tuning.radix_bits = 8;
+    Sorter wide(gpu, d);
+    std::vector<int64_t> wk(7001);
+    for (int64_t& k : wk) k = int64_t((uint64_t(next()) << 32 | next()) & ~(uint64_t(0xff) << 24));
+    CHECK(test::check_on(gpu, wide, to_bytes(wk), &stats) == "");
+    CHECK(stats.fact("passes_skipped") == 1);
+    CHECK(stats.fact("passes_run") == 7);
+  }
+}
+
+TEST_CASE("single-pass radix sort by a key bit range") {
+  Device& gpu = test::device();
+  struct Range {
+    Key key;
+    Order order;
+    uint32_t begin, end, bits;
+  };
+  const Range ranges[] = {{Key::u32, Order::ascending, 8, 24, 8}, {Key::u32, Order::ascending, 31, 32, 2},
+                          {Key::f32, Order::descending, 20, 32, 4}, {Key::u64, Order::ascending, 5, 37, 8},
+                          {Key::i64, Order::descending, 0, 40, 8}};
+  uint64_t seed = 300;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (const Range& r : ranges) {
+      SortOptions o = single_pass(r.key, r.order, 4, ranking);
+      o.begin_bit = r.begin;
+      o.end_bit = r.end;
+      o.tuning.radix_bits = r.bits;
+      if (r.bits == 2 && ranking == RadixRanking::columns) o.tuning.workgroup_size = 4;
+      Sorter sorter(gpu, o);
+      // The reference: a stable sort by those bits of the encoded key, the other bits carried.
+      std::vector<std::byte> keys = workloads::generate_keys(r.key, {Distribution::uniform, 0}, 12345, seed++);
+      const size_t kb = key_bytes(r.key), n = keys.size() / kb;
+      const uint64_t mask = (uint64_t(1) << (r.end - r.begin)) - 1;
+      std::vector<uint32_t> order(n);
+      for (uint32_t i = 0; i < n; ++i) order[i] = i;
+      auto field = [&](uint32_t i) { return (workloads::encode_key(r.key, r.order, keys.data() + i * kb) >> r.begin) & mask; };
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return field(a) < field(b); });
+      std::vector<std::byte> expected(keys.size());
+      for (size_t i = 0; i < n; ++i) std::memcpy(&expected[i * kb], &keys[order[i] * kb], kb);
+      Buffer kbuf(gpu, keys.size(), "keys"), vbuf(gpu, n * 4, "values");
+      kbuf.upload(keys);
+      const std::vector<uint32_t> values = workloads::generate_values(n);
+      vbuf.upload(std::as_bytes(std::span(values)));
+      sorter.sort(kbuf, &vbuf, n);
+      std::vector<std::byte> got(keys.size());
+      std::vector<uint32_t> got_values(n);
+      kbuf.download(got);
+      vbuf.download(std::as_writable_bytes(std::span(got_values)));
+      INFO(to_string(ranking), " ", to_string(r.key), " [", r.begin, ", ", r.end, ") bits ", r.bits);
+      CHECK(got == expected);
+      CHECK(got_values == order);
+    }
+  }
+}
+
+// One recording, submitted again after each new count, sorts the first min(count, max_n) keys.
+TEST_CASE("single-pass radix sort with a GPU-side count") {
+  Device& gpu = test::device();
+  for (RadixRanking ranking : rankings(gpu)) {
+    const SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
+    Sorter sorter(gpu, o);
+    const uint64_t max_n = 3 * sorter.tile_size() + 17;
+    const auto input = workloads::generate_keys(o.key, {Distribution::uniform, 0}, max_n, 5);
+    const auto input_values = workloads::generate_values(max_n);
+    Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+    Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n), "scratch");
+    test::AppCommands app(gpu);
+    const Status status = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, count.ref(), max_n);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    bool first = true;
+    for (uint64_t c : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(sorter.tile_size()) + 1, max_n - 1, max_n + 1000}) {
+      CAPTURE(c);
+      keys.upload(input);
+      values.upload(std::as_bytes(std::span(input_values)));
+      const uint32_t c32 = uint32_t(c);
+      count.upload(std::as_bytes(std::span(&c32, 1)));
+      if (first) app.submit_and_wait();
+      else app.submit_again_and_wait();
+      first = false;
+      std::vector<std::byte> got(max_n * 4);
+      std::vector<uint32_t> got_values(max_n);
+      keys.download(got);
+      values.download(std::as_writable_bytes(std::span(got_values)));
+      const uint64_t sorted = std::min(c, max_n);
+      std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
+      std::vector<uint32_t> expected_values(input_values.begin(), input_values.begin() + sorted);
+      workloads::reference_sort(o.key, o.order, expected, expected_values);
+      expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
+      expected_values.insert(expected_values.end(), input_values.begin() + sorted, input_values.end());
+      CHECK(workloads::first_difference(o.key, expected, got, expected_values, got_values) == "");
+    }
+  }
+}
+
+TEST_CASE("single-pass radix sort on a pretend-small device: 3-D grids, little shared memory") {
+  DeviceOptions small;
+  small.validation = test::device().validation_enabled() ? 1 : 0;
+  small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
+  Device gpu(small);
+  uint64_t seed = 50;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (Key key : {Key::u32, Key::f64}) {
+      SortOptions o = single_pass(key, Order::ascending, 4, ranking);
+      o.tuning.radix_bits = 4;
+      o.tuning.workgroup_size = ranking == RadixRanking::columns ? 8 : 0;
+      o.tuning.items_per_thread = 4;
+      Sorter sorter(gpu, o);
+      // Up to 313 tiles of 32 keys: the grids need the third dimension (> 49 groups), within the 7^3 a
+      // dispatch may have.
+      for (uint64_t n : {uint64_t(1000), uint64_t(10007)}) {
+        INFO(to_string(ranking), " ", to_string(key), " n ", n, " tile ", sorter.tile_size());
+        CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++)) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("single-pass radix sort records into a caller's command buffer: two sorts share one scratch") {
+  for (RadixRanking ranking : rankings(test::device()))
+    test::check_two_recorded_sorts(single_pass(Key::f32, Order::descending, 4, ranking));
+}
+
+TEST_CASE("single-pass radix sort reports its path, dispatches, barriers, bytes per key and phases") {
+  Device& gpu = test::device();
+  SortOptions o = single_pass(Key::u32, Order::ascending, 4, RadixRanking::columns);
+  Sorter sorter(gpu, o);
+  SortStats stats;
+  REQUIRE(test::check_on(gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 50000, 9), &stats) == "");
+  CHECK(stats.fact("single_pass") == 1);
+  CHECK(stats.fact("passes_recorded") == 4);
+  CHECK(stats.fact("dispatches") == 4 + 4);           // init, histogram, plan, 4 passes, finish
+  CHECK(stats.fact("global_barriers") == 3 + 4);
+  CHECK(stats.fact("bytes_per_key") == 4 + 4 * (8 + 4 + 8));  // histogram read; per pass keys read twice, written, values moved
+  REQUIRE(gpu.info().timestamps);
+  std::vector<std::string> names;
+  for (const auto& [name, ms] : stats.phases_ms) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"histogram", "pass", "finish"});  // same names add up
+
+  // Ballot ranking stages a tile that fits shared memory (tiny tiles here) for coalesced writes.
+  if (has_ballot(gpu)) {
+    SortOptions b = single_pass(Key::u32, Order::ascending, 4, RadixRanking::ballot);
+    b.tuning.workgroup_size = 4;
+    b.tuning.items_per_thread = 4;
+    Sorter staged(gpu, b);
+    REQUIRE(test::check_on(gpu, staged, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, 9), &stats) == "");
+    CHECK(stats.fact("staged") == 1);
+  }
+
+  // Reduce-then-scan reports the same facts of its own recording: more dispatches and barriers.
+  o.tuning.radix_scan = RadixScan::reduce_then_scan;
+  Sorter rts(gpu, o);
+  REQUIRE(test::check_on(gpu, rts, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 50000, 9), &stats) == "");
+  CHECK(stats.fact("single_pass") == 0);
+  CHECK(*stats.fact("dispatches") > 4 + 4);
+  CHECK(stats.fact("global_barriers") == *stats.fact("dispatches") - 1);
+}
+
+TEST_CASE("single-pass radix sort options: paths and rankings that do not go together are refused") {
+  Device& gpu = test::device();
+  SortOptions o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::splits);
+  CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("reduce-then-scan only"), Error);
+  o.tuning.radix_scan = RadixScan::reduce_then_scan;
+  o.tuning.radix_ranking = RadixRanking::ballot;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("ballot ranking is the single pass's"), Error);
+  // A device without subgroup operations (pretend) has no ballot ranking, and says so.
+  DeviceOptions plain;
+  plain.validation = gpu.validation_enabled() ? 1 : 0;
+  plain.pretend.no_subgroups = true;
+  Device no_subgroups(plain);
+  CHECK_THROWS_WITH_AS(Sorter(no_subgroups, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
+                       doctest::Contains("subgroup ballot"), Error);
+  // ... and ranks by columns by default.
+  SortOptions automatic = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
+  Sorter columns(no_subgroups, automatic);
+  SortStats stats;
+  REQUIRE(test::check_on(no_subgroups, columns, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, 1), &stats) == "");
+  CHECK(stats.fact("ranking_columns") == 1);
+  // Names round-trip.
+  for (RadixScan s : {RadixScan::automatic, RadixScan::single_pass, RadixScan::reduce_then_scan})
+    CHECK(parse_radix_scan(to_string(s)) == s);
+  CHECK(parse_radix_ranking("ballot") == RadixRanking::ballot);
+  CHECK_FALSE(parse_radix_scan("onesweep").has_value());
+}

@@ -6,7 +6,7 @@
 //            store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
 //            this list (partial update) are appended after the survivors and scatter too.
 //   KEEP:    survivors of the last recorded iteration; no scatter, heads keep the lists' first elements.
-//   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of the bucket: clear bits
+//   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of fallback_key(): clear bits
 //            first, then set ones at ZEROS + (ones before them); the list moves to the other slot.
 //            Nothing to do when the gate found the leftover buckets agree in the bit.
 #define PUSH_BUCKETS
@@ -61,7 +61,7 @@ void main() {
     const uint j = first + k;
     v[k] = j < count ? list.w[j] : BUCKET_DONE;
     bool flagged;
-    if (split) flagged = j < count && ((bucket.w[v[k]] >> pc.bit) & 1u) == 0u;
+    if (split) flagged = j < count && ((fallback_key(bucket.w[v[k]]) >> pc.bit) & 1u) == 0u;
     else flagged = (v[k] & BUCKET_DONE) == 0u;
     if (flagged) {
       flags |= 1u << k;

@@ -70,7 +70,9 @@ class VKSORT_API Sorter {
   // Barrier contract. Before: writes to keys/values must be made available and visible to
   //   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT.
   //   The scratch buffer may still be in use by an earlier sort only if that use is ordered before by
-  //   the caller's barrier (the same stage and access).
+  //   the caller's barrier (the same stage and access). Brick and sample sort start by filling scratch
+  //   (transfer writes): vksort records the barrier that orders those fills after earlier compute,
+  //   indirect and transfer use itself, so the caller's barrier never needs the transfer stage.
   // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
   //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
   //   Records (value_bytes > 4) are no different: their copy, index and gather are compute dispatches

@@ -2,8 +2,8 @@
 // The moving half of a compaction: each tile scans its flags, adds the tile's exclusive offset from
 // scan_blocks and writes the flagged elements, in list order, to the other slot's list. Stable: the
 // survivors keep the order they had, so lists stay in ascending element order.
-//   SCATTER: survivors of an iteration; each also writes its index into its bucket's head with a plain
-//            store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
+//   SCATTER: survivors of an iteration; each also writes its index into its bucket's head with a
+//            relaxed atomic store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
 //            this list (partial update) are appended after the survivors and scatter too.
 //   KEEP:    survivors of the last recorded iteration; no scatter, heads keep the lists' first elements.
 //   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of fallback_key(): clear bits
@@ -40,7 +40,7 @@ void main() {
       if (i >= admit_end) break;
       out_list.w[survivors + (i - admit_begin)] = i;
       const uint b = bucket.w[i];
-      if (mode == BUCKET_COMPACT_SCATTER && b != BUCKET_INVALID) head.w[b] = i;
+      if (mode == BUCKET_COMPACT_SCATTER && b != BUCKET_INVALID) store_any_wins(head.w[b], i);
     }
     return;
   }
@@ -78,7 +78,7 @@ void main() {
     if ((flags & (1u << k)) != 0u) {
       out_list.w[before] = i;
       ++before;
-      if (mode == BUCKET_COMPACT_SCATTER) head.w[bucket.w[i]] = i;  // survivors always have a bucket
+      if (mode == BUCKET_COMPACT_SCATTER) store_any_wins(head.w[bucket.w[i]], i);  // survivors have a bucket
     } else if (split) {
       out_list.w[zeros + (j - before)] = i;  // j - before: set bits before j
     }

@@ -166,6 +166,11 @@ TEST_CASE("record checks ranges against the VkBuffer's size, refuses VK_WHOLE_SI
   Buffer keys(gpu, n * 4, "keys"), scratch(gpu, s, "scratch");
   const Status st = radix.record_indirect(fake_cmd, {keys.ref(), {}, scratch.ref()}, {scratch.vk_buffer(), 16, 4}, n);
   CHECK_MESSAGE(has(st.message, "scratch and count ranges overlap"), st.message);
+  // BucketLists' ids range goes through the same checks.
+  BucketLists lists(gpu, {.buckets = 10, .capacity = n});
+  Buffer ids(gpu, n * 4, "ids");
+  CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 8, n * 4}, uint32_t(n)).message, "ends beyond its VkBuffer's"));
+  CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 0, VK_WHOLE_SIZE}, uint32_t(n)).message, "VK_WHOLE_SIZE"));
 }
 
 TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device") {

@@ -194,5 +194,7 @@ TEST_CASE("Sorter::sort with n beyond the Buffers says so, before allocating scr
   CHECK_THROWS_WITH_AS(sorter.sort(keys, &values, 101), doctest::Contains("n exceeds the keys Buffer"), Error);
   CHECK_THROWS_WITH_AS(sorter.sort(keys, &small_values, 100), doctest::Contains("n exceeds the values Buffer (396 bytes hold 99)"), Error);
   CHECK_THROWS_WITH_AS(sorter.sort(keys, nullptr, 100), doctest::Contains("no values buffer"), Error);
+  Sorter keys_only(gpu, {.algorithm = Algorithm::radix});
+  CHECK_THROWS_WITH_AS(keys_only.sort(keys, &values, 100), doctest::Contains("SortOptions::value_bytes is 0"), Error);
   CHECK_NOTHROW(sorter.sort(keys, &values, 100));
 }

@@ -245,6 +245,7 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   SortBuffers b;
   b.keys = keys.ref();
   if (values) b.values = values->ref();
+  impl_->check(b, n, impl_->sort_for(n), false);  // the rest but scratch, also before allocating it
   const VkDeviceSize need = impl_->scratch_bytes(n);
   if (!impl_->scratch || impl_->scratch->size() < need)
     impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");

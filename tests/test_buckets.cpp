@@ -429,6 +429,63 @@ TEST_CASE("bucket ids out of range: a clear error, the other elements listed cor
   }
 }
 
+// Every path is held to the contract of bucket_lists.hpp: an out-of-range id is reported (build()
+// throws) and leaves its element out, while every valid element is listed. The partial update once
+// handed parts not admitted yet straight to the fallback, bad ids and all; there a bad id broke a run
+// of its neighbours' bucket, and one of the two halves was lost (issue 15: ids[i] = i % M with
+// ids[n/2] = M dropped 499 of 999 elements at M = 1).
+TEST_CASE("property: out-of-range ids on every path (parts, modes, deterministic, fallback, resort)") {
+  struct Shape {
+    uint32_t m, n;
+  };
+  // M = 1 and powers of two (the fallback's sort then needs a bit beyond bit_width(M - 1) to put bad
+  // ids last), an M that is not, few and many elements per bucket (fallback or none).
+  const Shape shapes[] = {{1, 1000}, {4, 1000}, {64, 10000}, {1000, 3000}, {3, 257}};
+  struct Path {
+    BucketMode mode;
+    bool deterministic;
+    uint32_t parts, max_iterations;
+  };
+  const Path paths[] = {{BucketMode::scatter, false, 1, 32}, {BucketMode::scatter, false, 0, 32},
+                        {BucketMode::scatter, false, 2, 32}, {BucketMode::scatter, false, 8, 32},
+                        {BucketMode::scatter, false, 8, 4},  {BucketMode::sort, false, 0, 32},
+                        {BucketMode::scatter, true, 0, 32}};
+  std::mt19937 rng(15);
+  for (const Shape& sh : shapes) {
+    // The issue's input, then bad ids at random places (including both ends) with random values.
+    std::vector<std::vector<uint32_t>> inputs;
+    std::vector<uint32_t> ids(sh.n);
+    for (uint32_t i = 0; i < sh.n; ++i) ids[i] = i % sh.m;
+    ids[sh.n / 2] = sh.m;
+    inputs.push_back(ids);
+    for (uint32_t i = 0; i < sh.n; ++i) ids[i] = i % sh.m;
+    const uint32_t bad_values[] = {sh.m, sh.m + 1, 2 * sh.m, 0x7FFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (uint32_t k = 0; k < 5; ++k) ids[rng() % sh.n] = bad_values[rng() % std::size(bad_values)];
+    ids.front() = sh.m;
+    ids.back() = 0xFFFFFFFFu;
+    inputs.push_back(ids);
+    for (const Path& path : paths) {
+      for (size_t in = 0; in < inputs.size(); ++in) {
+        INFO("M = " << sh.m << ", n = " << sh.n << ", input " << in << ", mode " << int(path.mode) << ", deterministic "
+                    << path.deterministic << ", parts " << path.parts << ", K " << path.max_iterations);
+        BucketOptions o = options(sh.m, sh.n, path.mode);
+        o.deterministic = path.deterministic;
+        o.parts = path.parts;
+        o.max_iterations = path.max_iterations;
+        o.rebuild_above = 1.0;  // resorts insert (the kernels under test)
+        BucketLists lists(test::device(), o);
+        CHECK_THROWS_WITH_AS(lists.build(inputs[in]), doctest::Contains("is out of range"), Error);
+        CHECK(check_lists(download(lists), inputs[in], sh.m) == "");
+        // A resort that moves elements out of range and back into it.
+        std::vector<uint32_t> moved = inputs[in];
+        for (uint32_t i = 0; i < sh.n; i += 7) moved[i] = moved[i] < sh.m ? sh.m + i : i % sh.m;
+        CHECK_THROWS_WITH_AS(lists.resort(moved), doctest::Contains("is out of range"), Error);
+        CHECK(check_lists(download(lists), moved, sh.m) == "");
+      }
+    }
+  }
+}
+
 TEST_CASE("bad arguments are a Status on the recording path and an Error on the convenience path") {
   BucketLists lists(test::device(), options(100, 1000));
   Buffer ids(test::device(), 4000, "ids");

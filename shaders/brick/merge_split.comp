@@ -10,6 +10,7 @@
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/grid.glsl"
+#include "common/store_any_wins.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
@@ -50,7 +51,9 @@ void main() {
     s_key[i] = encode_key(keys.k[left + i]);
     if (HAS_VALUES) s_val[i] = values.w[left + i];
   }
-  // All global reads of both tiles happen before any write below.
+  // All global reads of both tiles happen before any write below: buffer memory, so barrier() needs
+  // memoryBarrierBuffer() to order it.
+  memoryBarrierBuffer();
   barrier();
 
   for (uint i = tid; i < total; i += gl_WorkGroupSize.x) {
@@ -59,5 +62,5 @@ void main() {
     keys.k[left + rank] = decode_key(k);
     if (HAS_VALUES) values.w[left + rank] = s_val[i];
   }
-  if (tid == 0) Words(pc.control).w[BRICK_CONTROL_CHANGED] = 1u;  // any writer may win: all write 1
+  if (tid == 0) store_any_wins(Words(pc.control).w[BRICK_CONTROL_CHANGED], 1u);  // every workgroup writes 1
 }

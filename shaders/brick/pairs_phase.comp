@@ -7,6 +7,7 @@
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/grid.glsl"
+#include "common/store_any_wins.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_HAS_VALUES) const bool HAS_VALUES = false;
@@ -27,5 +28,5 @@ void main() {
     values.w[a] = values.w[a + 1];
     values.w[a + 1] = va;
   }
-  Words(pc.control).w[BRICK_CONTROL_CHANGED] = 1u;  // any writer may win: all write 1
+  store_any_wins(Words(pc.control).w[BRICK_CONTROL_CHANGED], 1u);  // every swapping invocation writes 1
 }

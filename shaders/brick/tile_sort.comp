@@ -40,7 +40,9 @@ void main() {
     s_pos[i] = i;
     if (HAS_VALUES && live) s_val[i] = values.w[base + i];
   }
-  // Every global read of this tile is done before any invocation writes the tile back below.
+  // Every global read of this tile is done before any invocation writes the tile back below: buffer
+  // memory, so barrier() needs memoryBarrierBuffer() to order it.
+  memoryBarrierBuffer();
   barrier();
   for (uint i = tid; i + 1 < count; i += gl_WorkGroupSize.x)
     if (key_less(s_key[i + 1], s_key[i])) s_unsorted = true;  // racing writers all store true

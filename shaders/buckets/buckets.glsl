@@ -10,6 +10,7 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 #include "common/grid.glsl"
+#include "common/store_any_wins.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 4;
@@ -32,6 +33,13 @@ Words slot_list(uint slot) { return Words(slot == 0u ? pc.list_in : pc.list_out)
 
 // The bucket an id asks for: itself, or BUCKET_INVALID (no list) for an id >= M.
 uint bucket_of_id(uint id) { return id < pc.m ? id : BUCKET_INVALID; }
+
+// What the fallback's radix sort orders by: the bucket, or M for an element without one. Partial update
+// hands the parts not admitted yet straight to the fallback, bad ids included; ordered by their low
+// bits they would land inside a bucket's run and split it in two, and link_runs would link only one
+// half (both halves' first elements write the head). Ordered as M they come after every bucket, where
+// link_runs skips them. Keys are below 2^bit_width(M): the host records that many split passes.
+uint fallback_key(uint b) { return b == BUCKET_INVALID ? pc.m : b; }
 
 #ifdef BUCKET_SUBGROUPS
 #extension GL_KHR_shader_subgroup_arithmetic : require

@@ -2,11 +2,11 @@
 // The moving half of a compaction: each tile scans its flags, adds the tile's exclusive offset from
 // scan_blocks and writes the flagged elements, in list order, to the other slot's list. Stable: the
 // survivors keep the order they had, so lists stay in ascending element order.
-//   SCATTER: survivors of an iteration; each also writes its index into its bucket's head with a plain
-//            store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
+//   SCATTER: survivors of an iteration; each also writes its index into its bucket's head with a
+//            relaxed atomic store (Listing 1, line 8 of the next iteration: one writer wins). Elements admitted with
 //            this list (partial update) are appended after the survivors and scatter too.
 //   KEEP:    survivors of the last recorded iteration; no scatter, heads keep the lists' first elements.
-//   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of the bucket: clear bits
+//   SPLIT:   one pass of the fallback's stable LSD radix sort on bit `bit` of fallback_key(): clear bits
 //            first, then set ones at ZEROS + (ones before them); the list moves to the other slot.
 //            Nothing to do when the gate found the leftover buckets agree in the bit.
 #define PUSH_BUCKETS
@@ -40,7 +40,7 @@ void main() {
       if (i >= admit_end) break;
       out_list.w[survivors + (i - admit_begin)] = i;
       const uint b = bucket.w[i];
-      if (mode == BUCKET_COMPACT_SCATTER && b != BUCKET_INVALID) head.w[b] = i;
+      if (mode == BUCKET_COMPACT_SCATTER && b != BUCKET_INVALID) store_any_wins(head.w[b], i);
     }
     return;
   }
@@ -61,7 +61,7 @@ void main() {
     const uint j = first + k;
     v[k] = j < count ? list.w[j] : BUCKET_DONE;
     bool flagged;
-    if (split) flagged = j < count && ((bucket.w[v[k]] >> pc.bit) & 1u) == 0u;
+    if (split) flagged = j < count && ((fallback_key(bucket.w[v[k]]) >> pc.bit) & 1u) == 0u;
     else flagged = (v[k] & BUCKET_DONE) == 0u;
     if (flagged) {
       flags |= 1u << k;
@@ -78,7 +78,7 @@ void main() {
     if ((flags & (1u << k)) != 0u) {
       out_list.w[before] = i;
       ++before;
-      if (mode == BUCKET_COMPACT_SCATTER) head.w[bucket.w[i]] = i;  // survivors always have a bucket
+      if (mode == BUCKET_COMPACT_SCATTER) store_any_wins(head.w[bucket.w[i]], i);  // survivors have a bucket
     } else if (split) {
       out_list.w[zeros + (j - before)] = i;  // j - before: set bits before j
     }

@@ -35,7 +35,7 @@ void main() {
     const uint i = first + k;
     if (i < pc.n) {  // no break: every invocation reaches the subgroup operations below
       const uint id = ids.w[i];
-      if (id >= pc.m) control.w[BUCKET_CONTROL_BAD_ELEMENT] = i + 1u;  // any writer wins
+      if (id >= pc.m) store_any_wins(control.w[BUCKET_CONTROL_BAD_ELEMENT], i + 1u);
       const uint b = bucket.w[i];
       if (find_prev && b != BUCKET_INVALID) {  // listed: the element after it has it as prev
         const uint after = next.w[i];

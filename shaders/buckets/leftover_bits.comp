@@ -1,6 +1,6 @@
 #version 460
 // Start of the fallback: each tile of the leftover list writes the OR and the AND of its elements'
-// buckets to blocks[2 tile], blocks[2 tile + 1]; the gate combines them into the bits in which the
+// fallback keys (buckets; M for none) to blocks[2 tile], blocks[2 tile + 1]; the gate combines them into the bits in which the
 // buckets differ. The radix passes on the other bits are skipped: a few heavy buckets (the reason
 // for a fallback) differ in few bits, all in one bucket in none.
 #define PUSH_BUCKETS
@@ -18,7 +18,7 @@ void main() {
   for (uint k = 0; k < ITEMS; ++k) {
     const uint j = first + k;
     if (j >= count) break;
-    const uint b = bucket.w[list.w[j]];
+    const uint b = fallback_key(bucket.w[list.w[j]]);
     any_bits |= b;
     all_bits &= b;
   }

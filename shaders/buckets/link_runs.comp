@@ -7,7 +7,8 @@
 //   NEXT: next = the following element of the run, or for the run's last element the bucket's head
 //         (in a resort, the prev of that element is this one).
 //   HEAD: the run's first element becomes the head.
-// Elements without a bucket (sorted last by the sort-based build) are skipped.
+// Elements without a bucket (sorted last: by the sort-based build as BUCKET_INVALID, by the fallback
+// as M, see fallback_key) are skipped; being last, they never split a run.
 #define PUSH_BUCKETS
 #include "common/interface.h"
 #include "buckets/buckets.glsl"

@@ -95,7 +95,9 @@ void main() {
   const uint leftover = control.w[BUCKET_CONTROL_LEFTOVER];
   const uint split_from = fallback_slot(control, false);
   const bool split_moves = ((control.w[BUCKET_CONTROL_VARYING] >> pc.bit) & 1u) != 0u;
-  // Every invocation has read the control words before invocation 0 changes them.
+  // Every invocation has read the control words before invocation 0 changes them: a write-after-read
+  // of buffer memory, which barrier() alone (workgroup memory semantics) does not order.
+  memoryBarrierBuffer();
   barrier();
 
   if (pc.mode == BUCKET_SCAN_LINK && stopped) {

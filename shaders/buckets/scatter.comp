@@ -1,6 +1,6 @@
 #version 460
 // Listing 1, line 8, over a list slot: every element with a bucket writes its index into that bucket's
-// head with a plain store; one writer wins. Resort uses it once for the moved elements (after they
+// head with a relaxed atomic store (store_any_wins); one writer wins. Resort uses it once for the moved elements (after they
 // were prelinked); the iterations fold it into compact.
 #define PUSH_BUCKETS
 #include "common/interface.h"
@@ -17,6 +17,6 @@ void main() {
     if (j >= count) break;
     const uint i = list.w[j];
     const uint b = bucket.w[i];
-    if (b != BUCKET_INVALID) head.w[b] = i;
+    if (b != BUCKET_INVALID) store_any_wins(head.w[b], i);
   }
 }

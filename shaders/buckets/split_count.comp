@@ -1,5 +1,5 @@
 #version 460
-// Counting half of one stable split (LSD radix pass on bit `bit` of the bucket id) of the fallback's
+// Counting half of one stable split (LSD radix pass on bit `bit` of fallback_key()) of the fallback's
 // list: each tile's number of elements with the bit clear goes to blocks[tile]. Nothing to do where
 // the leftover buckets all agree in the bit. Dispatch sizes come from the GPU's count of leftovers,
 // so the fallback needs no host round trip either.
@@ -18,7 +18,7 @@ void main() {
   uint zeros = 0;
   for (uint k = 0; k < ITEMS; ++k) {
     const uint j = first + k;
-    if (j < count && ((bucket.w[list.w[j]] >> pc.bit) & 1u) == 0u) ++zeros;
+    if (j < count && ((fallback_key(bucket.w[list.w[j]]) >> pc.bit) & 1u) == 0u) ++zeros;
   }
   uint total;
   workgroup_exclusive_sum(zeros, total);

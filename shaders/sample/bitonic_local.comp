@@ -27,7 +27,10 @@ void main() {
     s_key[i] = a_keys.k[base + i];
     s_idx[i] = a_idx.w[base + i];
   }
-  barrier();  // loaded before the network reads
+  // Loaded before the network reads, and every global read of the tile done before the write-back
+  // below overwrites it in place: buffer memory, so barrier() needs memoryBarrierBuffer().
+  memoryBarrierBuffer();
+  barrier();
   if ((pc.flags & SAMPLE_FULL) != 0u)
     bitonic_shared_sort(min(pc.segment, TILE));
   else

@@ -5,6 +5,7 @@
 // start. A bucket's elements are contiguous on both sides, so reads and writes are coalesced.
 // Group 0 also records the largest bucket.
 #include "sample/sample_common.glsl"
+#include "common/store_any_wins.glsl"
 
 // Start of bucket j inside this sublist (s_start[s] = TILE), and where it goes in b_*.
 shared uint s_start[TILE + 1];
@@ -36,7 +37,7 @@ void main() {
     const uint offset = i - s_start[lo];
     // Bucket sizes are at most 2 m TILE / s <= segment; guard anyway rather than write out of place.
     if (s_dest[lo] - lo * pc.segment + offset >= pc.segment) {
-      control.w[SAMPLE_CONTROL_OVERFLOW] = 1u;
+      store_any_wins(control.w[SAMPLE_CONTROL_OVERFLOW], 1u);  // any invocation that overflows
       continue;
     }
     b_keys.k[s_dest[lo] + offset] = a_keys.k[base + i];

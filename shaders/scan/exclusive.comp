@@ -36,7 +36,10 @@ void main() {
     if (i < count) x = data.w[base + i];
     s_data[i >> 2][i & 3u] = x;
   }
-  // The chunk is in shared memory before invocations read each other's words.
+  // The chunk is in shared memory before invocations read each other's words, and every global read
+  // of it is done before the write-back overwrites it in place (memoryBarrierBuffer: barrier() alone
+  // does not order buffer memory).
+  memoryBarrierBuffer();
   barrier();
   const uint mine = t * (ITEMS / 4u);
   uint sum = 0u;

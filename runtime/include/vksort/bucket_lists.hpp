@@ -147,7 +147,9 @@ class VKSORT_API BucketLists {
   //   VK_ACCESS_SHADER_WRITE_BIT; the caller inserts the barrier its next use needs (to read the
   //   report on the host: COMPUTE -> TRANSFER, copy report() into host-visible memory, TRANSFER ->
   //   HOST, then decode_report()). `ids` is not read after the recorded work completes.
-  // Never throws: a bad argument returns a Status naming it and records nothing.
+  // Never throws: a bad argument (no buffer, a range too small, beyond its VkBuffer or of size
+  // VK_WHOLE_SIZE, an offset not a multiple of 8, n beyond the capacity) returns a Status naming it
+  // and records nothing.
   Status record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n) noexcept;
 
   // Records a resort: `new_ids` (n u32) are the elements' new buckets; the lists become those a build
@@ -159,7 +161,8 @@ class VKSORT_API BucketLists {
   Status record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32_t n) noexcept;
 
   // Convenience: record, submit on the device's queue, wait, read the report and the timestamps.
-  // Throws vksort::Error, also for ids out of range (after the lists were built without them).
+  // Throws vksort::Error, also for ids out of range (after the lists were built without them), and
+  // for an empty `ids` Buffer or one made on another Device (before any work).
   // resort() submits its first pass alone, reads the moved count, and stops there when none moved
   // or builds when more than rebuild_above of the elements moved.
   BucketStats build(const Buffer& ids, uint32_t n);

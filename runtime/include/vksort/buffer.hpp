@@ -16,7 +16,8 @@ namespace vksort {
 // A range of a VkBuffer that vksort reads or writes. The buffer must have been created with
 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (scratch buffers also
 // VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT), bound to memory allocated with
-// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. `offset` must be a multiple of 8.
+// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. `offset` must be a multiple of 8, and the range must lie
+// inside the buffer.
 struct BufferRef {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
@@ -29,7 +30,7 @@ struct BufferRef {
 // the memory at once: GPU work that uses it must have completed. One thread at a time per Buffer.
 class VKSORT_API Buffer {
  public:
-  Buffer() = default;  // empty: size() 0, vk_buffer() VK_NULL_HANDLE
+  Buffer();  // empty: size() 0, vk_buffer() VK_NULL_HANDLE
   // Allocates `bytes` (at least 1) on `device`; `purpose` names it in error messages ("keys", ...).
   // Throws vksort::Error (with VK_ERROR_OUT_OF_DEVICE_MEMORY and the like) when allocation fails.
   Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose = "buffer");
@@ -51,6 +52,9 @@ class VKSORT_API Buffer {
 
   struct Impl;
  private:
+  friend class Sorter;       // refuses a Buffer of another Device
+  friend class BucketLists;  // likewise
+  gpu::Context* context() const;  // its Device's; null for an empty Buffer
   std::unique_ptr<Impl> impl_;
 };
 

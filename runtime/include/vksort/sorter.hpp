@@ -42,7 +42,9 @@ struct SortBuffers {
 // as for any sort; SortStats then has the phases "stage" (index and record copy) and "gather".
 class VKSORT_API Sorter {
  public:
-  // Throws vksort::Error for invalid options (key, value_bytes) or when a pipeline cannot be created.
+  // Throws vksort::Error naming the option for invalid options (an enum outside its values, a bad
+  // value_bytes, tuning the device cannot run) or when a pipeline cannot be created. This is where
+  // SortOptions are checked for every entry point (sort_host and sort() make a Sorter).
   Sorter(Device& device, const SortOptions& options);
   ~Sorter();
   Sorter(Sorter&&) noexcept;
@@ -68,7 +70,9 @@ class VKSORT_API Sorter {
   // Barrier contract. Before: writes to keys/values must be made available and visible to
   //   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT.
   //   The scratch buffer may still be in use by an earlier sort only if that use is ordered before by
-  //   the caller's barrier (the same stage and access).
+  //   the caller's barrier (the same stage and access). Brick and sample sort start by filling scratch
+  //   (transfer writes): vksort records the barrier that orders those fills after earlier compute,
+  //   indirect and transfer use itself, so the caller's barrier never needs the transfer stage.
   // After: keys/values are written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_WRITE_BIT;
   //   the caller inserts the barrier its next use needs. Scratch contents are undefined afterwards.
   //   Records (value_bytes > 4) are no different: their copy, index and gather are compute dispatches
@@ -81,9 +85,13 @@ class VKSORT_API Sorter {
   //   (vkCmdWriteTimestamp, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, your pool) just before and after
   //   this call, as apps/embed_example does.
   // Thread safety: as for any vkCmd*, the caller externally synchronises cmd and its pool.
-  // Never throws: a bad argument (no buffer, a range too small, an offset not a multiple of 8, values
-  //   given or missing against SortOptions::value_bytes, n too large) returns a Status naming it and
-  //   records nothing.
+  // Never throws: a bad argument (no buffer, a range too small, an offset not a multiple of 8, a size
+  //   of VK_WHOLE_SIZE, a range beyond its VkBuffer, values given or missing against
+  //   SortOptions::value_bytes, n too large, or keys, values and scratch overlapping in one VkBuffer)
+  //   returns a Status naming it and records nothing. Overlap is judged on the bytes the sort uses
+  //   (n keys, n values, scratch_bytes(n)); the end of a range is checked against the exact size of a
+  //   vksort::Buffer, and for the application's VkBuffers against their memory requirements' size
+  //   (Vulkan has no query for a buffer's size), which alignment may make a little larger.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept;
 
   // Records a sort whose key count the GPU reads when it runs: `count` holds one uint32_t (written by
@@ -104,7 +112,9 @@ class VKSORT_API Sorter {
   // from offset 0 and stay owned by the caller. Blocks the calling thread; the queue is locked only
   // while submitting, so other threads may use other Sorters meanwhile. Earlier uploads and sorts on these buffers are
   // complete before it starts.
-  // Throws vksort::Error (bad argument, out of device memory, device lost, a validation message).
+  // Throws vksort::Error (bad argument, out of device memory, device lost, a validation message); an
+  // empty Buffer, a Buffer made on another Device, or n beyond the Buffers is refused before scratch is
+  // allocated.
   SortStats sort(Buffer& keys, Buffer* values, uint64_t n);
 
   struct Impl;
@@ -116,7 +126,7 @@ class VKSORT_API Sorter {
 // keys (n keys of options.key) and values (n u32, or nullptr) are the caller's host memory, sorted in
 // place; values decide options.value_bytes. Creates a Sorter and device buffers for this call and
 // frees them before returning; blocks until done. Thread safety as Sorter::sort.
-// Throws vksort::Error.
+// Throws vksort::Error, also for keys == nullptr with n > 0.
 VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
 // The same for values of any SortOptions-valid size: `values` holds n * value_bytes bytes (or is
 // nullptr: keys only), value_bytes overrides options.value_bytes. Throws vksort::Error for a

@@ -29,7 +29,8 @@ constexpr bool is_signed_integer(Key k) { return k == Key::i32 || k == Key::i64;
 constexpr bool is_floating(Key k) { return k == Key::f32 || k == Key::f64; }
 
 // Names as the CLI and reports spell them ("u32", "brick", ...), and their inverse (nullopt if unknown).
-// Pure functions, safe from any thread; the returned views point to static strings.
+// Pure functions, safe from any thread; the returned views point to static strings. A value outside
+// the enum (cast from a bad integer) is named "invalid".
 VKSORT_API std::string_view to_string(Key k);
 VKSORT_API std::string_view to_string(Order o);
 VKSORT_API std::string_view to_string(Algorithm a);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "api/ranges.hpp"
 #include "buckets/bucket_builder.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
@@ -21,6 +22,14 @@ constexpr uint32_t max_count = 0x7FFFFFFFu;  // indices carry BUCKET_DONE in the
 constexpr uint32_t convenience_batch = 8;
 
 void check_options(const BucketOptions& o) {
+  if (uint32_t(o.mode) > uint32_t(BucketMode::sort))
+    throw Error("BucketOptions::mode is " + std::to_string(uint32_t(o.mode)) + ", not a valid vksort::BucketMode");
+  if (uint32_t(o.tuning.radix_ranking) > uint32_t(RadixRanking::ballot))
+    throw Error("BucketOptions::tuning.radix_ranking is " + std::to_string(uint32_t(o.tuning.radix_ranking)) +
+                ", not a valid vksort::RadixRanking");
+  if (uint32_t(o.tuning.radix_scan) > uint32_t(RadixScan::reduce_then_scan))
+    throw Error("BucketOptions::tuning.radix_scan is " + std::to_string(uint32_t(o.tuning.radix_scan)) +
+                ", not a valid vksort::RadixScan");
   if (o.buckets < 1 || o.buckets > max_count - 1)
     throw Error("BucketOptions::buckets must be between 1 and 2^31 - 2 (got " + std::to_string(o.buckets) + ")");
   if (o.capacity < 1 || o.capacity > max_count)
@@ -77,11 +86,8 @@ struct BucketLists::Impl {
     const std::string what = std::string(op) + " of " + std::to_string(count) + " elements";
     if (count > options.capacity)
       throw Error(what + ": more than the capacity of " + std::to_string(options.capacity) + " elements");
-    if (ids.buffer == VK_NULL_HANDLE) throw Error(what + ": no ids buffer");
-    if (ids.offset % 8) throw Error(what + ": the ids offset must be a multiple of 8");
-    if (ids.size < count * 4)
-      throw Error(what + ": the ids range holds " + std::to_string(ids.size) + " bytes, " + std::to_string(count * 4) +
-                  " needed");
+    const api::RangeUse use{"ids", ids, count * 4};
+    api::check_ranges(device.context(), what, {&use, 1});
     algo::BucketTarget t;
     t.ids = gpu::buffer_address(device.context(), ids.buffer, ids.offset);
     t.bucket = span_of(bucket);
@@ -112,6 +118,7 @@ struct BucketLists::Impl {
     gpu::Context& ctx = device.context();
     const char* op = resort ? "resorting bucket lists" : "building bucket lists";
     if (resort) check_resort(count);
+    api::check_buffer_device(ctx, ids.context(), std::string(op) + " of " + std::to_string(count) + " elements", "ids");
     algo::BucketTarget t = target(ids.ref(), count, op);
     if (!readback) readback.emplace(ctx, report_bytes, gpu::MemoryKind::staging, "the bucket lists' report");
     const std::string what = std::string(op) + " of " + std::to_string(count) + " elements";

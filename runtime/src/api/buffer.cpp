@@ -25,10 +25,13 @@ void check_range(const char* op, VkDeviceSize offset, size_t bytes, VkDeviceSize
 
 Buffer::Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose)
     : impl_(new Impl{device, gpu::DeviceBuffer(device.context(), bytes, gpu::MemoryKind::device_local, purpose)}) {}
+// Out of line, like the destructor: only here is Impl complete for the unique_ptr.
+Buffer::Buffer() = default;
 Buffer::~Buffer() = default;
 Buffer::Buffer(Buffer&&) noexcept = default;
 Buffer& Buffer::operator=(Buffer&&) noexcept = default;
 
+gpu::Context* Buffer::context() const { return impl_ ? &impl_->device.context() : nullptr; }
 VkDeviceSize Buffer::size() const { return impl_ ? impl_->memory.size() : 0; }
 VkBuffer Buffer::vk_buffer() const { return impl_ ? impl_->memory.buffer() : VK_NULL_HANDLE; }
 VkDeviceAddress Buffer::address() const { return impl_ ? impl_->memory.address() : 0; }

@@ -13,11 +13,19 @@ constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f6
 constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
 constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot"};
 constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
+constexpr std::string_view order_names[] = {"ascending", "descending"};
+
+// Total over every value of the underlying integer: an enum cast from an out-of-range number (a
+// caller's bug, a fuzzer) is named "invalid" instead of indexing past the table.
+template <size_t N>
+std::string_view name_of(const std::string_view (&names)[N], uint32_t value) {
+  return value < N ? names[value] : "invalid";
+}
 }  // namespace
 
-std::string_view to_string(Key k) { return key_names[uint32_t(k)]; }
-std::string_view to_string(Order o) { return o == Order::ascending ? "ascending" : "descending"; }
-std::string_view to_string(Algorithm a) { return algorithm_names[uint32_t(a)]; }
+std::string_view to_string(Key k) { return name_of(key_names, uint32_t(k)); }
+std::string_view to_string(Order o) { return name_of(order_names, uint32_t(o)); }
+std::string_view to_string(Algorithm a) { return name_of(algorithm_names, uint32_t(a)); }
 
 std::optional<Key> parse_key(std::string_view name) {
   for (uint32_t i = 0; i < std::size(key_names); ++i)
@@ -32,7 +40,7 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view to_string(RadixRanking r) { return ranking_names[uint32_t(r)]; }
+std::string_view to_string(RadixRanking r) { return name_of(ranking_names, uint32_t(r)); }
 
 std::optional<RadixRanking> parse_radix_ranking(std::string_view name) {
   if (name == "automatic") return RadixRanking::automatic;
@@ -41,7 +49,7 @@ std::optional<RadixRanking> parse_radix_ranking(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view to_string(RadixScan s) { return scan_names[uint32_t(s)]; }
+std::string_view to_string(RadixScan s) { return name_of(scan_names, uint32_t(s)); }
 
 std::optional<RadixScan> parse_radix_scan(std::string_view name) {
   if (name == "automatic") return RadixScan::automatic;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "api/ranges.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
@@ -15,8 +16,21 @@
 namespace vksort {
 
 namespace {
+// The one place where SortOptions enter the library: every Sorter is made here, and sort_host and the
+// typed sort() make one. So every enum is range-checked once, and no later code (tables indexed by
+// them, switches with a default) ever sees a value outside it.
 void check_options(const SortOptions& o) {
-  if (uint32_t(o.key) > uint32_t(Key::f64)) throw Error("SortOptions::key is not a valid vksort::Key");
+  auto check_enum = [](const char* option, auto value, auto last, const char* type) {
+    if (uint32_t(value) > uint32_t(last))
+      throw Error(std::string("SortOptions::") + option + " is " + std::to_string(uint32_t(value)) +
+                  ", not a valid vksort::" + type);
+  };
+  check_enum("key", o.key, Key::f64, "Key");
+  check_enum("order", o.order, Order::descending, "Order");
+  check_enum("algorithm", o.algorithm, Algorithm::brick, "Algorithm");
+  check_enum("brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
+  check_enum("tuning.radix_ranking", o.tuning.radix_ranking, RadixRanking::ballot, "RadixRanking");
+  check_enum("tuning.radix_scan", o.tuning.radix_scan, RadixScan::reduce_then_scan, "RadixScan");
   if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
     throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
                 std::to_string(algo::RecordGather::max_record_bytes) + " (records); got " + std::to_string(o.value_bytes));
@@ -102,25 +116,29 @@ struct Sorter::Impl {
     algo::RecordGather::Target records;
   };
 
-  // Checks everything record() relies on; throws Error naming the offending argument.
-  Plan target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
-  Plan target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort) const {
-    gpu::Context& ctx = device.context();
-    const uint64_t kb = key_bytes(options.key);
-    std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
+  // Checks everything record() relies on; throws Error naming the offending argument. Without scratch
+  // (Sorter::sort before it allocates one) only keys and values.
+  void check(const SortBuffers& b, uint64_t n, const algo::AnySort& sort, bool with_scratch, BufferRef count = {}) const {
+    const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
+    if (!options.value_bytes && !b.values.empty())
+      throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
+    // Keys and values first: n beyond them is the likelier mistake than n beyond what any sort takes.
+    std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))}};
+    if (options.value_bytes) uses.push_back({"values", b.values, api::bytes_for(n, options.value_bytes)});
+    api::check_ranges(device.context(), what, uses);
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     std::visit([&](const auto& s) { s.check_size(n); }, sort);
-    auto check_ref = [&](const BufferRef& r, const char* name, uint64_t need) {
-      if (r.buffer == VK_NULL_HANDLE) throw Error(what + ": no " + std::string(name) + " buffer");
-      if (r.offset % 8) throw Error(what + ": the " + std::string(name) + " offset must be a multiple of 8");
-      if (r.size < need)
-        throw Error(what + ": the " + std::string(name) + " range holds " + std::to_string(r.size) + " bytes, " +
-                    std::to_string(need) + " needed");
-    };
-    check_ref(b.keys, "keys", n * kb);
-    if (options.value_bytes) check_ref(b.values, "values", n * options.value_bytes);
-    else if (!b.values.empty()) throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    check_ref(b.scratch, "scratch", scratch_bytes(n, sort));
+    if (!with_scratch) return;
+    uses.push_back({"scratch", b.scratch, scratch_bytes(n, sort)});
+    // The count is read again after the sort began (records' gather): it must survive the sort.
+    if (!count.empty()) uses.push_back({"count", count, 4, 4});
+    api::check_ranges(device.context(), what, uses);
+  }
+
+  Plan target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
+  Plan target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort, BufferRef count = {}) const {
+    gpu::Context& ctx = device.context();
+    check(b, n, sort, true, count);
     Plan p;
     algo::SortTarget& t = p.sort;
     t.n = uint32_t(n);
@@ -183,10 +201,7 @@ Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, 
       return {VK_SUCCESS, what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this "
                                  "Sorter is for " + std::string(to_string(impl_->sorts.front().first)) + " sort"};
     if (count.buffer == VK_NULL_HANDLE) return {VK_SUCCESS, what + ": no count buffer"};
-    if (count.offset % 4 || count.size < 4)
-      return {VK_SUCCESS, what + ": the count is one uint32_t at a multiple of 4 bytes (offset " +
-                              std::to_string(count.offset) + ", " + std::to_string(count.size) + " bytes)"};
-    Impl::Plan p = impl_->target(buffers, max_n, *radix);
+    Impl::Plan p = impl_->target(buffers, max_n, *radix, count);
     impl_->set_count(p, gpu::buffer_address(impl_->device.context(), count.buffer, count.offset));
     gpu::Recorder rec(impl_->device.context(), cmd);
     impl_->record(rec, *radix, p);
@@ -214,9 +229,24 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
 
 SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   gpu::Context& ctx = impl_->device.context();
+  const SortOptions& o = impl_->options;
+  {
+    // Before scratch for n keys is allocated: n beyond the Buffers would otherwise surface as a
+    // failed (or wasted) allocation of that scratch.
+    const std::string what = "Sorter::sort of " + std::to_string(n) + " " + std::string(to_string(o.key)) + " keys";
+    auto holds = [&](const Buffer& b, const char* name, uint64_t each) {
+      api::check_buffer_device(ctx, b.context(), what, name);
+      if (b.size() / each < n)
+        throw Error(what + ": n exceeds the " + std::string(name) + " Buffer (" + std::to_string(b.size()) +
+                    " bytes hold " + std::to_string(b.size() / each) + ")");
+    };
+    holds(keys, "keys", key_bytes(o.key));
+    if (values && o.value_bytes) holds(*values, "values", o.value_bytes);
+  }
   SortBuffers b;
   b.keys = keys.ref();
   if (values) b.values = values->ref();
+  impl_->check(b, n, impl_->sort_for(n), false);  // the rest but scratch, also before allocating it
   const VkDeviceSize need = impl_->scratch_bytes(n);
   if (!impl_->scratch || impl_->scratch->size() < need)
     impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
@@ -268,6 +298,8 @@ SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, co
 SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes, const SortOptions& options) {
   SortOptions o = options;
   if (values && value_bytes == 0) throw Error("sort_host: values were given with value_bytes 0");
+  if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
+  if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   o.value_bytes = values ? value_bytes : 0;
   Sorter sorter(device, o);
   const uint64_t value_size = n * o.value_bytes;

@@ -236,7 +236,9 @@ void BucketBuilder::record_fallback(gpu::Recorder& rec, const BucketTarget& t, b
   p.mode = BUCKET_SCAN_BITS;
   rec.dispatch(scan_, p, 1);
   rec.compute_barrier();
-  const uint32_t bits = options_.buckets <= 1 ? 0 : uint32_t(std::bit_width(options_.buckets - 1));
+  // Passes over the bits of fallback_key() (buckets.glsl): M itself stands for "no bucket", so that
+  // such elements sort last; a pass whose bit no leftover key varies in is skipped on the GPU.
+  const uint32_t bits = uint32_t(std::bit_width(options_.buckets));
   for (uint32_t bit = 0; bit < bits; ++bit) {
     p.bit = bit;
     rec.dispatch_indirect(split_count_, p, t.control.buffer, BUCKET_CONTROL_SPLIT_COUNT_ARGS * 4);

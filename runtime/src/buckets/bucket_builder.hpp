@@ -34,9 +34,11 @@
 // stops the iterations early once the fallback is inevitable: when the survivors outnumber
 // (buckets that had racers) x (iterations left), some bucket holds more than the remaining
 // iterations can place, and further iterations would only shrink the fallback slowly. What is left
-// (only from buckets with many elements) is sorted by bucket with a stable LSD radix sort built from
-// the same compaction kernels, one split per bit of M - 1 in which the leftover buckets differ (none
-// for one bucket), sized by the GPU's counts, and each run is linked in front of its list. So the
+// (only from buckets with many elements, and with partial update any part not admitted yet, bad ids
+// included) is sorted by bucket with a stable LSD radix sort built from the same compaction kernels,
+// one split per bit of M in which the leftover keys differ (an element without a bucket sorts as M,
+// after every bucket: fallback_key in buckets.glsl; no split for one bucket), sized by the GPU's
+// counts, and each run is linked in front of its list. So the
 // all-in-one-bucket input costs one iteration and no split, not N iterations, and there is no host
 // round trip.
 #pragma once

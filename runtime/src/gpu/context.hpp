@@ -3,9 +3,9 @@
 #pragma once
 
 #include <atomic>
-#include <atomic>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu/vulkan.hpp"
@@ -60,6 +60,11 @@ struct Context {
   std::string lost_while;
   uint32_t submits_before_loss = 0;
   uint32_t submits = 0;
+
+  // The size of every live DeviceBuffer (vksort::Buffer included), so that BufferRef ranges on them are
+  // checked against the size they were created with (see buffer_extent in memory.hpp).
+  std::mutex buffers_mutex;
+  std::unordered_map<VkBuffer, VkDeviceSize> buffer_sizes;
 
   // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
   std::mutex submit_mutex;

@@ -1,6 +1,7 @@
 #include "gpu/memory.hpp"
 
 #include <cstdio>
+#include <mutex>
 #include <utility>
 
 #include "vksort/error.hpp"
@@ -22,6 +23,16 @@ VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offse
   VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
   info.buffer = buffer;
   return ctx.vk.vkGetBufferDeviceAddress(ctx.device, &info) + offset;
+}
+
+VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer) {
+  {
+    std::lock_guard lock(ctx.buffers_mutex);
+    if (auto it = ctx.buffer_sizes.find(buffer); it != ctx.buffer_sizes.end()) return it->second;
+  }
+  VkMemoryRequirements req{};
+  ctx.vk.vkGetBufferMemoryRequirements(ctx.device, buffer, &req);
+  return req.size;
 }
 
 DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, const std::string& purpose) : ctx_(&ctx) {
@@ -88,11 +99,20 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
     release();
     throw Error(what + " (mapping staging memory): " + result_name(r), r);
   }
+  std::lock_guard lock(ctx.buffers_mutex);
+  ctx.buffer_sizes[buffer_] = size_;
 }
 
 void DeviceBuffer::release() noexcept {
   if (!ctx_) return;
-  if (buffer_) ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
+  if (buffer_) {
+    {
+      // Before the handle is destroyed: the driver may hand the same handle to the next buffer.
+      std::lock_guard lock(ctx_->buffers_mutex);
+      ctx_->buffer_sizes.erase(buffer_);
+    }
+    ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
+  }
   if (memory_) ctx_->vk.vkFreeMemory(ctx_->device, memory_, nullptr);  // also unmaps
   if (counted_) ctx_->device_local_in_use.fetch_sub(counted_);
   buffer_ = VK_NULL_HANDLE;

@@ -42,4 +42,10 @@ std::string format_bytes(uint64_t bytes);
 // The device address of byte `offset` of `buffer` (which must have SHADER_DEVICE_ADDRESS usage).
 VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offset);
 
+// The most bytes a range of `buffer` (a valid VkBuffer of ctx's device) may span: a DeviceBuffer's
+// (vksort::Buffer's) exact size; for the application's buffers the size of their memory requirements,
+// which may exceed the size they were created with by alignment padding (Vulkan offers no query of
+// that size), so it catches ranges beyond the memory bound to the buffer, not the padding.
+VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer);
+
 }  // namespace vksort::gpu

@@ -54,6 +54,13 @@ void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uin
 }
 
 void Recorder::fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value) {
+  // A fill is a transfer write: the callers' barrier contracts (sorter.hpp) name only the compute
+  // stage, so nothing of theirs orders it after an earlier sort's shader accesses and indirect reads
+  // of the same scratch (automatic alternates brick and radix sort on one scratch). This barrier does.
+  memory_barrier(ctx_, cmd_,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_WRITE_BIT);
   ctx_.vk.vkCmdFillBuffer(cmd_, buffer, offset, bytes, value);
   memory_barrier(ctx_, cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,

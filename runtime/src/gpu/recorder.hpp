@@ -41,7 +41,8 @@ class Recorder {
     dispatch_indirect_raw(kernel, &push, sizeof(Push), args, offset);
   }
 
-  // Fills `bytes` at `offset` with the 32-bit `value` and makes it visible to following shaders.
+  // Fills `bytes` at `offset` with the 32-bit `value`, after every earlier shader access, indirect read
+  // and fill (a barrier of its own), and makes it visible to following shaders.
   void fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value);
   // Shader writes before -> shader reads/writes and indirect-argument reads after.
   void compute_barrier();

@@ -1,0 +1,203 @@
+// Misuse of the public API as a new user would write it (issue 15): each is refused with an error
+// that names it, never a crash, garbage or a silent wrong result. Calls given a pretend command buffer
+// handle prove that nothing was recorded: recording anything into it would crash.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "gpu/context.hpp"
+#include "support/app_commands.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+
+namespace {
+const auto fake_cmd = reinterpret_cast<VkCommandBuffer>(1);
+
+// A VkBuffer of the application's, not made by vksort (no memory bound: only its size is queried).
+class RawBuffer {
+ public:
+  RawBuffer(Device& d, VkDeviceSize bytes) : ctx_(d.context()) {
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = bytes;
+    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    REQUIRE(ctx_.vk.vkCreateBuffer(ctx_.device, &info, nullptr, &buffer_) == VK_SUCCESS);
+    VkMemoryRequirements req{};
+    ctx_.vk.vkGetBufferMemoryRequirements(ctx_.device, buffer_, &req);
+    requirement_ = req.size;
+  }
+  ~RawBuffer() { ctx_.vk.vkDestroyBuffer(ctx_.device, buffer_, nullptr); }
+  VkBuffer get() const { return buffer_; }
+  VkDeviceSize requirement() const { return requirement_; }
+
+ private:
+  gpu::Context& ctx_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceSize requirement_ = 0;
+};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("a default-constructed Buffer is empty (buffer.hpp), and refuses copies") {
+  Buffer b;
+  CHECK(b.size() == 0);
+  CHECK(b.vk_buffer() == VK_NULL_HANDLE);
+  CHECK(b.ref().empty());
+  std::byte x{};
+  CHECK_THROWS_AS(b.upload({&x, 1}), Error);
+  b = Buffer(test::device(), 16, "moved in");
+  CHECK(b.size() == 16);
+}
+
+TEST_CASE("to_string is total: values outside an enum are named \"invalid\"") {
+  CHECK(to_string(Key(6)) == "invalid");
+  CHECK(to_string(Key(0xFFFFFFFFu)) == "invalid");
+  CHECK(to_string(Order(5)) == "invalid");
+  CHECK(to_string(Algorithm(9)) == "invalid");
+  CHECK(to_string(RadixRanking(7)) == "invalid");
+  CHECK(to_string(RadixScan(3)) == "invalid");
+  CHECK(to_string(Key::f64) == "f64");
+  CHECK(to_string(Order::descending) == "descending");
+  CHECK(to_string(Algorithm::brick) == "brick");
+  CHECK(to_string(RadixRanking::columns) == "columns");
+}
+
+TEST_CASE("invalid option values are refused, naming the option, by Sorter and by the host sort") {
+  Device& gpu = test::device();
+  struct Bad {
+    SortOptions options;
+    const char* message;
+  };
+  SortOptions ranking, scan;
+  ranking.tuning.radix_ranking = RadixRanking(7);
+  scan.tuning.radix_scan = RadixScan(3);
+  const Bad bad[] = {
+      {{.key = Key(6)}, "SortOptions::key is 6"},
+      {{.order = Order(5)}, "SortOptions::order is 5"},
+      {{.algorithm = Algorithm(9)}, "SortOptions::algorithm is 9"},
+      {{.algorithm = Algorithm::brick, .brick_variant = BrickVariant(9)}, "SortOptions::brick_variant is 9"},
+      {ranking, "SortOptions::tuning.radix_ranking is 7"},
+      {scan, "SortOptions::tuning.radix_scan is 3"},
+  };
+  std::vector<uint32_t> keys = {3, 1, 2};
+  for (const Bad& b : bad) {
+    INFO(b.message);
+    CHECK_THROWS_WITH_AS(Sorter(gpu, b.options), doctest::Contains(b.message), Error);
+    if (b.options.key == Key::u32) {
+      CHECK_THROWS_WITH_AS(sort(gpu, std::span(keys), b.options), doctest::Contains(b.message), Error);
+      CHECK(keys == std::vector<uint32_t>{3, 1, 2});  // untouched
+    }
+    CHECK_THROWS_WITH_AS(sort_host(gpu, keys.data(), keys.size(), static_cast<uint32_t*>(nullptr), b.options),
+                         doctest::Contains(b.message), Error);
+  }
+  BucketOptions o{.buckets = 10, .capacity = 10};
+  o.mode = BucketMode(4);
+  CHECK_THROWS_WITH_AS(BucketLists(gpu, o), doctest::Contains("BucketOptions::mode is 4"), Error);
+}
+
+TEST_CASE("sort_host with a null keys pointer and n > 0 throws instead of reading it") {
+  Device& gpu = test::device();
+  CHECK_THROWS_WITH_AS(sort_host(gpu, nullptr, 10, static_cast<uint32_t*>(nullptr), {}),
+                       doctest::Contains("keys is a null pointer"), Error);
+  std::vector<uint32_t> values(10);
+  CHECK_THROWS_WITH_AS(sort_host(gpu, nullptr, 10, values.data(), {}), doctest::Contains("keys is a null pointer"), Error);
+  CHECK_THROWS_WITH_AS(sort_host(gpu, nullptr, 10, nullptr, 4, {}), doctest::Contains("keys is a null pointer"), Error);
+  CHECK_NOTHROW(sort_host(gpu, nullptr, 0, static_cast<uint32_t*>(nullptr), {}));
+}
+
+TEST_CASE("record checks ranges against the VkBuffer's size, refuses VK_WHOLE_SIZE and overlaps, records nothing") {
+  Device& gpu = test::device();
+  const uint64_t n = 1000;
+  for (Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample}) {
+    INFO(to_string(a));
+    Sorter sorter(gpu, {.algorithm = a, .value_bytes = 4});
+    const VkDeviceSize s = sorter.scratch_bytes(n);
+    Buffer keys(gpu, n * 4, "keys"), values(gpu, n * 4, "values"), scratch(gpu, s, "scratch");
+    Buffer shared(gpu, n * 8 + s + 64, "one buffer for all");
+    auto refused = [&](const SortBuffers& b, const std::string& part) {
+      const Status st = sorter.record(fake_cmd, b, n);
+      CHECK_FALSE(st.ok());
+      CHECK_MESSAGE(has(st.message, part), st.message);
+    };
+    // Ranges beyond a vksort::Buffer's exact size, though they claim enough bytes.
+    refused({keys.ref(), values.ref(), {scratch.vk_buffer(), 0, s + 8}}, "ends beyond its VkBuffer's");
+    refused({keys.ref(), values.ref(), {scratch.vk_buffer(), 8, s}}, "ends beyond its VkBuffer's");
+    refused({{keys.vk_buffer(), 16, n * 4}, values.ref(), scratch.ref()}, "ends beyond its VkBuffer's");
+    refused({keys.ref(), {values.vk_buffer(), 0, VK_WHOLE_SIZE}, scratch.ref()}, "VK_WHOLE_SIZE");
+    // Overlaps in one VkBuffer: values = keys, scratch over keys or values.
+    const VkBuffer one = shared.vk_buffer();
+    refused({{one, 0, n * 4}, {one, 0, n * 4}, {one, n * 8, s}}, "keys and values ranges overlap");
+    refused({{one, 0, n * 4}, {one, n * 4, n * 4}, {one, n * 4 - 8, s}}, "ranges overlap");
+    refused({{one, 0, n * 4}, {one, n * 4 + s, n * 4}, {one, n * 4 - 8, s}}, "keys and scratch ranges overlap");
+    // Declared sizes may overlap where the bytes the sort uses do not: accepted.
+    const SortBuffers packed{{one, 0, n * 8 + s}, {one, n * 4, n * 4}, {one, n * 8, s}};
+    // The application's own VkBuffer: checked against its memory requirements' size.
+    RawBuffer raw(gpu, s);
+    refused({keys.ref(), values.ref(), {raw.get(), 0, raw.requirement() + 8}}, "ends beyond its VkBuffer's");
+    refused({keys.ref(), values.ref(), {raw.get(), raw.requirement(), s}}, "ends beyond its VkBuffer's");
+
+    // The packed layout sorts correctly (the check refuses only what would be wrong).
+    std::vector<uint32_t> k(n), v(n);
+    std::mt19937 rng(7);
+    for (auto& x : k) x = rng() % 100;
+    std::iota(v.begin(), v.end(), 0u);
+    shared.upload(std::as_bytes(std::span(k)));
+    shared.upload(std::as_bytes(std::span(v)), n * 4);
+    {
+      test::AppCommands app(gpu);
+      REQUIRE(sorter.record(app.cmd(), packed, n).ok());
+      app.submit_and_wait();
+    }
+    std::vector<uint32_t> got_k(n), got_v(n);
+    shared.download(std::as_writable_bytes(std::span(got_k)));
+    shared.download(std::as_writable_bytes(std::span(got_v)), n * 4);
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return k[a] < k[b]; });
+    std::vector<uint32_t> want_k(n);
+    for (size_t i = 0; i < n; ++i) want_k[i] = k[order[i]];
+    CHECK(got_k == want_k);
+    CHECK(got_v == order);
+  }
+  // record_indirect: the count may not lie in what the sort writes.
+  Sorter radix(gpu, {.algorithm = Algorithm::radix});
+  const VkDeviceSize s = radix.scratch_bytes_indirect(n);
+  Buffer keys(gpu, n * 4, "keys"), scratch(gpu, s, "scratch");
+  const Status st = radix.record_indirect(fake_cmd, {keys.ref(), {}, scratch.ref()}, {scratch.vk_buffer(), 16, 4}, n);
+  CHECK_MESSAGE(has(st.message, "scratch and count ranges overlap"), st.message);
+  // BucketLists' ids range goes through the same checks.
+  BucketLists lists(gpu, {.buckets = 10, .capacity = n});
+  Buffer ids(gpu, n * 4, "ids");
+  CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 8, n * 4}, uint32_t(n)).message, "ends beyond its VkBuffer's"));
+  CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 0, VK_WHOLE_SIZE}, uint32_t(n)).message, "VK_WHOLE_SIZE"));
+}
+
+TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device") {
+  Device& gpu = test::device();
+  Device other(DeviceOptions{.validation = gpu.validation_enabled() ? 1 : 0});
+  Sorter sorter(gpu, {.algorithm = Algorithm::radix, .value_bytes = 4});
+  Buffer mine(gpu, 400, "keys"), theirs(other, 400, "keys elsewhere");
+  CHECK_THROWS_WITH_AS(sorter.sort(theirs, &mine, 100), doctest::Contains("keys Buffer was made on another vksort::Device"), Error);
+  CHECK_THROWS_WITH_AS(sorter.sort(mine, &theirs, 100), doctest::Contains("values Buffer was made on another vksort::Device"), Error);
+  Buffer empty;
+  CHECK_THROWS_WITH_AS(sorter.sort(empty, &mine, 0), doctest::Contains("keys Buffer is empty"), Error);
+  BucketLists lists(gpu, {.buckets = 10, .capacity = 100});
+  CHECK_THROWS_WITH_AS(lists.build(theirs, 100), doctest::Contains("ids Buffer was made on another vksort::Device"), Error);
+}
+
+TEST_CASE("Sorter::sort with n beyond the Buffers says so, before allocating scratch for n") {
+  Device& gpu = test::device();
+  Sorter sorter(gpu, {.algorithm = Algorithm::radix, .value_bytes = 4});
+  Buffer keys(gpu, 400, "keys"), values(gpu, 400, "values"), small_values(gpu, 396, "values");
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, &values, uint64_t(1) << 31), doctest::Contains("n exceeds the keys Buffer (400 bytes hold 100)"), Error);
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, &values, 101), doctest::Contains("n exceeds the keys Buffer"), Error);
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, &small_values, 100), doctest::Contains("n exceeds the values Buffer (396 bytes hold 99)"), Error);
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, nullptr, 100), doctest::Contains("no values buffer"), Error);
+  Sorter keys_only(gpu, {.algorithm = Algorithm::radix});
+  CHECK_THROWS_WITH_AS(keys_only.sort(keys, &values, 100), doctest::Contains("SortOptions::value_bytes is 0"), Error);
+  CHECK_NOTHROW(sorter.sort(keys, &values, 100));
+}

@@ -13,6 +13,7 @@
 namespace vksort {
 
 namespace gpu { struct Context; }
+namespace detail { class HostSorters; }
 struct AutoProfile;
 
 // What the sorting code needs to know about a device, read from its properties (never assumed).
@@ -121,10 +122,15 @@ class VKSORT_API Device {
   void set_auto_profile(const AutoProfile& profile);
 
   gpu::Context& context() const { return *ctx_; }  // internal: for the runtime's own layers
+  // Internal: the Sorters and buffers vksort::sort on host data keeps between calls (shared by every
+  // copy of this Device; null on the copies those Sorters hold), and such a copy.
+  detail::HostSorters* host_sorters() const { return host_sorters_.get(); }
+  Device without_host_sorters() const;
 
  private:
   std::shared_ptr<gpu::Context> ctx_;
   std::shared_ptr<AutoProfile> profile_;
+  std::shared_ptr<detail::HostSorters> host_sorters_;
 };
 
 // A physical device as the system lists it (for `vksort info` and VKSORT_DEVICE by index).

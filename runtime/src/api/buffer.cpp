@@ -5,6 +5,7 @@
 
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
+#include "gpu/staging_pool.hpp"
 #include "gpu/submit.hpp"
 #include "vksort/error.hpp"
 
@@ -42,14 +43,14 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
   check_range("upload", offset, data.size(), size());
   if (data.empty()) return;
   gpu::Context& ctx = impl_->device.context();
-  gpu::DeviceBuffer staging(ctx, data.size(), gpu::MemoryKind::staging, "upload staging");
-  std::memcpy(staging.mapped(), data.data(), data.size());
+  const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "upload staging");
+  std::memcpy(staging->mapped(), data.data(), data.size());
   gpu::submit_and_wait(ctx, "uploading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     // Earlier GPU work on this buffer (a sort, a download) finishes before the copy overwrites it.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     VkBufferCopy region{0, offset, data.size()};
-    ctx.vk.vkCmdCopyBuffer(cmd, staging.buffer(), impl_->memory.buffer(), 1, &region);
+    ctx.vk.vkCmdCopyBuffer(cmd, staging->buffer(), impl_->memory.buffer(), 1, &region);
     // Later submissions' shaders and copies see the upload.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -63,16 +64,16 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   check_range("download", offset, data.size(), size());
   if (data.empty()) return;
   gpu::Context& ctx = impl_->device.context();
-  gpu::DeviceBuffer staging(ctx, data.size(), gpu::MemoryKind::staging, "download staging");
+  const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "download staging");
   gpu::submit_and_wait(ctx, "downloading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferCopy region{offset, 0, data.size()};
-    ctx.vk.vkCmdCopyBuffer(cmd, impl_->memory.buffer(), staging.buffer(), 1, &region);
+    ctx.vk.vkCmdCopyBuffer(cmd, impl_->memory.buffer(), staging->buffer(), 1, &region);
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                      VK_ACCESS_HOST_READ_BIT);
   });
-  std::memcpy(data.data(), staging.mapped(), data.size());
+  std::memcpy(data.data(), staging->mapped(), data.size());
 }
 
 }  // namespace vksort

@@ -5,6 +5,8 @@
 #include "gpu/context.hpp"
 #include "vksort/auto_profile.hpp"
 #include "vksort/device.hpp"
+
+#include "api/host_sorters.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort {
@@ -27,9 +29,12 @@ AutoProfile profile_for(const DeviceInfo& info, const std::string& choice) {
 
 Device::Device(const DeviceOptions& options)
     : ctx_(gpu::create_context(options)),
-      profile_(std::make_shared<AutoProfile>(profile_for(ctx_->info, options.auto_profile))) {}
+      profile_(std::make_shared<AutoProfile>(profile_for(ctx_->info, options.auto_profile))),
+      host_sorters_(std::make_shared<detail::HostSorters>()) {}
 Device::Device(const BorrowedVulkan& borrowed)
-    : ctx_(gpu::borrow_context(borrowed)), profile_(std::make_shared<AutoProfile>(load_auto_profile(ctx_->info))) {}
+    : ctx_(gpu::borrow_context(borrowed)),
+      profile_(std::make_shared<AutoProfile>(load_auto_profile(ctx_->info))),
+      host_sorters_(std::make_shared<detail::HostSorters>()) {}
 Device::~Device() = default;
 Device::Device(const Device&) = default;
 Device& Device::operator=(const Device&) = default;
@@ -39,7 +44,16 @@ VkDevice Device::vk_device() const { return ctx_->device; }
 VkPhysicalDevice Device::vk_physical_device() const { return ctx_->physical; }
 bool Device::validation_enabled() const { return ctx_->validation; }
 const AutoProfile& Device::auto_profile() const { return *profile_; }
-void Device::set_auto_profile(const AutoProfile& profile) { *profile_ = profile; }
+void Device::set_auto_profile(const AutoProfile& profile) {
+  *profile_ = profile;
+  if (host_sorters_) host_sorters_->clear();  // their automatic choices were made with the old profile
+}
+
+Device Device::without_host_sorters() const {
+  Device copy(*this);
+  copy.host_sorters_.reset();
+  return copy;
+}
 
 std::vector<DeviceListing> list_devices() { return gpu::list_devices_impl(); }
 bool validation_layer_available() { return gpu::validation_layer_installed(); }

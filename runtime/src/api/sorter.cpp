@@ -1,6 +1,8 @@
 // vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
 #include "vksort/sorter.hpp"
 
+#include "api/host_sorters.hpp"
+
 #include <cstring>
 #include <optional>
 
@@ -295,27 +297,47 @@ SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, co
   return sort_host(device, keys, n, values, values ? 4 : 0, options);
 }
 
+namespace {
+// Sorts host data through `e`'s Sorter and buffers (grown as needed); sets how much memory the entry
+// then holds.
+SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, void* keys, uint64_t n, void* values) {
+  detail::HostSorters::Entry& e = *lease;
+  const SortOptions& o = e.sorter.options();
+  const VkDeviceSize key_size = n * key_bytes(o.key), value_size = values ? n * o.value_bytes : 0;
+  const std::string count = std::to_string(n) + " " + std::string(to_string(o.key));
+  Device device = plain;
+  if (e.keys.size() < std::max<VkDeviceSize>(key_size, 8)) e.keys = Buffer(device, std::max<VkDeviceSize>(key_size, 8), count + " keys");
+  if (values && e.values.size() < value_size) e.values = Buffer(device, value_size, count + " keys' values");
+  e.keys.upload({static_cast<const std::byte*>(keys), key_size});
+  if (values) e.values.upload({static_cast<const std::byte*>(values), value_size});
+  SortStats stats = e.sorter.sort(e.keys, values ? &e.values : nullptr, n);
+  e.keys.download({static_cast<std::byte*>(keys), key_size});
+  if (values) e.values.download({static_cast<std::byte*>(values), value_size});
+  lease.bytes_held = e.keys.size() + e.values.size() + e.sorter.scratch_bytes(n);
+  return stats;
+}
+}  // namespace
+
 SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes, const SortOptions& options) {
   SortOptions o = options;
   if (values && value_bytes == 0) throw Error("sort_host: values were given with value_bytes 0");
   if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   o.value_bytes = values ? value_bytes : 0;
-  Sorter sorter(device, o);
-  const uint64_t value_size = n * o.value_bytes;
-  const size_t key_size = n * key_bytes(o.key);
-  const std::string count = std::to_string(n) + " " + std::string(to_string(o.key));
-  Buffer key_buffer(device, key_size, count + " keys");
-  std::optional<Buffer> value_buffer;
-  key_buffer.upload({static_cast<const std::byte*>(keys), key_size});
-  if (values) {
-    value_buffer.emplace(device, value_size, count + " keys' values");
-    value_buffer->upload({static_cast<const std::byte*>(values), value_size});
+  detail::HostSorters* cache = device.host_sorters();
+  if (!cache) throw Error("sort_host: internal: this Device copy has no Sorter cache");
+  const Device plain = device.without_host_sorters();
+  try {
+    detail::HostSorters::Lease lease = cache->take(plain, o);
+    return sort_through(lease, plain, keys, n, values);  // an entry whose sort threw is not kept
+  } catch (const Error& e) {
+    if (e.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY) throw;
   }
-  SortStats stats = sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n);
-  key_buffer.download({static_cast<std::byte*>(keys), key_size});
-  if (values) value_buffer->download({static_cast<std::byte*>(values), value_size});
-  return stats;
+  // Out of device memory: give back what the cache holds and try once more (the input is untouched:
+  // nothing is downloaded into it unless the sort completed).
+  cache->clear();
+  detail::HostSorters::Lease lease = cache->take(plain, o);
+  return sort_through(lease, plain, keys, n, values);
 }
 
 }  // namespace vksort

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gpu/device_select.hpp"
+#include "gpu/staging_pool.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::gpu {
@@ -275,7 +276,10 @@ void InstanceFns::load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
 #undef VKSORT_LOAD
 }
 
+Context::Context() = default;
+
 Context::~Context() {
+  staging.reset();  // its buffers belong to the device destroyed below
   if (device) {
     // An owned device may still run work the application submitted through vksort's queue helpers.
     if (owns_device) vk.vkDeviceWaitIdle(device);
@@ -314,6 +318,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
                 "(Debian/Ubuntu package: vulkan-validationlayers)");
 
   auto ctx = std::make_shared<Context>();
+  ctx->staging = std::make_unique<StagingPool>();
   ctx->validation = validation;
   ctx->owns_device = true;
   Instance inst = create_instance(gipa, validation, ctx.get());
@@ -359,6 +364,7 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
   if (!b.instance || !b.physical_device || !b.device || !b.queue)
     throw Error("borrowing a Vulkan device: instance, physical_device, device and queue must all be set");
   auto ctx = std::make_shared<Context>();
+  ctx->staging = std::make_unique<StagingPool>();
   ctx->owns_device = false;
   ctx->instance = b.instance;
   ctx->physical = b.physical_device;

@@ -30,6 +30,8 @@ struct InstanceFns {
   void load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance);
 };
 
+class StagingPool;
+
 struct Context {
   // Handles. `owns_device` is false for a borrowed device: then nothing here is destroyed but what
   // vksort created itself (command pool, pipeline cache).
@@ -66,6 +68,9 @@ struct Context {
   std::mutex buffers_mutex;
   std::unordered_map<VkBuffer, VkDeviceSize> buffer_sizes;
 
+  // Staging memory kept between copies (Buffer::upload / download); emptied first when the context goes.
+  std::unique_ptr<StagingPool> staging;
+
   // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
   std::mutex submit_mutex;
 
@@ -73,7 +78,7 @@ struct Context {
   std::mutex messages_mutex;
   std::vector<std::string> messages;
 
-  Context() = default;
+  Context();  // out of line, like the destructor: only there is StagingPool complete
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
   ~Context();

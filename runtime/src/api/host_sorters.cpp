@@ -1,0 +1,52 @@
+#include "api/host_sorters.hpp"
+
+namespace vksort::detail {
+
+std::string options_key(const SortOptions& o) {
+  // A new field of SortOptions or Tuning must join the key: this size changes with it.
+  static_assert(sizeof(SortOptions) == 52 && sizeof(Tuning) == 24, "options_key must list every field");
+  const Tuning& t = o.tuning;
+  const uint32_t fields[] = {uint32_t(o.key), uint32_t(o.order), uint32_t(o.algorithm), o.value_bytes,
+                             uint32_t(o.brick_variant), t.workgroup_size, t.items_per_thread, t.radix_bits,
+                             t.samples, uint32_t(t.radix_ranking), uint32_t(t.radix_scan), o.begin_bit, o.end_bit};
+  std::string key;
+  for (uint32_t f : fields) key += std::to_string(f) + ",";
+  return key;
+}
+
+HostSorters::Lease HostSorters::take(const Device& device, const SortOptions& options) {
+  std::string key = options_key(options);
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = idle_.rbegin(); it != idle_.rend(); ++it)
+      if ((*it)->key == key) {
+        std::unique_ptr<Entry> entry = std::move(*it);
+        idle_.erase(std::next(it).base());
+        return Lease(*this, std::move(entry));
+      }
+  }
+  Device plain = device;
+  return Lease(*this, std::unique_ptr<Entry>(new Entry{std::move(key), Sorter(plain, options), Buffer(), Buffer()}));
+}
+
+void HostSorters::give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_held) {
+  if (!entry || bytes_held > keep_bytes) return;  // too large to keep: freed here
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(entry));
+  if (idle_.size() > keep_entries) idle_.erase(idle_.begin());
+}
+
+size_t HostSorters::idle() const {
+  std::lock_guard lock(mutex_);
+  return idle_.size();
+}
+
+void HostSorters::clear() {
+  std::vector<std::unique_ptr<Entry>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    dropped.swap(idle_);
+  }
+}
+
+}  // namespace vksort::detail

@@ -1,0 +1,67 @@
+// What vksort::sort on host data (sort_host) keeps between calls on one Device: a Sorter per options,
+// whose pipelines are most of a small sort's cost when made anew every call, with the device buffers the
+// keys and values pass through. Entries whose memory (buffers and the Sorter's scratch) would exceed
+// `keep_bytes` are not kept, so no large allocation outlives its call. Thread-safe: each call takes an
+// entry for itself (a Sorter is not shared by concurrent sorts) and gives it back.
+//
+// The Device owns this cache; the Sorters and Buffers in it hold a Device copy without it (see
+// Device::without_host_sorters), or they would keep the cache, and so themselves, alive forever.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vksort/buffer.hpp"
+#include "vksort/sorter.hpp"
+
+namespace vksort::detail {
+
+class HostSorters {
+ public:
+  static constexpr VkDeviceSize keep_bytes = VkDeviceSize(16) << 20;
+  static constexpr size_t keep_entries = 4;
+
+  struct Entry {
+    std::string key;  // the options it was made for (options_key)
+    Sorter sorter;
+    Buffer keys, values;  // empty until a call needs them; grown on demand
+  };
+
+  class Lease {
+   public:
+    Lease(HostSorters& cache, std::unique_ptr<Entry> entry) : cache_(cache), entry_(std::move(entry)) {}
+    ~Lease() { cache_.give_back(std::move(entry_), bytes_held); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Entry& operator*() const { return *entry_; }
+    Entry* operator->() const { return entry_.get(); }
+    // What the entry holds (buffers and scratch), set by a caller whose sort completed; an entry left
+    // at the default (a sort that threw) is not kept.
+    VkDeviceSize bytes_held = ~VkDeviceSize(0);
+
+   private:
+    HostSorters& cache_;
+    std::unique_ptr<Entry> entry_;
+  };
+
+  // An entry for `options` on `device` (a Device copy without this cache): an idle one made for the same
+  // options, or a new one (throws what the Sorter's constructor throws).
+  Lease take(const Device& device, const SortOptions& options);
+  // Drops every idle entry (their memory and pipelines): after the auto profile changes, or to give
+  // device memory back.
+  void clear();
+  size_t idle() const;  // entries kept now
+
+ private:
+  void give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_held);
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> idle_;  // least recently used first
+};
+
+// Every field of SortOptions, as one string: equal strings, equal options.
+std::string options_key(const SortOptions& o);
+
+}  // namespace vksort::detail

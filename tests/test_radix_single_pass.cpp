@@ -255,6 +255,20 @@ TEST_CASE("single-pass radix sort by a key bit range") {
   }
 }
 
+// Keys are reached through device addresses, so an array may exceed what one storage-buffer binding can
+// see (maxStorageBufferRange: 128 MiB on lavapipe). Both sides of that limit, in the device's ranking.
+TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange") {
+  Device& gpu = test::device();
+  const uint64_t range = gpu.info().max_storage_buffer_range;
+  const uint64_t beyond = range / 8 + 3;  // u64 keys: 24 bytes past the limit
+  if (beyond > (uint64_t(1) << 25)) {
+    MESSAGE("maxStorageBufferRange " << range << " bytes: beyond it is too large for a test on this device");
+    return;
+  }
+  Sorter sorter(gpu, single_pass(Key::u64, Order::ascending, 0, RadixRanking::automatic));
+  test::check_case(sorter, {{Distribution::uniform, 0}, beyond, 12});
+}
+
 // One recording, submitted again after each new count, sorts the first min(count, max_n) keys.
 TEST_CASE("single-pass radix sort with a GPU-side count") {
   Device& gpu = test::device();

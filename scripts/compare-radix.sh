@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Old against new radix sort in one run: two vksort binaries (e.g. the previous commit built beside this
+# one), interleaved per case so a noisy machine's drift hits both alike. For each kind (u32 keys, u32
+# pairs, u64 keys) and size, the old binary's radix sort, then the new one's on each path; JSON per
+# case and a Markdown table of median GPU ms and new/old ratios (scripts/compare_radix_summary.py).
+#
+#   scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [sizes, default 2^16,2^18,2^20,2^22] [repeat, default 5]
+set -euo pipefail
+[ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT]" >&2; exit 2; }
+old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}"
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+"$new" info >"$out/info.txt"
+kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
+IFS=, read -r -a ns <<<"$sizes"
+for kind in "${kinds[@]}"; do
+  name="${kind%%:*}"
+  for n in "${ns[@]}"; do
+    tag="$name-n${n/^/e}"
+    echo "== $name n=$n"
+    # shellcheck disable=SC2086  # the kind's options are words
+    "$old" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --format json --out "$out/old-$tag.json" >/dev/null
+    # shellcheck disable=SC2086
+    "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan single-pass \
+      --format json --out "$out/single-pass-$tag.json" >/dev/null
+    # shellcheck disable=SC2086
+    "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan reduce-then-scan \
+      --format json --out "$out/reduce-then-scan-$tag.json" >/dev/null
+  done
+done
+/usr/bin/python3 scripts/compare_radix_summary.py "$out" | tee "$out/summary.md"

@@ -142,43 +142,48 @@ TEST_CASE("brick sort records into a caller's command buffer with the documented
 // ctest entry runs this with synchronization validation, which reports the hazard otherwise).
 TEST_CASE("brick, radix, brick sorts of u32 pairs share one scratch in one command buffer (the documented barrier only)") {
   Device& gpu = test::device();
-  Sorter brick(gpu, {.key = Key::u32, .algorithm = Algorithm::brick, .value_bytes = 4});
-  Sorter radix(gpu, {.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = 4});
-  const uint64_t ns[] = {5000, 20011, 3001};
-  Sorter* sorters[] = {&brick, &radix, &brick};
-  VkDeviceSize scratch_bytes = 0;
-  for (int i = 0; i < 3; ++i) scratch_bytes = std::max(scratch_bytes, sorters[i]->scratch_bytes(ns[i]));
-  Buffer scratch(gpu, scratch_bytes, "shared scratch");
-  std::vector<std::vector<std::byte>> keys;
-  std::vector<std::vector<uint32_t>> values;
-  std::vector<Buffer> key_buffers, value_buffers;
-  for (int i = 0; i < 3; ++i) {
-    keys.push_back(workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, ns[i], 40 + i));
-    values.push_back(workloads::generate_values(ns[i]));
-    key_buffers.emplace_back(gpu, ns[i] * 4, "keys");
-    value_buffers.emplace_back(gpu, ns[i] * 4, "values");
-    key_buffers[i].upload(keys[i]);
-    value_buffers[i].upload(std::as_bytes(std::span(values[i])));
-  }
-  {
-    test::AppCommands app(gpu);
+  for (RadixScan scan : {RadixScan::single_pass, RadixScan::reduce_then_scan}) {
+    INFO("radix sort ", to_string(scan));
+    Sorter brick(gpu, {.key = Key::u32, .algorithm = Algorithm::brick, .value_bytes = 4});
+    SortOptions radix_options{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = 4};
+    radix_options.tuning.radix_scan = scan;
+    Sorter radix(gpu, radix_options);
+    const uint64_t ns[] = {5000, 20011, 3001};
+    Sorter* sorters[] = {&brick, &radix, &brick};
+    VkDeviceSize scratch_bytes = 0;
+    for (int i = 0; i < 3; ++i) scratch_bytes = std::max(scratch_bytes, sorters[i]->scratch_bytes(ns[i]));
+    Buffer scratch(gpu, scratch_bytes, "shared scratch");
+    std::vector<std::vector<std::byte>> keys;
+    std::vector<std::vector<uint32_t>> values;
+    std::vector<Buffer> key_buffers, value_buffers;
     for (int i = 0; i < 3; ++i) {
-      // sorter.hpp's "before": earlier writes (here the previous sort's) visible to the compute stage.
-      if (i) app.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-      const Status s = sorters[i]->record(app.cmd(), {key_buffers[i].ref(), value_buffers[i].ref(), scratch.ref()}, ns[i]);
-      REQUIRE_MESSAGE(s.ok(), s.message);
+      keys.push_back(workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, ns[i], 40 + i));
+      values.push_back(workloads::generate_values(ns[i]));
+      key_buffers.emplace_back(gpu, ns[i] * 4, "keys");
+      value_buffers.emplace_back(gpu, ns[i] * 4, "values");
+      key_buffers[i].upload(keys[i]);
+      value_buffers[i].upload(std::as_bytes(std::span(values[i])));
     }
-    app.submit_and_wait();  // raises any validation message, synchronization hazards included
-  }
-  for (int i = 0; i < 3; ++i) {
-    INFO("sort " << i);
-    std::vector<std::byte> want = keys[i], got(keys[i].size());
-    std::vector<uint32_t> want_values = values[i], got_values(ns[i]);
-    workloads::reference_sort(Key::u32, Order::ascending, want, want_values);
-    key_buffers[i].download(got);
-    value_buffers[i].download(std::as_writable_bytes(std::span(got_values)));
-    CHECK(workloads::first_difference(Key::u32, want, got, want_values, got_values) == "");
+    {
+      test::AppCommands app(gpu);
+      for (int i = 0; i < 3; ++i) {
+        // sorter.hpp's "before": earlier writes (here the previous sort's) visible to the compute stage.
+        if (i) app.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        const Status s = sorters[i]->record(app.cmd(), {key_buffers[i].ref(), value_buffers[i].ref(), scratch.ref()}, ns[i]);
+        REQUIRE_MESSAGE(s.ok(), s.message);
+      }
+      app.submit_and_wait();  // raises any validation message, synchronization hazards included
+    }
+    for (int i = 0; i < 3; ++i) {
+      INFO("sort " << i);
+      std::vector<std::byte> want = keys[i], got(keys[i].size());
+      std::vector<uint32_t> want_values = values[i], got_values(ns[i]);
+      workloads::reference_sort(Key::u32, Order::ascending, want, want_values);
+      key_buffers[i].download(got);
+      value_buffers[i].download(std::as_writable_bytes(std::span(got_values)));
+      CHECK(workloads::first_difference(Key::u32, want, got, want_values, got_values) == "");
+    }
   }
 }
 

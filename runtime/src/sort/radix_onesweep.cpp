@@ -123,9 +123,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   plan_ = gpu::Kernel(ctx, "radix_onesweep_plan", 64, {{SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_TILE, shape_.tile()}},
                       sizeof(OnesweepPush));
   const uint32_t wg = shape_.workgroup_size, items = shape_.items_per_thread;
-  // The histogram's blocks: the passes' tiles, or fewer keys per invocation where its loops would run
-  // past lavapipe's 65535 iterations per invocation (onesweep_histogram.comp).
-  histogram_items_ = std::min(items, std::bit_floor(std::max(1u, loop_budget / (passes() + 1))));
+  // The histogram's blocks. Each adds passes * RADIX counts to the global histograms with atomics, so
+  // GPUs take blocks of many keys (128 per invocation: 2^28 keys make 8192 blocks, not 65536 of a
+  // tile each, on those few contended words). CPU drivers take at most a tile, and fewer keys per
+  // invocation where its loops would run past lavapipe's 65535 iterations (onesweep_histogram.comp).
+  const uint32_t within_budget = std::bit_floor(std::max(1u, loop_budget / (passes() + 1)));
+  histogram_items_ = info.type == "cpu" ? std::min(items, within_budget) : std::min(std::max(items, 128u), within_budget);
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, histogram_items_},
                             {SPEC_RADIX_BITS, radix_bits_}},

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs the consumer projects of tests/consumer the way a third party would: copied outside
 # the source tree, against an installed vksort, a vksort source checkout, or the Debian package.
 #
@@ -57,7 +58,7 @@ case "$mode" in
     fi
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
-    for f in include/vksort/vksort.hpp include/vksort/export.hpp; do test -f "$prefix/$f"; done
+    for f in include/vksort/vksort.hpp include/vksort/export.hpp share/doc/vksort/LICENSE; do test -f "$prefix/$f"; done
     test -f "$(find "$prefix" -name vksortConfig.cmake | head -n1)"
     test -f "$(find "$prefix" -name vksortConfigVersion.cmake | head -n1)"
     consume_prefix "$prefix" "$(basename "$prefix")"
@@ -92,6 +93,7 @@ case "$mode" in
     grep -q mesa-vulkan-drivers <<<"$recommends"
     grep -q 'usr/include/vksort/vksort.hpp' <<<"$contents"
     grep -q 'vksortConfig.cmake' <<<"$contents"
+    grep -q 'usr/share/doc/libvksort-dev/copyright' <<<"$contents"
     # Unpacked, not installed: this machine's /usr stays untouched (dpkg -i does the same into /).
     rm -rf "$work/deb-root"
     dpkg -x "$deb" "$work/deb-root"

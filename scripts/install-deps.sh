@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what vksort needs to build, test and run on Debian or Ubuntu (apt-get; sudo when not root).
 # Already-installed packages are left alone, so repeated runs take a second.
 set -euo pipefail

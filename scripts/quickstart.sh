@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's two commands. Both install the system packages, configure and build (Release, Ninja);
 #   scripts/quickstart.sh bench [vksort bench options]   then benchmarks on the default device
 #   scripts/quickstart.sh test  [ctest options]          then runs the whole test suite

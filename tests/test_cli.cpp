@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_cli.cpp — the vksort command-line tool, run as a user runs it: a separate process per command
 // (posix_spawn, no shell), in a fresh folder per test. Sorted files are compared byte for byte with the
 // CPU reference sort of the same input; failures must exit 2 with one "vksort: " line that names the

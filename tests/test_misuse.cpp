@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Misuse of the public API as a new user would write it (issue 15): each is refused with an error
 // that names it, never a crash, garbage or a silent wrong result. Calls given a pretend command buffer
 // handle prove that nothing was recorded: recording anything into it would crash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
 // writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Record sorting (SortOptions::value_bytes 8..256; Ha, Krüger & Silva section 4.7) against a CPU
 // stable sort of indices: every algorithm, every key type, both orders, record sizes 8 to 64 bytes, awkward
 // sizes and tie-heavy inputs (stability). Every word of a record encodes its original index and its

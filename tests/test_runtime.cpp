@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The runtime layer: device choice, requirement checks, buffers, validation messages.
 #include <doctest/doctest.h>
 

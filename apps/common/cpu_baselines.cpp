@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpu_baselines.cpp — comparison sorts and a multithreaded LSD radix sort on encoded keys.
 // Keys are encoded into an aligned array first (caller bytes may be unaligned) and decoded on the way
 // back: two linear passes that the GPU sorts also pay, folded into their first and last pass.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpu_baselines.hpp — the CPU sorts a GPU sort is benchmarked against, with the reference's semantics:
 // raw little-endian keys of any vksort::Key sorted in place by their encoded key (host_keys.hpp), and
 // `values` (empty, or one uint32_t per key) carried along. Each throws std::invalid_argument, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_keys.hpp — the order-preserving key encoding that the GPU folds into its first and last pass,
 // written once more for the host so that references and CPU baselines sort by exactly the same rule.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reference_sort.cpp — deliberately the plainest correct sort: std::stable_sort on encoded keys.
 #include "reference_sort.hpp"
 

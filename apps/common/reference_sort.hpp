@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reference_sort.hpp — the CPU reference that every GPU result is compared with, byte for byte.
 //
 // Keys are raw little-endian bytes of one vksort::Key kind (n = keys.size() / key_bytes(key)); values,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // atomic_file.hpp — write a file completely or not at all: a temporary beside the destination,
 // renamed over it once written and closed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // atomic_file.hpp — replacing a file so that it holds either its old contents or the complete new
 // ones, never a part: after a failure, a crash or Ctrl-C the destination is as it was.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort bench: GPU sort times per (configuration, distribution, n), next to CPU baselines on the same
 // input. A number is only reported for a sort whose every run produced exactly the reference's bytes.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort bench-buckets: the bucket-list experiments of Rozen, Boryczko and Alda (seed 002) on this
 // device. Table 1: builds over sizes and average elements per bucket. Table 2: resorts after moving a
 // share of the elements, against a full build. Table 3: lists against sorting (bucket, index) pairs, the

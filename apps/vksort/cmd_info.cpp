@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort info: the devices Vulkan offers, which one vksort would use, and the limits of that one that
 // decide how sorts are shaped (tile sizes, dispatch splitting, how large an input can be).
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort sort: one file of keys (and optionally one of values) sorted on the GPU into new files.
 //
 // Everything that can be wrong with the request is checked before the outputs are touched, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort tune: measures where brick, radix and sample sort overtake each other on this device, for
 // 32- and 64-bit keys with and without values, and saves the crossovers as the device's profile for
 // Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is checked like a benchmark's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // commands.hpp — the subcommands' options (filled in by main.cpp's command line) and their entry
 // points. Each returns the exit code or throws (cli_error.hpp); main turns throws into one line.
 #pragma once

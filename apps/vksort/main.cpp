@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort — the command-line tool: wires the subcommands to their options and turns every failure into
 // one line on stderr and an exit code (cli_error.hpp: 2 = fix your input, 1 = it failed at run time).
 #include <exception>

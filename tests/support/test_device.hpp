@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device every GPU test runs on: the default device (lavapipe in CI), with the Khronos validation
 // layer on wherever it is installed. Any validation message fails the test that caused it (raised as
 // vksort::Error) and, if it was reported where nothing could raise it, the whole run (test_main.cpp).

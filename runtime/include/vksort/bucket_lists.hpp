@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/bucket_lists.hpp — linked lists of the elements in each bucket, built on the GPU.
 //
 // Element i (0 <= i < n) belongs to bucket ids[i] (0 <= ids[i] < M). The result is two arrays of u32:

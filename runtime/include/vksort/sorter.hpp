@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/sorter.hpp — sorting keys (and values) that live in GPU buffers.
 #pragma once
 

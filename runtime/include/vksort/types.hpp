@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/types.hpp — the vocabulary of the public API: key kinds, orders, algorithms, options, stats.
 // No Vulkan types here, so host-only code (file tools, references) can include it cheaply.
 #pragma once

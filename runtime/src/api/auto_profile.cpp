@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::AutoProfile: the choice of Algorithm::automatic, its file format and where it is cached.
 #include "vksort/auto_profile.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names of the public enums, as the CLI and reports spell them, and error-result names.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
 #include "vksort/sorter.hpp"
 

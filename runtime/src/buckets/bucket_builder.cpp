@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "buckets/bucket_builder.hpp"
 
 #include <algorithm>

@@ -80,6 +80,7 @@ std::string format_key(Key key, const std::byte* raw) {
   char buf[64];
   const uint64_t bits = load_key_bits(key, raw);
   switch (key) {
+    case Key::element:  // unset reads u32 wherever no element type says otherwise
     case Key::u32:
     case Key::u64:
       std::snprintf(buf, sizeof buf, "%" PRIu64, bits);

@@ -68,10 +68,21 @@ case "$mode" in
     copy_consumers
     echo "== add_subdirectory consumer =="
     rm -rf "$work/build-subdirectory"
-    cmake -S "$work/src/add_subdirectory" -B "$work/build-subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          -DVKSORT_SOURCE_DIR="$repo" >/dev/null
+    # No build type given: vksort must not choose one for the parent (the CMake file checks it).
+    cmake -S "$work/src/add_subdirectory" -B "$work/build-subdirectory" -G Ninja \
+          -DVKSORT_SOURCE_DIR="$repo" -DVKSORT_CONSUMER_EXPECT_BUILD_TYPE= >/dev/null
     cmake --build "$work/build-subdirectory" -j"$jobs"
     "$work/build-subdirectory/consumer"
+    # No tests of vksort's in the parent's ctest, and nothing of vksort's in the parent's install.
+    tests="$(ctest --test-dir "$work/build-subdirectory" -N)"
+    grep -q 'Total Tests: 0' <<<"$tests" || { echo "consumer-test: vksort's tests leaked into the parent: $tests" >&2; exit 1; }
+    rm -rf "$work/subdirectory-prefix"
+    cmake --install "$work/build-subdirectory" --prefix "$work/subdirectory-prefix" >/dev/null
+    if [ -n "$(find "$work/subdirectory-prefix" -type f 2>/dev/null)" ]; then
+      echo "consumer-test: vksort's install rules ran in the parent:" >&2
+      find "$work/subdirectory-prefix" -type f >&2
+      exit 1
+    fi
     ;;
   deb)
     [ $# -eq 2 ] || usage

@@ -8,7 +8,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bench_suite.hpp"
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
@@ -70,7 +70,7 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (c.suite.empty()) matrices.push_back(parse_matrix("", c));
   else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
   // Created now so that an unwritable path fails before the run, not after it.
-  std::optional<AtomicFile> json_out, out_file;
+  std::optional<io::AtomicFile> json_out, out_file;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   if (!c.out.empty()) out_file.emplace(c.out, "--out");
 

@@ -13,7 +13,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "option_values.hpp"
@@ -79,8 +79,8 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
 
   // Creating the temporary outputs first proves their folders exist and are writable before any
   // reading or GPU work; their destructors remove them again if anything below fails.
-  AtomicFile key_out(c.output, "output");
-  std::optional<AtomicFile> value_out;
+  io::AtomicFile key_out(c.output, "output");
+  std::optional<io::AtomicFile> value_out;
   if (with_values) value_out.emplace(c.values_out, "--values-out");
 
   std::vector<std::byte> keys = read_whole_file(c.input, "input");

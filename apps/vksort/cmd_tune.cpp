@@ -9,7 +9,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bench_runner.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -60,7 +60,7 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   if (path.empty() && !c.dry_run)
     throw UsageError("no place to save the profile: set HOME, XDG_CACHE_HOME or VKSORT_CACHE_DIR, or give --out");
   // An --out that cannot be written fails now, not after the measurements.
-  std::optional<AtomicFile> out_file;
+  std::optional<io::AtomicFile> out_file;
   if (!c.out.empty() && !c.dry_run) out_file.emplace(c.out, "--out");
 
   // One matrix per (kind, algorithm), each over the sizes where that algorithm can win.

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "counts.hpp"
@@ -18,6 +18,7 @@
 namespace {
 
 using namespace vksort::cli;
+namespace io = vksort::io;
 
 // For unsigned options: CLI11 would read "-1" as 2^64 - 1, and its own range check prints DBL_MAX in full.
 const CLI::Validator not_negative(
@@ -89,7 +90,7 @@ std::string distribution_list() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  install_cleanup_on_signals();
+  io::install_cleanup_on_signals();
 
   CLI::App app{"vksort: sort binary files of keys on any Vulkan GPU, and benchmark the sorts", "vksort"};
   // A repeated option takes its last value, so scripts can append overrides; lists (take_all) append.
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
   add_tuning_options(*sort_cmd, sort.tuning);
   add_global_options(*sort_cmd, global);
   sort_cmd->footer("Floats sort in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. "
-                   "Stable algorithms (brick sort is one) keep equal keys, and their values, in input order. "
+                   "Every algorithm is stable: equal keys, and their values, keep their input order. "
                    "The result is always checked to be sorted before it replaces OUTPUT.\n");
 
   BenchCommand bench;
@@ -238,6 +239,9 @@ int main(int argc, char** argv) {
     return fail(exit_usage, e.what());
   } catch (const RuntimeFailure& e) {
     return fail(exit_runtime, e.what());
+  } catch (const io::FileError& e) {
+    // An output path that cannot take a file is the command line's fault; a failed write is not.
+    return fail(e.kind() == io::FileError::Kind::destination ? exit_usage : exit_runtime, e.what());
   } catch (const vksort::Error& e) {
     return fail(exit_runtime, e.what());
   } catch (const std::bad_alloc&) {

@@ -25,7 +25,7 @@ struct TuningOptions {
 
 struct SortCommand {
   std::string algorithm = "auto";
-  std::string type = "u32";
+  std::string type;  // empty: not given (u32 for raw files; a .npy file's dtype says)
   bool descending = false;
   std::string variant = "blocks";
   std::string values_in;
@@ -35,6 +35,8 @@ struct SortCommand {
   std::string output;
   bool check = false;
   bool verbose = false;
+  uint32_t begin_bit = 0;  // radix sort's bit range of the encoded key; end_bit 0: the key's width
+  uint32_t end_bit = 0;
   TuningOptions tuning;
 };
 

@@ -107,17 +107,24 @@ int main(int argc, char** argv) {
   add_global_options(*info, global);
 
   SortCommand sort;
-  CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a raw binary file of keys (and values) into new files");
-  sort_cmd->add_option("INPUT", sort.input, "Keys: raw little-endian binary, one key after another")->required();
+  CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a file of keys (and values) into new files: raw binary or NumPy .npy");
+  sort_cmd->add_option("INPUT", sort.input,
+                       "Keys: raw little-endian binary, one key after another, or a 1-D .npy array (dtype u4 i4 f4 u8 i8 f8)")
+      ->required();
   sort_cmd->add_option("OUTPUT", sort.output,
-                       "Sorted keys (may be INPUT; replaced only once the sort succeeded)")->required();
+                       "Sorted keys (may be INPUT; replaced only once the sort succeeded); a name ending .npy is "
+                       "written as .npy")->required();
   sort_cmd->add_option("--algo", sort.algorithm,
                        "Algorithm: auto, brick, radix or sample (default: auto, the best this build has for the device)")
       ->type_name("ALGO");
-  sort_cmd->add_option("--type", sort.type, "Key type: u32 i32 f32 u64 i64 f64 (default: u32)")->type_name("TYPE");
+  sort_cmd->add_option("--type", sort.type,
+                       "Key type of a raw INPUT: u32 i32 f32 u64 i64 f64 (default: u32; a .npy file's dtype says)")
+      ->type_name("TYPE");
   sort_cmd->add_flag("--descending", sort.descending, "Sort largest first (floats: IEEE total order reversed)");
   sort_cmd->add_option("--variant", sort.variant, "Brick sort variant: blocks or pairs (default: blocks; other algorithms ignore it)")->type_name("V");
-  sort_cmd->add_option("--values", sort.values_in, "Values to carry with the keys: 32 bits each, one per key")
+  sort_cmd->add_option("--values", sort.values_in,
+                       "Values to carry with the keys: 32 bits each, one per key (raw), or a 1-D .npy array whose "
+                       "dtype gives their size")
       ->type_name("IN");
   sort_cmd->add_option("--values-out", sort.values_out, "Where the values go, in the keys' sorted order")
       ->type_name("OUT");
@@ -125,6 +132,12 @@ int main(int argc, char** argv) {
                        "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
                        "moved whole with its key")
       ->type_name("N");
+  sort_cmd->add_option("--begin-bit", sort.begin_bit,
+                       "Radix sort only: order by bits [BEGIN, END) of the encoded key (default 0); keys equal "
+                       "in them keep their input order")
+      ->type_name("BEGIN");
+  sort_cmd->add_option("--end-bit", sort.end_bit, "Radix sort only: end of the bit range (default 0: the key's width)")
+      ->type_name("END");
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
   add_tuning_options(*sort_cmd, sort.tuning);

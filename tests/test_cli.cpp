@@ -1134,6 +1134,30 @@ TEST_CASE("cli: info lists the devices and names the chosen one") {
   check_usage_error(dir.run({"info", "--device", std::to_string(devices.size() + 3)}), {"--device", std::to_string(devices.size() + 3)});
 }
 
+TEST_CASE("cli: info --format json is one object with the same facts, or nothing on stdout") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"info", "--format", "json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const DeviceInfo& d = test::device().info();
+  CHECK(j.at("vksort") == version());
+  CHECK(j.at("devices").size() == list_devices().size());
+  const auto& chosen = j.at("chosen");
+  CHECK(chosen.at("name") == d.name);
+  CHECK(chosen.at("max_storage_buffer_range") == d.max_storage_buffer_range);
+  CHECK(chosen.at("max_workgroup_invocations") == d.max_workgroup_invocations);
+  CHECK(chosen.at("subgroup_size") == d.subgroup_size);
+  CHECK(chosen.at("timestamps") == d.timestamps);
+  const auto& kinds = j.at("auto").at("kinds");
+  REQUIRE(kinds.size() == 4);
+  for (const auto& k : kinds) CHECK(k.at("brick_up_to").get<uint64_t>() > 0);  // the built-in profile: one tile
+  // A device that cannot be opened: the usual one-line error, and stdout stays empty (no half object).
+  const Run bad = dir.run({"info", "--format", "json", "--device", "no-such-gpu-anywhere"});
+  check_usage_error(bad, {"no-such-gpu-anywhere"});
+  CHECK(bad.out.empty());
+  check_usage_error(dir.run({"info", "--format", "xml"}), {"--format", "xml"});
+}
+
 TEST_CASE("cli: version, missing command and parse errors") {
   TempDir dir;
   const Run v = dir.run({"--version"});

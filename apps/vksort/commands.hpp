@@ -87,7 +87,9 @@ struct TuneCommand {
   bool dry_run = false;
 };
 
-int run_info(const GlobalOptions& global);
+// format: "text" (for people) or "json" (one object on stdout, for scripts; nothing is printed when
+// the device cannot be opened, so stdout is valid JSON or empty).
+int run_info(const GlobalOptions& global, const std::string& format);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);

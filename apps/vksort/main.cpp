@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "List the Vulkan devices and the chosen device's limits");
   add_global_options(*info, global);
+  std::string info_format = "text";
+  info->add_option("--format", info_format, "text or json (one object: devices, the chosen one's limits, auto's choices)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FMT");
 
   SortCommand sort;
   CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a file of keys (and values) into new files: raw binary or NumPy .npy");
@@ -243,7 +247,7 @@ int main(int argc, char** argv) {
     return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets or tune (see 'vksort --help')");
 
   try {
-    if (*info) return run_info(global);
+    if (*info) return run_info(global, info_format);
     if (*sort_cmd) return run_sort(global, sort);
     if (*buckets_cmd) return run_bench_buckets(global, buckets);
     if (*tune_cmd) return run_tune(global, tune);

@@ -15,6 +15,7 @@ packages=(
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
   libpng-dev                 # the particle app's PNG frames
+  libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
 )
 
 missing=()

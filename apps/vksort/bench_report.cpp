@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <vksort/vksort.hpp>
 
+#include "cpu_baselines.hpp"
 #include "report_format.hpp"
 #include "stats.hpp"
 #include "table.hpp"
@@ -64,10 +65,11 @@ std::string format_facts(const NamedSamples& all_facts) {
 }
 
 // Short column names for the CPU baselines: "std::sort" stays, "std::stable_sort" -> "stable",
-// "lsd_radix" -> "radix".
+// "lsd_radix" -> "radix", "tbb::parallel_sort" -> "tbb".
 std::string cpu_label(const std::string& name) {
   if (name == "std::stable_sort") return "stable";
   if (name == "lsd_radix") return "radix";
+  if (name == "tbb::parallel_sort") return "tbb";
   return name;
 }
 
@@ -116,7 +118,8 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
       << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any "
          "sort must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"
       << "CPU on the same input: std::sort and std::stable_sort (1 thread), LSD radix (" << s.radix_threads
-      << " thread" << (s.radix_threads == 1 ? "" : "s") << "), median of " << s.repeat
+      << " thread" << (s.radix_threads == 1 ? "" : "s") << ")"
+      << (workloads::have_tbb() ? ", oneTBB parallel_sort (all cores)" : "") << ", median of " << s.repeat
       << "; vs X = X's ms / GPU ms (above 1: the GPU is faster)\n"
       << "facts: the main ones; --format csv or json has them all\n\n";
 }

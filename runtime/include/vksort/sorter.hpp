@@ -141,6 +141,7 @@ VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, void* val
 // left unset or name that same kind. Element types without a kind of their own (an enum, a 4- or
 // 8-byte wrapper) need SortOptions::key of their size. Throw vksort::Error when SortOptions::key
 // contradicts the element type or the spans differ in length. Elements of other sizes do not compile.
+
 // Keys are 32 or 64 bits wide and writable (they are sorted in place); a constraint, so that a
 // wrong element type fails to compile at the call and can be tested for (std::is_invocable).
 template <class K>

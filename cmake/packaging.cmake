@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CPack: a Debian package of `cmake --install` (headers, library, CMake package, vksort.pc, the CLI).
 # `cpack -G DEB` in a build folder writes libvksort-dev_<version>_<arch>.deb there.
 set(CPACK_PACKAGE_NAME vksort)
@@ -6,6 +7,7 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU sorting on Vulkan compute: library, headers, CMake package and CLI")
 set(CPACK_PACKAGE_CONTACT "vksort developers <vksort@localhost>")
 set(CPACK_GENERATOR DEB)
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Debian names a package with headers and a link library -dev. The shared build carries libvksort.so.*
 # in the same package (one package keeps the CI simple; split it when the ABI is promised).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks what a shared libvksort exports: only the public API (vksort:: outside the internal namespaces
 # gpu, algo and the Impl classes) and the RTTI of vksort::Error; in particular no volk symbol (the
 # runtime's private copy must never meet the application's) and no Vulkan entry point.

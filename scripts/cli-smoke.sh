@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI as a user runs it (for builds without the doctest suites, e.g. a shared libvksort): `info`
 # names the version, and `sort` turns random u32 keys into their sorted permutation.
 #   scripts/cli-smoke.sh <path to the vksort executable>

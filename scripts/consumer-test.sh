@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs the consumer projects of tests/consumer the way a third party would: copied outside
 # the source tree, against an installed vksort, a vksort source checkout, or the Debian package.
 #
@@ -57,7 +58,7 @@ case "$mode" in
     fi
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
-    for f in include/vksort/vksort.hpp include/vksort/export.hpp; do test -f "$prefix/$f"; done
+    for f in include/vksort/vksort.hpp include/vksort/export.hpp share/doc/vksort/LICENSE; do test -f "$prefix/$f"; done
     test -f "$(find "$prefix" -name vksortConfig.cmake | head -n1)"
     test -f "$(find "$prefix" -name vksortConfigVersion.cmake | head -n1)"
     consume_prefix "$prefix" "$(basename "$prefix")"
@@ -67,10 +68,21 @@ case "$mode" in
     copy_consumers
     echo "== add_subdirectory consumer =="
     rm -rf "$work/build-subdirectory"
-    cmake -S "$work/src/add_subdirectory" -B "$work/build-subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          -DVKSORT_SOURCE_DIR="$repo" >/dev/null
+    # No build type given: vksort must not choose one for the parent (the CMake file checks it).
+    cmake -S "$work/src/add_subdirectory" -B "$work/build-subdirectory" -G Ninja \
+          -DVKSORT_SOURCE_DIR="$repo" -DVKSORT_CONSUMER_EXPECT_BUILD_TYPE= >/dev/null
     cmake --build "$work/build-subdirectory" -j"$jobs"
     "$work/build-subdirectory/consumer"
+    # No tests of vksort's in the parent's ctest, and nothing of vksort's in the parent's install.
+    tests="$(ctest --test-dir "$work/build-subdirectory" -N)"
+    grep -q 'Total Tests: 0' <<<"$tests" || { echo "consumer-test: vksort's tests leaked into the parent: $tests" >&2; exit 1; }
+    rm -rf "$work/subdirectory-prefix"
+    cmake --install "$work/build-subdirectory" --prefix "$work/subdirectory-prefix" >/dev/null
+    if [ -n "$(find "$work/subdirectory-prefix" -type f 2>/dev/null)" ]; then
+      echo "consumer-test: vksort's install rules ran in the parent:" >&2
+      find "$work/subdirectory-prefix" -type f >&2
+      exit 1
+    fi
     ;;
   deb)
     [ $# -eq 2 ] || usage
@@ -92,6 +104,7 @@ case "$mode" in
     grep -q mesa-vulkan-drivers <<<"$recommends"
     grep -q 'usr/include/vksort/vksort.hpp' <<<"$contents"
     grep -q 'vksortConfig.cmake' <<<"$contents"
+    grep -q 'usr/share/doc/libvksort-dev/copyright' <<<"$contents"
     # Unpacked, not installed: this machine's /usr stays untouched (dpkg -i does the same into /).
     rm -rf "$work/deb-root"
     dpkg -x "$deb" "$work/deb-root"

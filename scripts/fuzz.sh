@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzzes the CLI's and library's input parsers and the option structs (tests/fuzz) with libFuzzer under
 # ASan + UBSan, each target for half the time:
 #   fuzz_inputs   the parsers of counts, distributions, names, tuning knobs and profile files

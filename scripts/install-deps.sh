@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what vksort needs to build, test and run on Debian or Ubuntu (apt-get; sudo when not root).
 # Already-installed packages are left alone, so repeated runs take a second.
 set -euo pipefail
@@ -14,6 +15,7 @@ packages=(
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
   libpng-dev                 # the particle app's PNG frames
+  libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
 )
 
 missing=()

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Turns `vksort bench --json` results into PNG charts.
 
     python3 scripts/plot_bench.py RESULTS.json [MORE.json ...] --out DIR [--prefix NAME]

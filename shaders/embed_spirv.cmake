@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DIN=x.spv -DOUT=x.spv.inc -P embed_spirv.cmake
 # Turns a SPIR-V binary into a C initializer list of 32-bit words ({0x07230203u, ...}) so the runtime
 # carries its shaders inside the library and never reads .spv files at run time.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/plot_bench.py on a real `vksort bench` JSON: four PNG files that are PNGs and not empty
 # charts, and a clear exit 2 on input that is not a bench file.
 # Usage: plot_script_test.sh VKSORT PYTHON PLOT_SCRIPT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Algorithm::automatic's profile: the choice by n, the file format (round trip and clear errors), where
 // it is cached, and that a corrupt cache never stops sorting.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Brick sort against the CPU reference: every key type x order x with/without values, on awkward sizes
 // and inputs, with the device's own tile and with tiny tiles that make every multi-tile path run at
 // small n. Test names contain the key type so ctest can split the matrix by it.

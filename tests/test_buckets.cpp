@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bucket lists (seed 002): every element in exactly one list, the list of its bucket, lists as long as
 // the CPU's counts, no cycles; the paper's example; bounded heavy buckets; resort equal to a build;
 // deterministic mode; out-of-range ids; the recording path.

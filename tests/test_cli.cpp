@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_cli.cpp — the vksort command-line tool, run as a user runs it: a separate process per command
 // (posix_spawn, no shell), in a fresh folder per test. Sorted files are compared byte for byte with the
 // CPU reference sort of the same input; failures must exit 2 with one "vksort: " line that names the
@@ -25,6 +26,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -336,6 +338,149 @@ TEST_CASE("cli: sort --value-bytes moves records of N bytes with their keys") {
   REQUIRE_MESSAGE(v.code == 0, v.err);
   CHECK(v.out.find("records of 64 bytes") != std::string::npos);
   CHECK(v.out.find("gather") != std::string::npos);
+}
+
+// A .npy file as NumPy writes it, with the header written here (not by vksort's writer): format
+// `major`.0, the dict with `header_dict`, padded to 64 bytes with spaces and a newline.
+std::vector<std::byte> npy_file(const std::string& header_dict, std::span<const std::byte> data, int major = 1) {
+  const size_t prefix = major == 1 ? 10 : 12;
+  std::string header = header_dict;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string file = std::string("\x93NUMPY") + char(major) + '\0';
+  for (size_t i = 0; i < prefix - 8; ++i) file.push_back(char((header.size() >> (8 * i)) & 0xFF));
+  file += header;
+  std::vector<std::byte> out(file.size() + data.size());
+  std::memcpy(out.data(), file.data(), file.size());
+  if (!data.empty()) std::memcpy(out.data() + file.size(), data.data(), data.size());
+  return out;
+}
+
+std::string npy_dict(const std::string& descr, size_t n) {
+  return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+}
+
+TEST_CASE("cli: sort reads and writes NumPy .npy: the dtype comes from the header") {
+  TempDir dir;
+  uint64_t seed = 70;
+  const char* descrs[] = {"<u4", "<i4", "<f4", "<u8", "<i8", "<f8"};
+  for (size_t t = 0; t < 6; ++t) {
+    const Key key = kKeys[t];
+    CAPTURE(descrs[t]);
+    const size_t n = 3000;
+    const auto keys = workloads::generate_keys(key, workloads::default_spec(workloads::Distribution::special), n, ++seed);
+    const std::vector<uint32_t> values = workloads::generate_values(n);
+    write_bytes(dir / "in.npy", npy_file(npy_dict(descrs[t], n), keys, t == 5 ? 2 : 1));  // one format 2.0 file
+    write_bytes(dir / "vals.npy", npy_file(npy_dict("<f4", n), bytes_of(values)));
+    const Run r = dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
+                                        "--values-out", dir / "vals_out.npy", "--check"}));
+    REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+    std::vector<std::byte> expected = keys;
+    std::vector<uint32_t> expected_values = values;
+    workloads::reference_sort(key, Order::ascending, expected, expected_values);
+    // vksort writes format 1.0 with the header NumPy would write: the same bytes as the file above.
+    CHECK(read_bytes(dir / "out.npy") == npy_file(npy_dict(descrs[t], n), expected));
+    CHECK(read_bytes(dir / "vals_out.npy") == npy_file(npy_dict("<f4", n), bytes_of(expected_values)));
+    // A raw output of a .npy input holds the keys alone; --type may name the dtype's kind.
+    const Run raw = dir.run(with_globals({"sort", "--type", std::string(to_string(key)), dir / "in.npy", dir / "out.bin"}));
+    REQUIRE_MESSAGE(raw.code == 0, "stderr: " << raw.err);
+    CHECK(read_bytes(dir / "out.bin") == expected);
+  }
+  // Raw input, .npy output: the header carries --type's dtype; records travel as void ('|V8').
+  const auto keys = workloads::generate_keys(Key::i64, workloads::default_spec(workloads::Distribution::uniform), 100, 3);
+  std::vector<uint32_t> records(200);
+  std::iota(records.begin(), records.end(), 0u);
+  write_bytes(dir / "in.bin", keys);
+  write_bytes(dir / "recs.bin", bytes_of(records));
+  const Run r = dir.run(with_globals({"sort", "--type", "i64", dir / "in.bin", dir / "out.npy", "--values", dir / "recs.bin",
+                                      "--value-bytes", "8", "--values-out", dir / "recs_out.npy"}));
+  REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+  std::vector<std::byte> expected = keys;
+  std::vector<uint32_t> order(100);
+  std::iota(order.begin(), order.end(), 0u);
+  workloads::reference_sort(Key::i64, Order::ascending, expected, order);
+  std::vector<uint32_t> expected_records(200);
+  for (size_t i = 0; i < 100; ++i) expected_records[2 * i] = 2 * order[i], expected_records[2 * i + 1] = 2 * order[i] + 1;
+  CHECK(read_bytes(dir / "out.npy") == npy_file(npy_dict("<i8", 100), expected));
+  CHECK(read_bytes(dir / "recs_out.npy") == npy_file(npy_dict("|V8", 100), bytes_of(expected_records)));
+}
+
+TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes nothing") {
+  TempDir dir;
+  const auto keys = workloads::generate_keys(Key::f32, workloads::default_spec(workloads::Distribution::uniform), 100, 5);
+  const std::vector<uint32_t> values = workloads::generate_values(100);
+  struct Bad {
+    std::string what;
+    std::vector<std::byte> file;
+    std::vector<std::string> needles;
+    std::vector<std::string> extra_args = {};
+  };
+  std::vector<std::byte> no_magic = npy_file(npy_dict("<f4", 100), keys);
+  no_magic[1] = std::byte{'X'};
+  std::vector<std::byte> truncated = npy_file(npy_dict("<f4", 100), keys);
+  truncated.resize(40);
+  std::vector<std::byte> version9 = npy_file(npy_dict("<f4", 100), keys);
+  version9[6] = std::byte{9};
+  const std::vector<Bad> cases = {
+      {"fortran order", npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (100,), }", keys), {"fortran_order True"}},
+      {"two dimensions", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (10, 10), }", keys), {"(10, 10)", "1-D"}},
+      {"a scalar", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", std::span(keys).first(4)), {"()", "1-D"}},
+      {"big-endian", npy_file(npy_dict(">f4", 100), keys), {"'>f4'", "big-endian"}},
+      {"half floats", npy_file(npy_dict("<f2", 200), keys), {"'<f2'", "not supported"}},
+      {"records as keys", npy_file(npy_dict("|V4", 100), keys), {"'|V4'", "not a key type"}},
+      {"structured dtype", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (100,), }", keys), {"bad .npy header"}},
+      {"no magic", no_magic, {"not a NumPy .npy file"}},
+      {"truncated header", truncated, {"truncated"}},
+      {"unknown format version", version9, {"version 9"}},
+      {"fewer data than the shape", npy_file(npy_dict("<f4", 101), keys), {"400 data bytes", "404"}},
+      {"--type contradicting the dtype", npy_file(npy_dict("<f4", 100), keys), {"--type u32", "'<f4'"}, {"--type", "u32"}},
+  };
+  write_bytes(dir / "vals.npy", npy_file(npy_dict("<u4", 100), bytes_of(values)));
+  for (const Bad& c : cases)
+    for (bool outputs_exist : {false, true}) {
+      CAPTURE(c.what);
+      write_bytes(dir / "in.npy", c.file);
+      fs::remove(dir / "out.npy");
+      if (outputs_exist) write_text(dir / "out.npy", "old");
+      const std::set<std::string> listing = dir.listing();
+      std::vector<std::string> args = {"sort", dir / "in.npy", dir / "out.npy"};
+      args.insert(args.end(), c.extra_args.begin(), c.extra_args.end());
+      check_usage_error(dir.run(with_globals(args)), c.needles);
+      if (outputs_exist) CHECK(read_text(dir / "out.npy") == "old");
+      CHECK(dir.listing() == listing);
+    }
+  // A values file is checked the same way, and against --value-bytes.
+  write_bytes(dir / "in.npy", npy_file(npy_dict("<f4", 100), keys));
+  write_bytes(dir / "bad_vals.npy", npy_file(npy_dict("<u4", 99), std::span(bytes_of(values)).first(396)));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "bad_vals.npy",
+                                          "--values-out", dir / "v.npy"})), {"99 values", "100 keys"});
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
+                                          "--value-bytes", "8", "--values-out", dir / "v.npy"})), {"--value-bytes 8", "'<u4'"});
+  CHECK(!fs::exists(dir / "v.npy"));
+}
+
+TEST_CASE("cli: sort --begin-bit/--end-bit orders by those bits of the key alone, stably") {
+  TempDir dir;
+  // Cell ids in the low 12 bits, anything above: sorting bits [0, 12) keeps equal cells in input order.
+  std::vector<uint32_t> keys(5000);
+  std::mt19937 random(12);
+  for (uint32_t& k : keys) k = uint32_t(random());
+  write_bytes(dir / "in.bin", bytes_of(keys));
+  const Run r = dir.run(with_globals({"sort", "--algo", "radix", "--end-bit", "12", "--check", dir / "in.bin", dir / "out.bin"}));
+  REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+  std::vector<uint32_t> expected = keys;
+  std::stable_sort(expected.begin(), expected.end(), [](uint32_t a, uint32_t b) { return (a & 0xFFF) < (b & 0xFFF); });
+  CHECK(as_values(read_bytes(dir / "out.bin")) == expected);
+  const Run mid = dir.run(with_globals({"sort", "--begin-bit", "8", "--end-bit", "16", dir / "in.bin", dir / "out.bin"}));
+  REQUIRE_MESSAGE(mid.code == 0, "stderr: " << mid.err);
+  expected = keys;
+  std::stable_sort(expected.begin(), expected.end(), [](uint32_t a, uint32_t b) { return ((a >> 8) & 0xFF) < ((b >> 8) & 0xFF); });
+  CHECK(as_values(read_bytes(dir / "out.bin")) == expected);
+  // A bit range is radix sort's: another algorithm, or a range beyond the key, is bad input.
+  check_usage_error(dir.run(with_globals({"sort", "--algo", "brick", "--end-bit", "12", dir / "in.bin", dir / "out2.bin"})),
+                    {"begin_bit", "radix"});
+  check_usage_error(dir.run(with_globals({"sort", "--end-bit", "40", dir / "in.bin", dir / "out2.bin"})), {"40"});
+  CHECK(!fs::exists(dir / "out2.bin"));
 }
 
 TEST_CASE("cli: sort in place, --check, --verbose and the permissions of replaced files") {
@@ -987,6 +1132,30 @@ TEST_CASE("cli: info lists the devices and names the chosen one") {
   CHECK(by_index.out.find("selected by --device") != std::string::npos);
 
   check_usage_error(dir.run({"info", "--device", std::to_string(devices.size() + 3)}), {"--device", std::to_string(devices.size() + 3)});
+}
+
+TEST_CASE("cli: info --format json is one object with the same facts, or nothing on stdout") {
+  TempDir dir;
+  const Run r = dir.run(with_globals({"info", "--format", "json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const DeviceInfo& d = test::device().info();
+  CHECK(j.at("vksort") == version());
+  CHECK(j.at("devices").size() == list_devices().size());
+  const auto& chosen = j.at("chosen");
+  CHECK(chosen.at("name") == d.name);
+  CHECK(chosen.at("max_storage_buffer_range") == d.max_storage_buffer_range);
+  CHECK(chosen.at("max_workgroup_invocations") == d.max_workgroup_invocations);
+  CHECK(chosen.at("subgroup_size") == d.subgroup_size);
+  CHECK(chosen.at("timestamps") == d.timestamps);
+  const auto& kinds = j.at("auto").at("kinds");
+  REQUIRE(kinds.size() == 4);
+  for (const auto& k : kinds) CHECK(k.at("brick_up_to").get<uint64_t>() > 0);  // the built-in profile: one tile
+  // A device that cannot be opened: the usual one-line error, and stdout stays empty (no half object).
+  const Run bad = dir.run({"info", "--format", "json", "--device", "no-such-gpu-anywhere"});
+  check_usage_error(bad, {"no-such-gpu-anywhere"});
+  CHECK(bad.out.empty());
+  check_usage_error(dir.run({"info", "--format", "xml"}), {"--format", "xml"});
 }
 
 TEST_CASE("cli: version, missing command and parse errors") {

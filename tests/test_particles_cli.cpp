@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
 // writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed.
 #include <doctest/doctest.h>
@@ -78,6 +79,15 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
     CHECK(r.err.find(c.says) != std::string::npos);
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("cli: --help shows the defaults") {
+  TempDir dir;
+  const Run r = run(dir, "--help");
+  CHECK(r.code == 0);
+  for (const char* shown : {"16384", "1000", "0.04", "vv", "counter", "scatter", "32", "12"})
+    CHECK_MESSAGE(r.out.find(std::string("=") + shown) != std::string::npos, "--help lacks =" << shown << ": " << r.out);
+  CHECK(r.out.find("=-1") == std::string::npos);  // --gravity's placeholder is not shown as a default
 }
 
 TEST_CASE("cli: a run prints its table and writes frames, XYZ and VTK; the same seed repeats it exactly") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The particle app's neighbour search (cell ids + vksort bucket lists + 27-cell walk in the force
 // kernel) against a brute-force CPU search over all pairs, and its refusal of unusable boxes.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The particle app's physics: the pair noise, momentum conservation, the equation of state at the
 // standard parameters, determinism, and the Rayleigh-Taylor overturn. Sizes are chosen for lavapipe
 // (each ctest entry well under 90 s on two cores); the comments give the run lengths.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the particle app's tests: the app's own Vulkan context (validation on where installed;
 // every message fails the test) and a brute-force CPU neighbour search.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Property test: thousands of random (algorithm, key type, order, values or records, size, distribution) cases,
 // each compared byte for byte with the CPU reference. The run's seed is printed; a failure names the
 // seed and the case, and VKSORT_PROPERTY_SEED=<seed> replays the run exactly (VKSORT_PROPERTY_CASES

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's "Sorting host data" example, as written there, so the README cannot drift from the API.
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reliability beyond single sorts: separate Sorters on several threads, running out of device memory
 // (a clear error, input untouched, the Sorter still usable), and — in the synchronization-validation
 // pass only — proof that the pass really catches a missing barrier.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The runtime layer: device choice, requirement checks, buffers, validation messages.
 #include <doctest/doctest.h>
 
@@ -102,7 +103,7 @@ TEST_CASE("an impossible allocation says what, how big and why") {
 TEST_CASE("a validation error is raised as vksort::Error, not just printed") {
   Device& gpu = test::device();
   if (!gpu.validation_enabled()) {
-    MESSAGE("validation layer not installed: nothing to raise");
+    test::skip("validation layer not installed: nothing to raise");
     return;
   }
   gpu::Context& ctx = gpu.context();
@@ -186,6 +187,74 @@ TEST_CASE("without timestamps, times are reported as unavailable, never as zero"
   CHECK(stats.fact("rounds_run").has_value());  // facts do not need timestamps
   CHECK(std::signbit(keys[1]));
   CHECK(keys == std::vector<float>{-1.0f, -0.0f, 0.0f, 3.0f});
+}
+
+// The typed host sort takes the key kind from the element type (issue 16: float and int32 spans
+// without .key were sorted as u32 bits). Values with both signs, so a u32 order would differ.
+template <class K>
+void check_typed_sort(std::vector<K> keys) {
+  std::vector<K> expected = keys;
+  std::stable_sort(expected.begin(), expected.end());
+  std::vector<uint32_t> ids(keys.size()), expected_ids(keys.size());
+  std::iota(ids.begin(), ids.end(), 0u);
+  std::iota(expected_ids.begin(), expected_ids.end(), 0u);
+  std::stable_sort(expected_ids.begin(), expected_ids.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<K> pairs = keys;
+  sort(test::device(), std::span(keys));
+  CHECK(keys == expected);
+  sort(test::device(), std::span(pairs), std::span(ids), {.order = Order::ascending});
+  CHECK(pairs == expected);
+  CHECK(ids == expected_ids);
+}
+
+TEST_CASE("the typed host sort deduces the key kind from the element type") {
+  static_assert(key_of<float> == Key::f32 && key_of<double> == Key::f64);
+  static_assert(key_of<int32_t> == Key::i32 && key_of<int64_t> == Key::i64);
+  static_assert(key_of<uint32_t> == Key::u32 && key_of<uint64_t> == Key::u64);
+  static_assert(!key_of<bool>.has_value() && !key_of<int16_t>.has_value());
+  check_typed_sort<float>({1.5f, -2.0f, 0.5f, -0.25f, 3.0f, -0.0f, 0.0f, -1e30f});
+  check_typed_sort<double>({1.5, -2.0, 0.5, -0.25, 3.0, -1e300, 7e-300});
+  check_typed_sort<int32_t>({3, -1, 2, -5, INT32_MIN, INT32_MAX, 0});
+  check_typed_sort<int64_t>({3, -1, 2, -5, INT64_MIN, INT64_MAX, int64_t(1) << 40});
+  check_typed_sort<uint32_t>({3, 0x80000000u, 2, 0xFFFFFFFFu, 0});
+  check_typed_sort<uint64_t>({3, uint64_t(1) << 63, 2, ~uint64_t(0), 0});
+  // Descending follows the element type too: float order, not bit order.
+  std::vector<float> f = {1.5f, -2.0f, 0.5f, -0.25f};
+  sort(test::device(), std::span(f), {.order = Order::descending});
+  CHECK(f == std::vector<float>{1.5f, 0.5f, -0.25f, -2.0f});
+  // The kind named explicitly and matching is fine.
+  std::vector<int32_t> i = {3, -1, 2, -5};
+  sort(test::device(), std::span(i), {.key = Key::i32});
+  CHECK(i == std::vector<int32_t>{-5, -1, 2, 3});
+}
+
+TEST_CASE("the typed host sort refuses a key kind that contradicts the element type") {
+  Device& gpu = test::device();
+  std::vector<float> f = {1.5f, -2.0f};
+  std::vector<uint32_t> ids = {0, 1};
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(f), {.key = Key::u32}),
+                       doctest::Contains("SortOptions::key is u32 but the keys are f32"), Error);
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(f), std::span(ids), {.key = Key::i32}),
+                       doctest::Contains("SortOptions::key is i32 but the keys are f32"), Error);
+  CHECK(f == std::vector<float>{1.5f, -2.0f});  // untouched
+  std::vector<uint64_t> wide = {2, 1};
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(wide), {.key = Key::f64}),
+                       doctest::Contains("SortOptions::key is f64 but the keys are u64"), Error);
+  std::vector<int32_t> narrow = {2, 1};
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(narrow), {.key = Key::u32}),
+                       doctest::Contains("SortOptions::key is u32 but the keys are i32"), Error);
+  // An element type with no kind of its own needs .key, of its size.
+  enum class Cell : uint32_t {};
+  std::vector<Cell> cells = {Cell(2), Cell(1)};
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(cells)), doctest::Contains("must be given"), Error);
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(cells), {.key = Key::u64}), doctest::Contains("size does not match"), Error);
+  sort(gpu, std::span(cells), {.key = Key::u32});
+  CHECK(cells == std::vector<Cell>{Cell(1), Cell(2)});
+  // Elements of other widths, bool and const elements do not compile.
+  using vksort::sort;
+  static_assert(!std::is_invocable_v<decltype([](auto s) -> decltype(sort(test::device(), s)) {}), std::span<int16_t>>);
+  static_assert(!std::is_invocable_v<decltype([](auto s) -> decltype(sort(test::device(), s)) {}), std::span<const float>>);
+  static_assert(std::is_invocable_v<decltype([](auto s) -> decltype(sort(test::device(), s)) {}), std::span<float>>);
 }
 
 TEST_CASE("the copy-bandwidth yardstick times whole words, refuses nonsense, and is absent without timestamps") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sample sort against the CPU reference: every key type x order x with/without values on awkward sizes
 // and inputs, with the device's own sublists and with tiny ones (and few samples) that make every
 // multi-sublist and multi-stage bucket path run at small n. Then the bucket-size guarantee on

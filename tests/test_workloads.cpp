@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_workloads.cpp — the host-side ground truth: key encoding, the reference sort, the input
 // generators' promises and the CPU baselines. Every GPU test leans on these, so they are checked
 // against properties computed independently here (numeric comparisons, counts, entropy), not against

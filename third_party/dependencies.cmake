@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # How every dependency is found: the system's packages first (Debian/Ubuntu names in
 # scripts/install-deps.sh), a FetchContent download with a pinned tag only where a package is missing.
 # No source from other projects is copied into this tree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bucket_workloads.hpp"
 
 #include <algorithm>

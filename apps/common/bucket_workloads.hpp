@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bucket_workloads.hpp — inputs for bucket lists (vksort::BucketLists) and the CPU check of their
 // result, shared by `vksort bench-buckets` and the tests.
 #pragma once

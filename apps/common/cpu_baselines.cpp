@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpu_baselines.cpp — comparison sorts and a multithreaded LSD radix sort on encoded keys.
 // Keys are encoded into an aligned array first (caller bytes may be unaligned) and decoded on the way
 // back: two linear passes that the GPU sorts also pay, folded into their first and last pass.
@@ -14,6 +15,10 @@
 #include <vector>
 
 #include "host_keys.hpp"
+
+#ifdef VKSORT_HAVE_TBB
+#include <tbb/parallel_sort.h>
+#endif
 
 namespace vksort::workloads {
 namespace {
@@ -40,15 +45,21 @@ void store_decoded(const KeyCodec<U>& codec, std::byte* raw, size_t i, U encoded
   std::memcpy(raw + i * sizeof(U), &bits, sizeof(U));
 }
 
-template <class U, bool Stable>
+enum class Comparison { sort, stable, tbb_parallel };
+
+template <class U, Comparison How>
 void comparison_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
   const size_t n = keys.size() / sizeof(U);
   const auto codec = KeyCodec<U>::make(key, order);
   auto run = [](auto first, auto last, auto less) {
-    if constexpr (Stable)
+    if constexpr (How == Comparison::stable)
       std::stable_sort(first, last, less);
-    else
+    else if constexpr (How == Comparison::sort)
       std::sort(first, last, less);
+#ifdef VKSORT_HAVE_TBB
+    else
+      tbb::parallel_sort(first, last, less);
+#endif
   };
   if (values.empty()) {
     std::vector<U> enc(n);
@@ -176,17 +187,17 @@ void radix_sort(Key key, Order order, std::span<std::byte> raw, std::span<uint32
 void std_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
   checked_count(key, keys, values);
   if (key_bytes(key) == 4)
-    comparison_sort<uint32_t, false>(key, order, keys, values);
+    comparison_sort<uint32_t, Comparison::sort>(key, order, keys, values);
   else
-    comparison_sort<uint64_t, false>(key, order, keys, values);
+    comparison_sort<uint64_t, Comparison::sort>(key, order, keys, values);
 }
 
 void std_stable_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
   checked_count(key, keys, values);
   if (key_bytes(key) == 4)
-    comparison_sort<uint32_t, true>(key, order, keys, values);
+    comparison_sort<uint32_t, Comparison::stable>(key, order, keys, values);
   else
-    comparison_sort<uint64_t, true>(key, order, keys, values);
+    comparison_sort<uint64_t, Comparison::stable>(key, order, keys, values);
 }
 
 void lsd_radix_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values, size_t threads) {
@@ -197,6 +208,24 @@ void lsd_radix_sort(Key key, Order order, std::span<std::byte> keys, std::span<u
     radix_sort<uint64_t>(key, order, keys, values, threads);
 }
 
+#ifdef VKSORT_HAVE_TBB
+void tbb_parallel_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
+  checked_count(key, keys, values);
+  if (key_bytes(key) == 4)
+    comparison_sort<uint32_t, Comparison::tbb_parallel>(key, order, keys, values);
+  else
+    comparison_sort<uint64_t, Comparison::tbb_parallel>(key, order, keys, values);
+}
+#endif
+
+bool have_tbb() {
+#ifdef VKSORT_HAVE_TBB
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::span<const CpuBaseline> cpu_baselines() {
   static constexpr CpuBaseline kAll[] = {
       {"std::sort", false, &std_sort},
@@ -204,6 +233,9 @@ std::span<const CpuBaseline> cpu_baselines() {
       {"lsd_radix", true, [](Key k, Order o, std::span<std::byte> keys, std::span<uint32_t> values) {
          lsd_radix_sort(k, o, keys, values);
        }},
+#ifdef VKSORT_HAVE_TBB
+      {"tbb::parallel_sort", false, &tbb_parallel_sort},
+#endif
   };
   return kAll;
 }

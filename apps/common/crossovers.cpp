@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "crossovers.hpp"
 
 #include <algorithm>

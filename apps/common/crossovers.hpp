@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // crossovers.hpp — where one sorting algorithm stops being the fastest: the sizes `vksort tune` saves
 // for Algorithm::automatic, found from measured medians.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // distributions.cpp — the generators behind distributions.hpp. Every element is a function of
 // (seed, its chunk's random stream, its index) only, so chunks can be filled on any number of threads.
 #include "distributions.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // distributions.hpp — seeded, reproducible inputs for tests and benchmarks, as raw key bytes.
 //
 // The same (Key, spec, n, seed) gives the same bytes on every machine, compiler and thread count: the

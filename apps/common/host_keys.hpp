@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_keys.hpp — the order-preserving key encoding that the GPU folds into its first and last pass,
 // written once more for the host so that references and CPU baselines sort by exactly the same rule.
 //
@@ -121,6 +122,7 @@ using key_type_t = typename key_type<K>::type;
 template <class F>
 decltype(auto) with_key_type(Key key, F&& f) {
   switch (key) {
+    case Key::element:  // unset reads u32 wherever no element type says otherwise
     case Key::u32: return f(uint32_t{});
     case Key::i32: return f(int32_t{});
     case Key::f32: return f(float{});

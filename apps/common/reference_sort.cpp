@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reference_sort.cpp — deliberately the plainest correct sort: std::stable_sort on encoded keys.
 #include "reference_sort.hpp"
 
@@ -13,8 +14,20 @@
 namespace vksort::workloads {
 namespace {
 
+// The bits [begin, end) of an encoded key (end 0: the key's width), the part a bit-range sort orders by.
 template <class U>
-void reference_sort_typed(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
+U bit_field(U encoded, uint32_t begin, uint32_t end) {
+  const uint32_t width = sizeof(U) * 8;
+  if (end == 0 || end > width) end = width;
+  if (begin >= end) return 0;
+  const uint32_t bits = end - begin;
+  const U mask = bits == width ? ~U(0) : (U(1) << bits) - 1;
+  return (encoded >> begin) & mask;
+}
+
+template <class U>
+void reference_sort_typed(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values, uint32_t begin_bit,
+                          uint32_t end_bit) {
   const size_t n = keys.size() / sizeof(U);
   const auto codec = KeyCodec<U>::make(key, order);
   // The index rides along so that values follow their keys; size_t because n may pass 2^32.
@@ -28,7 +41,9 @@ void reference_sort_typed(Key key, Order order, std::span<std::byte> keys, std::
     std::memcpy(&bits, keys.data() + i * sizeof(U), sizeof(U));
     items[i] = {codec.encode(bits), i};
   }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.key < b.key; });
+  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    return bit_field(a.key, begin_bit, end_bit) < bit_field(b.key, begin_bit, end_bit);
+  });
 
   for (size_t i = 0; i < n; ++i) {
     const U bits = codec.decode(items[i].key);
@@ -41,14 +56,14 @@ void reference_sort_typed(Key key, Order order, std::span<std::byte> keys, std::
 }
 
 template <class U>
-bool is_sorted_typed(Key key, Order order, std::span<const std::byte> keys) {
+bool is_sorted_typed(Key key, Order order, std::span<const std::byte> keys, uint32_t begin_bit, uint32_t end_bit) {
   const size_t n = keys.size() / sizeof(U);
   const auto codec = KeyCodec<U>::make(key, order);
   U previous = 0;
   for (size_t i = 0; i < n; ++i) {
     U bits;
     std::memcpy(&bits, keys.data() + i * sizeof(U), sizeof(U));
-    const U e = codec.encode(bits);
+    const U e = bit_field(codec.encode(bits), begin_bit, end_bit);
     if (i > 0 && e < previous) return false;
     previous = e;
   }
@@ -57,7 +72,8 @@ bool is_sorted_typed(Key key, Order order, std::span<const std::byte> keys) {
 
 }  // namespace
 
-void reference_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values) {
+void reference_sort(Key key, Order order, std::span<std::byte> keys, std::span<uint32_t> values, uint32_t begin_bit,
+                    uint32_t end_bit) {
   const size_t kb = key_bytes(key);
   if (keys.size() % kb != 0)
     throw std::invalid_argument("reference_sort: key bytes are not a whole number of keys");
@@ -65,20 +81,21 @@ void reference_sort(Key key, Order order, std::span<std::byte> keys, std::span<u
   if (!values.empty() && values.size() != n)
     throw std::invalid_argument("reference_sort: values must be empty or one per key");
   if (kb == 4)
-    reference_sort_typed<uint32_t>(key, order, keys, values);
+    reference_sort_typed<uint32_t>(key, order, keys, values, begin_bit, end_bit);
   else
-    reference_sort_typed<uint64_t>(key, order, keys, values);
+    reference_sort_typed<uint64_t>(key, order, keys, values, begin_bit, end_bit);
 }
 
-bool is_sorted_encoded(Key key, Order order, std::span<const std::byte> keys) {
-  return key_bytes(key) == 4 ? is_sorted_typed<uint32_t>(key, order, keys)
-                             : is_sorted_typed<uint64_t>(key, order, keys);
+bool is_sorted_encoded(Key key, Order order, std::span<const std::byte> keys, uint32_t begin_bit, uint32_t end_bit) {
+  return key_bytes(key) == 4 ? is_sorted_typed<uint32_t>(key, order, keys, begin_bit, end_bit)
+                             : is_sorted_typed<uint64_t>(key, order, keys, begin_bit, end_bit);
 }
 
 std::string format_key(Key key, const std::byte* raw) {
   char buf[64];
   const uint64_t bits = load_key_bits(key, raw);
   switch (key) {
+    case Key::element:  // unset reads u32 wherever no element type says otherwise
     case Key::u32:
     case Key::u64:
       std::snprintf(buf, sizeof buf, "%" PRIu64, bits);

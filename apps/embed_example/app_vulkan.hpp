@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The application side of the embedding example: what an engine already has before it adds vksort —
 // its own instance (with its own validation layer and debug messenger), device, queue, buffers and
 // compute pipelines, all through the plain Vulkan loader. Nothing here knows vksort.

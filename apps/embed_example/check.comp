@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // The application's pass after the sort: counts what is wrong with the sorted pairs.
 //   counters[0]  neighbours out of order: key[i] > key[i+1], or equal keys whose values (input

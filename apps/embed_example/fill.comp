@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // The application's first pass: key[i] = hash(i), value[i] = i (which element the key came from),
 // and with a GPU-side count the number of live keys.

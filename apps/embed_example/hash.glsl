@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The key of element i: a 32-bit integer hash (good enough to look random, cheap to recompute).
 uint element_key(uint i, uint mask) {
   uint x = i * 0x9E3779B9u + 0x7F4A7C15u;

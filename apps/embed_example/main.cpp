@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort inside an application's own Vulkan frame. The application (app_vulkan.*: plain Vulkan loader,
 // its own instance, validation messenger, device, queue, buffers, pipelines, command buffer and
 // timestamp query pool) records three things into one command buffer:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Push constants of the example's own two passes, shared by main.cpp and the shaders (valid C++ and GLSL).
 #ifndef EMBED_PASSES_H
 #define EMBED_PASSES_H

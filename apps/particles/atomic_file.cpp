@@ -1,65 +1,52 @@
+// SPDX-License-Identifier: MIT
+// The particle app's writers (text streams, libpng's FILE*) on vksort's one atomic file writer
+// (runtime/src/io): each output is produced in memory, then written and renamed in one go, so a
+// failure leaves the old file (or none) in place.
 #include "atomic_file.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <cstdlib>
+#include <sstream>
 
-#include <unistd.h>
-
+#include "io/atomic_file.hpp"
 #include "model.hpp"
 
 namespace particles {
 
 namespace {
-std::string temp_name(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
-
-void finish(const std::string& tmp, const std::string& path) {
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error("writing " + path + ": " + why);
+void write_file(const std::string& path, std::string_view contents) {
+  try {
+    vksort::io::write_file(path, "output", contents);
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
   }
 }
 }  // namespace
 
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string tmp = temp_name(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("writing " + path + ": cannot create " + tmp + ": " + std::strerror(errno));
-    try {
-      write(out);
-    } catch (...) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw;
-    }
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error("writing " + path + ": write failed");
-    }
-  }
-  finish(tmp, path);
+  std::ostringstream out;
+  write(out);
+  write_file(path, out.view());
 }
 
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write) {
-  const std::string tmp = temp_name(path);
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error("writing " + path + ": cannot create " + tmp + ": " + std::strerror(errno));
+  // open_memstream: a FILE* that writes into memory, for writers that only take a FILE*.
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  if (!f) throw Error("writing " + path + ": out of memory");
+  struct Freed {
+    char*& p;
+    ~Freed() { std::free(p); }
+  } freed{data};
   try {
     write(f);
   } catch (...) {
     std::fclose(f);
-    std::remove(tmp.c_str());
     throw;
   }
-  if (std::fclose(f) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("writing " + path + ": write failed");
-  }
-  finish(tmp, path);
+  if (std::fclose(f) != 0) throw Error("writing " + path + ": out of memory");
+  write_file(path, std::string_view(data, size));
 }
 
 }  // namespace particles

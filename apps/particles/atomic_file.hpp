@@ -1,15 +1,18 @@
-// atomic_file.hpp — write a file completely or not at all: a temporary beside the destination,
-// renamed over it once written and closed.
+// SPDX-License-Identifier: MIT
+// atomic_file.hpp — write a file completely or not at all, for the particle app's writers
+// (the implementation is vksort's one atomic file writer, runtime/src/io/atomic_file.hpp).
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <string>
 
 namespace particles {
 
-// Calls write(out) on a temporary file "<path>.tmp-<pid>", then renames it to `path`. Throws Error
-// (and removes the temporary) if writing or renaming fails.
+// Calls write(out) on an in-memory stream, then writes that to `path` through vksort's atomic file
+// writer (a temporary beside it, renamed over it). Throws Error if writing or renaming fails; the
+// destination then holds what it held before.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 // The same for a writer that needs a C FILE* (libpng).
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_buffer.hpp"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpu_buffer.hpp — a storage buffer with a device address (the shaders reach it through push
 // constants), plus host copies through a staging buffer.
 #pragma once

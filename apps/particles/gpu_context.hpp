@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpu_context.hpp — the particle app's own Vulkan device: instance, physical device, device, one
 // compute queue, a command pool. vksort borrows it (vksort::BorrowedVulkan), the way an engine that
 // already owns a device would embed vksort. Calls go through the system Vulkan loader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpu_kernel.hpp — one compute pipeline from embedded SPIR-V, fed only by push constants (buffer
 // device addresses inside them, no descriptor sets), dispatched over n items.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // particles — a Dissipative Particle Dynamics simulator on the GPU whose neighbour search runs on
 // vksort's bucket lists (seed 002, section 4). See README.md, "Particle app".
 #include <unistd.h>
@@ -192,6 +193,8 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   CLI::App app{"particles: Dissipative Particle Dynamics on the GPU, neighbours from vksort's bucket lists"};
   Options opt;
+  // --help shows every option's default (--n UINT=16384) from the Options it fills, so it cannot go stale.
+  app.option_defaults()->always_capture_default();
   app.add_option("--scenario", opt.scenario, "phase-separation | rayleigh-taylor | equilibrium (one species, periodic)")
       ->required()
       ->check(CLI::IsMember({"phase-separation", "rayleigh-taylor", "equilibrium"}));
@@ -201,8 +204,14 @@ int main(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "seed of the initial state and the pair noise");
   app.add_option("--dt", opt.dt, "time step (Groot & Warren: 0.04; smaller is more accurate)")
       ->check(CLI::Range(1e-6f, 1.0f));
-  app.add_option("--box", opt.box, "box lengths LX,LY,H in units of r_c")->delimiter(',')->expected(3);
-  app.add_option("--gravity", opt.gravity, "acceleration along -z (default: the scenario's)")->check(CLI::NonNegativeNumber);
+  // These two say their defaults in words: their stored defaults (empty, -1) are placeholders.
+  app.add_option("--box", opt.box, "box lengths LX,LY,H in units of r_c (default: 2:2:1 at density 3)")
+      ->delimiter(',')
+      ->expected(3)
+      ->default_str("");
+  app.add_option("--gravity", opt.gravity, "acceleration along -z (default: the scenario's)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("");
   app.add_option("--integrator", opt.integrator, "vv (velocity Verlet) | leapfrog (the paper's leap-frog/Adams-Bashforth)")
       ->check(CLI::IsMember({"vv", "leapfrog"}));
   app.add_option("--noise", opt.noise, "counter (hash of seed, step, pair) | paper (1.000005 (r + sqrt 3)^5)")
@@ -211,16 +220,16 @@ int main(int argc, char** argv) {
                  "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
-  app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last)");
+  app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
   app.add_option("--xyz", opt.xyz, "write the final state as extended XYZ");
   app.add_option("--vtk", opt.vtk, "write the final state as legacy VTK points");
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
   app.add_option("--list-iterations", opt.list_iterations,
                  "bucket lists: scatter iterations before vksort's fallback links what is left")
       ->check(CLI::Range(1u, 1024u));
-  app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; default 1: off)");
+  app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; 1: off)");
   app.add_option("--reorder-every", opt.reorder_every,
-                 "sort the particles in memory by cell every k steps (default 0: never; the trajectory is the same)");
+                 "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)");
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

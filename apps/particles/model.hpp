@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // model.hpp — the DPD model the simulator runs: box, species, pair parameters, integrator, noise, and
 // the initial states of the two scenarios. Host-side only; no Vulkan here.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // observables.hpp — what the table reports and the tests check, computed on the host from a snapshot
 // (in double precision).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "output_png.hpp"
 
 #include <algorithm>

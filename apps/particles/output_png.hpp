@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // output_png.hpp — a headless picture of the particles: side view (x right, z up) and top view
 // (x right, y up) next to each other, light species blue, heavy red, brighter where denser.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // output_text.hpp — particle files for other programs, in particle-id order, written atomically.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "shader_code.hpp"
 
 namespace {

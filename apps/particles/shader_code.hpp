@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // shader_code.hpp — the particle kernels' SPIR-V, compiled by glslc at build time and embedded.
 #pragma once
 

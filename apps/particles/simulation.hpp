@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simulation.hpp — the DPD simulation on the GPU. Per step, in one command buffer of the app's own:
 //   move (half kick + drift + walls) -> cells (cell ids) -> vksort bucket lists over the cells ->
 //   forces (27-cell gather) -> kick (second half kick)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_report.hpp — what `vksort bench` measured, and how it is shown: a table for people, JSON for
 // the files in bench/results/ and for scripts, CSV for spreadsheets.
 #pragma once

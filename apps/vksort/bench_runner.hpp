@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_runner.hpp — running benchmark cases: every (configuration, size, distribution) of a matrix
 // sorted R times after a warm-up, each result checked against the CPU reference, with the CPU
 // baselines and the copy-bandwidth yardstick alongside. `vksort bench` and `vksort tune` share it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_suite.hpp — `vksort bench --suite paper`: the papers' experiments as lists of ordinary bench
 // runs, sized for the device at hand.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli_error.hpp"
 
 #include <string_view>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_error.hpp — how the CLI fails. Every failure ends as one line on stderr ("vksort: ...") and an
 // exit code that says where the fault lies, so scripts can tell a bad command line from a bad machine.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort bench: GPU sort times per (configuration, distribution, n), next to CPU baselines on the same
 // input. A number is only reported for a sort whose every run produced exactly the reference's bytes.
 #include <algorithm>
@@ -7,7 +8,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bench_suite.hpp"
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
@@ -69,7 +70,7 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (c.suite.empty()) matrices.push_back(parse_matrix("", c));
   else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
   // Created now so that an unwritable path fails before the run, not after it.
-  std::optional<AtomicFile> json_out, out_file;
+  std::optional<io::AtomicFile> json_out, out_file;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   if (!c.out.empty()) out_file.emplace(c.out, "--out");
 

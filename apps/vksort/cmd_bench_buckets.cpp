@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort bench-buckets: the bucket-list experiments of Rozen, Boryczko and Alda (seed 002) on this
 // device. Table 1: builds over sizes and average elements per bucket. Table 2: resorts after moving a
 // share of the elements, against a full build. Table 3: lists against sorting (bucket, index) pairs, the
@@ -11,7 +12,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bench_report.hpp"
 #include "bucket_workloads.hpp"
 #include "cli_error.hpp"
@@ -321,7 +322,7 @@ int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) 
 int run_bench_buckets_on(Device& device, const BucketBenchCommand& c) {
   const BucketPlan plan = parse_bucket_plan(c);
   const auto& [sizes, per_bucket, moved, parts, tables, csv, json] = plan;
-  std::optional<AtomicFile> json_out;
+  std::optional<io::AtomicFile> json_out;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   auto has = [&](int t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); };
   auto buckets_for = [](uint64_t n, double per) { return uint32_t(std::max(1.0, std::floor(double(n) / per))); };

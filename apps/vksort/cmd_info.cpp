@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: MIT
 // vksort info: the devices Vulkan offers, which one vksort would use, and the limits of that one that
 // decide how sorts are shaped (tile sizes, dispatch splitting, how large an input can be).
 #include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
 #include <vksort/vksort.hpp>
 
 #include "commands.hpp"
@@ -73,15 +76,79 @@ void print_limits(std::ostream& out, const Device& device) {
   row("validation layer", device.validation_enabled() ? "on" : (validation_layer_available() ? "off (installed)" : "off (not installed)"));
 }
 
+// The brick sort tile of one kind of key ("one tile" in the auto profile means this many keys).
+uint32_t brick_tile(Device& device, bool wide, bool values) {
+  return Sorter(device, SortOptions{.key = wide ? Key::u64 : Key::u32, .algorithm = Algorithm::brick,
+                                    .value_bytes = values ? 4u : 0u})
+      .tile_size();
+}
+
+// The same facts as the text, as one JSON object; sizes in bytes, versions as "major.minor.patch".
+int info_json(const GlobalOptions& global, const std::vector<DeviceListing>& devices, const Selector& sel) {
+  using nlohmann::ordered_json;
+  Device device = open_device(global);
+  const DeviceInfo& d = device.info();
+  ordered_json j;
+  j["vksort"] = vksort::version();
+  ordered_json list = ordered_json::array();
+  std::optional<uint32_t> chosen_index;
+  for (const auto& l : devices) {
+    const DeviceInfo& i = l.info;
+    if (same_device(i, d)) chosen_index = l.index;
+    list.push_back({{"index", l.index}, {"name", i.name}, {"type", i.type}, {"vendor_id", hex(i.vendor_id, 4)},
+                    {"device_id", hex(i.device_id, 4)}, {"vulkan", api_version(i.api_version)},
+                    {"driver", i.driver_name}, {"driver_info", i.driver_info}, {"usable", l.usable},
+                    {"unusable_why", l.usable ? "" : l.unusable_why}});
+  }
+  j["devices"] = list;
+  ordered_json ops = ordered_json::array();
+  for (auto [on, name] : {std::pair{d.subgroup_arithmetic, "arithmetic"}, {d.subgroup_ballot, "ballot"},
+                          {d.subgroup_shuffle, "shuffle"}})
+    if (on) ops.push_back(name);
+  j["chosen"] = {
+      {"index", chosen_index ? ordered_json(*chosen_index) : ordered_json(nullptr)},
+      {"name", d.name},
+      {"selected_by", sel.text.empty() ? "type" : sel.source + " " + sel.text},
+      {"subgroup_size", d.subgroup_size},
+      {"subgroup_ops", ops},
+      {"max_shared_memory", d.max_shared_memory},
+      {"max_workgroup_invocations", d.max_workgroup_invocations},
+      {"max_workgroup_count", {d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]}},
+      {"max_storage_buffer_range", d.max_storage_buffer_range},
+      {"max_memory_allocation_size", d.max_allocation_size},
+      {"device_local_bytes", d.device_local_bytes},
+      {"max_push_constants", d.max_push_constants},
+      {"timestamps", d.timestamps},
+      {"timestamp_period_ns", d.timestamp_period_ns},
+      {"timestamp_valid_bits", d.timestamp_valid_bits},
+      {"queue_family", d.queue_family},
+      {"validation", device.validation_enabled()},
+  };
+  const AutoProfile& profile = device.auto_profile();
+  ordered_json kinds = ordered_json::array();
+  for (int wide = 0; wide < 2; ++wide)
+    for (int values = 0; values < 2; ++values) {
+      const AutoCrossovers& c = profile.crossovers[wide][values];
+      const uint32_t brick_up_to = c.brick_up_to == AutoCrossovers::one_tile ? brick_tile(device, wide, values) : c.brick_up_to;
+      kinds.push_back({{"key_bits", wide ? 64 : 32}, {"values", values != 0}, {"brick_up_to", brick_up_to},
+                       {"sample_from", c.sample_from ? ordered_json(c.sample_from) : ordered_json(nullptr)},
+                       {"radix_bits", c.radix_bits ? ordered_json(c.radix_bits) : ordered_json(nullptr)}});
+    }
+  j["auto"] = {{"profile", profile.source}, {"kinds", kinds}};
+  std::cout << j.dump(2) << '\n';
+  return 0;
+}
+
 }  // namespace
 
-int run_info(const GlobalOptions& global) {
-  std::ostream& out = std::cout;
-  out << "vksort " << vksort::version() << "\n\n";
-
-  // Listed before the device is opened, so the list is there even when opening fails.
+int run_info(const GlobalOptions& global, const std::string& format) {
   const std::vector<DeviceListing> devices = list_devices();
   const Selector sel = effective_selector(global);
+  if (format == "json") return info_json(global, devices, sel);
+
+  std::ostream& out = std::cout;
+  out << "vksort " << vksort::version() << "\n\n";
+  // Listed before the device is opened, so the list is there even when opening fails.
   const DeviceListing* selected = nullptr;
   for (const auto& l : devices)
     if (sel.text.empty() ? l.chosen : &l == find_device(sel.text, devices)) selected = &l;
@@ -115,9 +182,7 @@ int run_info(const GlobalOptions& global) {
     for (int values = 0; values < 2; ++values) {
       const AutoCrossovers& c = profile.crossovers[wide][values];
       // "One tile" is the brick sort's tile for this kind of key, which the device's limits decide.
-      const Sorter probe_brick(device, SortOptions{.key = wide ? Key::u64 : Key::u32, .algorithm = Algorithm::brick,
-                                                   .value_bytes = values ? 4u : 0u});
-      const std::string brick = c.brick_up_to == AutoCrossovers::one_tile ? "one tile (" + std::to_string(probe_brick.tile_size()) + " keys)"
+      const std::string brick = c.brick_up_to == AutoCrossovers::one_tile ? "one tile (" + std::to_string(brick_tile(device, wide, values)) + " keys)"
                                 : c.brick_up_to ? std::to_string(c.brick_up_to) + " keys" : "never";
       out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort up to "
           << brick << ", sample sort " << (c.sample_from ? "from " + std::to_string(c.sample_from) + " keys" : "never")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort sort: one file of keys (and optionally one of values) sorted on the GPU into new files.
 //
 // Everything that can be wrong with the request is checked before the outputs are touched, and the
@@ -12,9 +13,10 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "npy_file.hpp"
 #include "option_values.hpp"
 #include "raw_file.hpp"
 #include "reference_sort.hpp"
@@ -60,29 +62,43 @@ std::string describe_stats(const SortStats& stats) {
 int run_sort(const GlobalOptions& global, const SortCommand& c) {
   const auto wall_start = std::chrono::steady_clock::now();
   SortOptions options;
-  options.key = parse_key_option(c.type);
+  options.key = c.type.empty() ? Key::u32 : parse_key_option(c.type);
   options.algorithm = parse_algorithm_option(c.algorithm);
   options.order = c.descending ? Order::descending : Order::ascending;
   options.brick_variant = parse_variant_option(c.variant);
   options.tuning = to_tuning(c.tuning);
+  options.begin_bit = c.begin_bit;
+  options.end_bit = c.end_bit;
   const bool with_values = !c.values_in.empty() || !c.values_out.empty();
   if (c.values_in.empty() != c.values_out.empty())
     throw UsageError(c.values_in.empty() ? "--values-out " + in_quotes(c.values_out) + " needs --values IN (the values to carry)"
                                          : "--values " + in_quotes(c.values_in) + " needs --values-out OUT (where the sorted values go)");
   if (!with_values && c.value_bytes != -1)
     throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " needs --values IN and --values-out OUT");
-  options.value_bytes = with_values ? value_bytes_option(c.value_bytes) : 0;
-  const uint32_t vb = options.value_bytes;
+  // A .npy values file says its element size itself (read below).
+  const bool npy_values = with_values && is_npy_path(c.values_in);
+  options.value_bytes = with_values && !npy_values ? value_bytes_option(c.value_bytes) : 0;
   if (with_values && same_file(c.output, c.values_out))
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
   // Creating the temporary outputs first proves their folders exist and are writable before any
   // reading or GPU work; their destructors remove them again if anything below fails.
-  AtomicFile key_out(c.output, "output");
-  std::optional<AtomicFile> value_out;
+  io::AtomicFile key_out(c.output, "output");
+  std::optional<io::AtomicFile> value_out;
   if (with_values) value_out.emplace(c.values_out, "--values-out");
 
-  std::vector<std::byte> keys = read_whole_file(c.input, "input");
+  std::vector<std::byte> keys;
+  if (is_npy_path(c.input)) {
+    NpyArray a = read_npy(c.input, "input");
+    if (!a.key) throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8)");
+    if (!c.type.empty() && options.key != *a.key)
+      throw UsageError("--type " + c.type + " contradicts input " + in_quotes(c.input) + " of dtype '" + a.descr +
+                       "' (" + std::string(to_string(*a.key)) + "); leave --type out for .npy files");
+    options.key = *a.key;
+    keys = std::move(a.data);
+  } else {
+    keys = read_whole_file(c.input, "input");
+  }
   const uint32_t kb = key_bytes(options.key);
   if (keys.size() % kb != 0)
     throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
@@ -90,8 +106,21 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   const uint64_t n = keys.size() / kb;
   // Values as raw records of vb bytes (a 32-bit value is a record of 4).
   std::vector<std::byte> values;
-  if (with_values) {
+  std::string values_descr = "<u4";  // the dtype a .npy values output gets
+  if (npy_values) {
+    NpyArray v = read_npy(c.values_in, "values file");
+    if (c.value_bytes != -1 && c.value_bytes != v.item_bytes)
+      throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " contradicts values file " + in_quotes(c.values_in) +
+                       " of dtype '" + v.descr + "' (" + std::to_string(v.item_bytes) + " bytes); leave it out for .npy files");
+    options.value_bytes = value_bytes_option(v.item_bytes);
+    values_descr = v.descr;
+    values = std::move(v.data);
+  } else if (with_values) {
     values = read_whole_file(c.values_in, "values file");
+    if (options.value_bytes != 4) values_descr = "|V" + std::to_string(options.value_bytes);
+  }
+  const uint32_t vb = options.value_bytes;
+  if (with_values) {
     if (values.size() != n * vb) {
       const std::string unit = vb == 4 ? "32-bit value" : std::to_string(vb).append("-byte record");
       std::string held = values.size() % vb ? std::string("not a whole number of ").append(unit).append("s")
@@ -132,13 +161,13 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
 
   // A wrong result must never replace the user's file. Sortedness costs one pass, so it is always
   // checked; --check also compares with the CPU reference (the permutation and the values).
-  if (!workloads::is_sorted_encoded(options.key, options.order, keys))
+  if (!workloads::is_sorted_encoded(options.key, options.order, keys, options.begin_bit, options.end_bit))
     throw RuntimeFailure(what + ": the GPU result is not sorted (outputs left untouched); please report this");
   if (c.check) {
     // The reference sorts (key, original index) and moves the records by the index, as the GPU does.
     std::vector<uint32_t> order(with_values ? n : 0);
     for (uint64_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-    workloads::reference_sort(options.key, options.order, expected_keys, order);
+    workloads::reference_sort(options.key, options.order, expected_keys, order, options.begin_bit, options.end_bit);
     std::string diff = workloads::first_difference(options.key, expected_keys, keys);
     for (uint64_t i = 0; diff.empty() && i < order.size(); ++i)
       if (std::memcmp(&expected_values[uint64_t(order[i]) * vb], &values[i * vb], vb) != 0)
@@ -147,7 +176,10 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
       throw RuntimeFailure(what + ": the GPU result differs from the CPU reference (outputs left untouched): " + diff);
   }
 
+  // A .npy output (by its name) gets the header of a 1-D array of the keys' (values') dtype.
+  if (is_npy_path(c.output)) key_out.write(npy_header(npy_descr(options.key), n));
   key_out.write(keys);
+  if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(values_descr, n));
   if (value_out) value_out->write(values);
   key_out.finish();
   if (value_out) value_out->finish();

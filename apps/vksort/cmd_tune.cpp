@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort tune: measures where brick, radix and sample sort overtake each other on this device, for
 // 32- and 64-bit keys with and without values, and saves the crossovers as the device's profile for
 // Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is checked like a benchmark's.
@@ -8,7 +9,7 @@
 
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bench_runner.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -59,7 +60,7 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   if (path.empty() && !c.dry_run)
     throw UsageError("no place to save the profile: set HOME, XDG_CACHE_HOME or VKSORT_CACHE_DIR, or give --out");
   // An --out that cannot be written fails now, not after the measurements.
-  std::optional<AtomicFile> out_file;
+  std::optional<io::AtomicFile> out_file;
   if (!c.out.empty() && !c.dry_run) out_file.emplace(c.out, "--out");
 
   // One matrix per (kind, algorithm), each over the sizes where that algorithm can win.

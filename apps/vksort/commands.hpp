@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // commands.hpp — the subcommands' options (filled in by main.cpp's command line) and their entry
 // points. Each returns the exit code or throws (cli_error.hpp); main turns throws into one line.
 #pragma once
@@ -24,7 +25,7 @@ struct TuningOptions {
 
 struct SortCommand {
   std::string algorithm = "auto";
-  std::string type = "u32";
+  std::string type;  // empty: not given (u32 for raw files; a .npy file's dtype says)
   bool descending = false;
   std::string variant = "blocks";
   std::string values_in;
@@ -34,6 +35,8 @@ struct SortCommand {
   std::string output;
   bool check = false;
   bool verbose = false;
+  uint32_t begin_bit = 0;  // radix sort's bit range of the encoded key; end_bit 0: the key's width
+  uint32_t end_bit = 0;
   TuningOptions tuning;
 };
 
@@ -84,7 +87,9 @@ struct TuneCommand {
   bool dry_run = false;
 };
 
-int run_info(const GlobalOptions& global);
+// format: "text" (for people) or "json" (one object on stdout, for scripts; nothing is printed when
+// the device cannot be opened, so stdout is valid JSON or empty).
+int run_info(const GlobalOptions& global, const std::string& format);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "counts.hpp"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // counts.hpp — key counts as people type them: 1000, 64k, 1M, 2^20, 2^20+1, 1e6.
 #pragma once
 

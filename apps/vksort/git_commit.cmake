@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run at build time (cmake -P): writes OUT with the source tree's git commit, "-dirty" when it has
 # uncommitted changes, or "unknown" outside a git checkout. configure_file leaves OUT untouched when
 # nothing changed, so nothing recompiles.

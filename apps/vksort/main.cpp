@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort — the command-line tool: wires the subcommands to their options and turns every failure into
 // one line on stderr and an exit code (cli_error.hpp: 2 = fix your input, 1 = it failed at run time).
 #include <exception>
@@ -8,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <vksort/vksort.hpp>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "counts.hpp"
@@ -17,6 +18,7 @@
 namespace {
 
 using namespace vksort::cli;
+namespace io = vksort::io;
 
 // For unsigned options: CLI11 would read "-1" as 2^64 - 1, and its own range check prints DBL_MAX in full.
 const CLI::Validator not_negative(
@@ -88,7 +90,7 @@ std::string distribution_list() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  install_cleanup_on_signals();
+  io::install_cleanup_on_signals();
 
   CLI::App app{"vksort: sort binary files of keys on any Vulkan GPU, and benchmark the sorts", "vksort"};
   // A repeated option takes its last value, so scripts can append overrides; lists (take_all) append.
@@ -103,19 +105,30 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "List the Vulkan devices and the chosen device's limits");
   add_global_options(*info, global);
+  std::string info_format = "text";
+  info->add_option("--format", info_format, "text or json (one object: devices, the chosen one's limits, auto's choices)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("FMT");
 
   SortCommand sort;
-  CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a raw binary file of keys (and values) into new files");
-  sort_cmd->add_option("INPUT", sort.input, "Keys: raw little-endian binary, one key after another")->required();
+  CLI::App* sort_cmd = app.add_subcommand("sort", "Sort a file of keys (and values) into new files: raw binary or NumPy .npy");
+  sort_cmd->add_option("INPUT", sort.input,
+                       "Keys: raw little-endian binary, one key after another, or a 1-D .npy array (dtype u4 i4 f4 u8 i8 f8)")
+      ->required();
   sort_cmd->add_option("OUTPUT", sort.output,
-                       "Sorted keys (may be INPUT; replaced only once the sort succeeded)")->required();
+                       "Sorted keys (may be INPUT; replaced only once the sort succeeded); a name ending .npy is "
+                       "written as .npy")->required();
   sort_cmd->add_option("--algo", sort.algorithm,
                        "Algorithm: auto, brick, radix or sample (default: auto, the best this build has for the device)")
       ->type_name("ALGO");
-  sort_cmd->add_option("--type", sort.type, "Key type: u32 i32 f32 u64 i64 f64 (default: u32)")->type_name("TYPE");
+  sort_cmd->add_option("--type", sort.type,
+                       "Key type of a raw INPUT: u32 i32 f32 u64 i64 f64 (default: u32; a .npy file's dtype says)")
+      ->type_name("TYPE");
   sort_cmd->add_flag("--descending", sort.descending, "Sort largest first (floats: IEEE total order reversed)");
   sort_cmd->add_option("--variant", sort.variant, "Brick sort variant: blocks or pairs (default: blocks; other algorithms ignore it)")->type_name("V");
-  sort_cmd->add_option("--values", sort.values_in, "Values to carry with the keys: 32 bits each, one per key")
+  sort_cmd->add_option("--values", sort.values_in,
+                       "Values to carry with the keys: 32 bits each, one per key (raw), or a 1-D .npy array whose "
+                       "dtype gives their size")
       ->type_name("IN");
   sort_cmd->add_option("--values-out", sort.values_out, "Where the values go, in the keys' sorted order")
       ->type_name("OUT");
@@ -123,12 +136,18 @@ int main(int argc, char** argv) {
                        "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
                        "moved whole with its key")
       ->type_name("N");
+  sort_cmd->add_option("--begin-bit", sort.begin_bit,
+                       "Radix sort only: order by bits [BEGIN, END) of the encoded key (default 0); keys equal "
+                       "in them keep their input order")
+      ->type_name("BEGIN");
+  sort_cmd->add_option("--end-bit", sort.end_bit, "Radix sort only: end of the bit range (default 0: the key's width)")
+      ->type_name("END");
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
   add_tuning_options(*sort_cmd, sort.tuning);
   add_global_options(*sort_cmd, global);
   sort_cmd->footer("Floats sort in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. "
-                   "Stable algorithms (brick sort is one) keep equal keys, and their values, in input order. "
+                   "Every algorithm is stable: equal keys, and their values, keep their input order. "
                    "The result is always checked to be sorted before it replaces OUTPUT.\n");
 
   BenchCommand bench;
@@ -228,7 +247,7 @@ int main(int argc, char** argv) {
     return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets or tune (see 'vksort --help')");
 
   try {
-    if (*info) return run_info(global);
+    if (*info) return run_info(global, info_format);
     if (*sort_cmd) return run_sort(global, sort);
     if (*buckets_cmd) return run_bench_buckets(global, buckets);
     if (*tune_cmd) return run_tune(global, tune);
@@ -237,6 +256,9 @@ int main(int argc, char** argv) {
     return fail(exit_usage, e.what());
   } catch (const RuntimeFailure& e) {
     return fail(exit_runtime, e.what());
+  } catch (const io::FileError& e) {
+    // An output path that cannot take a file is the command line's fault; a failed write is not.
+    return fail(e.kind() == io::FileError::Kind::destination ? exit_usage : exit_runtime, e.what());
   } catch (const vksort::Error& e) {
     return fail(exit_runtime, e.what());
   } catch (const std::bad_alloc&) {

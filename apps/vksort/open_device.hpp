@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // open_device.hpp — the options every subcommand shares, and opening the device they choose.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // option_values.hpp — turning the words of a command line into vksort's types, with usage errors that
 // list what would have been accepted.
 #pragma once

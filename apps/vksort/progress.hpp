@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // progress.hpp — a progress bar with time left for long sweeps, on stderr, only when stderr is a
 // terminal: redirected output and logs never see it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "raw_file.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raw_file.hpp — reading a whole input file into memory, with errors that name the file.
 #pragma once
 

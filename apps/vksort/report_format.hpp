@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // report_format.hpp — how numbers, devices and CSV fields are written in the benchmarks' reports.
 #pragma once
 

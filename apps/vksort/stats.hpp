@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stats.hpp — summaries of repeated measurements. Medians, because a noisy machine's outliers are one-sided.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // table.hpp — plain-text tables for the terminal: columns as wide as their widest cell, numbers
 // right-aligned so that digits line up.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Block brick sort, one odd-even phase: workgroup q merge-splits the sorted tiles L = 2q + parity and
 // L + 1. The merged run's first TILE keys go back to L, the rest to L + 1. Pairs of one phase are

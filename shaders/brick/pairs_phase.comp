@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Element-wise brick sort (the seed's odd-even transposition), one phase per dispatch: invocation i
 // compare-exchanges keys 2i + parity and 2i + parity + 1. Pairs of one phase are disjoint; the seed

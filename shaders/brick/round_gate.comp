@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Early exit without a host round trip: before each odd+even round, one invocation reads whether the
 // previous round moved anything and writes the indirect dispatch arguments of this round's two phases,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Block brick sort, step 1: each workgroup sorts one tile of TILE = WORKGROUP_SIZE * ITEMS keys in
 // shared memory with a bitonic network. Keys are encoded on load and decoded on store, so memory always

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the bucket-list kernels: buffer types, the tile each workgroup walks and a workgroup
 // prefix sum (in shared memory, or with subgroup arithmetic where the device has it).
 //

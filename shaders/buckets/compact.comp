@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // The moving half of a compaction: each tile scans its flags, adds the tile's exclusive offset from
 // scan_blocks and writes the flagged elements, in list order, to the other slot's list. Stable: the

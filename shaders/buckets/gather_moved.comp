@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Resort, section 2.2, step 1, in one streaming pass over the elements: each compares its new id with
 // the bucket its list is (an id >= M means no bucket: reported) and, if they differ, appends its index

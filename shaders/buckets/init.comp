@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Start of a build (Listing 1, lines 1-3 and the first scatter of line 8): every element records the
 // bucket its list will be (BUCKET_INVALID for an id >= M, which is reported and left out of every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Start of the fallback: each tile of the leftover list writes the OR and the AND of its elements'
 // fallback keys (buckets; M for none) to blocks[2 tile], blocks[2 tile + 1]; the gate combines them into the bits in which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Listing 1, lines 12-17, over the active list only: each element reads its bucket's head after the
 // scatter; the winner (head == i) is now in the list and is marked BUCKET_DONE (in a resort, the prev

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Links the fallback's list, sorted by bucket (then by element index): each run of equal buckets
 // becomes its bucket's list, in the sorted order, in front of whatever the list held before (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // The gate between the counting and the moving half of a compaction, one workgroup. It scans the
 // tiles' counts in place into exclusive offsets (reduce-then-scan: the counts were the reduce step)

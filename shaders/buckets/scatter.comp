@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Listing 1, line 8, over a list slot: every element with a bucket writes its index into that bucket's
 // head with a relaxed atomic store (store_any_wins); one writer wins. Resort uses it once for the moved elements (after they

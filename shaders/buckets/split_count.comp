@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Counting half of one stable split (LSD radix pass on bit `bit` of fallback_key()) of the fallback's
 // list: each tile's number of elements with the bit clear goes to blocks[tile]. Nothing to do where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Resort, section 2.2, steps 2 and 3, over the moved elements that gather_moved listed in slot 1 (the
 // kernels get no groups when none moved). Until PRELINK, `bucket` holds the old buckets, with

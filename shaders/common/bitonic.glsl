@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bitonic sorting network over (encoded key, index) pairs in shared memory, in the "flip" form: the
 // first step of every stage compares element o of a block with element size-1-o (a mirror), the later
 // steps compare at a distance (half-cleaners). Every block of `size` then ends ascending, so no

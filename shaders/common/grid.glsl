@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Logical workgroup ids over the 3-D grids the runtime uses when one dimension would exceed
 // maxComputeWorkGroupCount (gpu::grid_for). gl_NumWorkGroups also holds for indirect dispatches.
 #ifndef VKSORT_GRID_GLSL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The contract between the runtime and the shaders: specialization constant ids and push-constant
 // blocks, in one file valid as both C++ and GLSL so the two sides cannot drift apart.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // invocation_rank(): the invocation's place in the order of the workgroup-wide sums and scans, for
 // kernels whose invocations own ordered parts of the data. Define INVOCATION_RANK_BY_SUBGROUPS before
 // including where those sums are built from subgroup operations (workgroup_scan.glsl and buckets.glsl

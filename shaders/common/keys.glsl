@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Keys as shaders see them. KEY_WORDS (1 or 2, set by the build) fixes the storage type; the key kind
 // and order are specialization constants.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Digits of encoded keys for the radix sort: bit fields of the key as one unsigned integer (a 64-bit
 // key is a uvec2, x = low word), and the order check restricted to the bits the sort orders by.
 // Include after keys.glsl.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stores from several invocations to one word where any one of them may win: the repeated scatter's
 // bucket heads (Listing 1 of seed 002: "last writer wins") and flags that every writer sets alike.
 // A plain store there is a data race, undefined behaviour under the Vulkan memory model. A relaxed

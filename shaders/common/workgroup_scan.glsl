@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exclusive prefix sum of one value per invocation across the workgroup, in shared memory. Define
 // WG_SCAN_T (uint, uvec2, ...: any type with + and a zero constructor) before including; the file
 // declares the shared array it uses, so include it once per shader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // dst record i = src record index[i] for every record in play (index 0: the identity, a plain copy).
 // Records are record_bytes long (a multiple of 4 * CHUNK_WORDS); they move in chunks of CHUNK_WORDS

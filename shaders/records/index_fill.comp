@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // index[i] = i for every record in play: the values the inner (key, index) sort carries, so that
 // once it has run, index[i] names the input record that belongs at position i (seed 003, section 4.7).

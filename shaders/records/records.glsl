@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the record-sorting kernels (index_fill, gather): how many records a sort orders.
 #ifndef VKSORT_RECORDS_GLSL
 #define VKSORT_RECORDS_GLSL

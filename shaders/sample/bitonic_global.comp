@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Steps of a bitonic stage in global memory, for distances >= TILE that a tile cannot hold (see
 // common/bitonic.glsl for the flip form). Each workgroup covers TILE elements of the pair array a_*.

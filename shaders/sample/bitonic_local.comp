@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Bitonic sort of the pair array a_* (a power-of-two length, a multiple of TILE): the part of the
 // network inside one tile. SAMPLE_FULL: all stages up to min(segment, TILE), sorting every block of

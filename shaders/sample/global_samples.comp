@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Step 5: the s - 1 global samples (splitters) from the s * m sorted samples in a_*: the last of each
 // run of m, b_*[j] = a_*[(j + 1) * m - 1]. Splitter j closes bucket j: bucket j holds the pairs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Step 6: one workgroup per sorted sublist (a_*) finds where each splitter (b_*, s - 1 of them, in
 // ascending order) falls in it, by the paper's parallel binary search: splitter s/2 first over the

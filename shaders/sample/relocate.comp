@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Step 8: one workgroup per sublist (a_*) moves each of its buckets to its place in bucket j's
 // segment of the b_* array (segment j = [j * segment, (j + 1) * segment), pre-filled with all-ones

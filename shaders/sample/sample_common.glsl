@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Declarations every sample sort kernel shares: the push constants, keys, the tile and pair arrays.
 #ifndef VKSORT_SAMPLE_COMMON_GLSL
 #define VKSORT_SAMPLE_COMMON_GLSL

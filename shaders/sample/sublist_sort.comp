@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Steps 1-3: each workgroup sorts one sublist of TILE keys in shared memory with a bitonic network
 // and writes it as (encoded key, original index) pairs to a_*; with the write-back it takes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Prefix scan, step 2 of a level: each workgroup replaces one chunk of WORKGROUP_SIZE * ITEMS words by
 // its exclusive prefix sum, plus sums[chunk] (the scanned sum of all earlier chunks) when add_sums is

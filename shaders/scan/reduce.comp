@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Prefix scan, step 1 of a level: each workgroup sums one chunk of WORKGROUP_SIZE * ITEMS words and
 // writes the sum to sums[chunk]. The next level scans those sums; scan_exclusive then adds them back.

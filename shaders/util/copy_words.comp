@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Copies 32-bit words (4 per invocation, coalesced): the bandwidth yardstick the benchmark measures
 // every sort against.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program that uses vksort the way a third party does: only <vksort/vksort.hpp>, found through the
 // installed CMake package, pkg-config, or add_subdirectory. It sorts key/value pairs on the default
 // device (validation on where installed), compares them with std::stable_sort, and checks that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target for the input handling of the vksort CLI and library: whatever bytes arrive, the
 // parsers of counts (--n), distributions (--dist), key types and algorithms (--type, --algo), size
 // lists, tuning knobs and auto-profile files must either accept them or refuse them with an error —

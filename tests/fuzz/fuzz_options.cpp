@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target for the option structs (issue 15): any bit pattern in any field of SortOptions or
 // BucketOptions goes into the Sorter or BucketLists constructor on the default device (lavapipe in CI),
 // and the result must be a vksort::Error or a correct result: a sort equal byte for byte to a CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "support/app_commands.hpp"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What an application embedding vksort does around Sorter::record: its own command pool and buffer,
 // its own barriers, its own submission. Tests use it to exercise the recording path as a user would.
 #pragma once

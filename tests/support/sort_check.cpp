@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "support/sort_check.hpp"
 
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs one GPU sort and compares it byte for byte with the CPU reference (std::stable_sort on the
 // encoded key), keys and values.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -14,6 +15,7 @@ namespace vksort::test {
 namespace {
 std::unique_ptr<Device> g_device;
 uint64_t g_expected_messages = 0;
+bool g_skipped = false;
 }  // namespace
 
 Device& device() {
@@ -31,6 +33,11 @@ Device& device() {
 }
 
 void expect_validation_messages(uint64_t count) { g_expected_messages += count; }
+
+void skip(const std::string& why) {
+  g_skipped = true;
+  std::fprintf(stderr, "SKIPPED: %s\n", why.c_str());
+}
 
 }  // namespace vksort::test
 
@@ -51,5 +58,6 @@ int main(int argc, char** argv) {
                  vksort::gpu::last_validation_message().c_str());
     return 1;
   }
+  if (result == 0 && vksort::test::g_skipped) return vksort::test::skip_exit_code;
   return result;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Cell id of every particle: x + nx (y + ny z) on the grid of edge >= r_c, the bucket id vksort's
 // lists are built from. A particle outside the box (or with a NaN coordinate) gets DPD_NULL, an id out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the particle kernels: buffer types, the parameter block, the linear item index over the
 // 2-D dispatch grid, cell coordinates and the pair noise.
 #ifndef PARTICLES_DPD_GLSL

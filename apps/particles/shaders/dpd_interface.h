@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The contract between the particle app and its shaders, valid as C++ and as GLSL so the two sides
 // cannot drift apart: the simulation parameters (a buffer the shaders reach by address) and the one
 // push-constant block every particle kernel takes. std430 layout: only 4-byte scalars and arrays of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // DPD forces by gather: particle i walks the bucket lists of the 27 cells around its own (periodic
 // in x and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Second half kick of velocity Verlet: v(n+1) = v(n+1/2) + dt/2 F(n+1)/m (see move.comp).
 #include "dpd.glsl"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // First half of a step: half kick with the old force, drift, boundaries, and the velocity the next
 // force evaluation uses for the dissipative term.

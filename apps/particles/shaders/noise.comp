@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Test kernel: Theta for `count` pairs of slots read from pc.pairs, written as floats to pc.aux, with
 // the same function the force kernel uses (keyed by the particle ids in those slots).

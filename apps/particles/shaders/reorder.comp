@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Spatial reordering: new slot k takes the particle from old slot perm[k], where perm comes from a
 // stable sort of the slots by cell id (vksort's radix sort). Particles near each other in space then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/auto_profile.hpp — how Algorithm::automatic chooses on a device: by n, key width and values,
 // from crossover sizes that `vksort tune` measured on that device (saved in the user's cache folder,
 // keyed by the device's UUID and driver version), or from built-in defaults where none was measured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/bandwidth.hpp — the device's own yardstick: how fast a plain copy kernel moves memory.
 // Benchmarks report every sort as a fraction of it (a roofline), the one figure that compares
 // across devices: any sort must at least read its input and write its output once, which is exactly

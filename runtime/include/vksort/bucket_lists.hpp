@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/bucket_lists.hpp — linked lists of the elements in each bucket, built on the GPU.
 //
 // Element i (0 <= i < n) belongs to bucket ids[i] (0 <= ids[i] < M). The result is two arrays of u32:
@@ -18,7 +19,7 @@
 //            buckets cost a bounded number of passes: all elements in one bucket take one iteration
 //            and no radix pass. The order inside a list depends on which store won: it can differ
 //            from run to run.
-//   sort     sort (bucket, index) pairs stably (vksort's brick sort) and link each run: every list is
+//   sort     sort (bucket, index) pairs stably (vksort's radix sort) and link each run: every list is
 //            in ascending element order, identical on every run.
 // Resort (section 2.2 of the paper) takes only the elements whose bucket changed out of their lists
 // and inserts them again by repeated scatter. Besides one streaming pass over the ids, its work is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/buffer.hpp — device memory vksort can sort in, and references to the application's buffers.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/device.hpp — the GPU vksort runs on: created by vksort, or borrowed from the application.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/error.hpp — how vksort reports failure.
 //
 // The host convenience layer throws vksort::Error. The recording path (Sorter::record), which engines built

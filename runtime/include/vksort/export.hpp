@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/export.hpp — which declarations the shared library exports.
 //
 // The library is compiled with hidden visibility: only declarations marked VKSORT_API are visible

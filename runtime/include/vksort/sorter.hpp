@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: MIT
 // vksort/sorter.hpp — sorting keys (and values) that live in GPU buffers.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 
 #include <vulkan/vulkan_core.h>
@@ -51,7 +53,7 @@ class VKSORT_API Sorter {
   Sorter& operator=(Sorter&&) noexcept;
 
   // These queries touch no GPU state and do not throw.
-  const SortOptions& options() const;
+  const SortOptions& options() const;  // as given, but an unset key (Key::element) reads u32
   // The algorithm that sorts n keys: the one SortOptions names, or for `automatic` the choice of the
   // device's AutoProfile (read when this Sorter was created) for n, key width and values.
   Algorithm algorithm_for(uint64_t n) const;
@@ -137,23 +139,50 @@ VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t*
 VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
                                const SortOptions& options);
 
-// The typed forms of sort_host: keys sorted in place, values moved with their keys. Throw
-// vksort::Error when sizeof(K) does not match options.key or the spans differ in length.
+// The typed forms of sort_host: keys sorted in place, values moved with their keys. The key kind is
+// the element type's (key_of<K>: float sorts as f32, int64_t as i64, ...); SortOptions::key may be
+// left unset or name that same kind. Element types without a kind of their own (an enum, a 4- or
+// 8-byte wrapper) need SortOptions::key of their size. Throw vksort::Error when SortOptions::key
+// contradicts the element type or the spans differ in length. Elements of other sizes do not compile.
+
+// Keys are 32 or 64 bits wide and writable (they are sorted in place); a constraint, so that a
+// wrong element type fails to compile at the call and can be tested for (std::is_invocable).
 template <class K>
+concept SortableKey = (sizeof(K) == 4 || sizeof(K) == 8) && !std::is_const_v<K> && std::is_trivially_copyable_v<K>;
+
+namespace detail {
+template <class K>
+SortOptions typed_options(SortOptions options) {
+  constexpr std::optional<Key> deduced = key_of<K>;
+  if constexpr (deduced.has_value()) {
+    // A contradiction is refused, never resolved either way: sorting float bits as u32 (or the
+    // reverse) gives a plausible-looking, wrong order.
+    if (options.key != Key::element && options.key != *deduced)
+      throw Error("sort: SortOptions::key is " + std::string(to_string(options.key)) + " but the keys are " +
+                  std::string(to_string(*deduced)) + " (leave .key unset: the element type decides)");
+    options.key = *deduced;
+  } else {
+    if (options.key == Key::element)
+      throw Error("sort: SortOptions::key must be given for an element type that is not a 32/64-bit number");
+    if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+  }
+  return options;
+}
+}  // namespace detail
+
+template <SortableKey K>
 SortStats sort(Device& device, std::span<K> keys, SortOptions options = {}) {
-  static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");
-  if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+  options = detail::typed_options<K>(options);
   options.value_bytes = 0;
   return sort_host(device, keys.data(), keys.size(), nullptr, options);
 }
 
 // Values are uint32_t or any trivially copyable record type whose size is a multiple of 4 bytes, up to
 // 256 (SortOptions::value_bytes = sizeof(V)); records are moved as bytes, never interpreted.
-template <class K, class V>
+template <SortableKey K, class V>
   requires(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0)
 SortStats sort(Device& device, std::span<K> keys, std::span<V> values, SortOptions options = {}) {
-  static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys are 32 or 64 bits wide");
-  if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+  options = detail::typed_options<K>(options);
   if (values.size() != keys.size()) throw Error("sort: values must have one entry per key");
   return sort_host(device, keys.data(), keys.size(), static_cast<void*>(values.data()), uint32_t(sizeof(V)), options);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/types.hpp — the vocabulary of the public API: key kinds, orders, algorithms, options, stats.
 // No Vulkan types here, so host-only code (file tools, references) can include it cheaply.
 #pragma once
@@ -7,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,13 +17,30 @@
 namespace vksort {
 
 // The key types vksort sorts. 64-bit keys never need shaderInt64: shaders hold them as two words.
-enum class Key : uint32_t { u32, i32, f32, u64, i64, f64 };
+// `element` (SortOptions' default) means "not given": the typed host entry points (vksort::sort on a
+// std::span<K>) then sort as the element type's key (key_of<K>), and the untyped ones (Sorter,
+// sort_host) as u32. It sits apart (0xFF) so the six kinds keep their values and Key(6) stays invalid.
+enum class Key : uint32_t { u32, i32, f32, u64, i64, f64, element = 0xFF };
 
 enum class Order : uint32_t { ascending, descending };
 
 // automatic: chosen per sort by n, key width and values from the Device's AutoProfile
 // (vksort/auto_profile.hpp; Sorter::algorithm_for(n) tells which).
 enum class Algorithm : uint32_t { automatic, radix, sample, brick };
+
+// The key kind of element type K, for the typed host entry points: float f32, double f64, signed
+// 32/64-bit integers i32/i64, unsigned u32/u64. Other element types (enums, wrappers) have none and
+// need SortOptions::key.
+template <class K>
+inline constexpr std::optional<Key> key_of = [] {
+  using T = std::remove_cv_t<K>;
+  if constexpr (std::is_floating_point_v<T> && sizeof(T) == 4) return std::optional<Key>(Key::f32);
+  else if constexpr (std::is_floating_point_v<T> && sizeof(T) == 8) return std::optional<Key>(Key::f64);
+  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8))
+    return std::optional<Key>(sizeof(T) == 4 ? (std::is_signed_v<T> ? Key::i32 : Key::u32)
+                                             : (std::is_signed_v<T> ? Key::i64 : Key::u64));
+  else return std::optional<Key>();
+}();
 
 // Bytes of one key of kind `k` (4 or 8).
 constexpr uint32_t key_bytes(Key k) { return (k == Key::u64 || k == Key::i64 || k == Key::f64) ? 8u : 4u; }
@@ -80,7 +99,7 @@ struct Tuning {
 enum class BrickVariant : uint32_t { blocks, pairs };
 
 struct SortOptions {
-  Key key = Key::u32;
+  Key key = Key::element;  // not given: the element type's for vksort::sort on a span, else u32
   Order order = Order::ascending;
   Algorithm algorithm = Algorithm::automatic;
   // Bytes of the value (payload) carried with each key: 0 (keys only), 4 (one 32-bit value, carried

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/vksort.hpp — everything a user of vksort needs.
 //
 //   vksort::Device gpu;                                      // best device, or VKSORT_DEVICE

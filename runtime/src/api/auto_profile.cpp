@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::AutoProfile: the choice of Algorithm::automatic, its file format and where it is cached.
 #include "vksort/auto_profile.hpp"
 
@@ -6,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "vksort/error.hpp"
+#include "io/atomic_file.hpp"
 
 namespace vksort {
 
@@ -135,21 +136,11 @@ void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, con
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) throw Error("saving the auto profile: cannot create " + target.parent_path().string() + ": " + ec.message());
-  const std::string temp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << profile.to_text(device);
-    out.flush();
-    if (!out) {
-      fs::remove(temp, ec);
-      throw Error("saving the auto profile: cannot write " + temp);
-    }
-  }
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw Error("saving the auto profile: cannot rename " + temp + " to " + path + ": " + ec.message());
+  // Atomically: a reader (another process choosing an algorithm) sees the old profile or the new one.
+  try {
+    io::write_file(target, "auto profile", profile.to_text(device));
+  } catch (const io::FileError& e) {
+    throw Error(std::string("saving the auto profile: ") + e.what());
   }
 }
 

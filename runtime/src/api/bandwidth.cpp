@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::measure_copy_bandwidth: the copy kernel (shaders/util/copy_words.comp) timed like a sort.
 #include "vksort/bandwidth.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::BucketLists: buffers, argument checks, the recording path and the convenience path.
 #include "vksort/bucket_lists.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::Buffer: device-local memory with staging uploads and downloads.
 #include "vksort/buffer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::Device: the public face of gpu::Context.
 #include <fstream>
 #include <sstream>

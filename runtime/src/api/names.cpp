@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names of the public enums, as the CLI and reports spell them, and error-result names.
 #include <algorithm>
 
@@ -23,7 +24,7 @@ std::string_view name_of(const std::string_view (&names)[N], uint32_t value) {
 }
 }  // namespace
 
-std::string_view to_string(Key k) { return name_of(key_names, uint32_t(k)); }
+std::string_view to_string(Key k) { return k == Key::element ? "element" : name_of(key_names, uint32_t(k)); }
 std::string_view to_string(Order o) { return name_of(order_names, uint32_t(o)); }
 std::string_view to_string(Algorithm a) { return name_of(algorithm_names, uint32_t(a)); }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Argument checks shared by the API's recording paths: the BufferRef ranges a recording will read or
 // write, and the vksort::Buffers a convenience call is given.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
 #include "vksort/sorter.hpp"
 
@@ -27,7 +28,7 @@ void check_options(const SortOptions& o) {
       throw Error(std::string("SortOptions::") + option + " is " + std::to_string(uint32_t(value)) +
                   ", not a valid vksort::" + type);
   };
-  check_enum("key", o.key, Key::f64, "Key");
+  if (o.key != Key::element) check_enum("key", o.key, Key::f64, "Key");
   check_enum("order", o.order, Order::descending, "Order");
   check_enum("algorithm", o.algorithm, Algorithm::brick, "Algorithm");
   check_enum("brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
@@ -36,6 +37,13 @@ void check_options(const SortOptions& o) {
   if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
     throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
                 std::to_string(algo::RecordGather::max_record_bytes) + " (records); got " + std::to_string(o.value_bytes));
+}
+
+// An unset key (Key::element) reaches an untyped entry point: it sorts u32, as it always has. The
+// algorithms and every message see a real key kind.
+SortOptions with_key(SortOptions o) {
+  if (o.key == Key::element) o.key = Key::u32;
+  return o;
 }
 
 // Keys are indexed with 32-bit integers in the shaders, and signed extension of an index is not
@@ -177,7 +185,7 @@ struct Sorter::Impl {
 
 Sorter::Sorter(Device& device, const SortOptions& options) {
   check_options(options);
-  impl_ = std::make_unique<Impl>(device, options);
+  impl_ = std::make_unique<Impl>(device, with_key(options));
 }
 Sorter::~Sorter() = default;
 Sorter::Sorter(Sorter&&) noexcept = default;
@@ -319,7 +327,7 @@ SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, v
 }  // namespace
 
 SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes, const SortOptions& options) {
-  SortOptions o = options;
+  SortOptions o = with_key(options);
   if (values && value_bytes == 0) throw Error("sort_host: values were given with value_bytes 0");
   if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");

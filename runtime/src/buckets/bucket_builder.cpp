@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "buckets/bucket_builder.hpp"
 
 #include <algorithm>
@@ -16,8 +17,6 @@ uint32_t tiles(uint32_t count, uint32_t tile) { return uint32_t((uint64_t(count)
 constexpr uint32_t preferred_workgroup = 256;
 constexpr uint32_t default_items = 4;
 
-// The sort behind sort-based builds: (bucket, index) pairs by bucket, stably. Brick sort is stable
-// (but O(n^2 / tile): a stable radix sort is the better choice once the library has one).
 // The sort-based build sorts (bucket id, element index) pairs stably with the radix sort. It sorts all 32
 // bits, not just bit_width(M - 1): an out-of-range id must sort after every valid one, not among them by
 // its low bits; the radix sort skips the passes whose digit is the same in every id anyway.

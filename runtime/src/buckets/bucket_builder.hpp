@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Records the builds and resorts of bucket lists (seed 002): repeated scatter with GPU-side
 // compaction, the heavy-bucket fallback, the sort-based build and the resort. Owns nothing but its
 // kernels (and the sort it may use); the buffers come in a BucketTarget.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One device as the runtime sees it: handles, function tables, limits, queue, command pool,
 // pipeline cache and the validation messages reported for it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu/device_select.hpp"
 
 #include <algorithm>

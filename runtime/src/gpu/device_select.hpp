@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Choosing a physical device and checking it can run vksort: pure functions of the facts read from
 // the device, so they are testable without one.
 #pragma once

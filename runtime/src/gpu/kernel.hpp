@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A compute pipeline built from an embedded shader, with specialization constants and push constants.
 // vksort uses no descriptor sets: every buffer reaches a shader as a device address in push constants.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu/memory.hpp"
 
 #include <cstdio>

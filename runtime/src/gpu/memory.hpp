@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Buffers with device addresses: device-local storage and host-visible staging memory.
 #pragma once
 

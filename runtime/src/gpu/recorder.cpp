@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu/recorder.hpp"
 
 #include "vksort/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Recording compute work into a command buffer: dispatches (split into a 3-D grid where one dimension
 // would exceed maxComputeWorkGroupCount), indirect dispatches, fills, barriers and phase timestamps.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SPIR-V the build embedded (see shaders/CMakeLists.txt).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu/submit.hpp"
 
 #include "vksort/error.hpp"

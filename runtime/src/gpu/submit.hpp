@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The convenience path: record into a command buffer of vksort's own pool, submit, wait.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU timestamps around the phases of a recorded sort.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The runtime's one way to reach Vulkan: volk's declarations under private names.
 //
 // volk_private_names.h (generated from volk.h at configure time) renames every global volk defines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/any_sort.hpp"
 
 #include "vksort/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The algorithms a Sorter can hold, behind one set of calls. Each alternative offers the same
 // members: tile(), scratch_bytes(n), check_size(n), record(rec, target), control_words() (how many
 // 32-bit words at the start of scratch the convenience path reads back) and facts(control, n).

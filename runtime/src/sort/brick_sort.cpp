@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/brick_sort.hpp"
 
 #include "sort/key_spec.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Brick (odd-even transposition) sort, seed 001, made correct at every size and cheap on nearly
 // sorted input. Records dispatches only; owns nothing but its kernels.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/exclusive_scan.hpp"
 
 #include "sort/key_spec.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exclusive prefix sum of 32-bit words on the GPU, any length: reduce-then-scan over levels of chunks
 // (shaders/scan). No workgroup waits for another, so it needs no forward-progress guarantee. Records
 // dispatches only; the caller supplies the data and the scratch for the per-chunk sums.

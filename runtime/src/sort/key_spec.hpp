@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Specialization values and shader-name suffixes that describe a key configuration to the shaders.
 #pragma once
 

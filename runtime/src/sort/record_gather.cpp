@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/record_gather.hpp"
 
 #include <algorithm>

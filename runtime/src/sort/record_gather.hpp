@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Record sorting after Ha, Krüger & Silva (seed 003, section 4.7): records of any size that is a
 // multiple of 4 bytes do not travel through the sort's passes. The sort carries (key, index) pairs,
 // index[i] = i written by index_fill; then the records are moved once, by one gather

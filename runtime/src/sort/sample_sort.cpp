@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/sample_sort.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Deterministic sample sort after Dehne & Zaboli (seed 004, Algorithm 1), all nine steps on the GPU.
 // Records dispatches only; owns nothing but its kernels.
 //

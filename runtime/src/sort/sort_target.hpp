@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What an algorithm is handed to record one sort: resolved device addresses and the scratch buffer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which build of a workgroup-scanning kernel to use (shaders/common/workgroup_scan.glsl): the subgroup
 // variant, suffixed "_sg", wherever the device offers subgroup arithmetic in compute; the shared-memory
 // variant (Hillis and Steele) otherwise, and on devices that pretend to have no subgroups. The subgroup

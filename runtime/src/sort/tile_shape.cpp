@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/tile_shape.hpp"
 
 #include <algorithm>

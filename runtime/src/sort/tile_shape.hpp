@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How many keys one workgroup holds in shared memory, chosen from the device's limits.
 #pragma once
 

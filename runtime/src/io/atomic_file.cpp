@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "atomic_file.hpp"
 
 #include <fcntl.h>
@@ -11,13 +12,17 @@
 #include <csignal>
 #include <cstring>
 
-#include "cli_error.hpp"
-
-namespace vksort::cli {
+namespace vksort::io {
 
 namespace {
 
-std::string in_quotes(const std::filesystem::path& p) { return cli::in_quotes(p.string()); }
+std::string in_quotes(const std::filesystem::path& p) {
+  // Built by appending: GCC 12 raises a false -Wrestrict on "'" + std::string(...).
+  std::string q = "'";
+  q += p.string();
+  q += '\'';
+  return q;
+}
 std::string errno_text(int err) { return std::strerror(err); }
 
 // Temporary paths that a signal handler may unlink. A handler may only touch plain memory and
@@ -77,11 +82,11 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   const fs::path folder = destination_.has_parent_path() ? destination_.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::exists(folder, ec))
-    throw UsageError(role_ + " " + in_quotes(destination_) + ": folder " + in_quotes(folder) + " does not exist");
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": folder " + in_quotes(folder) + " does not exist");
   if (!fs::is_directory(folder, ec))
-    throw UsageError(role_ + " " + in_quotes(destination_) + ": " + in_quotes(folder) + " is not a folder");
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": " + in_quotes(folder) + " is not a folder");
   if (fs::is_directory(destination_, ec))
-    throw UsageError(role_ + " " + in_quotes(destination_) + " is a folder, not a file");
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + " is a folder, not a file");
 
   // Hidden and named after the destination, so a leftover (after SIGKILL) explains itself. Long names
   // are cut so that the suffix still fits in NAME_MAX.
@@ -89,7 +94,7 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   std::string templ = (folder / ("." + base + ".vksort-XXXXXX")).string();
   fd_ = mkstemp(templ.data());
   if (fd_ < 0)
-    throw UsageError(role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
                      errno_text(errno));
   temp_path_ = templ;
   slot_ = claim_slot(temp_path_);
@@ -110,7 +115,7 @@ void AtomicFile::write(std::span<const std::byte> data) {
     const ssize_t w = ::write(fd_, p, left);
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+      throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
     }
     p += w;
     left -= size_t(w);
@@ -119,18 +124,18 @@ void AtomicFile::write(std::span<const std::byte> data) {
 
 void AtomicFile::finish() {
   if (fsync(fd_) != 0)
-    throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + " to disk: " + errno_text(errno));
+    throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + " to disk: " + errno_text(errno));
   const int fd = fd_;
   fd_ = -1;
   // close can report a delayed write error (NFS); the data would then not be complete.
   if (close(fd) != 0)
-    throw RuntimeFailure("writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+    throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
 }
 
 void AtomicFile::commit() {
   if (fd_ >= 0) finish();
   if (std::rename(temp_path_.c_str(), destination_.c_str()) != 0)
-    throw RuntimeFailure("replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+    throw FileError(FileError::Kind::io, "replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
   committed_ = true;
   release_slot(slot_);
   slot_ = -1;
@@ -149,4 +154,10 @@ void install_cleanup_on_signals() {
   }
 }
 
-}  // namespace vksort::cli
+void write_file(const std::filesystem::path& destination, const std::string& role, std::string_view contents) {
+  AtomicFile file(destination, role);
+  file.write(contents);
+  file.commit();
+}
+
+}  // namespace vksort::io

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "npy_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "cli_error.hpp"
+#include "raw_file.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+constexpr char magic[] = "\x93NUMPY";
+constexpr size_t magic_size = 6;
+
+// One named problem of one file: every refusal reads "<role> '<file>': <why>".
+[[noreturn]] void refuse(const std::string& role, const std::filesystem::path& path, const std::string& why) {
+  throw UsageError(role + " " + in_quotes(path.string()) + ": " + why);
+}
+
+// The value of `key` in the header's Python dict literal, as text up to its end (a quoted string, a
+// parenthesised tuple, or a bare word such as False). Empty if absent.
+std::string dict_value(const std::string& header, const std::string& key) {
+  size_t at = std::string::npos;
+  for (const char quote : {'\'', '"'}) {
+    at = header.find(quote + key + quote);
+    if (at != std::string::npos) {
+      at += key.size() + 2;
+      break;
+    }
+  }
+  if (at == std::string::npos) return {};
+  at = header.find(':', at);
+  if (at == std::string::npos) return {};
+  ++at;
+  while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
+  if (at >= header.size()) return {};
+  const char first = header[at];
+  if (first == '\'' || first == '"') {
+    const size_t end = header.find(first, at + 1);
+    return end == std::string::npos ? std::string() : header.substr(at, end - at + 1);
+  }
+  if (first == '(') {
+    const size_t end = header.find(')', at);
+    return end == std::string::npos ? std::string() : header.substr(at, end - at + 1);
+  }
+  size_t end = at;
+  while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
+  return header.substr(at, end - at);
+}
+
+std::optional<Key> key_of_descr(const std::string& d) {
+  // '<' little-endian; '=' native, which is little-endian on every machine vksort runs on (x86, ARM).
+  if (d.size() != 3 || (d[0] != '<' && d[0] != '=')) return std::nullopt;
+  const std::string t = d.substr(1);
+  if (t == "u4") return Key::u32;
+  if (t == "i4") return Key::i32;
+  if (t == "f4") return Key::f32;
+  if (t == "u8") return Key::u64;
+  if (t == "i8") return Key::i64;
+  if (t == "f8") return Key::f64;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool is_npy_path(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext == ".npy";
+}
+
+std::string npy_descr(Key key) {
+  // "<" + kind letter + bytes: u32 -> "<u4", f64 -> "<f8" (built by appending: GCC 12 raises a false
+  // -Wrestrict on the + chain).
+  std::string d = "<";
+  d += to_string(key).front();
+  d += std::to_string(key_bytes(key));
+  return d;
+}
+
+NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
+  std::vector<std::byte> file = read_whole_file(path, role);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
+  if (file.size() < 10 || std::memcmp(bytes, magic, magic_size) != 0)
+    refuse(role, path, "not a NumPy .npy file (no \\x93NUMPY magic)");
+  const unsigned major = bytes[6];
+  size_t header_at = 0, header_len = 0;
+  if (major == 1) {
+    header_at = 10;
+    header_len = size_t(bytes[8]) | size_t(bytes[9]) << 8;
+  } else if (major == 2 || major == 3) {
+    if (file.size() < 12) refuse(role, path, "truncated .npy header");
+    header_at = 12;
+    header_len = size_t(bytes[8]) | size_t(bytes[9]) << 8 | size_t(bytes[10]) << 16 | size_t(bytes[11]) << 24;
+  } else {
+    refuse(role, path, ".npy format version " + std::to_string(major) + " is not supported (1, 2 and 3 are)");
+  }
+  if (header_len > file.size() - header_at) refuse(role, path, "truncated .npy header");
+  const std::string header(reinterpret_cast<const char*>(bytes) + header_at, header_len);
+
+  const std::string descr_text = dict_value(header, "descr");
+  const std::string fortran = dict_value(header, "fortran_order");
+  const std::string shape = dict_value(header, "shape");
+  if (descr_text.size() < 2 || fortran.empty() || shape.empty())
+    refuse(role, path, "bad .npy header (descr, fortran_order and shape are needed): " + header);
+  if (fortran != "False") refuse(role, path, "fortran_order " + fortran + " arrays are not supported (only C order)");
+
+  NpyArray a;
+  a.descr = descr_text.substr(1, descr_text.size() - 2);
+  a.key = key_of_descr(a.descr);
+  if (a.key) {
+    a.item_bytes = key_bytes(*a.key);
+  } else if (a.descr.size() > 2 && a.descr.starts_with("|V") &&
+             std::all_of(a.descr.begin() + 2, a.descr.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    a.item_bytes = uint32_t(std::min<unsigned long>(std::stoul(a.descr.substr(2)), 1u << 20));
+  } else if (a.descr.size() == 3 && a.descr[0] == '>') {
+    refuse(role, path, "dtype '" + a.descr + "' is big-endian; vksort reads little-endian (numpy: a.astype(a.dtype.newbyteorder('<')))");
+  } else {
+    refuse(role, path, "dtype '" + a.descr + "' is not supported (u4 i4 f4 u8 i8 f8, little-endian; records as |V<N>)");
+  }
+
+  // A 1-D shape is "(n,)"; "()" is a scalar and "(a, b)" has two dimensions.
+  std::string dims = shape.substr(1, shape.size() - 2);
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [](unsigned char c) { return std::isspace(c); }), dims.end());
+  if (!dims.empty() && dims.back() == ',') dims.pop_back();
+  if (dims.empty() || dims.find(',') != std::string::npos ||
+      !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }) || dims.size() > 18)
+    refuse(role, path, "shape " + shape + " is not 1-D; vksort sorts one-dimensional arrays");
+  const uint64_t n = std::stoull(dims);
+
+  const size_t data_at = header_at + header_len;
+  const uint64_t want = n * a.item_bytes;
+  if (n != 0 && want / n != a.item_bytes) refuse(role, path, "shape " + shape + " is too large");
+  if (file.size() - data_at != want)
+    refuse(role, path, "holds " + std::to_string(file.size() - data_at) + " data bytes but shape " + shape + " of '" +
+                           a.descr + "' needs " + std::to_string(want));
+  a.data.assign(file.begin() + std::ptrdiff_t(data_at), file.end());
+  return a;
+}
+
+std::vector<std::byte> npy_header(const std::string& descr, uint64_t n) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+  // NumPy pads the header with spaces and ends it with '\n' so that the data starts 64-byte aligned.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::vector<std::byte> out(10 + header.size());
+  std::memcpy(out.data(), magic, magic_size);
+  out[6] = std::byte{1};
+  out[7] = std::byte{0};
+  out[8] = std::byte(header.size() & 0xFF);
+  out[9] = std::byte(header.size() >> 8);
+  std::memcpy(out.data() + 10, header.data(), header.size());
+  return out;
+}
+
+}  // namespace vksort::cli

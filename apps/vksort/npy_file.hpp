@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// npy_file.hpp — NumPy's .npy format (format versions 1.0, 2.0 and 3.0) for `vksort sort`: the dtype
+// comes from the header, so a .npy file needs no --type. Only what vksort sorts is accepted: 1-D,
+// C order, little-endian 4- and 8-byte integers and floats (keys), and for values also void records
+// ('|V<N>', N a multiple of 4). Anything else is refused with one line that names it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <vksort/types.hpp>
+
+namespace vksort::cli {
+
+// True if `path` names a .npy file (by its extension, any case).
+bool is_npy_path(const std::filesystem::path& path);
+
+struct NpyArray {
+  std::string descr;           // the dtype as the header spells it, e.g. "<f4", "|V16"
+  uint32_t item_bytes = 0;     // bytes per element
+  std::optional<Key> key;      // the key kind of a numeric descr; empty for records
+  std::vector<std::byte> data;  // the elements, n * item_bytes bytes
+  uint64_t size() const { return item_bytes ? data.size() / item_bytes : 0; }
+};
+
+// Reads a whole .npy file. Throws UsageError naming `role` and the file for anything it cannot take:
+// not a .npy file, a bad or truncated header, fortran_order True, not 1-D, big-endian or unsupported
+// dtypes, data of the wrong size.
+NpyArray read_npy(const std::filesystem::path& path, const std::string& role);
+
+// The header of a version 1.0 .npy file of n elements of dtype `descr`, 1-D and C order; the data
+// (n elements, little-endian) follow it directly.
+std::vector<std::byte> npy_header(const std::string& descr, uint64_t n);
+
+// The .npy dtype of a key kind ("<u4", "<f8", ...).
+std::string npy_descr(Key key);
+
+}  // namespace vksort::cli

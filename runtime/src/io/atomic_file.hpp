@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// atomic_file.hpp — replacing a file so that it holds either its old contents or the complete new
+// ones, never a part: after a failure, a crash or Ctrl-C the destination is as it was.
+//
+// The data goes to a temporary file in the destination's folder (same filesystem, so rename(2) is
+// atomic), is fsynced, and only commit() renames it over the destination. Until then the temporary
+// file is removed by the destructor, or by the signal handler that install_cleanup_on_signals() sets.
+//
+// The one implementation for the library (the auto profile cache), the CLI's outputs and the particle
+// app's files. It is compiled into each of them (CMake object library vksort_io), never exported from
+// a shared libvksort: it is no part of the public API.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace vksort::io {
+
+// What went wrong, and whose fault it is: `destination` means the path cannot take a file (no such
+// folder, not a folder, not writable, a folder in the way): fix the input. `io` means writing failed
+// (disk full, I/O error). Callers map the two to their own errors (the CLI: exit 2 and exit 1).
+class FileError : public std::runtime_error {
+ public:
+  enum class Kind { destination, io };
+  FileError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+class AtomicFile {
+ public:
+  // Creates the temporary file next to `destination`. Throws FileError (destination), naming `role`
+  // ("output") and the file, when the folder does not exist, is not writable, or the destination is a folder.
+  AtomicFile(std::filesystem::path destination, std::string role);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  const std::filesystem::path& destination() const { return destination_; }
+
+  // Appends to the temporary file. Throws FileError (io: disk full, I/O error).
+  void write(std::span<const std::byte> data);
+  void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
+  // Flushes the data to the disk and closes the temporary file; what is left cannot fail half-way.
+  // Throws FileError (io).
+  void finish();
+  // Renames the finished temporary file over the destination and syncs the folder. Throws FileError (io).
+  void commit();
+
+ private:
+  std::filesystem::path destination_;
+  std::string role_;
+  std::string temp_path_;
+  int fd_ = -1;
+  int slot_ = -1;  // where the signal handler finds temp_path_
+  bool committed_ = false;
+};
+
+// Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of live AtomicFiles before the
+// process dies of the signal as it otherwise would.
+void install_cleanup_on_signals();
+
+// Writes the whole of `contents` to `destination` atomically (one AtomicFile, committed).
+void write_file(const std::filesystem::path& destination, const std::string& role, std::string_view contents);
+
+}  // namespace vksort::io

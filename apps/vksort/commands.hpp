@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <vksort/device.hpp>
+#include <vksort/types.hpp>
 
 #include "open_device.hpp"
 
@@ -35,6 +37,9 @@ struct SortCommand {
   bool check = false;
   bool verbose = false;
   TuningOptions tuning;
+  std::string memory;         // --memory: host budget as a count ("512M"); "" = half of MemAvailable
+  std::string tmp_dir;        // --tmp-dir: where an out-of-core sort keeps its runs; "" = OUTPUT's folder
+  std::string device_memory;  // --device-memory: pretend the device holds only this much ("" = as it is)
 };
 
 struct BenchCommand {
@@ -86,6 +91,11 @@ struct TuneCommand {
 
 int run_info(const GlobalOptions& global);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
+// Whether `vksort sort` goes out of core: true when the input files (regular files) exceed --memory or
+// what the device holds at once; `device` is then, and may otherwise be, the opened device.
+bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
+                      std::optional<vksort::Device>& device);
+int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
 int run_tune(const GlobalOptions& global, const TuneCommand& command);

@@ -84,6 +84,9 @@ struct ExternalStats {
   uint64_t bytes = 0;      // bytes of keys and values in the input
 };
 
+// The budget used when ExternalOptions::memory_bytes is 0: half of MemAvailable (1 GiB without /proc).
+uint64_t default_memory_bytes();
+
 // Sorts options.input (and values_input) into options.output (and values_output). Throws InputError
 // for bad input (see above) and vksort::Error for a failure while doing valid work (a full disk or an
 // I/O error naming the file, a device error); either way the outputs are untouched and no temporary

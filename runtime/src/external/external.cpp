@@ -30,18 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Half of MemAvailable: a share that leaves room for the page cache the files go through and for
-// everything else on the machine.
-uint64_t default_memory_budget() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name;
-  uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> name >> kib >> unit)
-    if (name == "MemAvailable:") return kib * 1024 / 2;
-  return uint64_t(1) << 30;  // no /proc: 1 GiB
-}
-
 // Where keys and values come from: a file pair, or host memory.
 class Source {
  public:
@@ -188,6 +176,9 @@ class MemorySink final : public Sink {
   uint64_t next_ = 0;
 };
 
+// The fewest elements a merge window holds: below this, reading runs turns into a read per key.
+constexpr uint64_t kMinWindow = 64;
+
 // One run as the merge reads it: a window of up to `cap` elements refilled from the store.
 struct Cursor {
   Run run;
@@ -206,7 +197,12 @@ class Merger {
  public:
   Merger(const RunStore& store, std::span<const Run> runs, Shape s, Key key, Order order, uint64_t memory)
       : store_(store), s_(s), key_(key), order_(order), k_(runs.size()) {
-    const uint64_t cap = std::max<uint64_t>(1, memory / ((k_ + 1) * s.elem()));
+    // Windows beyond a run's length or a few MiB buy nothing (reads are already large) but cost the
+    // time to allocate and clear them.
+    uint64_t longest = 0;
+    for (const Run& r : runs) longest = std::max(longest, r.n);
+    const uint64_t cap = std::max<uint64_t>(
+        1, std::min({memory / ((k_ + 1) * s.elem()), longest, std::max<uint64_t>(kMinWindow, (16u << 20) / s.elem())}));
     keys_.resize((k_ + 1) * cap * s.kb);
     values_.resize((k_ + 1) * cap * s.vb);
     cap_ = cap;
@@ -289,9 +285,6 @@ class Merger {
   std::vector<int64_t> tree_;
 };
 
-// The fewest elements a merge window holds: below this, reading runs turns into a read per key.
-constexpr uint64_t kMinWindow = 64;
-
 struct Plan {
   uint64_t run_keys = 0;
   uint64_t runs = 0;
@@ -320,7 +313,7 @@ class Driver {
  public:
   // Creating the Sorter checks the options (value_bytes, algorithm, tuning) before any file is touched.
   Driver(Device& device, const ExternalOptions& o, Shape s) : device_(device), o_(o), s_(s), sorter_(device, o.sort) {
-    memory_ = o.memory_bytes ? o.memory_bytes : default_memory_budget();
+    memory_ = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   }
 
   ExternalStats sort(uint64_t n, const Source& source, Sink& sink,
@@ -493,6 +486,18 @@ SortOptions sorter_options(const ExternalOptions& o, Shape s) {
 std::string unit_name(Shape s) { return s.vb == 4 ? "32-bit value" : std::to_string(s.vb) + "-byte record"; }
 
 }  // namespace
+
+// Half of MemAvailable: a share that leaves room for the page cache the files go through and for
+// everything else on the machine.
+uint64_t default_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> name >> kib >> unit)
+    if (name == "MemAvailable:") return kib * 1024 / 2;
+  return uint64_t(1) << 30;  // no /proc: 1 GiB
+}
 
 ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   const bool values = !options.values_input.empty() || !options.values_output.empty();

@@ -192,11 +192,13 @@ struct Cursor {
 
 // Merges `runs` of `store` (consecutive, in input order) into `sink` with a loser tree over the
 // encoded keys; ties go to the lower run index, which keeps equal keys in input order. `memory` bytes
-// are split between one window per run and the output buffer.
+// are split between one window per run and the output buffer. U is the key's width: the inner loop
+// then copies fixed-size keys and encodes them with one precomputed codec.
+template <class U>
 class Merger {
  public:
   Merger(const RunStore& store, std::span<const Run> runs, Shape s, Key key, Order order, uint64_t memory)
-      : store_(store), s_(s), key_(key), order_(order), k_(runs.size()) {
+      : store_(store), s_(s), codec_(workloads::KeyCodec<U>::make(key, order)), k_(runs.size()) {
     // Windows beyond a run's length or a few MiB buy nothing (reads are already large) but cost the
     // time to allocate and clear them.
     uint64_t longest = 0;
@@ -223,13 +225,15 @@ class Merger {
     tree_.assign(k_, -1);
     for (size_t i = k_; i-- > 0;) adjust(int64_t(i));
     uint64_t out = 0, total = 0;
-    const uint32_t kb = s_.kb, vb = s_.vb;
+    constexpr uint32_t kb = sizeof(U);
+    const uint32_t vb = s_.vb;
     for (;;) {
       const int64_t w = tree_[0];
       Cursor& c = cursors_[size_t(w)];
       if (c.done) break;
       std::memcpy(out_keys_ + out * kb, c.keys + c.pos * kb, kb);
-      if (vb) std::memcpy(out_values_ + out * vb, c.values + c.pos * vb, vb);
+      if (vb == 4) std::memcpy(out_values_ + out * 4, c.values + c.pos * 4, 4);
+      else if (vb) std::memcpy(out_values_ + out * vb, c.values + c.pos * vb, vb);
       if (++out == cap_) {
         sink.write(out_keys_, out_values_, out);
         total += out;
@@ -237,7 +241,7 @@ class Merger {
         tick(total);
       }
       if (++c.pos == c.len) refill(c);
-      else c.head = workloads::encode_key(key_, order_, c.keys + c.pos * kb);
+      else c.head = encoded(c.keys + c.pos * kb);
       adjust(w);
     }
     if (out) sink.write(out_keys_, out_values_, out);
@@ -255,7 +259,12 @@ class Merger {
     c.loaded += count;
     c.pos = 0;
     c.len = count;
-    c.head = workloads::encode_key(key_, order_, c.keys);
+    c.head = encoded(c.keys);
+  }
+  uint64_t encoded(const std::byte* raw) const {
+    U bits;
+    std::memcpy(&bits, raw, sizeof(U));
+    return codec_.encode(bits);
   }
   // True when run a's head goes before run b's: smaller key, or the same key from an earlier run.
   bool before(int64_t a, int64_t b) const {
@@ -275,8 +284,7 @@ class Merger {
 
   const RunStore& store_;
   Shape s_;
-  Key key_;
-  Order order_;
+  workloads::KeyCodec<U> codec_;
   size_t k_;
   uint64_t cap_ = 1;
   std::vector<std::byte> keys_, values_;
@@ -456,9 +464,10 @@ class Driver {
   }
 
   void merge_group(const RunStore& store, std::span<const Run> group, Sink& sink, uint64_t index) {
-    Merger m(store, group, s_, o_.sort.key, o_.sort.order, memory_);
     const uint64_t base = group.front().first;
-    m.run(sink, [&](uint64_t done) { report("merge", (base + done) * s_.elem(), index); });
+    auto tick = [&](uint64_t done) { report("merge", (base + done) * s_.elem(), index); };
+    if (s_.kb == 4) Merger<uint32_t>(store, group, s_, o_.sort.key, o_.sort.order, memory_).run(sink, tick);
+    else Merger<uint64_t>(store, group, s_, o_.sort.key, o_.sort.order, memory_).run(sink, tick);
   }
 
   Device& device_;

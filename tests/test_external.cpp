@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -105,6 +107,7 @@ struct Case {
   uint32_t vb = 0;
   uint64_t memory = 0;
   uint64_t device_bytes = 0;
+  int overlap = 1;  // on: lavapipe would leave it off (ExternalOptions::overlap), and both paths need tests
 };
 
 // Runs sort_file on a generated input and checks the output against the reference.
@@ -131,7 +134,9 @@ ExternalStats check_file_sort(Device& device, const Case& c) {
   o.memory_bytes = c.memory;
   o.device_bytes = c.device_bytes;
   o.temp_dir = f.tmp();
+  o.overlap = c.overlap;
   const ExternalStats stats = external::sort_file(device, o);
+  CHECK(stats.overlapped == (c.overlap == 1 && stats.runs > 1));
   expected(c.key, c.order, keys, values, c.vb);
   const std::vector<std::byte> got = read_file(o.output);
   CHECK_MESSAGE(workloads::first_difference(c.key, keys, got).empty(), workloads::first_difference(c.key, keys, got));
@@ -159,10 +164,12 @@ TEST_CASE("out-of-core: every key type, both orders, with 32-bit values, many ru
 }
 
 TEST_CASE("out-of-core: adversarial inputs, keys only") {
+  int overlap = 0;
   for (Key key : {Key::u32, Key::f32, Key::i64, Key::f64})
     for (auto kind : {Distribution::sorted, Distribution::reverse, Distribution::all_equal, Distribution::few_unique,
                       Distribution::organ_pipe, Distribution::uniform}) {
-      Case c{.key = key, .spec = workloads::default_spec(kind), .n = 30000};
+      // Every other case without the overlapped upload (one set of device buffers).
+      Case c{.key = key, .spec = workloads::default_spec(kind), .n = 30000, .overlap = (overlap ^= 1)};
       c.memory = memory_for_runs(c.n, key_bytes(key), 9);
       CHECK(check_file_sort(test::device(), c).runs >= 8);
     }
@@ -186,9 +193,9 @@ TEST_CASE("out-of-core: a pretend small device cuts the runs; the host budget do
     Case c{.key = key, .spec = workloads::default_spec(Distribution::special), .n = 100000, .vb = 4, .memory = 64u << 20};
     const ExternalStats s = check_file_sort(small, c);
     CHECK(s.runs >= 8);
-    // A run's keys, values and scratch fit 90% of the pretend memory.
+    // Two sets of a run's keys and values (and its scratch) fit 90% of the pretend memory.
     const uint64_t device_run = s.run_keys * (key_bytes(key) + 4);
-    CHECK(device_run < options.pretend.device_memory);
+    CHECK(2 * device_run < options.pretend.device_memory);
   }
 }
 
@@ -241,6 +248,7 @@ TEST_CASE("out-of-core in memory: spans larger than the device") {
   o.sort.order = Order::descending;
   o.sort.value_bytes = 4;
   o.memory_bytes = 1u << 20;
+  o.overlap = 1;
   const ExternalStats s = external::sort_memory(small, keys, values, keys_out, values_out, o);
   CHECK(s.runs >= 8);
   expected(Key::f32, Order::descending, keys, values, 4);
@@ -294,4 +302,43 @@ TEST_CASE("out-of-core: failures leave no temporary file and no output; an old o
   CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("one 8-byte record per key"),
                        external::InputError);
   CHECK(f.entries() == std::vector<std::string>{"in.bin", "odd.bin", "old.bin", "tmp"});
+}
+
+TEST_CASE("out-of-core: a full disk names the file and leaves nothing behind") {
+  Folder f;
+  const uint64_t n = 20000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), n, 8);
+  write_file(f / "in.bin", keys);
+  ExternalOptions o;
+  o.input = f / "in.bin";
+  o.output = f / "out.bin";
+  o.temp_dir = f.tmp();
+  // A file size limit is a full disk as far as this process can tell; with SIGXFSZ ignored, writes
+  // past it fail with EFBIG. Set only around the sort (the limit is the whole process's).
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &old_action);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  auto sort_limited = [&] {
+    rlimit limit = old_limit;
+    limit.rlim_cur = keys.size() / 2;
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    std::string what;
+    try {
+      external::sort_file(test::device(), o);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    return what;
+  };
+  // One run: the output itself is what cannot be written.
+  o.memory_bytes = 64u << 20;
+  CHECK(sort_limited() == "writing output '" + (f / "out.bin").string() + "': File too large");
+  // Many runs: the run data fills the disk first.
+  o.memory_bytes = memory_for_runs(n, 4, 10);
+  CHECK(sort_limited() == "writing temporary run data in '" + f.tmp().string() + "': File too large");
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  CHECK(f.entries() == std::vector<std::string>{"in.bin", "tmp"});
 }

@@ -3,7 +3,7 @@
 // the I/O ceiling) and std::sort of the same keys in memory.
 //
 //   bench_external [--n KEYS] [--type u32|u64] [--values] [--device-memory BYTES] [--memory BYTES]
-//                  [--dir DIR] [--repeat R] [--json FILE]
+//                  [--dir DIR] [--repeat R] [--overlap -1|0|1] [--json FILE]
 //
 // The file is written once (random keys), then each measurement runs R times and the fastest is kept.
 // Files go through the page cache: on a machine with free RAM, "read" and "write" are memory copies and
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   uint64_t n = 16u << 20, device_memory = 16u << 20, memory = 64u << 20;
   std::string type = "u32", dir = fs::temp_directory_path().string(), json;
   bool values = false;
-  int repeat = 3;
+  int repeat = 3, overlap = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] {
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     else if (a == "--dir") dir = next();
     else if (a == "--repeat") repeat = std::max(1, std::atoi(next()));
     else if (a == "--json") json = next();
+    else if (a == "--overlap") overlap = std::atoi(next());
     else die("unknown option " + a);
   }
   if (type != "u32" && type != "u64") die("--type is u32 or u64");
@@ -169,6 +170,7 @@ int main(int argc, char** argv) {
   o.sort.value_bytes = vb;
   o.memory_bytes = memory;
   o.temp_dir = folder;
+  o.overlap = overlap;
   vksort::external::ExternalStats best;
   best.total_s = 1e30;
   for (int r = 0; r < repeat; ++r) {
@@ -180,15 +182,16 @@ int main(int argc, char** argv) {
   const double gb = bytes / 1e9;
   std::printf("device: %s, pretend device memory %.0f MiB, host budget %.0f MiB\n", device.info().name.c_str(),
               double(device_memory) / (1 << 20), double(memory) / (1 << 20));
-  std::printf("input: %llu %s keys%s = %.1f MiB (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es)\n",
+  std::printf("input: %llu %s keys%s = %.1f MiB (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es), "
+              "uploads %s\n",
               (unsigned long long)n, type.c_str(), values ? " + u32 values" : "", bytes / (1 << 20),
               bytes / double(device_memory), (unsigned long long)best.runs, (unsigned long long)best.run_keys,
-              (unsigned long long)best.merge_passes);
+              (unsigned long long)best.merge_passes, best.overlapped ? "overlapped with sorts (two device sets)" : "not overlapped");
   std::printf("| what | seconds | GB/s of input |\n|---|---:|---:|\n");
   auto row = [&](const char* what, double s) { std::printf("| %s | %.3f | %.3f |\n", what, s, s > 0 ? gb / s : 0.0); };
   row("out-of-core sort, end to end", best.total_s);
   row("  read runs (reader thread, overlapped)", best.read_s);
-  row("  upload", best.upload_s);
+  row(best.overlapped ? "  upload (second thread, overlapped)" : "  upload", best.upload_s);
   row("  GPU sort", best.sort_s);
   row("  download", best.download_s);
   row("  write runs + output commit", best.write_s);
@@ -200,7 +203,7 @@ int main(int argc, char** argv) {
     j << "{\n  \"device\": \"" << device.info().name << "\",\n  \"n\": " << n << ",\n  \"type\": \"" << type
       << "\",\n  \"values\": " << (values ? "true" : "false") << ",\n  \"bytes\": " << uint64_t(bytes)
       << ",\n  \"pretend_device_memory\": " << device_memory << ",\n  \"memory\": " << memory
-      << ",\n  \"runs\": " << best.runs << ",\n  \"run_keys\": " << best.run_keys << ",\n  \"merge_passes\": " << best.merge_passes
+      << ",\n  \"overlapped\": " << (best.overlapped ? "true" : "false") << ",\n  \"runs\": " << best.runs << ",\n  \"run_keys\": " << best.run_keys << ",\n  \"merge_passes\": " << best.merge_passes
       << ",\n  \"seconds\": {\"total\": " << best.total_s << ", \"read\": " << best.read_s << ", \"upload\": " << best.upload_s
       << ", \"sort\": " << best.sort_s << ", \"download\": " << best.download_s << ", \"write\": " << best.write_s
       << ", \"merge\": " << best.merge_s << ", \"file_copy\": " << copy_s << ", \"std_sort\": " << std_sort_s << "},\n  \"repeat\": "

@@ -66,6 +66,11 @@ struct ExternalOptions {
   // Device memory one run may use, keys, values and scratch together (0: 90% of the device-local heap
   // the Device reports, which DeviceOptions::pretend.device_memory lowers).
   uint64_t device_bytes = 0;
+  // Upload the next run while the current one is sorted, in a second set of device buffers (which
+  // makes runs smaller: two sets of keys and values share the device with one scratch). -1: on, except
+  // on a CPU device (lavapipe), where "transfers" and sorts share the same cores and the smaller runs
+  // only cost; 0: off; 1: on.
+  int overlap = -1;
   // Folder for the temporary run data (empty: the output's folder).
   std::filesystem::path temp_dir;
   // Called from the calling thread after every run and every merge step; may throw to cancel (the
@@ -74,12 +79,13 @@ struct ExternalOptions {
 };
 
 // What one out-of-core sort did and where its time went (seconds of wall time on the calling thread,
-// except read_s, which is the reader thread's and overlaps the others).
+// except read_s and upload_s, which are the second thread's and overlap the others).
 struct ExternalStats {
   uint64_t n = 0;          // keys sorted
   uint64_t runs = 0;       // sorted runs the input was cut into (1 when it fitted at once)
   uint64_t run_keys = 0;   // keys per run (the last may hold fewer)
   uint64_t merge_passes = 0;  // 0 for one run, 1 when every run fitted one merge
+  bool overlapped = false;    // uploads overlapped sorts (two sets of device buffers)
   double read_s = 0, upload_s = 0, sort_s = 0, download_s = 0, write_s = 0, merge_s = 0, total_s = 0;
   uint64_t bytes = 0;      // bytes of keys and values in the input
 };

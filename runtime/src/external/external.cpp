@@ -1,9 +1,10 @@
 // external.cpp — the out-of-core sort: GPU-sorted runs, then a streaming k-way merge (loser tree).
 //
 // Uses the public API only (Device, Buffer, Sorter). Buffer::upload and Sorter::sort each submit and
-// wait, so the public API cannot keep a transfer and a compute submission in flight at once; the
-// overlap is on the host instead: a reader thread fills the next run's buffer while the calling
-// thread uploads, sorts, downloads and writes the current one (two host buffers).
+// wait, but lock the queue only while submitting, and separate Buffers may be used from separate
+// threads: so a second thread reads the next run and uploads it into a second set of device buffers
+// while the calling thread sorts, downloads and writes the current one. The transfer and the sort are
+// then both in flight, as far as the driver runs submissions of one queue side by side.
 #include "vksort/external.hpp"
 
 #include <algorithm>
@@ -299,14 +300,14 @@ struct Plan {
   uint64_t fan_in = 0;  // runs one merge pass takes
 };
 
-// The largest n whose keys, values and scratch fit `budget` device bytes, each allocation within the
-// device's maxMemoryAllocationSize, and below the Sorter's limit of 2^31 keys.
-uint64_t device_run_keys(const Sorter& sorter, const DeviceInfo& info, Shape s, uint64_t budget) {
+// The largest n for which `sets` sets of keys and values and one scratch fit `budget` device bytes,
+// each allocation within the device's maxMemoryAllocationSize, and below the Sorter's limit of 2^31 keys.
+uint64_t device_run_keys(const Sorter& sorter, const DeviceInfo& info, Shape s, uint64_t budget, uint64_t sets) {
   const uint64_t max_alloc = info.max_allocation_size ? info.max_allocation_size : UINT64_MAX;
   auto fits = [&](uint64_t n) {
     const uint64_t scratch = sorter.scratch_bytes(n);
     return n * s.kb <= max_alloc && n * s.vb <= max_alloc && scratch <= max_alloc &&
-           n * s.elem() + scratch <= budget;
+           sets * n * s.elem() + scratch <= budget;
   };
   uint64_t lo = 0, hi = uint64_t(1) << 30;
   while (lo < hi) {
@@ -342,30 +343,38 @@ class Driver {
     const DeviceInfo& info = device_.info();
     uint64_t device_budget = o_.device_bytes;
     if (!device_budget) device_budget = info.device_local_bytes ? info.device_local_bytes / 10 * 9 : UINT64_MAX;
-    uint64_t run_keys = std::min({n_, host_keys, device_run_keys(sorter, info, s_, device_budget)});
+    // An input that fits one run needs one set of device buffers; more runs take two, so that the
+    // next run's upload overlaps this one's sort.
+    const uint64_t one_set = std::min(host_keys, device_run_keys(sorter, info, s_, device_budget, 1));
+    const bool overlap = o_.overlap > 0 || (o_.overlap < 0 && info.type != "cpu");
+    uint64_t sets = n_ <= one_set || !overlap ? 1 : 2;
+    uint64_t run_keys = std::min({n_, host_keys, device_run_keys(sorter, info, s_, device_budget, sets)});
     if (run_keys == 0)
       throw InputError("the device (" + std::to_string(device_budget) + " bytes for one run) cannot hold even one " +
                        std::string(to_string(o_.sort.key)) + " key with its scratch");
 
     // Device buffers for the largest run. A device that refuses them (its heap shared with others, the
     // pretend budget) gets smaller runs: a quarter less at a time.
-    Buffer keys_buf, values_buf;
+    Buffer keys_buf[2], values_buf[2];
     for (;;) {
       try {
-        keys_buf = Buffer(device_, run_keys * s_.kb, "out-of-core run keys");
-        if (s_.vb) values_buf = Buffer(device_, run_keys * s_.vb, "out-of-core run values");
+        for (uint64_t i = 0; i < sets; ++i) {
+          keys_buf[i] = Buffer(device_, run_keys * s_.kb, "out-of-core run keys");
+          if (s_.vb) values_buf[i] = Buffer(device_, run_keys * s_.vb, "out-of-core run values");
+        }
         Buffer probe(device_, sorter.scratch_bytes(run_keys), "out-of-core scratch probe");
         break;
       } catch (const Error& e) {
         if (e.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY || run_keys < 2 * kMinWindow) throw;
-        keys_buf = Buffer();
-        values_buf = Buffer();
+        for (auto* b : {keys_buf, values_buf}) b[0] = Buffer(), b[1] = Buffer();
         run_keys = run_keys / 4 * 3;
+        if (overlap) sets = 2;  // smaller runs are several runs: the next one's upload needs its own set
       }
     }
     const uint64_t runs = (n_ + run_keys - 1) / run_keys;
     stats_.run_keys = run_keys;
     stats_.runs = runs;
+    stats_.overlapped = sets == 2;
 
     // One run: nothing to merge, the sorted run goes straight to the output.
     std::unique_ptr<RunStore> store = runs > 1 ? make_store() : nullptr;
@@ -376,28 +385,46 @@ class Driver {
         h[0].resize(run_keys * s_.kb);
         h[1].resize(run_keys * s_.vb);
       }
-      auto read_run = [&](uint64_t r) {
+      // Run r lives in host[r % 2] and device set r % sets. With two sets its read and upload run on
+      // the second thread while run r - 1 is sorted, downloaded and written; they touch only set
+      // r % 2, which run r - 2 finished with before the task started. With one set only the read
+      // runs there, and the upload waits for the previous run's download.
+      struct Times {
+        double read = 0, upload = 0;
+      };
+      auto upload = [&](uint64_t r) {
+        const auto t = Clock::now();
+        const uint64_t count = std::min(run_keys, n_ - r * run_keys);
+        keys_buf[r % sets].upload(std::span(host[r % 2][0].data(), count * s_.kb));
+        if (s_.vb) values_buf[r % sets].upload(std::span(host[r % 2][1].data(), count * s_.vb));
+        return seconds_since(t);
+      };
+      auto prepare = [&](uint64_t r) {
+        Times times;
         const auto t = Clock::now();
         const uint64_t first = r * run_keys, count = std::min(run_keys, n_ - first);
         source.read(first, count, host[r % 2][0].data(), host[r % 2][1].data());
-        return seconds_since(t);
+        times.read = seconds_since(t);
+        if (sets == 2) times.upload = upload(r);
+        return times;
       };
-      std::future<double> next = std::async(std::launch::async, read_run, 0);
+      std::future<Times> next = std::async(std::launch::async, prepare, 0);
       for (uint64_t r = 0; r < runs; ++r) {
-        stats_.read_s += next.get();
-        if (r + 1 < runs) next = std::async(std::launch::async, read_run, r + 1);
+        const Times done = next.get();
+        stats_.read_s += done.read;
+        stats_.upload_s += done.upload;
+        if (r + 1 < runs) next = std::async(std::launch::async, prepare, r + 1);
+        if (sets == 1) stats_.upload_s += upload(r);
         const uint64_t first = r * run_keys, count = std::min(run_keys, n_ - first);
         auto& [hk, hv] = host[r % 2];
+        Buffer& keys = keys_buf[r % sets];
+        Buffer& values = values_buf[r % sets];
         auto t = Clock::now();
-        keys_buf.upload(std::span(hk.data(), count * s_.kb));
-        if (s_.vb) values_buf.upload(std::span(hv.data(), count * s_.vb));
-        stats_.upload_s += seconds_since(t);
-        t = Clock::now();
-        sorter.sort(keys_buf, s_.vb ? &values_buf : nullptr, count);
+        sorter.sort(keys, s_.vb ? &values : nullptr, count);
         stats_.sort_s += seconds_since(t);
         t = Clock::now();
-        keys_buf.download(std::span(hk.data(), count * s_.kb));
-        if (s_.vb) values_buf.download(std::span(hv.data(), count * s_.vb));
+        keys.download(std::span(hk.data(), count * s_.kb));
+        if (s_.vb) values.download(std::span(hv.data(), count * s_.vb));
         stats_.download_s += seconds_since(t);
         // A wrong run would silently corrupt the merge: one pass proves it sorted before it is used.
         if (!sorted(hk.data(), count))
@@ -410,8 +437,7 @@ class Driver {
         report("runs", (first + count) * s_.elem(), r + 1);
       }
     }
-    keys_buf = Buffer();
-    values_buf = Buffer();
+    for (auto* b : {keys_buf, values_buf}) b[0] = Buffer(), b[1] = Buffer();
 
     if (store) {
       const auto t = Clock::now();

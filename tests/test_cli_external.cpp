@@ -222,8 +222,9 @@ TEST_CASE("vksort sort out of core: a progress bar with the phase and time left 
 
 TEST_CASE("vksort sort out of core: a full disk, SIGXFSZ, SIGINT and SIGKILL leave no temporary file and no output") {
   Workspace w;
-  // 8 MB in 64 runs: the merge takes long enough (thousands of output buffers) for a signal to land in it.
-  const auto keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::uniform), 1u << 20, 6);
+  // 16 MB in 128 runs: the merge takes long enough (about 8000 output buffers, 0.1 s or more here) for a
+  // signal sent when it is first shown to land in it, even on a loaded machine.
+  const auto keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::uniform), 2u << 20, 6);
   write_file(w / "in.bin", keys);
   const std::vector<std::string> args = {"sort", w / "in.bin", w / "out.bin", "--type", "u64", "--memory", "256k",
                                          "--tmp-dir", w / "tmp"};

@@ -268,6 +268,9 @@ TEST_CASE("vksort sort out of core: bad input is one line, exit 2, nothing writt
   Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--tmp-dir", w / "nowhere"});
   CHECK(r.code == 2);
   check_one_line(r, "--tmp-dir");
+  r = w.run({"sort", w / "in.bin", w / "out.bin", "--tmp-dir", w / "nowhere"});  // small enough for memory
+  CHECK(r.code == 2);
+  check_one_line(r, "--tmp-dir");
   r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "lots"});
   CHECK(r.code == 2);
   check_one_line(r, "--memory 'lots' is not a number of bytes");

@@ -47,6 +47,11 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
   GlobalOptions g = global;
   if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
   const uint64_t memory = c.memory.empty() ? external::default_memory_bytes() : bytes_option("--memory", c.memory);
+  // Checked whichever path the sort takes, so that a typo never waits for the first large input.
+  if (!c.tmp_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(c.tmp_dir, ec)) throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
+  }
   device.emplace(open_device(g));
 
   const auto keys = regular_file_size(c.input);
@@ -80,10 +85,6 @@ int run_sort_external(const SortCommand& c, const SortOptions& options, Device& 
   o.sort = options;
   o.memory_bytes = c.memory.empty() ? 0 : bytes_option("--memory", c.memory);
   o.temp_dir = c.tmp_dir;
-  if (!c.tmp_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(c.tmp_dir, ec)) throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
-  }
   // Two phases of about the same work: the runs, then the merge.
   Progress progress(1.0);
   o.progress = [&](const external::ExternalProgress& p) {

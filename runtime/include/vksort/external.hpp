@@ -103,7 +103,8 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options);
 // (empty, or n * sort.value_bytes bytes) are read, the sorted result written to keys_out and
 // values_out (same sizes; they must not overlap the inputs). memory_bytes, device_bytes and progress
 // as above; input/output paths and temp_dir are ignored. The sorted runs are kept in host memory
-// allocated for the call (as large as the input), which is what makes this entry point cheap.
+// allocated for the call (as large as the input, twice when the merge needs several passes) beside
+// the budget, which is what makes this entry point cheap.
 ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in,
                                      std::span<const std::byte> values_in, std::span<std::byte> keys_out,
                                      std::span<std::byte> values_out, const ExternalOptions& options);

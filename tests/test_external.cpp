@@ -206,6 +206,12 @@ TEST_CASE("out-of-core: too many runs for one merge: several passes, still stabl
   const ExternalStats s = check_file_sort(test::device(), c);
   CHECK(s.runs == 64);
   CHECK(s.merge_passes >= 2);
+  // Descending f64 keys with 12-byte records: 20 bytes an element, 4 KiB give 2 runs a merge.
+  Case d{.key = Key::f64, .order = Order::descending, .spec = workloads::default_spec(Distribution::special), .n = 5000,
+         .vb = 12, .memory = 4096};
+  const ExternalStats t = check_file_sort(test::device(), d);
+  CHECK(t.runs >= 32);
+  CHECK(t.merge_passes >= 4);
 }
 
 TEST_CASE("out-of-core: one run, empty input, input replaced in place") {
@@ -243,6 +249,7 @@ TEST_CASE("out-of-core in memory: spans larger than the device") {
   std::vector<std::byte> keys = workloads::generate_keys(Key::f32, workloads::default_spec(Distribution::special), n, 5);
   std::vector<std::byte> values = make_records(n, 4);
   std::vector<std::byte> keys_out(keys.size()), values_out(values.size());
+  const std::vector<std::byte> keys_in_copy = keys, values_in_copy = values;
   ExternalOptions o;
   o.sort.key = Key::f32;
   o.sort.order = Order::descending;
@@ -251,9 +258,16 @@ TEST_CASE("out-of-core in memory: spans larger than the device") {
   o.overlap = 1;
   const ExternalStats s = external::sort_memory(small, keys, values, keys_out, values_out, o);
   CHECK(s.runs >= 8);
+  // The same through several merge passes (runs in host memory, ping-ponged between two stores).
+  std::vector<std::byte> keys_out2(keys.size()), values_out2(values.size());
+  o.memory_bytes = 4096;
+  const ExternalStats t = external::sort_memory(small, keys_in_copy, values_in_copy, keys_out2, values_out2, o);
+  CHECK(t.merge_passes >= 2);
   expected(Key::f32, Order::descending, keys, values, 4);
   CHECK(keys_out == keys);
   CHECK(values_out == values);
+  CHECK(keys_out2 == keys);
+  CHECK(values_out2 == values);
 }
 
 TEST_CASE("out-of-core: failures leave no temporary file and no output; an old output is untouched") {

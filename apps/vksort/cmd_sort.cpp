@@ -80,6 +80,9 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   options.value_bytes = with_values && !npy_values ? value_bytes_option(c.value_bytes) : 0;
   if (with_values && same_file(c.output, c.values_out))
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
+  // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp).
+  std::optional<Device> opened;
+  if (sort_out_of_core(global, c, options, opened)) return run_sort_external(c, options, *opened);
 
   // Creating the temporary outputs first proves their folders exist and are writable before any
   // reading or GPU work; their destructors remove them again if anything below fails.
@@ -135,7 +138,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   std::vector<std::byte> expected_keys, expected_values;
   if (c.check) expected_keys = keys, expected_values = values;
 
-  Device device = open_device(global);
+  Device device = opened ? *opened : open_device(global);
   const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input);
   Sorter sorter = refusals_are_usage_errors(what, [&] { return Sorter(device, options); });
   SortStats stats;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <vksort/device.hpp>
+#include <vksort/types.hpp>
 
 #include "open_device.hpp"
 
@@ -38,6 +40,9 @@ struct SortCommand {
   uint32_t begin_bit = 0;  // radix sort's bit range of the encoded key; end_bit 0: the key's width
   uint32_t end_bit = 0;
   TuningOptions tuning;
+  std::string memory;         // --memory: host budget as a count ("512M"); "" = half of MemAvailable
+  std::string tmp_dir;        // --tmp-dir: where an out-of-core sort keeps its runs; "" = OUTPUT's folder
+  std::string device_memory;  // --device-memory: pretend the device holds only this much ("" = as it is)
 };
 
 struct BenchCommand {
@@ -91,6 +96,11 @@ struct TuneCommand {
 // the device cannot be opened, so stdout is valid JSON or empty).
 int run_info(const GlobalOptions& global, const std::string& format);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
+// Whether `vksort sort` goes out of core: true when the input files (regular files) exceed --memory or
+// what the device holds at once; `device` is then, and may otherwise be, the opened device.
+bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
+                      std::optional<vksort::Device>& device);
+int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
 int run_tune(const GlobalOptions& global, const TuneCommand& command);

@@ -144,11 +144,21 @@ int main(int argc, char** argv) {
       ->type_name("END");
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
+  sort_cmd->add_option("--memory", sort.memory,
+                       "Host memory the sort may use, e.g. 4G (default: half of MemAvailable); a larger input is "
+                       "sorted out of core: GPU-sorted runs in temporary files, then merged")
+      ->type_name("BYTES");
+  sort_cmd->add_option("--tmp-dir", sort.tmp_dir, "Folder for an out-of-core sort's temporary runs (default: OUTPUT's folder)")
+      ->type_name("DIR");
+  sort_cmd->add_option("--device-memory", sort.device_memory,
+                       "Pretend the device holds only this many bytes (to try the out-of-core path on a large device)")
+      ->type_name("BYTES");
   add_tuning_options(*sort_cmd, sort.tuning);
   add_global_options(*sort_cmd, global);
   sort_cmd->footer("Floats sort in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. "
                    "Every algorithm is stable: equal keys, and their values, keep their input order. "
-                   "The result is always checked to be sorted before it replaces OUTPUT.\n");
+                   "The result is always checked to be sorted before it replaces OUTPUT. Inputs larger than the "
+                   "device or --memory are sorted out of core, stably too, with a progress bar on a terminal.\n");
 
   BenchCommand bench;
   CLI::App* bench_cmd = app.add_subcommand("bench", "Time GPU sorts against CPU baselines, checking every result");

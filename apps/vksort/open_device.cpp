@@ -62,6 +62,7 @@ vksort::Device open_device(const GlobalOptions& options) {
   DeviceOptions o;
   o.select = options.device;  // empty: the library reads VKSORT_DEVICE itself
   o.validation = options.validation ? 1 : -1;
+  o.pretend.device_memory = options.pretend_device_memory;
   return vksort::Device(o);
 }
 

@@ -12,6 +12,7 @@ namespace vksort::cli {
 struct GlobalOptions {
   std::string device;       // --device: index or name substring; "" = VKSORT_DEVICE, else the best
   bool validation = false;  // --validation: force the Khronos layer on (else VKSORT_VALIDATION decides)
+  uint64_t pretend_device_memory = 0;  // sort --device-memory: DeviceOptions::pretend.device_memory
 };
 
 // The selector in effect and where it came from ("--device", "VKSORT_DEVICE"), or "" when none is.

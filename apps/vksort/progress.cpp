@@ -61,6 +61,22 @@ void Progress::start(const std::string& what, double work) {
   width_ = text.size();
 }
 
+void Progress::done_so_far(double done, size_t step, const std::string& what) {
+  if (!on_) return;
+  const auto now = std::chrono::steady_clock::now();
+  // A new phase is always shown; within one, redraws are limited to ten a second.
+  if (width_ && what == last_what_ && now - last_draw_ < std::chrono::milliseconds(100) && done < total_) return;
+  last_draw_ = now;
+  last_what_ = what;
+  done_ = done;
+  current_ = 0;
+  const double seconds = std::chrono::duration<double>(now - t0_).count();
+  const std::string text = line(step, done_, total_, seconds, what, terminal_width() - 1);
+  clear();
+  std::cerr << text << std::flush;
+  width_ = text.size();
+}
+
 void Progress::clear() {
   if (on_ && width_) std::cerr << '\r' << std::string(width_, ' ') << '\r' << std::flush;
   width_ = 0;

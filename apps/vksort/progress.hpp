@@ -22,6 +22,9 @@ class Progress {
   bool enabled() const { return on_; }
   // Announces the step about to run, which will cost `work`.
   void start(const std::string& what, double work);
+  // For work that reports what it has done rather than what it starts: `done` of the total so far,
+  // shown as step `step` doing `what`. Redraws at most ten times a second.
+  void done_so_far(double done, size_t step, const std::string& what);
   // Erases the line (before printing results, or on failure).
   void clear();
 
@@ -33,7 +36,8 @@ class Progress {
   double total_, done_ = 0, current_ = 0;
   size_t step_ = 0, width_ = 0;
   bool on_;
-  std::chrono::steady_clock::time_point t0_;
+  std::chrono::steady_clock::time_point t0_, last_draw_;
+  std::string last_what_;
 };
 
 // "45s", "3m07s", "1h02m".

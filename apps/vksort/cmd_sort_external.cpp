@@ -1,0 +1,121 @@
+// vksort sort, out of core: inputs larger than the device or the host budget (--memory) are sorted by
+// vksort::external (GPU-sorted runs in unnamed temporary files, then a streaming merge). The library
+// makes the outputs appear whole or not at all and leaves no temporary file behind, even on SIGINT or
+// SIGKILL (its files have no name until they are complete), so this file only decides and reports.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <vksort/external.hpp>
+#include <vksort/vksort.hpp>
+
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "counts.hpp"
+#include "progress.hpp"
+
+namespace vksort::cli {
+
+namespace {
+
+// --memory and --device-memory: a count as counts.hpp reads it (4G, 512M, 1e9), at least 1.
+uint64_t bytes_option(const std::string& option, const std::string& text) {
+  const auto v = parse_count(text);
+  if (!v || *v == 0)
+    throw UsageError(option + " " + in_quotes(text) + " is not a number of bytes (e.g. 4G, 512M, 1e9)");
+  return *v;
+}
+
+// The size of a regular file, or nullopt (a pipe, a missing file: the in-memory path reports those).
+std::optional<uint64_t> regular_file_size(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return uint64_t(st.st_size);
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
+  return buf;
+}
+
+}  // namespace
+
+bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const SortOptions& options,
+                      std::optional<Device>& device) {
+  GlobalOptions g = global;
+  if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
+  const uint64_t memory = c.memory.empty() ? external::default_memory_bytes() : bytes_option("--memory", c.memory);
+  // Checked whichever path the sort takes, so that a typo never waits for the first large input.
+  if (!c.tmp_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(c.tmp_dir, ec)) throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
+  }
+  device.emplace(open_device(g));
+
+  const auto keys = regular_file_size(c.input);
+  const auto values = c.values_in.empty() ? std::optional<uint64_t>(0) : regular_file_size(c.values_in);
+  if (!keys || !values) return false;  // pipes are read whole, as before
+  const uint32_t kb = key_bytes(options.key);
+  const uint64_t n = *keys / kb;
+  // What the in-memory path holds: the whole input on the host (twice with --check) and, on the device,
+  // keys, values and scratch in allocations within maxMemoryAllocationSize.
+  const uint64_t host = *keys + *values;
+  if (host > memory) return true;
+  const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
+  const Sorter sorter = refusals_are_usage_errors(what, [&] { return Sorter(*device, options); });
+  const DeviceInfo& info = device->info();
+  const uint64_t scratch = sorter.scratch_bytes(n);
+  const uint64_t max_alloc = info.max_allocation_size ? info.max_allocation_size : UINT64_MAX;
+  const uint64_t device_bytes = info.device_local_bytes ? info.device_local_bytes / 10 * 9 : UINT64_MAX;
+  return host + scratch > device_bytes || *keys > max_alloc || *values > max_alloc || scratch > max_alloc ||
+         n >= (uint64_t(1) << 31);
+}
+
+int run_sort_external(const SortCommand& c, const SortOptions& options, Device& device) {
+  if (c.check)
+    throw UsageError("--check compares with a CPU reference sort in memory, which an input larger than the device "
+                     "or --memory cannot have (the out-of-core result is checked to be sorted run by run)");
+  external::ExternalOptions o;
+  o.input = c.input;
+  o.output = c.output;
+  o.values_input = c.values_in;
+  o.values_output = c.values_out;
+  o.sort = options;
+  o.memory_bytes = c.memory.empty() ? 0 : bytes_option("--memory", c.memory);
+  o.temp_dir = c.tmp_dir;
+  // Two phases of about the same work: the runs, then the merge.
+  Progress progress(1.0);
+  o.progress = [&](const external::ExternalProgress& p) {
+    if (p.total == 0) return;
+    const double share = double(p.done) / double(p.total) / 2;
+    const bool runs = p.phase == "runs";
+    progress.done_so_far(runs ? share : 0.5 + share, runs ? p.run : p.runs + 1,
+                         runs ? "sorting run " + std::to_string(p.run) + " of " + std::to_string(p.runs)
+                              : "merging " + std::to_string(p.runs) + " runs");
+  };
+  external::ExternalStats s;
+  try {
+    s = external::sort_file(device, o);
+  } catch (const external::InputError& e) {
+    throw UsageError(e.what());
+  }
+  progress.clear();
+  if (c.verbose) {
+    const double gb = double(s.bytes) / 1e9;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "sorted %llu %s keys out of core in %llu runs of up to %llu keys (%llu merge pass%s) on %s: %s in %.3f s "
+                  "(%.3f GB/s); read %.3f s (overlapped), upload %.3f s, sort %.3f s, download %.3f s, write %.3f s, "
+                  "merge %.3f s",
+                  (unsigned long long)s.n, std::string(to_string(options.key)).c_str(), (unsigned long long)s.runs,
+                  (unsigned long long)s.run_keys, (unsigned long long)s.merge_passes, s.merge_passes == 1 ? "" : "es",
+                  device.info().name.c_str(), mib(s.bytes).c_str(), s.total_s, s.total_s > 0 ? gb / s.total_s : 0.0,
+                  s.read_s, s.upload_s, s.sort_s, s.download_s, s.write_s, s.merge_s);
+    std::cout << line << '\n';
+  }
+  return exit_ok;
+}
+
+}  // namespace vksort::cli

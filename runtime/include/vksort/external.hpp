@@ -1,0 +1,112 @@
+// vksort/external.hpp — sorting more keys than the GPU (or a host-memory budget) holds at once.
+//
+// A layer above the public API (Device, Buffer, Sorter): the input is cut into runs as large as the
+// device and the budget allow; each run is uploaded, sorted on the GPU, downloaded and appended to a
+// temporary file; a streaming k-way merge (loser tree, bounded buffers per run) then writes the output.
+//
+//   vksort::Device gpu;
+//   vksort::external::ExternalOptions o;
+//   o.input = "keys.bin"; o.output = "sorted.bin"; o.sort.key = vksort::Key::f32;
+//   o.memory_bytes = 1ull << 30;
+//   vksort::external::sort_file(gpu, o);
+//
+// Order: that of every vksort sort (floats in IEEE total order, descending the exact reverse), and
+// stable across runs: equal keys keep their input order (runs are cut in input order and the merge
+// breaks ties by run index), with their values or records.
+//
+// Files: temporary run data lives in one file in temp_dir that is unlinked as soon as it is opened, so
+// nothing is left behind however the process ends (an exception, SIGINT, SIGKILL). The outputs are
+// written to unnamed files beside them (O_TMPFILE, or a hidden temporary where the filesystem lacks it)
+// and only linked into place once complete, so they appear whole or not at all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "vksort/device.hpp"
+#include "vksort/error.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort::external {
+
+// Bad input rather than a failure to process it: a path that does not exist or cannot be created, a
+// file whose size is not a whole number of keys, a values file that does not match the keys, a budget
+// too small to work in. result() is VK_SUCCESS.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Where a sort is, for progress bars: phase "runs" (reading, sorting, writing runs) or "merge";
+// `done` and `total` count bytes of keys and values handled in this phase.
+struct ExternalProgress {
+  std::string phase;
+  uint64_t done = 0;
+  uint64_t total = 0;
+  uint64_t run = 0;   // runs written so far (phase "runs"), or runs being merged (phase "merge")
+  uint64_t runs = 0;  // the runs the input needs
+};
+
+struct ExternalOptions {
+  std::filesystem::path input;   // keys: raw little-endian keys of sort.key, one after another
+  std::filesystem::path output;  // sorted keys (may be the input: replaced only once complete)
+  // Values: both empty (keys only) or both given; sort.value_bytes bytes per key (4, or a record of a
+  // multiple of 4 up to 256; 0 is taken as 4 when values are given).
+  std::filesystem::path values_input;
+  std::filesystem::path values_output;
+  SortOptions sort;  // key, order, algorithm, value_bytes, tuning as for any Sorter
+  // Host memory the sort may use for its buffers, in bytes (0: half of MemAvailable). A run holds at
+  // most half of it (one run is read while the one before is sorted and written); the merge splits it
+  // among the runs it merges and its output (merging in several passes when there are too many runs).
+  uint64_t memory_bytes = 0;
+  // Device memory one run may use, keys, values and scratch together (0: 90% of the device-local heap
+  // the Device reports, which DeviceOptions::pretend.device_memory lowers).
+  uint64_t device_bytes = 0;
+  // Upload the next run while the current one is sorted, in a second set of device buffers (which
+  // makes runs smaller: two sets of keys and values share the device with one scratch). -1: on, except
+  // on a CPU device (lavapipe), where "transfers" and sorts share the same cores and the smaller runs
+  // only cost; 0: off; 1: on.
+  int overlap = -1;
+  // Folder for the temporary run data (empty: the output's folder).
+  std::filesystem::path temp_dir;
+  // Called from the calling thread after every run and every merge step; may throw to cancel (the
+  // exception propagates, and nothing is left behind).
+  std::function<void(const ExternalProgress&)> progress;
+};
+
+// What one out-of-core sort did and where its time went (seconds of wall time on the calling thread,
+// except read_s and upload_s, which are the second thread's and overlap the others).
+struct ExternalStats {
+  uint64_t n = 0;          // keys sorted
+  uint64_t runs = 0;       // sorted runs the input was cut into (1 when it fitted at once)
+  uint64_t run_keys = 0;   // keys per run (the last may hold fewer)
+  uint64_t merge_passes = 0;  // 0 for one run, 1 when every run fitted one merge
+  bool overlapped = false;    // uploads overlapped sorts (two sets of device buffers)
+  double read_s = 0, upload_s = 0, sort_s = 0, download_s = 0, write_s = 0, merge_s = 0, total_s = 0;
+  uint64_t bytes = 0;      // bytes of keys and values in the input
+};
+
+// The budget used when ExternalOptions::memory_bytes is 0: half of MemAvailable (1 GiB without /proc).
+uint64_t default_memory_bytes();
+
+// Sorts options.input (and values_input) into options.output (and values_output). Throws InputError
+// for bad input (see above) and vksort::Error for a failure while doing valid work (a full disk or an
+// I/O error naming the file, a device error); either way the outputs are untouched and no temporary
+// file remains.
+ExternalStats sort_file(Device& device, const ExternalOptions& options);
+
+// The same for data in host memory larger than the device: keys_in (n keys of sort.key) and values_in
+// (empty, or n * sort.value_bytes bytes) are read, the sorted result written to keys_out and
+// values_out (same sizes; they must not overlap the inputs). memory_bytes, device_bytes and progress
+// as above; input/output paths and temp_dir are ignored. The sorted runs are kept in host memory
+// allocated for the call (as large as the input, twice when the merge needs several passes) beside
+// the budget, which is what makes this entry point cheap.
+ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in,
+                                     std::span<const std::byte> values_in, std::span<std::byte> keys_out,
+                                     std::span<std::byte> values_out, const ExternalOptions& options);
+
+}  // namespace vksort::external

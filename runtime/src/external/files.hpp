@@ -1,0 +1,76 @@
+// files.hpp — the out-of-core sort's files: inputs read by offset, temporary run data that has no name
+// (so nothing outlives the process), and outputs that appear whole or not at all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace vksort::external::detail {
+
+std::string quoted(const std::filesystem::path& p);
+
+// A file opened for reading at offsets (pread), with errors that name it.
+class InputFile {
+ public:
+  // Throws InputError naming `role` when the file does not exist, is a folder or cannot be opened.
+  InputFile(const std::filesystem::path& path, std::string role);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  uint64_t size() const { return size_; }
+  // Reads exactly `bytes` at `offset`; throws vksort::Error on an I/O error or a file that shrank.
+  void read(uint64_t offset, std::byte* dst, uint64_t bytes) const;
+
+ private:
+  std::filesystem::path path_;
+  std::string role_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// A temporary file in `folder` without a name: opened with O_TMPFILE, or created and unlinked at once
+// where the filesystem lacks it. Its space returns to the disk when it is closed or the process dies.
+class TempFile {
+ public:
+  // Throws InputError when the folder does not exist or no file can be created in it.
+  explicit TempFile(const std::filesystem::path& folder);
+  ~TempFile();
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  // Throws vksort::Error naming the folder (a full disk: ENOSPC or EFBIG).
+  void write(uint64_t offset, const std::byte* src, uint64_t bytes);
+  void read(uint64_t offset, std::byte* dst, uint64_t bytes) const;
+  void clear();  // gives the space back (truncates to 0)
+
+ private:
+  std::filesystem::path folder_;
+  int fd_ = -1;
+};
+
+// An output written to an unnamed file beside `destination` and linked over it only by commit(): after
+// a failure, an exception or a signal the destination is as it was. Where O_TMPFILE is unsupported, a
+// hidden named temporary (".NAME.vksort-XXXXXX", removed by the destructor) stands in.
+class OutputFile {
+ public:
+  // Throws InputError naming `role` when the folder does not exist or is not writable, or the
+  // destination is a folder.
+  OutputFile(std::filesystem::path destination, std::string role);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  // Appends; throws vksort::Error naming the destination (a full disk: ENOSPC or EFBIG).
+  void write(const std::byte* src, uint64_t bytes);
+  // Flushes to the disk and puts the file in place of the destination. Throws vksort::Error.
+  void commit();
+
+ private:
+  std::filesystem::path destination_;
+  std::string role_;
+  std::string named_temp_;  // the fallback's temporary name; empty with O_TMPFILE
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace vksort::external::detail

@@ -1,0 +1,285 @@
+// test_cli_external.cpp — `vksort sort` out of core, run as a user runs it (a child process per
+// command): inputs beyond --memory or a pretend --device-memory, checked against the CPU reference;
+// full disks, signals and bad input leave no temporary file and no output, and say so in one line.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributions.hpp"
+#include "reference_sort.hpp"
+#include "vksort/vksort.hpp"
+
+#ifndef VKSORT_CLI
+#error "VKSORT_CLI must name the vksort executable"
+#endif
+
+namespace fs = std::filesystem;
+using namespace vksort;
+using vksort::workloads::Distribution;
+
+namespace {
+
+struct Outcome {
+  int code = -1;    // exit status, or -1 after a signal
+  int signal = 0;   // the signal that ended it
+  std::string out, err;
+};
+
+struct Limits {
+  uint64_t file_size = 0;       // RLIMIT_FSIZE in bytes (0: none)
+  bool ignore_sigxfsz = false;  // writes past it then fail with EFBIG instead of killing
+  std::string signal_on;        // send `signal` once the terminal shows this (implies `terminal`)
+  int signal = SIGKILL;
+  bool terminal = false;        // stderr a pseudo-terminal
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& p, std::span<const std::byte> data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  REQUIRE(out.good());
+}
+
+std::vector<std::byte> read_file(const fs::path& p) {
+  const std::string s = slurp(p);
+  std::vector<std::byte> b(s.size());
+  if (!s.empty()) std::memcpy(b.data(), s.data(), s.size());
+  return b;
+}
+
+class Workspace {
+ public:
+  Workspace() {
+    std::string templ = (fs::temp_directory_path() / "vksort-cli-ext-XXXXXX").string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    root_ = templ;
+    fs::create_directories(root_ / "work" / "tmp");
+  }
+  ~Workspace() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  std::string operator/(const std::string& name) const { return (root_ / "work" / name).string(); }
+  // The names in work/ (tmp/ included, with its contents).
+  std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(root_ / "work")) names.push_back(fs::relative(e.path(), root_ / "work").string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  // Runs vksort with `args` in a child (fork + exec, no shell) under `limits`.
+  Outcome run(const std::vector<std::string>& args, const Limits& limits = {}) const {
+    const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
+    std::vector<std::string> argv_s = {VKSORT_CLI};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int master = -1;
+    const bool terminal = limits.terminal || !limits.signal_on.empty();
+    const pid_t pid = terminal ? forkpty(&master, nullptr, nullptr, nullptr) : fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // The child: only async-signal-safe calls until exec.
+      const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out, STDOUT_FILENO);
+      if (!terminal) {
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(err, STDERR_FILENO);
+      }
+      if (limits.file_size) {
+        rlimit l{};
+        getrlimit(RLIMIT_FSIZE, &l);
+        l.rlim_cur = limits.file_size;
+        setrlimit(RLIMIT_FSIZE, &l);
+      }
+      if (limits.ignore_sigxfsz) signal(SIGXFSZ, SIG_IGN);
+      execv(VKSORT_CLI, argv.data());
+      _exit(127);
+    }
+    std::string shown;
+    bool signalled = false;
+    if (terminal) {
+      // Read while the child runs (a full terminal would block it); read() fails with EIO once the
+      // child's side is closed. The progress bar says which phase it is in: the signal lands there.
+      char buf[4096];
+      for (ssize_t got; (got = read(master, buf, sizeof buf)) > 0;) {
+        shown.append(buf, size_t(got));
+        if (!signalled && !limits.signal_on.empty() && shown.find(limits.signal_on) != std::string::npos) {
+          kill(pid, limits.signal);
+          signalled = true;
+        }
+      }
+      close(master);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0, slurp(out_path),
+            terminal ? shown : slurp(err_path)};
+  }
+
+ private:
+  fs::path root_;
+};
+
+// One line on stderr, "vksort: ...", containing `needle`.
+void check_one_line(const Outcome& r, const std::string& needle) {
+  CHECK_MESSAGE(r.err.starts_with("vksort: "), r.err);
+  CHECK_MESSAGE(std::count(r.err.begin(), r.err.end(), '\n') == 1, "stderr must be one line: " << r.err);
+  CHECK_MESSAGE(r.err.find(needle) != std::string::npos, "stderr lacks '" << needle << "': " << r.err);
+}
+
+// The stable reference for keys with 32-bit values 0..n-1.
+void expect_sorted(Key key, Order order, std::vector<std::byte> keys, const fs::path& keys_out, const fs::path& values_out) {
+  const uint64_t n = keys.size() / key_bytes(key);
+  std::vector<uint32_t> index(n);
+  std::iota(index.begin(), index.end(), 0u);
+  workloads::reference_sort(key, order, keys, index);
+  const std::vector<std::byte> got = read_file(keys_out);
+  CHECK_MESSAGE(workloads::first_difference(key, keys, got).empty(), workloads::first_difference(key, keys, got));
+  if (!values_out.empty()) CHECK(read_file(values_out) == std::vector<std::byte>(std::as_bytes(std::span(index)).begin(),
+                                                                                  std::as_bytes(std::span(index)).end()));
+}
+
+uint64_t runs_reported(const std::string& out) {
+  const size_t at = out.find(" runs of up to");
+  if (at == std::string::npos) return 0;
+  const size_t start = out.rfind(' ', at - 1) + 1;
+  return std::stoull(out.substr(start, at - start));
+}
+
+std::vector<std::byte> index_values(uint64_t n) {
+  std::vector<uint32_t> v(n);
+  std::iota(v.begin(), v.end(), 0u);
+  return {std::as_bytes(std::span(v)).begin(), std::as_bytes(std::span(v)).end()};
+}
+
+constexpr uint64_t kN = 100000;
+
+}  // namespace
+
+TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every key type, values, stable") {
+  for (Key key : {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64})
+    for (bool descending : {false, true}) {
+      CAPTURE(to_string(key));
+      CAPTURE(descending);
+      Workspace w;
+      const auto keys = workloads::generate_keys(key, workloads::default_spec(descending ? Distribution::few_unique
+                                                                                         : Distribution::special), kN, 4);
+      write_file(w / "in.bin", keys);
+      write_file(w / "v.bin", index_values(kN));
+      std::vector<std::string> args = {"sort", w / "in.bin", w / "out.bin", "--type", std::string(to_string(key)),
+                                       "--values", w / "v.bin", "--values-out", w / "vout.bin", "--tmp-dir", w / "tmp", "-v"};
+      if (descending) args.push_back("--descending");
+      // Half the keys cut by the host budget, half by a pretend small device.
+      if (key_bytes(key) == 4) args.insert(args.end(), {"--memory", "128k"});
+      else args.insert(args.end(), {"--device-memory", "256k"});
+      const Outcome r = w.run(args);
+      REQUIRE_MESSAGE(r.code == 0, r.err);
+      CHECK(r.err.empty());
+      CHECK_MESSAGE(runs_reported(r.out) >= 8, r.out);
+      expect_sorted(key, descending ? Order::descending : Order::ascending, keys, w / "out.bin", w / "vout.bin");
+      CHECK(w.listing() == std::vector<std::string>{"in.bin", "out.bin", "tmp", "v.bin", "vout.bin"});
+    }
+}
+
+TEST_CASE("vksort sort out of core: a progress bar with the phase and time left on a terminal only") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 2);
+  write_file(w / "in.bin", keys);
+  Limits terminal;
+  terminal.terminal = true;
+  const Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k"}, terminal);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK_MESSAGE(r.err.find("sorting run") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find("merging") != std::string::npos, r.err);
+  expect_sorted(Key::u32, Order::ascending, keys, w / "out.bin", {});
+  const Outcome quiet = w.run({"sort", w / "in.bin", w / "out2.bin", "--memory", "64k"});
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());
+}
+
+TEST_CASE("vksort sort out of core: a full disk, SIGXFSZ, SIGINT and SIGKILL leave no temporary file and no output") {
+  Workspace w;
+  // 16 MB in 128 runs: the merge takes long enough (about 8000 output buffers, 0.1 s or more here) for a
+  // signal sent when it is first shown to land in it, even on a loaded machine.
+  const auto keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::uniform), 2u << 20, 6);
+  write_file(w / "in.bin", keys);
+  const std::vector<std::string> args = {"sort", w / "in.bin", w / "out.bin", "--type", "u64", "--memory", "256k",
+                                         "--tmp-dir", w / "tmp"};
+  const std::vector<std::string> untouched = {"in.bin", "tmp"};
+
+  Limits full;
+  full.file_size = keys.size() / 2;  // the run data cannot all be written
+  full.ignore_sigxfsz = true;
+  Outcome r = w.run(args, full);
+  CHECK(r.code == 1);
+  check_one_line(r, "writing temporary run data in '" + (w / "tmp") + "': File too large");
+  CHECK(w.listing() == untouched);
+
+  full.ignore_sigxfsz = false;  // the signal kills the process mid-write
+  r = w.run(args, full);
+  CHECK(r.signal == SIGXFSZ);
+  CHECK(w.listing() == untouched);
+
+  // Signals while runs are written and while they are merged: the library's files have no name until
+  // complete, so not even SIGKILL leaves one behind.
+  for (int sig : {SIGINT, SIGKILL})
+    for (std::string phase : {"sorting run 2 of", "merging"}) {
+      CAPTURE(sig);
+      CAPTURE(phase);
+      Limits during;
+      during.signal = sig;
+      during.signal_on = phase;
+      r = w.run(args, during);
+      CHECK_MESSAGE(r.signal == sig, r.err);
+      CHECK(w.listing() == untouched);
+    }
+}
+
+TEST_CASE("vksort sort out of core: bad input is one line, exit 2, nothing written") {
+  Workspace w;
+  write_file(w / "odd.bin", std::vector<std::byte>(400003));
+  write_file(w / "in.bin", std::vector<std::byte>(400000));
+  const std::vector<std::string> base = {"sort", w / "odd.bin", w / "out.bin", "--memory", "64k"};
+  check_one_line(w.run(base), "holds 400003 bytes, not a multiple of 4");
+  CHECK(w.run(base).code == 2);
+  Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--tmp-dir", w / "nowhere"});
+  CHECK(r.code == 2);
+  check_one_line(r, "--tmp-dir");
+  r = w.run({"sort", w / "in.bin", w / "out.bin", "--tmp-dir", w / "nowhere"});  // small enough for memory
+  CHECK(r.code == 2);
+  check_one_line(r, "--tmp-dir");
+  r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "lots"});
+  CHECK(r.code == 2);
+  check_one_line(r, "--memory 'lots' is not a number of bytes");
+  r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--check"});
+  CHECK(r.code == 2);
+  check_one_line(r, "--check");
+  r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--values", w / "in.bin", "--values-out",
+             w / "vout.bin", "--value-bytes", "12"});
+  CHECK(r.code == 2);
+  check_one_line(r, "one 12-byte record per key");
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "odd.bin", "tmp"});
+}

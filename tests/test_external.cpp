@@ -1,0 +1,358 @@
+// test_external.cpp — the out-of-core sort (vksort/external.hpp) with budgets small enough that a
+// file of 10^4..10^5 keys needs many runs, every result compared byte for byte with the stable CPU
+// reference; and its files: nothing temporary left behind, outputs whole or untouched.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "distributions.hpp"
+#include "reference_sort.hpp"
+#include "support/test_device.hpp"
+#include "vksort/external.hpp"
+#include "vksort/vksort.hpp"
+
+namespace fs = std::filesystem;
+using namespace vksort;
+using vksort::external::ExternalOptions;
+using vksort::external::ExternalStats;
+using vksort::workloads::Distribution;
+
+namespace {
+
+constexpr Key kKeys[] = {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64};
+
+class Folder {
+ public:
+  Folder() {
+    std::string templ = (fs::temp_directory_path() / "vksort-external-XXXXXX").string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    root_ = templ;
+    fs::create_directory(root_ / "tmp");
+  }
+  ~Folder() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  fs::path operator/(const std::string& name) const { return root_ / name; }
+  fs::path tmp() const { return root_ / "tmp"; }
+  // Everything in the folder but the inputs the test wrote (and the empty tmp folder).
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(root_)) names.push_back(fs::relative(e.path(), root_).string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  fs::path root_;
+};
+
+void write_file(const fs::path& p, std::span<const std::byte> data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  REQUIRE(out.good());
+}
+
+std::vector<std::byte> read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << p);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  if (!c.empty()) std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
+
+// Records of `vb` bytes whose first word is the element's index and the rest derived from it, so a
+// record out of place or torn is seen.
+std::vector<std::byte> make_records(uint64_t n, uint32_t vb) {
+  std::vector<std::byte> v(n * vb);
+  for (uint64_t i = 0; i < n; ++i)
+    for (uint32_t w = 0; w < vb / 4; ++w) {
+      const uint32_t word = w == 0 ? uint32_t(i) : uint32_t(i * 2654435761u + w);
+      std::memcpy(&v[i * vb + w * 4], &word, 4);
+    }
+  return v;
+}
+
+// The expected result: the reference sorts (key, index) stably; records follow their index.
+void expected(Key key, Order order, std::vector<std::byte>& keys, std::vector<std::byte>& records, uint32_t vb) {
+  const uint64_t n = keys.size() / key_bytes(key);
+  std::vector<uint32_t> index(n);
+  std::iota(index.begin(), index.end(), 0u);
+  workloads::reference_sort(key, order, keys, index);
+  if (vb == 0) return;
+  std::vector<std::byte> moved(records.size());
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(&moved[i * vb], &records[uint64_t(index[i]) * vb], vb);
+  records = std::move(moved);
+}
+
+struct Case {
+  Key key = Key::u32;
+  Order order = Order::ascending;
+  workloads::DistributionSpec spec;
+  uint64_t n = 20000;
+  uint32_t vb = 0;
+  uint64_t memory = 0;
+  uint64_t device_bytes = 0;
+  int overlap = 1;  // on: lavapipe would leave it off (ExternalOptions::overlap), and both paths need tests
+};
+
+// Runs sort_file on a generated input and checks the output against the reference.
+ExternalStats check_file_sort(Device& device, const Case& c) {
+  CAPTURE(to_string(c.key));
+  CAPTURE(to_string(c.order));
+  CAPTURE(workloads::to_string(c.spec));
+  CAPTURE(c.vb);
+  Folder f;
+  std::vector<std::byte> keys = workloads::generate_keys(c.key, c.spec, c.n, 17);
+  std::vector<std::byte> values = c.vb ? make_records(c.n, c.vb) : std::vector<std::byte>{};
+  write_file(f / "in.bin", keys);
+  ExternalOptions o;
+  o.input = f / "in.bin";
+  o.output = f / "out.bin";
+  if (c.vb) {
+    write_file(f / "values.bin", values);
+    o.values_input = f / "values.bin";
+    o.values_output = f / "values_out.bin";
+  }
+  o.sort.key = c.key;
+  o.sort.order = c.order;
+  o.sort.value_bytes = c.vb;
+  o.memory_bytes = c.memory;
+  o.device_bytes = c.device_bytes;
+  o.temp_dir = f.tmp();
+  o.overlap = c.overlap;
+  const ExternalStats stats = external::sort_file(device, o);
+  CHECK(stats.overlapped == (c.overlap == 1 && stats.runs > 1));
+  expected(c.key, c.order, keys, values, c.vb);
+  const std::vector<std::byte> got = read_file(o.output);
+  CHECK_MESSAGE(workloads::first_difference(c.key, keys, got).empty(), workloads::first_difference(c.key, keys, got));
+  if (c.vb) CHECK(read_file(o.values_output) == values);
+  CHECK(stats.n == c.n);
+  CHECK(fs::is_empty(f.tmp()));
+  return stats;
+}
+
+// Budget for about `runs` runs of n elements of `elem` bytes: a run holds at most half of it.
+uint64_t memory_for_runs(uint64_t n, uint64_t elem, uint64_t runs) { return (n + runs - 1) / runs * elem * 2; }
+
+}  // namespace
+
+TEST_CASE("out-of-core: every key type, both orders, with 32-bit values, many runs, stable") {
+  for (Key key : kKeys)
+    for (Order order : {Order::ascending, Order::descending})
+      for (auto kind : {Distribution::special, Distribution::few_unique}) {
+        Case c{.key = key, .order = order, .spec = workloads::default_spec(kind), .n = 20000, .vb = 4};
+        c.memory = memory_for_runs(c.n, key_bytes(key) + 4, 10);
+        const ExternalStats s = check_file_sort(test::device(), c);
+        CHECK(s.runs >= 8);
+        CHECK(s.merge_passes == 1);
+      }
+}
+
+TEST_CASE("out-of-core: adversarial inputs, keys only") {
+  int overlap = 0;
+  for (Key key : {Key::u32, Key::f32, Key::i64, Key::f64})
+    for (auto kind : {Distribution::sorted, Distribution::reverse, Distribution::all_equal, Distribution::few_unique,
+                      Distribution::organ_pipe, Distribution::uniform}) {
+      // Every other case without the overlapped upload (one set of device buffers).
+      Case c{.key = key, .spec = workloads::default_spec(kind), .n = 30000, .overlap = (overlap ^= 1)};
+      c.memory = memory_for_runs(c.n, key_bytes(key), 9);
+      CHECK(check_file_sort(test::device(), c).runs >= 8);
+    }
+}
+
+TEST_CASE("out-of-core: records of 12 and 256 bytes move whole, both orders") {
+  for (uint32_t vb : {12u, 256u})
+    for (Order order : {Order::ascending, Order::descending}) {
+      Case c{.key = Key::f32, .order = order, .spec = workloads::default_spec(Distribution::few_unique), .n = 12000, .vb = vb};
+      c.memory = memory_for_runs(c.n, 4 + vb, 8);
+      CHECK(check_file_sort(test::device(), c).runs >= 8);
+    }
+}
+
+TEST_CASE("out-of-core: a pretend small device cuts the runs; the host budget does not") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.device_memory = 192u << 10;  // 192 KiB: keys, values and scratch of one run
+  Device small(options);
+  for (Key key : {Key::u32, Key::f64}) {
+    Case c{.key = key, .spec = workloads::default_spec(Distribution::special), .n = 100000, .vb = 4, .memory = 64u << 20};
+    const ExternalStats s = check_file_sort(small, c);
+    CHECK(s.runs >= 8);
+    // Two sets of a run's keys and values (and its scratch) fit 90% of the pretend memory.
+    const uint64_t device_run = s.run_keys * (key_bytes(key) + 4);
+    CHECK(2 * device_run < options.pretend.device_memory);
+  }
+}
+
+TEST_CASE("out-of-core: too many runs for one merge: several passes, still stable") {
+  // u32 keys with values (8 bytes) and a budget of 4 KiB: runs of 256 keys, so 64 runs; windows of 64
+  // elements allow 7 runs a merge (64 -> 10 -> 2 -> 1).
+  Case c{.key = Key::u32, .spec = workloads::default_spec(Distribution::few_unique), .n = 16384, .vb = 4, .memory = 4096};
+  const ExternalStats s = check_file_sort(test::device(), c);
+  CHECK(s.runs == 64);
+  CHECK(s.merge_passes >= 2);
+  // Descending f64 keys with 12-byte records: 20 bytes an element, 4 KiB give 2 runs a merge.
+  Case d{.key = Key::f64, .order = Order::descending, .spec = workloads::default_spec(Distribution::special), .n = 5000,
+         .vb = 12, .memory = 4096};
+  const ExternalStats t = check_file_sort(test::device(), d);
+  CHECK(t.runs >= 32);
+  CHECK(t.merge_passes >= 4);
+}
+
+TEST_CASE("out-of-core: one run, empty input, input replaced in place") {
+  Folder f;
+  Case c{.key = Key::i32, .spec = workloads::default_spec(Distribution::uniform), .n = 5000};
+  CHECK(check_file_sort(test::device(), c).runs == 1);
+
+  write_file(f / "empty.bin", {});
+  ExternalOptions o;
+  o.input = f / "empty.bin";
+  o.output = f / "empty_out.bin";
+  CHECK(external::sort_file(test::device(), o).runs == 0);
+  CHECK(fs::exists(o.output));
+  CHECK(fs::file_size(o.output) == 0);
+
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::uniform), 9000, 3);
+  write_file(f / "same.bin", keys);
+  o.input = o.output = f / "same.bin";
+  o.sort.key = Key::u64;
+  o.memory_bytes = memory_for_runs(9000, 8, 8);
+  o.temp_dir = f.tmp();
+  external::sort_file(test::device(), o);
+  std::vector<uint32_t> none;
+  workloads::reference_sort(Key::u64, Order::ascending, keys, none);
+  CHECK(read_file(f / "same.bin") == keys);
+  CHECK(f.entries() == std::vector<std::string>{"empty.bin", "empty_out.bin", "same.bin", "tmp"});
+}
+
+TEST_CASE("out-of-core in memory: spans larger than the device") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.device_memory = 128u << 10;
+  Device small(options);
+  const uint64_t n = 60000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::f32, workloads::default_spec(Distribution::special), n, 5);
+  std::vector<std::byte> values = make_records(n, 4);
+  std::vector<std::byte> keys_out(keys.size()), values_out(values.size());
+  const std::vector<std::byte> keys_in_copy = keys, values_in_copy = values;
+  ExternalOptions o;
+  o.sort.key = Key::f32;
+  o.sort.order = Order::descending;
+  o.sort.value_bytes = 4;
+  o.memory_bytes = 1u << 20;
+  o.overlap = 1;
+  const ExternalStats s = external::sort_memory(small, keys, values, keys_out, values_out, o);
+  CHECK(s.runs >= 8);
+  // The same through several merge passes (runs in host memory, ping-ponged between two stores).
+  std::vector<std::byte> keys_out2(keys.size()), values_out2(values.size());
+  o.memory_bytes = 4096;
+  const ExternalStats t = external::sort_memory(small, keys_in_copy, values_in_copy, keys_out2, values_out2, o);
+  CHECK(t.merge_passes >= 2);
+  expected(Key::f32, Order::descending, keys, values, 4);
+  CHECK(keys_out == keys);
+  CHECK(values_out == values);
+  CHECK(keys_out2 == keys);
+  CHECK(values_out2 == values);
+}
+
+TEST_CASE("out-of-core: failures leave no temporary file and no output; an old output is untouched") {
+  Folder f;
+  const uint64_t n = 20000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), n, 9);
+  write_file(f / "in.bin", keys);
+  const std::vector<std::byte> old_output(100, std::byte{7});
+  write_file(f / "old.bin", old_output);
+  ExternalOptions o;
+  o.input = f / "in.bin";
+  o.temp_dir = f.tmp();
+  o.memory_bytes = memory_for_runs(n, 4, 10);
+
+  // Cancelled (the progress callback throws) in each phase.
+  for (std::string phase : {"runs", "merge"}) {
+    CAPTURE(phase);
+    o.output = f / "old.bin";
+    o.progress = [&](const external::ExternalProgress& p) {
+      if (p.phase == phase && p.done * 2 > p.total) throw std::runtime_error("cancelled");
+    };
+    CHECK_THROWS_WITH(external::sort_file(test::device(), o), "cancelled");
+    CHECK(read_file(f / "old.bin") == old_output);
+    o.output = f / "new.bin";
+    CHECK_THROWS_WITH(external::sort_file(test::device(), o), "cancelled");
+    CHECK(!fs::exists(o.output));
+    CHECK(f.entries() == std::vector<std::string>{"in.bin", "old.bin", "tmp"});
+  }
+  o.progress = nullptr;
+
+  // Bad input: a clear InputError naming the file, nothing created.
+  write_file(f / "odd.bin", std::vector<std::byte>(4001));
+  o.input = f / "odd.bin";
+  o.output = f / "new.bin";
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o),
+                       doctest::Contains("holds 4001 bytes, not a multiple of 4"), external::InputError);
+  o.input = f / "missing.bin";
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("does not exist"), external::InputError);
+  o.input = f / "in.bin";
+  o.temp_dir = f / "no-such-folder";
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("no-such-folder"), external::InputError);
+  o.temp_dir = f.tmp();
+  o.values_input = f / "in.bin";  // 20000 words: fine as values...
+  o.values_output = f / "vals.bin";
+  o.sort.value_bytes = 8;  // ...but not as 8-byte records
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("one 8-byte record per key"),
+                       external::InputError);
+  CHECK(f.entries() == std::vector<std::string>{"in.bin", "odd.bin", "old.bin", "tmp"});
+}
+
+TEST_CASE("out-of-core: a full disk names the file and leaves nothing behind") {
+  Folder f;
+  const uint64_t n = 20000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), n, 8);
+  write_file(f / "in.bin", keys);
+  ExternalOptions o;
+  o.input = f / "in.bin";
+  o.output = f / "out.bin";
+  o.temp_dir = f.tmp();
+  // A file size limit is a full disk as far as this process can tell; with SIGXFSZ ignored, writes
+  // past it fail with EFBIG. Set only around the sort (the limit is the whole process's).
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &old_action);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  auto sort_limited = [&] {
+    rlimit limit = old_limit;
+    limit.rlim_cur = keys.size() / 2;
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+    std::string what;
+    try {
+      external::sort_file(test::device(), o);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    return what;
+  };
+  // One run: the output itself is what cannot be written.
+  o.memory_bytes = 64u << 20;
+  CHECK(sort_limited() == "writing output '" + (f / "out.bin").string() + "': File too large");
+  // Many runs: the run data fills the disk first.
+  o.memory_bytes = memory_for_runs(n, 4, 10);
+  CHECK(sort_limited() == "writing temporary run data in '" + f.tmp().string() + "': File too large");
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  CHECK(f.entries() == std::vector<std::string>{"in.bin", "tmp"});
+}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Old against new radix sort in one run: two vksort binaries (e.g. the previous commit built beside this
 # one), interleaved per case so a noisy machine's drift hits both alike. For each kind (u32 keys, u32
 # pairs, u64 keys) and size, the old binary's radix sort, then the new one's on each path; JSON per

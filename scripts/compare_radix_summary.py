@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The table of one scripts/compare-radix.sh run: median GPU ms of the old radix sort and of the new one
 on each path, and new / old, per kind and size (uniform keys; every result was checked by the bench).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUB's radix sort on the GPU, timed on the sizes vksort's GPU benchmark uses (scripts/gpu-bench.sh).
 
 cupy.sort and torch.sort call CUB's device radix sort on CUDA devices. Keys: cupy.sort on uint32 and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole GPU measurement of vksort's radix sort in one command: the device, then u32 keys, u32 pairs
 # and u64 keys from 2^MIN to 2^MAX keys (uniform, every result checked) on every radix path —
 # single pass with ballot and with column ranking, reduce-then-scan with splits and with columns, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A Markdown table of one scripts/gpu-bench.sh run: Gkeys/s (median GPU time) of every radix path per
 kind and size, the facts that explain them (dispatches, bytes per key by design), and CUB's rate and
 vksort's best path as a ratio of it where CUB ran in the same run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_cli_external.cpp — `vksort sort` out of core, run as a user runs it (a child process per
 // command): inputs beyond --memory or a pretend --device-memory, checked against the CPU reference;
 // full disks, signals and bad input leave no temporary file and no output, and say so in one line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_external.cpp — the out-of-core sort (vksort/external.hpp) with budgets small enough that a
 // file of 10^4..10^5 keys needs many runs, every result compared byte for byte with the stable CPU
 // reference; and its files: nothing temporary left behind, outputs whole or untouched.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort::sort on host data reuses what it made (api/host_sorters.hpp, gpu/staging_pool.hpp): Sorters
 // per options with their buffers, and staging memory, so a small sort does not compile pipelines and
 // allocate memory on every call. The results stay exact, concurrent calls on one Device stay correct,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Radix sort's reduce-then-scan path against the CPU reference: every key type x order x with/without values on awkward sizes
 // and inputs, with the device's own block size and with tiny blocks that make every multi-block path
 // run at small n, and every digit width. Then the GPU-side decisions (sorted on entry, early stop,

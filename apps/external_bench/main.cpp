@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_external — the out-of-core sort end to end on a file several times the (pretend) device memory,
 // beside the two things that bound it on the same machine and data: copying the file (read + write,
 // the I/O ceiling) and std::sort of the same keys in memory.

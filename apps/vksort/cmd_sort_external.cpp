@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort sort, out of core: inputs larger than the device or the host budget (--memory) are sorted by
 // vksort::external (GPU-sorted runs in unnamed temporary files, then a streaming merge). The library
 // makes the outputs appear whole or not at all and leaves no temporary file behind, even on SIGINT or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, step 1 of a pass: each workgroup reads one block of BLOCK = WORKGROUP_SIZE * ITEMS keys
 // from the current buffer and writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, step 1 of a pass, for blocks ranked by counter columns (scatter_columns.comp): the same
 // output as count.comp (the block's digit histogram, digit-major, and its adjacent inversions), plus

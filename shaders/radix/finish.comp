@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, after the last pass, only when the data ended in scratch (an odd number of scatters ran,
 // because passes were skipped, the sort stopped early, or an odd number was recorded): copies the

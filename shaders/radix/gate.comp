@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, between the scan and the scatter of each pass: one invocation reads the scanned counts
 // and decides, without a host round trip, what the following dispatches do (through their indirect

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, before the first pass: one invocation writes the control words (RADIX_CONTROL_*): state
 // cleared, the data in the caller's buffers, the per-slot grids as templates and as live arguments

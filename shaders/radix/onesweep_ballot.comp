@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, one pass (one digit) per dispatch, ranking the whole digit in one step per
 // subgroup (multisplit by subgroup ballots): the shape for wide workgroups (GPUs).

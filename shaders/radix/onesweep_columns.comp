@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, one pass (one digit) per dispatch, ranking by counter columns: the shape for
 // small workgroups whose invocations hold many keys each (CPU drivers such as lavapipe, which run a

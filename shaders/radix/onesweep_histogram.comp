@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, the upfront read (Onesweep's "global histogram"): one read of the keys counts
 // the digit of every pass at once, into digits[pass * RADIX + digit], and counts adjacent inversions on

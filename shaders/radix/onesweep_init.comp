@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, before everything else: clears the control words, the per-pass words and the
 // histograms that the histogram kernel adds into, and fixes how many keys this sort orders (a GPU-side

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The single-pass radix sort's tile bookkeeping, shared by its rankings (onesweep_columns.comp,
 // onesweep_ballot.comp): taking a tile id, publishing the tile's digit counts, and the look-back with
 // Decoupled Fallback (Smith, Levien & Owens, SPAA 2025) that turns them into the tile's offsets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, between the histograms and the first pass: turns every pass's histogram into
 // each digit's first position (an exclusive scan over the digits) and decides, without a host round

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, step 3 of a pass: each workgroup reloads its block of BLOCK = WORKGROUP_SIZE * ITEMS keys
 // from the pass's source buffer, sorts it by the pass's digit in shared memory, stably, and writes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 460
 // Radix sort, step 3 of a pass, ranking with counter columns: the same result as scatter.comp (every
 // key of the block goes to P_d[block] + its stable rank among the block's keys of digit d, Ha et al.

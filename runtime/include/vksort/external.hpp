@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vksort/external.hpp — sorting more keys than the GPU (or a host-memory budget) holds at once.
 //
 // A layer above the public API (Device, Buffer, Sorter): the input is cut into runs as large as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/host_sorters.hpp"
 
 namespace vksort::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What vksort::sort on host data (sort_host) keeps between calls on one Device: a Sorter per options,
 // whose pipelines are most of a small sort's cost when made anew every call, with the device buffers the
 // keys and values pass through. Entries whose memory (buffers and the Sorter's scratch) would exceed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // external.cpp — the out-of-core sort: GPU-sorted runs, then a streaming k-way merge (loser tree).
 //
 // Uses the public API only (Device, Buffer, Sorter). Buffer::upload and Sorter::sort each submit and

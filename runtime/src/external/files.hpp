@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // files.hpp — the out-of-core sort's files: inputs read by offset, temporary run data that has no name
 // (so nothing outlives the process), and outputs that appear whole or not at all.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu/staging_pool.hpp"
 
 #include <algorithm>

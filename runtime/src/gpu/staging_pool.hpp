@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host-visible staging memory kept between uploads and downloads of one device: allocating and mapping
 // it for every copy was the convenience path's fixed cost (vksort::sort on a span uploads and downloads
 // keys, and values, every call). Buffers up to `keep_bytes` are kept, a few of them, for the next copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/radix_onesweep.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The single-pass radix sort: Onesweep (Adinets & Merrill 2022) with Decoupled Fallback (Smith, Levien
 // & Owens, SPAA 2025). RadixSort (radix_sort.hpp) holds one and uses it where it applies. Records
 // dispatches only; owns nothing but its kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort/radix_sort.hpp"
 
 #include <algorithm>

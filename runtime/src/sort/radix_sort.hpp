@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LSD radix sort after Ha, Krüger & Silva (seed 003), generalised from 2-bit to 2-, 4- or 8-bit digits.
 // Records dispatches only; owns nothing but its kernels.
 //

@@ -14,6 +14,7 @@ packages=(
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
   libpng-dev                 # the particle app's PNG frames
+  libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
 )
 
 missing=()

@@ -141,7 +141,7 @@ mpi::Stats check_case(const Case& c) {
   CHECK_MESSAGE(st.max_received <= st.received_bound, what << ": bucket " << st.max_received << " > bound "
                                                               << st.received_bound);
   CHECK_MESSAGE(st.received_bound <= mpi::received_bound(c.n, p, c.options.oversampling), what);
-  if (c.options.oversampling == 0)
+  if (mpi::detail::samples_per_share(p, c.options.oversampling) >= uint64_t(p) + 1)
     CHECK_MESSAGE(st.max_received * uint64_t(p) <= 2 * c.n + uint64_t(p),
                   what << ": bucket " << st.max_received << " above 2n/p + 1");
   return st;
@@ -223,7 +223,7 @@ TEST_CASE("mpi sort: the chunked exchange (messages of at most 3 keys)") {
 }
 
 TEST_CASE("mpi sort: oversampling trades samples for a tighter bound") {
-  for (uint32_t s : {1u, 2u, 64u}) {
+  for (uint32_t s : {1u, 2u, 5u, 200u}) {
     for (Distribution d : {Distribution::uniform, Distribution::all_equal}) {
       Case c;
       c.spec = workloads::default_spec(d);
@@ -333,8 +333,10 @@ TEST_CASE("rebalancing counts move every key to its rank exactly once") {
 
 TEST_CASE("sampling: step, splitters, their place in a run of equal keys, and the bound") {
   CHECK(mpi::detail::sample_step(0, 4, 0) == 1);
-  CHECK(mpi::detail::sample_step(100, 4, 0) == 5);  // ceil(100 / 20)
-  CHECK(mpi::detail::sample_step(101, 4, 0) == 6);
+  CHECK(mpi::detail::sample_step(100, 4, 5) == 5);  // ceil(100 / 20)
+  CHECK(mpi::detail::sample_step(101, 4, 5) == 6);
+  CHECK(mpi::detail::sample_step(1'000'000, 4, 0) == 3907);  // s = 64: ceil(10^6 / 256)
+  CHECK(mpi::detail::sample_step(1'000'000, 100, 0) == 100);  // s = p + 1 = 101
   // All keys equal: the (rank, position) order still cuts them evenly.
   const std::vector<uint32_t> run(12, 9);
   const auto samples = mpi::detail::take_samples<uint32_t>(run, 1, 4);
@@ -350,7 +352,7 @@ TEST_CASE("sampling: step, splitters, their place in a run of equal keys, and th
   CHECK(chosen[2].key == 7);  // floor(30/4)
   CHECK(mpi::detail::bucket_bound(10, 4, 3) == 3 * 3 + 4 * 2);
   // The closed form stays below 2n/p + 1 with the default oversampling, for any n and p.
-  for (int p = 1; p <= 64; p *= 2)
+  for (int p = 1; p <= 256; p *= 2)
     for (uint64_t n : {0ull, 1ull, 63ull, 1000ull, 123457ull, 1ull << 40})
       CHECK(mpi::received_bound(n, p) * uint64_t(p) <= 2 * n + uint64_t(p));
 }

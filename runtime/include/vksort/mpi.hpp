@@ -16,11 +16,13 @@
 // the concatenation of all ranks' inputs in rank order, values included, and every element is distinct
 // in this order, so even all-equal keys split evenly.
 //
-// Balance (the guarantee): with n keys in all, p ranks, oversampling s (default p + 1) and sample
+// Balance (the guarantee): with n keys in all, p ranks, oversampling s (default max(p + 1, 64)) and sample
 // step d = max(1, ceil(n / (p s))), each rank takes the samples at its local positions d-1, 2d-1, ...
 // (S samples in all), so at most d - 1 of its keys lie between two of its samples; a rank then receives
-// at most ceil(S/p) d + p (d - 1) keys (received_bound), which for the default s is below 2n/p + 1
-// however the keys are distributed over the ranks (all on one rank, some ranks empty, n < p).
+// at most ceil(S/p) d + p (d - 1) keys (received_bound), which for any s >= p + 1 is below 2n/p + 1
+// however the keys are distributed over the ranks (all on one rank, some ranks empty, n < p). The
+// floor of 64 keeps buckets of random keys within a few percent of n/p on few ranks: with s = p + 1
+// and p = 2, the first sample of each run sits at a third of it and rank 0 would get 2/3 of the keys.
 //
 // Collectives: every rank of `comm` must call the same function with the same key type, order and
 // presence of values. A failure on any rank (a bad argument, the GPU out of memory) is agreed on by all
@@ -53,8 +55,9 @@ struct Options {
   // exchange): for distributed arrays that must keep their shape. Otherwise a rank gets its bucket,
   // at most received_bound keys.
   bool keep_counts = false;
-  // Samples per rank-share of the keys, s; 0: p + 1 (the 2n/p + 1 bound). More samples: a tighter
-  // bound, n/p + (p + 1) n / (p s), for an all-gather of about p s samples of 24 bytes.
+  // Samples per rank-share of the keys, s; 0: max(p + 1, 64). Any s >= p + 1 keeps the 2n/p + 1
+  // bound; more samples give a tighter one, about n/p + (p + 1) n / (p s), and more even buckets, for
+  // an all-gather of about p s samples of 24 bytes.
   uint32_t oversampling = 0;
   // Largest MPI message of the exchanges, in bytes; 0: 2^30. Counts and displacements of
   // MPI_Alltoallv are int, so larger exchanges go as chunks of at most this many bytes by point-to-point
@@ -161,7 +164,7 @@ VKSORT_API int node_local_rank(MPI_Comm comm);
 // base unchanged. Collective (node_local_rank).
 VKSORT_API DeviceOptions device_options(MPI_Comm comm, DeviceOptions base = {});
 
-// The balance guarantee above for n keys, p ranks and s samples per rank-share (0: p + 1), without
+// The balance guarantee above for n keys, p ranks and s samples per rank-share (0: the default), without
 // knowing how the keys are spread: ceil(S/p) d + p (d - 1) with S at most n / d.
 VKSORT_API uint64_t received_bound(uint64_t n, int p, uint32_t oversampling = 0);
 

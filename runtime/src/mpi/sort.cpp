@@ -221,7 +221,7 @@ Stats sort(MPI_Comm comm, Device& device, Key key, const void* keys, uint64_t n,
     if (values && value_count != n)
       throw Error(std::to_string(value_count) + " values for " + std::to_string(n) + " keys: one value per key is needed");
     // The samples are all-gathered with int counts: about 3 p s words (see sort_encoded).
-    const uint64_t s = options.oversampling ? options.oversampling : uint64_t(c.size) + 1;
+    const uint64_t s = detail::samples_per_share(c.size, options.oversampling);
     if (3 * (uint64_t(c.size) * s + uint64_t(c.size)) > uint64_t(INT_MAX))
       throw Error("oversampling " + std::to_string(s) + " with " + std::to_string(c.size) +
                   " ranks makes more samples than one all-gather can carry");

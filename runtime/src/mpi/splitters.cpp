@@ -2,8 +2,12 @@
 
 namespace vksort::mpi::detail {
 
+uint64_t samples_per_share(int p, uint32_t oversampling) {
+  return oversampling ? oversampling : std::max<uint64_t>(uint64_t(p) + 1, 64);
+}
+
 uint64_t sample_step(uint64_t n, int p, uint32_t oversampling) {
-  const uint64_t s = oversampling ? oversampling : uint64_t(p) + 1;
+  const uint64_t s = samples_per_share(p, oversampling);
   const uint64_t share = uint64_t(p) * s;
   return std::max<uint64_t>(1, n / share + (n % share != 0));
 }

@@ -25,8 +25,11 @@ struct Sample {
   }
 };
 
+// s, samples per rank-share: `oversampling`, or for 0 max(p + 1, 64) (see vksort/mpi.hpp).
+uint64_t samples_per_share(int p, uint32_t oversampling);
+
 // d, the distance between a rank's samples: max(1, ceil(n / (p s))) for n keys on p ranks with s
-// samples per rank-share (0: p + 1). The same on every rank, since it depends only on n.
+// samples per rank-share. The same on every rank, since it depends only on n.
 uint64_t sample_step(uint64_t n, int p, uint32_t oversampling);
 
 // The guarantee on the keys a rank receives when S samples were taken with step d (see vksort/mpi.hpp):

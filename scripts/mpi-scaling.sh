@@ -7,6 +7,7 @@
 # Ranks share the machine's cores: on a CPU driver (lavapipe) more ranks mean fewer cores per rank's
 # GPU, so this measures the algorithm's overheads there, not a cluster's scaling.
 set -euo pipefail
+command_line="$*"
 tool=build/apps/vksort-mpi/vksort-mpi strong_n=1M weak_n=256k type=u32 repeat=5 max_ranks=4 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,7 +33,7 @@ for scaling in strong weak; do
       --json "$lines" >/dev/null
   done
 done
-python3 - "$lines" "$out" "$*" <<'PY'
+python3 - "$lines" "$out" "$command_line" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 if sys.argv[2]:

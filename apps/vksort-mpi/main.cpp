@@ -72,9 +72,10 @@ mpi::Options options_of(const Common& c) {
 Device open_device(MPI_Comm comm, const Common& c) {
   DeviceOptions base;
   base.select = c.device;
-  const DeviceOptions chosen = mpi::device_options(comm, base);
   std::optional<Device> device;
-  step(comm, [&] { device.emplace(chosen); });
+  // device_options starts with its one collective (the node-local rank), before anything that can
+  // throw (listing the devices), so every rank reaches it and the step's agreement alike.
+  step(comm, [&] { device.emplace(mpi::device_options(comm, base)); });
   return *device;
 }
 
@@ -297,6 +298,10 @@ int main(int argc, char** argv) {
     } catch (const Failure& e) {
       say_error(e.what());
       code = e.code;
+    } catch (const std::exception& e) {
+      // Not agreed with the other ranks (a bug if it happens): still one line and a failing exit.
+      say_error(e.what());
+      code = exit_runtime;
     }
   }
   MPI_Finalize();

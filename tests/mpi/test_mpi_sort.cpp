@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -264,6 +265,34 @@ TEST_CASE("mpi sort: a bad argument on one rank fails every rank with the same m
   // The communicator still works after the failures (nothing was left half-done).
   const mpi::Result<uint32_t> after = mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys));
   CHECK(after.stats.n_total == uint64_t(10 * p));
+}
+
+TEST_CASE("mpi sort: the GPU failing on one rank fails every rank, none is left waiting") {
+  const int me = rank_of_world(), p = world_size();
+  // The last rank's device pretends to hold 64 KiB: its local sort runs out of device memory.
+  std::optional<Device> small;
+  if (me == p - 1) {
+    DeviceOptions options;
+    options.validation = validation_layer_available() ? 1 : 0;
+    options.pretend.device_memory = 64 << 10;
+    small.emplace(options);
+  }
+  std::vector<uint64_t> keys(100000, 3);
+  std::string message;
+  try {
+    mpi::sort<uint64_t>(MPI_COMM_WORLD, small ? *small : mpi_device(), std::span<const uint64_t>(keys));
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  const std::string prefix = "vksort::mpi::sort: the local sort failed on rank " + std::to_string(p - 1) + ": ";
+  CHECK_MESSAGE(message.starts_with(prefix), message);
+  CHECK_MESSAGE(message.find("VK_ERROR_OUT_OF_DEVICE_MEMORY") != std::string::npos, message);
+  // Every rank reports the same line.
+  const uint64_t length = message.size();
+  uint64_t shortest = 0, longest = 0;
+  MPI_Allreduce(&length, &shortest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&length, &longest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(shortest == longest);
 }
 
 TEST_CASE("mpi: node-local rank and device choice") {

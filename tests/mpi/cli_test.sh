@@ -28,7 +28,11 @@ for type in u32 i32 f32 u64 i64 f64; do
     cmp -s "$want" "$work/got.bin" || fail "$type $order on $np ranks differs from vksort sort"
   done
 done
-echo "outputs equal the single-process sort: every type, 1-3 ranks"
+# Rebalanced to the read counts (--keep-counts): the same file.
+"${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 --keep-counts -v "$work/in_u64.bin" "$work/got.bin" > "$work/verbose.txt"
+cmp -s "$work/want_u64.bin" "$work/got.bin" || fail "u64 --keep-counts on 3 ranks differs from vksort sort"
+grep -q "^sorted 1001 u64 keys on 3 ranks" "$work/verbose.txt" || fail "-v printed: $(cat "$work/verbose.txt")"
+echo "outputs equal the single-process sort: every type, 1-3 ranks, --keep-counts"
 
 # Fewer keys than ranks, and an empty file.
 printf '\x03\x00\x00\x00\x01\x00\x00\x00' > "$work/two.bin"

@@ -16,6 +16,7 @@ packages=(
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
   libpng-dev                 # the particle app's PNG frames
   libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
+  libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
 )
 
 missing=()

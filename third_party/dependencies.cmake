@@ -50,3 +50,6 @@ if(VKSORT_BUILD_APPS)
   endif()
 endif()
 find_package(Threads REQUIRED)
+
+# --- MPI (optional): the distributed sort, vksort::mpi (Debian: libopenmpi-dev openmpi-bin) ------------
+find_package(MPI COMPONENTS CXX QUIET)

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include "mpi_file.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "steps.hpp"
+
+namespace vksort::mpi_cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// MPI-IO counts are int: move at most 1 GiB per call.
+constexpr uint64_t io_chunk = uint64_t(1) << 30;
+
+// Rank 0's temporary output, for the signal handler: a fixed buffer, since only async-signal-safe
+// calls (unlink, signal, raise) may run there.
+char g_temp_path[4096] = {};
+
+void remove_temp_and_die(int signal) {
+  if (g_temp_path[0]) unlink(g_temp_path);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+void check(int rc, const std::string& what) {
+  if (rc != MPI_SUCCESS) throw Failure(exit_runtime, what + ": " + mpi_error_text(rc));
+}
+
+// [first, first + count) of n keys for `rank` of p: the first n % p ranks take one more.
+void slice_of(uint64_t n, int rank, int p, uint64_t* first, uint64_t* count) {
+  const uint64_t base = n / uint64_t(p), extra = n % uint64_t(p), r = uint64_t(rank);
+  *first = r * base + std::min(r, extra);
+  *count = base + (r < extra ? 1 : 0);
+}
+
+}  // namespace
+
+void check_destination(MPI_Comm comm, const std::string& destination) {
+  step(comm, [&] {
+    const fs::path dest(destination);
+    const fs::path folder = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+      throw Failure(exit_usage, "output " + in_quotes(destination) + ": folder " + in_quotes(folder.string()) +
+                                    " does not exist");
+    if (fs::is_directory(dest, ec)) throw Failure(exit_usage, "output " + in_quotes(destination) + " is a folder");
+  });
+}
+
+std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32_t key_bytes, uint64_t* total) {
+  int rank = 0, p = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  MPI_File file = MPI_FILE_NULL;
+  // MPI_File_open is collective; whether it failed is agreed like everything else.
+  const int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
+  step(comm, [&] {
+    if (rc != MPI_SUCCESS)
+      throw Failure(exit_usage, "input " + in_quotes(path) + ": cannot open it: " + mpi_error_text(rc));
+  });
+  std::vector<std::byte> bytes;
+  // Every rank leaves the step alike (agreed), so the collective close below runs on all of them.
+  try {
+  step(comm, [&] {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw Failure(exit_usage, "input " + in_quotes(path) + " is a folder");
+    MPI_Offset size = 0;
+    check(MPI_File_get_size(file, &size), "input " + in_quotes(path) + ": reading its size");
+    if (uint64_t(size) % key_bytes != 0)
+      throw Failure(exit_usage, "input " + in_quotes(path) + " holds " + std::to_string(size) +
+                                    " bytes, not a multiple of " + std::to_string(key_bytes) +
+                                    " (the size of one key)");
+    *total = uint64_t(size) / key_bytes;
+    uint64_t first = 0, count = 0;
+    slice_of(*total, rank, p, &first, &count);
+    bytes.resize(count * key_bytes);
+    for (uint64_t done = 0; done < bytes.size();) {
+      const int want = int(std::min<uint64_t>(io_chunk, bytes.size() - done));
+      MPI_Status status;
+      check(MPI_File_read_at(file, MPI_Offset(first * key_bytes + done), bytes.data() + done, want, MPI_BYTE, &status),
+            "input " + in_quotes(path) + ": reading");
+      int got = 0;
+      MPI_Get_count(&status, MPI_BYTE, &got);
+      if (got <= 0) throw Failure(exit_runtime, "input " + in_quotes(path) + ": ended early (did it change?)");
+      done += uint64_t(got);
+    }
+  });
+  } catch (...) {
+    MPI_File_close(&file);
+    throw;
+  }
+  MPI_File_close(&file);
+  return bytes;
+}
+
+void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const std::byte> mine) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 makes the temporary file beside the destination (same file system: rename is atomic) and
+  // tells the others its name.
+  std::string temp;
+  step(comm, [&] {
+    if (rank != 0) return;
+    std::string pattern = destination + ".vksort-mpi-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0)
+      throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
+                                    std::strerror(errno));
+    close(fd);
+    temp = pattern;
+    std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
+    std::signal(SIGINT, remove_temp_and_die);
+    std::signal(SIGTERM, remove_temp_and_die);
+  });
+  int length = int(temp.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  temp.resize(size_t(length));
+  MPI_Bcast(temp.data(), length, MPI_CHAR, 0, comm);
+
+  auto remove_temp = [&] {
+    if (rank == 0) {
+      std::remove(temp.c_str());
+      g_temp_path[0] = 0;
+    }
+  };
+  MPI_File file = MPI_FILE_NULL;
+  try {
+    uint64_t size = mine.size(), offset = 0;
+    MPI_Exscan(&size, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
+    if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's undefined
+    const int rc = MPI_File_open(comm, temp.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+    step(comm, [&] {
+      if (rc != MPI_SUCCESS) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": " + mpi_error_text(rc));
+    });
+    step(comm, [&] {
+      for (uint64_t done = 0; done < mine.size();) {
+        const int n = int(std::min<uint64_t>(io_chunk, mine.size() - done));
+        MPI_Status status;
+        check(MPI_File_write_at(file, MPI_Offset(offset + done), mine.data() + done, n, MPI_BYTE, &status),
+              "output " + in_quotes(destination) + ": writing");
+        done += uint64_t(n);
+      }
+    });
+    // Collective: flushes every rank's part to the file before anyone renames it.
+    const int synced = MPI_File_sync(file);
+    const int closed = MPI_File_close(&file);
+    step(comm, [&] {
+      check(synced, "output " + in_quotes(destination) + ": flushing");
+      check(closed, "output " + in_quotes(destination) + ": closing");
+    });
+    step(comm, [&] {
+      if (rank != 0) return;
+      std::error_code ec;
+      fs::rename(temp, destination, ec);
+      if (ec) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": renaming the finished file: " + ec.message());
+      g_temp_path[0] = 0;
+    });
+  } catch (...) {
+    // Failures are agreed, so every rank that opened the file closes it here together.
+    if (file != MPI_FILE_NULL) MPI_File_close(&file);
+    remove_temp();
+    throw;
+  }
+}
+
+}  // namespace vksort::mpi_cli

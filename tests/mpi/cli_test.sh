@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# vksort-mpi sort under mpiexec: the output equals the single-process vksort's byte for byte, with 1 to 3
+# ranks and every key type; bad input fails every rank with the same one line and exit 2, leaving no
+# output and no temporary file behind.
+#   tests/mpi/cli_test.sh <vksort-mpi> <vksort> <mpiexec> [mpiexec flags...]
+set -euo pipefail
+mpi_tool="$1" vksort="$2"
+shift 2
+mpiexec=("$@")
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A file of n random keys of the given type (bytes from a fixed seed).
+make_keys() { python3 -c "import random,sys; random.seed($3); sys.stdout.buffer.write(random.randbytes($2))" > "$1"; }
+
+for type in u32 i32 f32 u64 i64 f64; do
+  case "$type" in u32|i32|f32) kb=4 ;; *) kb=8 ;; esac
+  make_keys "$work/in_$type.bin" $(( 1001 * kb )) 7
+  "$vksort" sort --type "$type" "$work/in_$type.bin" "$work/want_$type.bin"
+  for np in 1 2 3; do
+    order=""
+    [ $np -eq 2 ] && order=--descending
+    [ -n "$order" ] && "$vksort" sort --type "$type" $order "$work/in_$type.bin" "$work/want_desc_$type.bin"
+    "${mpiexec[@]/NP/$np}" "$mpi_tool" sort --type "$type" $order "$work/in_$type.bin" "$work/got.bin"
+    want="$work/want_$type.bin"
+    [ -n "$order" ] && want="$work/want_desc_$type.bin"
+    cmp -s "$want" "$work/got.bin" || fail "$type $order on $np ranks differs from vksort sort"
+  done
+done
+# Rebalanced to the read counts (--keep-counts): the same file.
+"${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 --keep-counts -v "$work/in_u64.bin" "$work/got.bin" > "$work/verbose.txt"
+cmp -s "$work/want_u64.bin" "$work/got.bin" || fail "u64 --keep-counts on 3 ranks differs from vksort sort"
+grep -q "^sorted 1001 u64 keys on 3 ranks" "$work/verbose.txt" || fail "-v printed: $(cat "$work/verbose.txt")"
+echo "outputs equal the single-process sort: every type, 1-3 ranks, --keep-counts"
+
+# Fewer keys than ranks, and an empty file.
+printf '\x03\x00\x00\x00\x01\x00\x00\x00' > "$work/two.bin"
+"${mpiexec[@]/NP/3}" "$mpi_tool" sort "$work/two.bin" "$work/two_sorted.bin"
+[ "$(od -An -tu4 "$work/two_sorted.bin" | tr -s ' ')" = " 1 3" ] || fail "two keys on three ranks"
+: > "$work/empty.bin"
+"${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/empty.bin" "$work/empty_sorted.bin"
+[ -f "$work/empty_sorted.bin" ] && [ ! -s "$work/empty_sorted.bin" ] || fail "an empty file"
+
+# Bad inputs: exit 2, the same line on every rank, nothing written.
+expect_failure() {
+  local np="$1" want="$2"
+  shift 2
+  set +e
+  "${mpiexec[@]/NP/$np}" "$mpi_tool" "$@" > "$work/out.txt" 2> "$work/err.txt"
+  local rc=$?
+  set -e
+  [ $rc -ne 0 ] || fail "'$*' succeeded"
+  local lines
+  lines=$(grep -c -F -e "$want" "$work/err.txt" || true)
+  [ "$lines" -eq "$np" ] || { cat "$work/err.txt" >&2; fail "'$*': expected '$want' from each of $np ranks"; }
+  [ ! -e "$work/bad_out.bin" ] || fail "'$*' left an output"
+  ls "$work" | grep -q vksort-mpi- && fail "'$*' left a temporary file"
+  return 0
+}
+head -c 1003 "$work/in_u32.bin" > "$work/odd.bin"
+expect_failure 3 "vksort-mpi: input '$work/odd.bin' holds 1003 bytes, not a multiple of 4 (the size of one key)" \
+  sort "$work/odd.bin" "$work/bad_out.bin"
+expect_failure 2 "vksort-mpi: input '$work/missing.bin': cannot open it" sort "$work/missing.bin" "$work/bad_out.bin"
+expect_failure 2 "folder '$work/nowhere' does not exist" sort "$work/in_u32.bin" "$work/nowhere/out.bin"
+expect_failure 2 "--type 'u16' is not one of" sort --type u16 "$work/in_u32.bin" "$work/bad_out.bin"
+# An existing output survives a failed run untouched.
+cp "$work/in_u64.bin" "$work/keep.bin"
+set +e
+"${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/odd.bin" "$work/keep.bin" 2>/dev/null
+set -e
+cmp -s "$work/in_u64.bin" "$work/keep.bin" || fail "a failed run changed the existing output"
+echo "bad inputs fail every rank alike and leave nothing behind"

@@ -193,6 +193,7 @@ TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every ke
       std::vector<std::string> args = {"sort", w / "in.bin", w / "out.bin", "--type", std::string(to_string(key)),
                                        "--values", w / "v.bin", "--values-out", w / "vout.bin", "--tmp-dir", w / "tmp", "-v"};
       if (descending) args.push_back("--descending");
+      if (key_bytes(key) == 8) args.push_back("--check");  // order and records checked without a reference sort
       // Half the keys cut by the host budget, half by a pretend small device.
       if (key_bytes(key) == 4) args.insert(args.end(), {"--memory", "128k"});
       else args.insert(args.end(), {"--device-memory", "256k"});
@@ -275,9 +276,6 @@ TEST_CASE("vksort sort out of core: bad input is one line, exit 2, nothing writt
   r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "lots"});
   CHECK(r.code == 2);
   check_one_line(r, "--memory 'lots' is not a number of bytes");
-  r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--check"});
-  CHECK(r.code == 2);
-  check_one_line(r, "--check");
   r = w.run({"sort", w / "in.bin", w / "out.bin", "--memory", "64k", "--values", w / "in.bin", "--values-out",
              w / "vout.bin", "--value-bytes", "12"});
   CHECK(r.code == 2);

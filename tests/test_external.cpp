@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "distributions.hpp"
 #include "reference_sort.hpp"
+#include "result_check.hpp"
 #include "support/test_device.hpp"
 #include "vksort/external.hpp"
 #include "vksort/vksort.hpp"
@@ -356,4 +358,44 @@ TEST_CASE("out-of-core: a full disk names the file and leaves nothing behind") {
   CHECK(sort_limited() == "writing temporary run data in '" + f.tmp().string() + "': File too large");
   sigaction(SIGXFSZ, &old_action, nullptr);
   CHECK(f.entries() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
+TEST_CASE("out-of-core --check: a right result passes; disorder, a lost, repeated or changed record fails") {
+  using external::detail::ResultCheck;
+  // u32 keys with 12-byte records, input in a scrambled order, output sorted.
+  const std::vector<uint32_t> in_keys = {7, 3, 9, 3, 1};
+  std::vector<std::array<uint32_t, 3>> in_values;
+  for (uint32_t k : in_keys) in_values.push_back({k * 10, k + 1, 5});
+  std::vector<size_t> order = {4, 1, 3, 0, 2};
+  auto run = [&](std::vector<uint32_t> keys, std::vector<std::array<uint32_t, 3>> values) {
+    ResultCheck check(Key::u32, Order::ascending, 4, 12);
+    // Input in two pieces, as runs arrive.
+    check.input(reinterpret_cast<const std::byte*>(in_keys.data()), reinterpret_cast<const std::byte*>(in_values.data()), 2);
+    check.input(reinterpret_cast<const std::byte*>(in_keys.data() + 2), reinterpret_cast<const std::byte*>(in_values.data() + 2), 3);
+    check.output(reinterpret_cast<const std::byte*>(keys.data()), reinterpret_cast<const std::byte*>(values.data()), keys.size());
+    check.finish();
+  };
+  std::vector<uint32_t> keys;
+  std::vector<std::array<uint32_t, 3>> values;
+  for (size_t i : order) keys.push_back(in_keys[i]), values.push_back(in_values[i]);
+  CHECK_NOTHROW(run(keys, values));
+
+  auto disordered = keys;
+  std::swap(disordered[0], disordered[4]);
+  auto dv = values;
+  std::swap(dv[0], dv[4]);
+  CHECK_THROWS_WITH_AS(run(disordered, dv), doctest::Contains("out of order"), Error);
+  auto changed = values;
+  changed[2][1] ^= 1;
+  CHECK_THROWS_WITH_AS(run(keys, changed), doctest::Contains("not the input's"), Error);
+  auto lost_k = keys, repeated_k = keys;
+  auto lost_v = values, repeated_v = values;
+  lost_k.pop_back(), lost_v.pop_back();
+  CHECK_THROWS_WITH_AS(run(lost_k, lost_v), doctest::Contains("not the input's"), Error);
+  repeated_k[4] = repeated_k[3], repeated_v[4] = repeated_v[3];  // 9 replaced by a second 7: still in order
+  CHECK_THROWS_WITH_AS(run(repeated_k, repeated_v), doctest::Contains("not the input's"), Error);
+  // Values swapped between records of different keys: the keys are right, the records are not.
+  auto swapped = values;
+  std::swap(swapped[0], swapped[4]);
+  CHECK_THROWS_WITH_AS(run(keys, swapped), doctest::Contains("not the input's"), Error);
 }

@@ -142,7 +142,8 @@ int main(int argc, char** argv) {
       ->type_name("BEGIN");
   sort_cmd->add_option("--end-bit", sort.end_bit, "Radix sort only: end of the bit range (default 0: the key's width)")
       ->type_name("END");
-  sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing");
+  sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing (out of core: check its order and that it "
+                    "holds the input's keys and values, by hashes)");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
   sort_cmd->add_option("--memory", sort.memory,
                        "Host memory the sort may use, e.g. 4G (default: half of MemAvailable); a larger input is "

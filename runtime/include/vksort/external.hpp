@@ -74,6 +74,11 @@ struct ExternalOptions {
   int overlap = -1;
   // Folder for the temporary run data (empty: the output's folder).
   std::filesystem::path temp_dir;
+  // Also prove the result right before it replaces the output, without holding it in memory: the
+  // output's keys in order, and the same (key, value) records as the input (sums of a 64-bit hash of
+  // every record). A failure throws vksort::Error and leaves the output untouched. Costs one hash per
+  // record read and written, on the calling thread.
+  bool check = false;
   // Called from the calling thread after every run and every merge step; may throw to cancel (the
   // exception propagates, and nothing is left behind).
   std::function<void(const ExternalProgress&)> progress;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "files.hpp"
+#include "result_check.hpp"
 #include "host_keys.hpp"
 #include "vksort/buffer.hpp"
 #include "vksort/sorter.hpp"
@@ -132,6 +133,20 @@ class MemoryStore final : public RunStore {
  private:
   std::vector<std::byte> keys_, values_;
   Shape s_;
+};
+
+// The final output on its way out, checked first (ExternalOptions::check) when a check is given.
+class CheckedSink final : public Sink {
+ public:
+  CheckedSink(Sink& out, detail::ResultCheck* check) : out_(out), check_(check) {}
+  void write(const std::byte* keys, const std::byte* values, uint64_t count) override {
+    if (check_) check_->output(keys, values, count);
+    out_.write(keys, values, count);
+  }
+
+ private:
+  Sink& out_;
+  detail::ResultCheck* check_;
 };
 
 // A sink that appends to a RunStore (an intermediate merge pass's output run).
@@ -326,9 +341,15 @@ class Driver {
     memory_ = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   }
 
-  ExternalStats sort(uint64_t n, const Source& source, Sink& sink,
+  ExternalStats sort(uint64_t n, const Source& source, Sink& final_sink,
                      const std::function<std::unique_ptr<RunStore>()>& make_store) {
     const auto t0 = Clock::now();
+    // ExternalOptions::check: every record read is counted in, every record written is checked on its
+    // way to the output.
+    std::optional<detail::ResultCheck> check;
+    if (o_.check) check.emplace(o_.sort.key, o_.sort.order, s_.kb, s_.vb);
+    CheckedSink checked(final_sink, check ? &*check : nullptr);
+    Sink& sink = checked;
     n_ = n;
     stats_.n = n;
     stats_.bytes = n * s_.elem();
@@ -412,12 +433,13 @@ class Driver {
       std::future<Times> next = std::async(std::launch::async, prepare, 0);
       for (uint64_t r = 0; r < runs; ++r) {
         const Times done = next.get();
+        const uint64_t first = r * run_keys, count = std::min(run_keys, n_ - first);
+        auto& [hk, hv] = host[r % 2];
+        if (check) check->input(hk.data(), hv.data(), count);  // still the input: the download comes below
         stats_.read_s += done.read;
         stats_.upload_s += done.upload;
         if (r + 1 < runs) next = std::async(std::launch::async, prepare, r + 1);
         if (sets == 1) stats_.upload_s += upload(r);
-        const uint64_t first = r * run_keys, count = std::min(run_keys, n_ - first);
-        auto& [hk, hv] = host[r % 2];
         Buffer& keys = keys_buf[r % sets];
         Buffer& values = values_buf[r % sets];
         auto t = Clock::now();
@@ -445,6 +467,7 @@ class Driver {
       merge(std::move(store), std::move(run_list), sink, make_store);
       stats_.merge_s = seconds_since(t);
     }
+    if (check) check->finish();
     stats_.total_s = seconds_since(t0);
     return stats_;
   }

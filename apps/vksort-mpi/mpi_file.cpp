@@ -31,6 +31,18 @@ void remove_temp_and_die(int signal) {
   std::raise(signal);
 }
 
+// Faults on demand for tests/mpi/cli_test.sh, once the temporary output exists:
+//   VKSORT_MPI_TEST_FAULT=die:R  rank R exits at once without a word (a crashed rank: mpirun then ends
+//                                the others with SIGTERM, and rank 0's handler removes the temporary);
+//   VKSORT_MPI_TEST_FAULT=pause  every rank sleeps 60 s (so a test can interrupt a run mid-write).
+void test_fault_point(int rank) {
+  const char* fault = std::getenv("VKSORT_MPI_TEST_FAULT");
+  if (!fault) return;
+  const std::string f = fault;
+  if (f == "pause") sleep(60);
+  if (f.starts_with("die:") && std::atoi(f.c_str() + 4) == rank) _exit(3);
+}
+
 void check(int rc, const std::string& what) {
   if (rc != MPI_SUCCESS) throw Failure(exit_runtime, what + ": " + mpi_error_text(rc));
 }
@@ -141,6 +153,7 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     step(comm, [&] {
       if (rc != MPI_SUCCESS) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": " + mpi_error_text(rc));
     });
+    test_fault_point(rank);
     step(comm, [&] {
       for (uint64_t done = 0; done < mine.size();) {
         const int n = int(std::min<uint64_t>(io_chunk, mine.size() - done));

@@ -43,6 +43,8 @@ struct SortCommand {
   std::string memory;         // --memory: host budget as a count ("512M"); "" = half of MemAvailable
   std::string tmp_dir;        // --tmp-dir: where an out-of-core sort keeps its runs; "" = OUTPUT's folder
   std::string device_memory;  // --device-memory: pretend the device holds only this much ("" = as it is)
+  bool mpi = false;           // --mpi: one file sorted by every rank of an mpirun (runs vksort-mpi)
+  bool keep_counts = false;   // --keep-counts: with --mpi, each rank ends with as many keys as it read
 };
 
 struct BenchCommand {
@@ -100,6 +102,9 @@ int run_sort(const GlobalOptions& global, const SortCommand& command);
 // what the device holds at once; `device` is then, and may otherwise be, the opened device.
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
                       std::optional<vksort::Device>& device);
+// `vksort sort --mpi`: checks that the options are ones the distributed sort has, then replaces this
+// process by vksort-mpi (beside this executable or on PATH) with the same request. Returns only by throwing.
+[[noreturn]] void run_sort_mpi(const GlobalOptions& global, const SortCommand& command);
 int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);

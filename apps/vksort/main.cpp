@@ -153,6 +153,13 @@ int main(int argc, char** argv) {
   sort_cmd->add_option("--device-memory", sort.device_memory,
                        "Pretend the device holds only this many bytes (to try the out-of-core path on a large device)")
       ->type_name("BYTES");
+  sort_cmd->add_flag("--mpi", sort.mpi,
+                     "Sort with every rank of an mpirun, one raw file in and out (MPI-IO): "
+                     "'mpirun -np 4 vksort sort --mpi IN OUT --type u64'. Runs vksort-mpi (built with VKSORT_MPI)")
+      ->group("Distributed (MPI)");
+  sort_cmd->add_flag("--keep-counts", sort.keep_counts,
+                     "With --mpi: rebalance so that each rank ends with as many keys as it read")
+      ->group("Distributed (MPI)");
   add_tuning_options(*sort_cmd, sort.tuning);
   add_global_options(*sort_cmd, global);
   sort_cmd->footer("Floats sort in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN. "
@@ -258,7 +265,11 @@ int main(int argc, char** argv) {
 
   try {
     if (*info) return run_info(global, info_format);
-    if (*sort_cmd) return run_sort(global, sort);
+    if (*sort_cmd) {
+      if (sort.mpi) run_sort_mpi(global, sort);
+      if (sort.keep_counts) throw UsageError("--keep-counts needs --mpi (it rebalances the ranks of a distributed sort)");
+      return run_sort(global, sort);
+    }
     if (*buckets_cmd) return run_bench_buckets(global, buckets);
     if (*tune_cmd) return run_tune(global, tune);
     return run_bench(global, bench);

@@ -72,3 +72,43 @@ set +e
 set -e
 cmp -s "$work/in_u64.bin" "$work/keep.bin" || fail "a failed run changed the existing output"
 echo "bad inputs fail every rank alike and leave nothing behind"
+
+# `vksort sort --mpi` is the same request, run by vksort-mpi.
+"${mpiexec[@]/NP/2}" "$vksort" sort --mpi --type f64 --descending "$work/in_f64.bin" "$work/got.bin"
+"$vksort" sort --type f64 --descending "$work/in_f64.bin" "$work/want_desc_f64.bin"
+cmp -s "$work/want_desc_f64.bin" "$work/got.bin" || fail "vksort sort --mpi differs from vksort sort"
+set +e
+"$vksort" sort --mpi --check "$work/in_u32.bin" "$work/bad_out.bin" 2> "$work/err.txt"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- "--check is not available with --mpi" "$work/err.txt" || fail "--mpi --check: rc $rc, $(cat "$work/err.txt")"
+echo "vksort sort --mpi runs the distributed sort"
+
+# A rank that dies mid-write, and Ctrl-C on mpiexec mid-write: a failing exit within a bounded time,
+# the existing output untouched, no temporary file left.
+no_leftovers() {
+  cmp -s "$work/in_u64.bin" "$work/keep.bin" || fail "$1 changed the existing output"
+  ! ls -a "$work" | grep -q vksort-mpi- || fail "$1 left a temporary file: $(ls -a "$work")"
+}
+set +e
+VKSORT_MPI_TEST_FAULT=die:1 timeout 120 "${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" "$work/keep.bin" \
+  > "$work/out.txt" 2>&1
+rc=$?
+set -e
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a dying rank: exit $rc (124: it hung)"
+no_leftovers "a dying rank"
+VKSORT_MPI_TEST_FAULT=pause "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" "$work/keep.bin" \
+  > "$work/out.txt" 2>&1 &
+launcher=$!
+for _ in $(seq 600); do ls -a "$work" | grep -q vksort-mpi- && break; sleep 0.1; done
+ls -a "$work" | grep -q vksort-mpi- || fail "the paused run made no temporary output"
+kill -INT $launcher
+started=$SECONDS
+set +e
+wait $launcher
+rc=$?
+set -e
+[ $rc -ne 0 ] || fail "an interrupted run exited 0"
+[ $((SECONDS - started)) -lt 45 ] || fail "an interrupted run took $((SECONDS - started)) s to end"
+no_leftovers "Ctrl-C on mpiexec"
+echo "a dying rank and Ctrl-C end the run with a failure and leave nothing behind"

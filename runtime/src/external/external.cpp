@@ -575,6 +575,10 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   FileSink sink(keys_out, values_out ? &*values_out : nullptr, s);
   ExternalStats stats = d.sort(n, source, sink, [&] { return std::make_unique<FileStore>(temp_dir, s); });
   const auto t = Clock::now();
+  // Both files complete on the disk before either replaces its destination: what is left to fail
+  // then is a rename.
+  keys_out.finish();
+  if (values_out) values_out->finish();
   keys_out.commit();
   if (values_out) values_out->commit();
   stats.write_s += seconds_since(t);

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,11 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
-
-// Filesystems without O_TMPFILE answer with one of these (older kernels may say EISDIR or ENOENT).
-bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
 
 void check_folder(const fs::path& folder, const std::string& what) {
   std::error_code ec;
@@ -56,15 +50,6 @@ void read_all(int fd, uint64_t offset, std::byte* dst, uint64_t bytes, const std
     bytes -= uint64_t(r);
     offset += uint64_t(r);
   }
-}
-
-// ".NAME.vksort-SUFFIX": hidden and named after the destination, as the CLI's AtomicFile names its
-// temporaries, so a leftover explains itself; long names are cut so that the suffix fits NAME_MAX.
-// Built by append: GCC 12's -Wrestrict misreads chains of string + once inlined.
-std::string hidden_name(const fs::path& destination, const std::string& suffix) {
-  std::string name = ".";
-  name.append(destination.filename().string().substr(0, 200)).append(".vksort-").append(suffix);
-  return name;
 }
 
 }  // namespace
@@ -103,7 +88,7 @@ void InputFile::read(uint64_t offset, std::byte* dst, uint64_t bytes) const {
 TempFile::TempFile(const fs::path& folder) : folder_(folder) {
   check_folder(folder_, "temporary files");
   fd_ = ::open(folder_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0 && tmpfile_unsupported(errno)) {
+  if (fd_ < 0 && io::tmpfile_unsupported(errno)) {
     // Unlinked at once: the data stays reachable through fd_ only, and no name is ever left behind.
     std::string templ = (folder_ / ".vksort-run-XXXXXX").string();
     fd_ = mkstemp(templ.data());
@@ -131,71 +116,36 @@ void TempFile::clear() {
   if (ftruncate(fd_, 0) != 0) throw Error("truncating temporary run data in " + quoted(folder_) + ": " + errno_text(errno));
 }
 
-OutputFile::OutputFile(fs::path destination, std::string role) : destination_(std::move(destination)), role_(std::move(role)) {
-  const fs::path folder = folder_of(destination_);
-  check_folder(folder, role_ + " " + quoted(destination_));
-  std::error_code ec;
-  if (fs::is_directory(destination_, ec)) throw InputError(role_ + " " + quoted(destination_) + " is a folder, not a file");
-  // The replaced file's permissions, else what open(2) gives under the umask (O_TMPFILE applies it).
-  struct stat st {};
-  const bool replaces = ::stat(destination_.c_str(), &st) == 0;
-  fd_ = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  if (fd_ < 0 && tmpfile_unsupported(errno)) {
-    std::string templ = (folder / hidden_name(destination_, "XXXXXX")).string();
-    fd_ = mkstemp(templ.data());
-    if (fd_ >= 0) {
-      named_temp_ = templ;
-      fcntl(fd_, F_SETFD, FD_CLOEXEC);
-      const mode_t mask = umask(0);  // umask can only be read by setting it
-      umask(mask);
-      fchmod(fd_, 0666 & ~mask);
-    }
+namespace {
+
+// The atomic writer's errors as the out-of-core sort reports them.
+template <class F>
+auto as_external_errors(F&& f) {
+  try {
+    return f();
+  } catch (const io::FileError& e) {
+    if (e.kind() == io::FileError::Kind::destination) throw InputError(e.what());
+    throw Error(e.what());
   }
-  if (fd_ < 0)
-    throw InputError(role_ + " " + quoted(destination_) + ": cannot create a file in " + quoted(folder) + ": " + errno_text(errno));
-  if (replaces) fchmod(fd_, st.st_mode & 07777);
 }
 
-OutputFile::~OutputFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !named_temp_.empty()) ::unlink(named_temp_.c_str());
-}
+}  // namespace
+
+OutputFile::OutputFile(const fs::path& destination, const std::string& role)
+    : file_(as_external_errors([&] { return std::make_unique<io::AtomicFile>(destination, role); })) {}
+
+OutputFile::~OutputFile() = default;
 
 void OutputFile::write(const std::byte* src, uint64_t bytes) {
-  write_all(fd_, UINT64_MAX, src, bytes, "writing " + role_ + " " + quoted(destination_));
+  as_external_errors([&] { file_->write(std::span(src, size_t(bytes))); });
+}
+
+void OutputFile::finish() {
+  as_external_errors([&] { file_->finish(); });
 }
 
 void OutputFile::commit() {
-  const std::string what = "writing " + role_ + " " + quoted(destination_);
-  if (fsync(fd_) != 0) throw Error(what + " to disk: " + errno_text(errno));
-  const fs::path folder = folder_of(destination_);
-  if (named_temp_.empty()) {
-    // An O_TMPFILE file gets a name only now: linkat cannot replace, so link it under a fresh hidden
-    // name and rename that over the destination (atomic on one filesystem).
-    static std::atomic<unsigned> counter{0};
-    const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
-    for (int attempt = 0;; ++attempt) {
-      const std::string name =
-          (folder / hidden_name(destination_, std::to_string(getpid()) + "-" + std::to_string(counter++))).string();
-      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
-        named_temp_ = name;
-        break;
-      }
-      if (errno != EEXIST || attempt > 100) throw Error(what + ": cannot link the finished file: " + errno_text(errno));
-    }
-  }
-  const int fd = fd_;
-  fd_ = -1;
-  // close can report a delayed write error (NFS); the data would then not be complete.
-  if (::close(fd) != 0) throw Error(what + ": " + errno_text(errno));
-  if (std::rename(named_temp_.c_str(), destination_.c_str()) != 0)
-    throw Error("replacing " + role_ + " " + quoted(destination_) + ": " + errno_text(errno));
-  committed_ = true;
-  const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    fsync(dir);  // durability of the rename only; the contents are complete either way
-    ::close(dir);
-  }
+  as_external_errors([&] { file_->commit(); });
 }
 
 }  // namespace vksort::external::detail

@@ -6,7 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+#include "io/atomic_file.hpp"
 
 namespace vksort::external::detail {
 
@@ -50,28 +53,27 @@ class TempFile {
   int fd_ = -1;
 };
 
-// An output written to an unnamed file beside `destination` and linked over it only by commit(): after
-// a failure, an exception or a signal the destination is as it was. Where O_TMPFILE is unsupported, a
-// hidden named temporary (".NAME.vksort-XXXXXX", removed by the destructor) stands in.
+// An output that appears whole or not at all: the project's one atomic writer (io::AtomicFile: a hidden
+// temporary beside `destination`, renamed over it by commit(), removed by the destructor and, in the
+// CLI, by its signal handlers), with the out-of-core sort's errors: InputError for a destination that
+// cannot take a file, vksort::Error for a failed write.
 class OutputFile {
  public:
   // Throws InputError naming `role` when the folder does not exist or is not writable, or the
   // destination is a folder.
-  OutputFile(std::filesystem::path destination, std::string role);
+  OutputFile(const std::filesystem::path& destination, const std::string& role);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   // Appends; throws vksort::Error naming the destination (a full disk: ENOSPC or EFBIG).
   void write(const std::byte* src, uint64_t bytes);
-  // Flushes to the disk and puts the file in place of the destination. Throws vksort::Error.
+  // Flushes the data to the disk; after it only commit()'s rename is left. Throws vksort::Error.
+  void finish();
+  // Puts the file in place of the destination. Throws vksort::Error.
   void commit();
 
  private:
-  std::filesystem::path destination_;
-  std::string role_;
-  std::string named_temp_;  // the fallback's temporary name; empty with O_TMPFILE
-  int fd_ = -1;
-  bool committed_ = false;
+  std::unique_ptr<io::AtomicFile> file_;
 };
 
 }  // namespace vksort::external::detail

@@ -67,6 +67,18 @@ mode_t output_mode(const std::filesystem::path& destination) {
   return 0666 & ~mask;
 }
 
+std::filesystem::path folder_of(const std::filesystem::path& p) {
+  return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+}
+
+// ".NAME.vksort-SUFFIX": hidden and named after the destination, so a leftover explains itself; long
+// names are cut so that the suffix still fits in NAME_MAX. Built by append (GCC 12's -Wrestrict).
+std::string hidden_name(const std::filesystem::path& destination, const std::string& suffix) {
+  std::string name = ".";
+  name.append(destination.filename().string().substr(0, 200)).append(".vksort-").append(suffix);
+  return name;
+}
+
 void sync_folder(const std::filesystem::path& folder) {
   const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
@@ -75,6 +87,8 @@ void sync_folder(const std::filesystem::path& folder) {
 }
 
 }  // namespace
+
+bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
 
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     : destination_(std::move(destination)), role_(std::move(role)) {
@@ -88,10 +102,20 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   if (fs::is_directory(destination_, ec))
     throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + " is a folder, not a file");
 
-  // Hidden and named after the destination, so a leftover (after SIGKILL) explains itself. Long names
-  // are cut so that the suffix still fits in NAME_MAX.
-  std::string base = destination_.filename().string().substr(0, 200);
-  std::string templ = (folder / ("." + base + ".vksort-XXXXXX")).string();
+  // Preferably a file without a name (O_TMPFILE): nothing is left behind whatever ends the process,
+  // SIGKILL included, until finish() links it. Filesystems without O_TMPFILE get a hidden temporary
+  // named after the destination (so a leftover explains itself), removed by the destructor or the
+  // signal handlers.
+  const mode_t mode = output_mode(destination_);
+  fd_ = open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (fd_ >= 0) {
+    fchmod(fd_, mode);  // open(2) applied the umask; a replaced file's permissions are kept as they were
+    return;
+  }
+  if (!tmpfile_unsupported(errno))
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " +
+                                                      in_quotes(folder) + ": " + errno_text(errno));
+  std::string templ = (folder / hidden_name(destination_, "XXXXXX")).string();
   fd_ = mkstemp(templ.data());
   if (fd_ < 0)
     throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
@@ -99,7 +123,7 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   temp_path_ = templ;
   slot_ = claim_slot(temp_path_);
   fcntl(fd_, F_SETFD, FD_CLOEXEC);
-  fchmod(fd_, output_mode(destination_));
+  fchmod(fd_, mode);
 }
 
 AtomicFile::~AtomicFile() {
@@ -138,13 +162,30 @@ void AtomicFile::write_at(uint64_t offset, std::span<const std::byte> data) {
 }
 
 void AtomicFile::finish() {
-  if (fsync(fd_) != 0)
-    throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + " to disk: " + errno_text(errno));
+  const std::string what = "writing " + role_ + " " + in_quotes(destination_);
+  if (fsync(fd_) != 0) throw FileError(FileError::Kind::io, what + " to disk: " + errno_text(errno));
+  if (temp_path_.empty()) {
+    // The unnamed file gets a hidden name now (linkat cannot replace a file), and commit() renames
+    // that over the destination, atomically on one filesystem.
+    static std::atomic<unsigned> counter{0};
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+    for (int attempt = 0;; ++attempt) {
+      const std::string name = (folder_of(destination_) / hidden_name(destination_, std::to_string(getpid()) + "-" +
+                                                                          std::to_string(counter++)))
+                                   .string();
+      if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        temp_path_ = name;
+        slot_ = claim_slot(temp_path_);
+        break;
+      }
+      if (errno != EEXIST || attempt > 100)
+        throw FileError(FileError::Kind::io, what + ": cannot link the finished file: " + errno_text(errno));
+    }
+  }
   const int fd = fd_;
   fd_ = -1;
   // close can report a delayed write error (NFS); the data would then not be complete.
-  if (close(fd) != 0)
-    throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+  if (close(fd) != 0) throw FileError(FileError::Kind::io, what + ": " + errno_text(errno));
 }
 
 void AtomicFile::commit() {
@@ -154,7 +195,7 @@ void AtomicFile::commit() {
   committed_ = true;
   release_slot(slot_);
   slot_ = -1;
-  sync_folder(destination_.has_parent_path() ? destination_.parent_path() : std::filesystem::path("."));
+  sync_folder(folder_of(destination_));
 }
 
 void install_cleanup_on_signals() {

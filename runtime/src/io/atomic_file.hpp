@@ -3,8 +3,10 @@
 // ones, never a part: after a failure, a crash or Ctrl-C the destination is as it was.
 //
 // The data goes to a temporary file in the destination's folder (same filesystem, so rename(2) is
-// atomic), is fsynced, and only commit() renames it over the destination. Until then the temporary
-// file is removed by the destructor, or by the signal handler that install_cleanup_on_signals() sets.
+// atomic), is fsynced, and only commit() renames it over the destination. The temporary file has no
+// name (O_TMPFILE) until finish(), so not even SIGKILL leaves it behind; where the filesystem lacks
+// O_TMPFILE it is a hidden named file. A named temporary is removed by the destructor, or by the signal
+// handler that install_cleanup_on_signals() sets.
 //
 // The one implementation for the library (the auto profile cache), the CLI's outputs and the particle
 // app's files. It is compiled into each of them (CMake object library vksort_io), never exported from
@@ -35,6 +37,10 @@ class FileError : public std::runtime_error {
   Kind kind_;
 };
 
+// True for the errno with which open(folder, O_TMPFILE) says the filesystem has no unnamed files
+// (EOPNOTSUPP; older kernels may say EISDIR, EINVAL or ENOENT): callers then fall back to a named file.
+bool tmpfile_unsupported(int err);
+
 class AtomicFile {
  public:
   // Creates the temporary file next to `destination`. Throws FileError (destination), naming `role`
@@ -52,7 +58,8 @@ class AtomicFile {
   // Overwrites bytes already written at `offset` (a header completed at the end, as GSD's is); the
   // next write() still appends. Throws FileError (io).
   void write_at(uint64_t offset, std::span<const std::byte> data);
-  // Flushes the data to the disk and closes the temporary file; what is left cannot fail half-way.
+  // Flushes the data to the disk, gives the temporary file its hidden name and closes it; what is
+  // left (commit's rename) cannot fail half-way.
   // Throws FileError (io).
   void finish();
   // Renames the finished temporary file over the destination and syncs the folder. Throws FileError (io).

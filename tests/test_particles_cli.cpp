@@ -76,7 +76,7 @@ TEST_CASE("cli: --help shows the defaults") {
   TempDir dir;
   const Run r = run(dir, "--help");
   CHECK(r.code == 0);
-  for (const char* shown : {"16384", "1000", "0.04", "vv", "counter", "scatter", "32", "12"})
+  for (const char* shown : {"16384", "1000", "0.04", "vv", "counter", "scatter", "32", "12", "Ne,Ar", "random"})
     CHECK_MESSAGE(r.out.find(std::string("=") + shown) != std::string::npos, "--help lacks =" << shown << ": " << r.out);
   CHECK(r.out.find("=-1") == std::string::npos);  // --gravity's placeholder is not shown as a default
 }

@@ -82,8 +82,11 @@ TEST_CASE("observables: the pressure tensor and pair energy the app writes equal
   TempDir dir;
   const fs::path csv = dir.path() / "obs.csv", xyz = dir.path() / "t.xyz";
   const Run r = run(dir, "--scenario phase-separation --n 500 --box 6,6,5 --steps 30 --every 10 --dump-every 10 "
-                         "--observables " + csv.string() + " --xyz " + xyz.string());
+                         "--observables " + csv.string() + " --xyz " + xyz.string() + " --vtk " +
+                         (dir.path() / "f.vtk").string());
   REQUIRE_MESSAGE(r.code == 0, r.err);
+  for (const char* vtk : {"f_00000000.vtk", "f_00000010.vtk", "f_00000020.vtk", "f_00000030.vtk", "f.vtk"})
+    CHECK_MESSAGE(slurp(dir.path() / vtk).find("POINTS 500 float") != std::string::npos, vtk);  // a VTK series
   const auto rows = read_csv(csv);
   const auto frames = read_frames(xyz);
   REQUIRE(rows.size() == 4);

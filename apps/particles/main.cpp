@@ -169,7 +169,8 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   Snapshot& s = totals.last;
   s = sim.snapshot();
   const bool pictures = !opt.frames.empty();
-  record(s, true, pictures, opt.dump_every > 0, false);
+  const bool at_end = opt.steps == 0;  // --steps 0: the start is also the end (a converted --init file)
+  record(s, true, pictures, opt.dump_every > 0 || at_end, at_end);
 
   const auto wall0 = std::chrono::steady_clock::now();
   while (sim.step() < end) {

@@ -83,13 +83,20 @@ void RadialDistribution::add(const Snapshot& s) {
   ++samples_;
 }
 
-std::string RadialDistribution::csv() const {
-  std::string out = "r,g\n";
+std::vector<double> RadialDistribution::values() const {
+  std::vector<double> g(counts_.size());
   for (size_t b = 0; b < counts_.size(); ++b) {
     const double r0 = b * width_, r1 = r0 + width_;
     const double shell = 4.0 / 3.0 * M_PI * (r1 * r1 * r1 - r0 * r0 * r0);
-    out += num(r0 + width_ / 2) + "," + num(normal_ > 0 ? counts_[b] / (normal_ * shell) : 0.0) + "\n";
+    g[b] = normal_ > 0 ? counts_[b] / (normal_ * shell) : 0.0;
   }
+  return g;
+}
+
+std::string RadialDistribution::csv() const {
+  std::string out = "r,g\n";
+  const std::vector<double> g = values();
+  for (size_t b = 0; b < g.size(); ++b) out += num(bin_centre(b)) + "," + num(g[b]) + "\n";
   return out;
 }
 

@@ -19,9 +19,11 @@ class RadialDistribution {
   RadialDistribution(const Model& m, uint32_t bins, double r_max);
   void add(const Snapshot& s);  // one more snapshot in the average (all pairs within r_max)
   uint32_t samples() const { return samples_; }
-  // "r,g" CSV lines (bin centres): pairs in each shell over the ideal gas's, (N - 1) / V. With walls
-  // the ideal count ignores the walls, so g falls off within r of them.
-  std::string csv() const;
+  // g at each bin centre: pairs in the shell over the ideal gas's, (N - 1) / V. With walls the ideal
+  // count ignores the walls, so g falls off within r of them.
+  std::vector<double> values() const;
+  double bin_centre(size_t bin) const { return (double(bin) + 0.5) * width_; }
+  std::string csv() const;  // "r,g" and a line per bin
 
  private:
   Model m_;

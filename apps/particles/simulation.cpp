@@ -74,6 +74,7 @@ struct Simulation::Impl {
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   gpu::Kernel cells, move, forces, kick, noise, reorder;
+  gpu::Kernel forces_tensor;  // forces.comp that also sums the pressure tensor (specialization constant 1)
   // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
   // then gathered through `tmp` and copied back.
   vksort::Sorter sorter;
@@ -102,6 +103,7 @@ struct Simulation::Impl {
         kick(c, shader_code("kick"), sizeof(Push), "kick"),
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
         reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
+        forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", 1),
         sorter(vk, sort_options(g)),
         keys(c, 4ull * n, "reorder keys"),
         perm(c, 4ull * n, "reorder permutation"),
@@ -137,10 +139,10 @@ struct Simulation::Impl {
     return o;
   }
 
-  Push push(uint32_t step, bool tensor = false) const {
+  Push push(uint32_t step) const {
     Push p{};
     p.image = image.address();
-    p.virial = tensor ? virial.address() : 0;
+    p.virial = virial.address();
     p.params = params.address();
     p.pos = pos.address();
     p.vel = vel.address();
@@ -265,9 +267,9 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   impl_->ids.upload(bytes(iota));  // slot i holds particle i until the first reorder
   // Initial forces F(0) (or F at the restart's step): the first move's half kick needs them.
   ctx.submit_and_wait([&](VkCommandBuffer cmd) {
-    const Push push = impl_->push(uint32_t(step_), true);
+    const Push push = impl_->push(uint32_t(step_));
     impl_->record_neighbours(cmd, push, n_);
-    impl_->forces.dispatch(cmd, &push, n_);
+    impl_->forces_tensor.dispatch(cmd, &push, n_);
     impl_->record_report_copy(cmd);
   });
   impl_->check_report(0);
@@ -286,8 +288,8 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
       for (uint32_t k = 0; k < now; ++k) {
         const uint32_t q = k * kStamps;
         // The step number keys the noise: step n+1's forces use n+1 (the initial forces used 0).
-        const bool last = k + 1 == now && steps == now;
-        const Push push = s.push(uint32_t(step_ + k + 1), last);
+        const bool last = k + 1 == now && steps == now;  // sums the pressure tensor too
+        const Push push = s.push(uint32_t(step_ + k + 1));
         gpu::compute_barrier(cmd);  // the previous step's kick and forces before this move
         s.stamp(cmd, q + 0);
         s.move.dispatch(cmd, &push, n_);
@@ -300,7 +302,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         }
         s.record_neighbours(cmd, push, n_);
         s.stamp(cmd, q + 2);
-        s.forces.dispatch(cmd, &push, n_);
+        (last ? s.forces_tensor : s.forces).dispatch(cmd, &push, n_);
         gpu::compute_barrier(cmd);
         s.stamp(cmd, q + 3);
         s.kick.dispatch(cmd, &push, n_);

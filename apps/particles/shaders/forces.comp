@@ -12,6 +12,10 @@
 // of the particles in memory (reorder.comp): the run stays deterministic. No atomics.
 #include "dpd.glsl"
 
+// Specialization constant 1: the variant that also sums the pressure tensor and pair energy (into
+// pc.virial). A separate pipeline, so the every-step kernel carries none of that work.
+layout(constant_id = 1) const bool sums_tensor = false;
+
 // 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed. |f| is
 // split into whole and fraction (both exact: trunc is exact in float and so is the difference), and
 // added or subtracted by its sign: the fixed value of -f is exactly minus that of f.
@@ -62,9 +66,9 @@ void main() {
   uvec2 fx = uvec2(0), fy = uvec2(0), fz = uvec2(0);
   uint count = 0;
   float virial_c = 0.0, virial = 0.0;
-  // The pressure tensor's pair part and the pair energy, only when asked for (pc.virial set): r_a F_b
+  // The pressure tensor's pair part and the pair energy, in the sums_tensor variant only: r_a F_b
   // = (f r) e_a e_b, half per side like the scalar virials.
-  const bool tensor = pc.virial != uvec2(0);
+  const bool tensor = sums_tensor;
   vec3 wc_diag = vec3(0.0), wc_off = vec3(0.0), w_diag = vec3(0.0), w_off = vec3(0.0);
   float energy = 0.0;
   const uint c = UintsIn(pc.cell).u[i];

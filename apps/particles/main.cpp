@@ -113,7 +113,7 @@ struct Outputs {
   std::unique_ptr<particles::Trajectory> gsd, xyz;
   std::unique_ptr<particles::RadialDistribution> rdf;
   std::unique_ptr<particles::MeanSquareDisplacement> msd;
-  std::string csv;  // the observables so far
+  std::unique_ptr<particles::GrowingFile> observables;
 };
 
 // Next multiple of `every` after `step` (every == 0: never, i.e. `end`).
@@ -149,10 +149,7 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
     if (row) {
       const Observables o = measure(model, s);
       print_row(sim, o, sim.times());
-      if (out && !opt.observables.empty()) {
-        out->csv += observables_row(model, s.step, o) + "\n";
-        write_atomically(opt.observables, [&](std::ostream& f) { f << out->csv; });
-      }
+      if (out && out->observables) out->observables->append(observables_row(model, s.step, o) + "\n");
       if (out && out->rdf && s.step >= rdf_from) out->rdf->add(s);
       if (out) out->msd->add(s);
     }
@@ -296,7 +293,10 @@ int run(const Options& opt, const CLI::App& app) {
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;
-  out.csv = std::string(observables_header()) + "\n";
+  if (!opt.observables.empty()) {
+    out.observables = std::make_unique<GrowingFile>(opt.observables);
+    out.observables->append(std::string(observables_header()) + "\n");
+  }
   if (!opt.gsd.empty()) out.gsd = gsd_trajectory(opt.gsd, model, setup.species);
   if (!opt.xyz.empty()) out.xyz = xyz_trajectory(opt.xyz, model, setup.species);
   if (!opt.rdf.empty()) {
@@ -320,6 +320,7 @@ int run(const Options& opt, const CLI::App& app) {
   const Snapshot& s = totals.back().last;
   if (out.gsd) out.gsd->close();
   if (out.xyz) out.xyz->close();
+  if (out.observables) out.observables->commit();
   if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
   if (out.rdf) write_atomically(opt.rdf, [&](std::ostream& f) { f << out.rdf->csv(); });
   if (!opt.msd.empty()) write_atomically(opt.msd, [&](std::ostream& f) { f << out.msd->csv(); });

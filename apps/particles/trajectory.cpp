@@ -18,17 +18,17 @@
 
 namespace particles {
 
-Trajectory::Trajectory(const std::string& path) {
+GrowingFile::GrowingFile(const std::string& path) {
   try {
-    file_ = std::make_unique<vksort::io::AtomicFile>(path, "trajectory");
+    file_ = std::make_unique<vksort::io::AtomicFile>(path, "output");
   } catch (const vksort::io::FileError& e) {
     throw Error(e.what());
   }
 }
 
-Trajectory::~Trajectory() = default;
+GrowingFile::~GrowingFile() = default;
 
-void Trajectory::append(const void* data, size_t bytes) {
+void GrowingFile::append(const void* data, size_t bytes) {
   try {
     file_->write(std::span(static_cast<const std::byte*>(data), bytes));
   } catch (const vksort::io::FileError& e) {
@@ -37,7 +37,7 @@ void Trajectory::append(const void* data, size_t bytes) {
   size_ += bytes;
 }
 
-void Trajectory::overwrite(uint64_t offset, const void* data, size_t bytes) {
+void GrowingFile::overwrite(uint64_t offset, const void* data, size_t bytes) {
   try {
     file_->write_at(offset, std::span(static_cast<const std::byte*>(data), bytes));
   } catch (const vksort::io::FileError& e) {
@@ -45,7 +45,7 @@ void Trajectory::overwrite(uint64_t offset, const void* data, size_t bytes) {
   }
 }
 
-void Trajectory::commit() {
+void GrowingFile::commit() {
   try {
     file_->commit();
   } catch (const vksort::io::FileError& e) {
@@ -86,9 +86,9 @@ uint16_t gsd_id(const char* name) {
 class GsdTrajectory final : public Trajectory {
  public:
   GsdTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
-      : Trajectory(path), m_(m), species_(species) {
+      : file_(path), m_(m), species_(species) {
     const GsdHeader placeholder{};
-    append(&placeholder, sizeof placeholder);
+    file_.append(&placeholder, sizeof placeholder);
   }
 
   void frame(const Snapshot& s) override {
@@ -127,31 +127,32 @@ class GsdTrajectory final : public Trajectory {
   void close() override {
     GsdHeader h{};
     h.magic = kGsdMagic;
-    h.namelist_location = size();
+    h.namelist_location = file_.size();
     std::string names;
     for (const char* name : kGsdNames) names.append(name, std::strlen(name) + 1);
     names.resize((names.size() + 63) / 64 * 64, '\0');
     h.namelist_allocated = names.size() / 64;
-    append(names.data(), names.size());
-    h.index_location = size();
+    file_.append(names.data(), names.size());
+    h.index_location = file_.size();
     h.index_allocated = index_.size();
-    append(index_.data(), index_.size() * sizeof(GsdIndexEntry));
+    file_.append(index_.data(), index_.size() * sizeof(GsdIndexEntry));
     h.schema_version = (1u << 16) | 4u;  // HOOMD schema 1.4
     h.gsd_version = (2u << 16) | 0u;     // file layer 2.0
     std::strncpy(h.application, "vksort particles", sizeof h.application - 1);
     std::strncpy(h.schema, "hoomd", sizeof h.schema - 1);
-    overwrite(0, &h, sizeof h);
-    commit();
+    file_.overwrite(0, &h, sizeof h);
+    file_.commit();
   }
 
  private:
   // Entries within a frame go in id order: chunk() is called in kGsdNames order.
   void chunk(const char* name, uint8_t type, uint64_t n, uint32_t m, const void* data) {
     const size_t item = type == u64 ? 8 : (type == u8 || type == i8) ? 1 : 4;
-    index_.push_back({frames_, n, int64_t(size()), m, gsd_id(name), type, 0});
-    append(data, size_t(n) * m * item);
+    index_.push_back({frames_, n, int64_t(file_.size()), m, gsd_id(name), type, 0});
+    file_.append(data, size_t(n) * m * item);
   }
 
+  GrowingFile file_;
   Model m_;
   SpeciesNames species_;
   std::vector<GsdIndexEntry> index_;
@@ -161,14 +162,12 @@ class GsdTrajectory final : public Trajectory {
 class XyzTrajectory final : public Trajectory {
  public:
   XyzTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
-      : Trajectory(path), m_(m), species_(species) {}
-  void frame(const Snapshot& s) override {
-    const std::string text = xyz_frame(m_, species_, s);
-    append(text.data(), text.size());
-  }
-  void close() override { commit(); }
+      : file_(path), m_(m), species_(species) {}
+  void frame(const Snapshot& s) override { file_.append(xyz_frame(m_, species_, s)); }
+  void close() override { file_.commit(); }
 
  private:
+  GrowingFile file_;
   Model m_;
   SpeciesNames species_;
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// trajectory.hpp — trajectories that grow frame by frame: GSD (HOOMD-blue's format, our own writer of
-// its documented file layer and HOOMD schema) and multi-frame extended XYZ. Frames go to a temporary
-// file beside the destination (vksort's atomic file writer), which replaces the destination when the
-// trajectory is closed: a run that dies leaves the old file, never part of a frame.
+// trajectory.hpp — files that grow while a run goes: GSD (HOOMD-blue's format, our own writer of its
+// documented file layer and HOOMD schema), multi-frame extended XYZ, and time series. They go to a
+// temporary file beside the destination (vksort's atomic file writer), which replaces the destination
+// when the run ends: a run that dies leaves the old file, never part of a frame or row.
 #pragma once
 
 #include <cstdint>
@@ -20,24 +20,30 @@ class AtomicFile;
 
 namespace particles {
 
-class Trajectory {
+// A file that grows while the run goes (a trajectory, a time series): appended to a temporary file
+// beside `path`, which replaces `path` on commit(). Without commit() the destination is left as it was.
+class GrowingFile {
  public:
-  virtual ~Trajectory();
-  virtual void frame(const Snapshot& s) = 0;
-  // Completes the file and puts it in place. Without close() the destination is left as it was.
-  virtual void close() = 0;
-
- protected:
   // Throws Error when `path` cannot take a file (no such folder, a folder in the way).
-  explicit Trajectory(const std::string& path);
+  explicit GrowingFile(const std::string& path);
+  ~GrowingFile();
   void append(const void* data, size_t bytes);
-  void overwrite(uint64_t offset, const void* data, size_t bytes);
+  void append(const std::string& text) { append(text.data(), text.size()); }
+  void overwrite(uint64_t offset, const void* data, size_t bytes);  // bytes already appended
   void commit();
   uint64_t size() const { return size_; }
 
  private:
   std::unique_ptr<vksort::io::AtomicFile> file_;
   uint64_t size_ = 0;
+};
+
+class Trajectory {
+ public:
+  virtual ~Trajectory() = default;
+  virtual void frame(const Snapshot& s) = 0;
+  // Completes the file and puts it in place. Without close() the destination is left as it was.
+  virtual void close() = 0;
 };
 
 // particles/N, position (HOOMD's box is centred: x - L/2), velocity, image, typeid, types, mass and

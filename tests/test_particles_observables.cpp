@@ -83,8 +83,21 @@ TEST_CASE("observables: the pressure tensor and pair energy the app writes equal
   const fs::path csv = dir.path() / "obs.csv", xyz = dir.path() / "t.xyz";
   const Run r = run(dir, "--scenario phase-separation --n 500 --box 6,6,5 --steps 30 --every 10 --dump-every 10 "
                          "--observables " + csv.string() + " --xyz " + xyz.string() + " --vtk " +
-                         (dir.path() / "f.vtk").string());
+                         (dir.path() / "f.vtk").string() + " --rdf " + (dir.path() / "g.csv").string() +
+                         " --rdf-bins 50 --msd " + (dir.path() / "msd.csv").string());
   REQUIRE_MESSAGE(r.code == 0, r.err);
+  // g(r) over the rows of the second half (steps 20 and 30), 50 bins up to 3; the MSD at every row,
+  // zero at the first, and D printed.
+  const auto g = read_csv(dir.path() / "g.csv");
+  REQUIRE(g.size() == 50);
+  CHECK(g.front().at("r") == doctest::Approx(0.03));
+  CHECK(g.back().at("r") == doctest::Approx(2.97));
+  const auto msd = read_csv(dir.path() / "msd.csv");
+  REQUIRE(msd.size() == 4);
+  CHECK(msd[0].at("msd") == 0.0);
+  CHECK(msd[3].at("msd") > msd[1].at("msd"));
+  CHECK(slurp(dir.path() / "msd.csv").rfind("# D = ", 0) == 0);
+  CHECK(r.out.find("# diffusion coefficient D = ") != std::string::npos);
   for (const char* vtk : {"f_00000000.vtk", "f_00000010.vtk", "f_00000020.vtk", "f_00000030.vtk", "f.vtk"})
     CHECK_MESSAGE(slurp(dir.path() / vtk).find("POINTS 500 float") != std::string::npos, vtk);  // a VTK series
   const auto rows = read_csv(csv);
@@ -182,7 +195,7 @@ TEST_CASE("initial state: total momentum zero to float round-off, temperature ex
 TEST_CASE("restart: N steps, a checkpoint, N more continue bit for bit like 2N steps in one run") {
   TempDir dir;
   const char* const variants[] = {
-      "--scenario equilibrium --n 400 --box 5,5,5",
+      "--scenario equilibrium --box 5,5,5 --lattice fcc",  // 500 particles
       "--scenario rayleigh-taylor --n 400 --box 5,5,6 --integrator leapfrog --noise paper --reorder-every 7",
   };
   for (const std::string variant : variants) {

@@ -81,5 +81,31 @@ with tempfile.TemporaryDirectory() as d:
     check(np.allclose(again.position, last.position, atol=1e-5), "--init XYZ: positions kept")
     check(np.array_equal(again.typeid, last.typeid), "--init XYZ: types kept")
 
+    # A file from HOOMD's own writer (gsd.hoomd): two frames, the second without typeid (readers take
+    # frame 0's) and with velocities; --init takes the last frame.
+    rng = np.random.default_rng(7)
+    frames_w = []
+    for step in (0, 100):
+        f = gsd.hoomd.Frame() if hasattr(gsd.hoomd, "Frame") else gsd.hoomd.Snapshot()
+        f.configuration.step = step
+        f.configuration.box = [6, 6, 6, 0, 0, 0]
+        f.particles.N = 300
+        f.particles.types = ["Ne", "Ar"]
+        f.particles.position = rng.uniform(-3, 3, (300, 3)).astype(np.float32)
+        f.particles.velocity = rng.normal(0, 1, (300, 3)).astype(np.float32)
+        if step == 0:
+            f.particles.typeid = (np.arange(300) % 2).astype(np.uint32)
+        frames_w.append(f)
+    with gsd.hoomd.open(os.path.join(d, "hoomd.gsd"), "wb") as w:
+        for f in frames_w:
+            w.append(f)
+    run(d, "--scenario", "equilibrium", "--init", "hoomd.gsd", "--steps", "0", "--xyz", "h.xyz")
+    h = ase.io.read(os.path.join(d, "h.xyz"))
+    check(np.allclose(h.cell.lengths(), 6) and list(h.pbc) == [True, True, True], "HOOMD file: box, periodic")
+    check(np.allclose(h.positions, frames_w[1].particles.position + 3, atol=1e-5), "HOOMD file: last frame's positions")
+    check(np.array_equal(h.get_velocities().astype(np.float32), frames_w[1].particles.velocity), "HOOMD file: velocities")
+    check(np.array_equal(np.array(h.get_chemical_symbols()), np.where(np.arange(300) % 2 == 1, "Ar", "Ne")),
+          "HOOMD file: frame 0's typeid for the frame that lacks it")
+
 print("readback:", "FAILED" if failures else "ok", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "model.hpp"
 
-#include "initial_state.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "initial_state.hpp"
 
 namespace particles {
 

@@ -17,6 +17,7 @@ packages=(
   libpng-dev                 # the particle app's PNG frames
   libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
   libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
+  python3-gsd python3-ase    # the particle app's readback test: its GSD and XYZ files through HOOMD's and ASE's readers
 )
 
 missing=()

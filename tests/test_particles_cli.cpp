@@ -12,50 +12,14 @@
 #include <sys/wait.h>
 
 #include "model.hpp"
+#include "test_particles_support.hpp"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("particles_cli_" + std::to_string(::getpid()) + "_" + std::to_string(count_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  static inline int count_ = 0;
-};
-
-Run run(const TempDir& dir, const std::string& args) {
-  const fs::path out = dir.path() / "stdout.txt", err = dir.path() / "stderr.txt";
-  const std::string cmd = std::string(PARTICLES_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  Run r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-}  // namespace
+using particles::test::Run;
+using particles::test::TempDir;
+using particles::test::run;
+using particles::test::slurp;
 
 TEST_CASE("cli: bad arguments give one message and exit code 2") {
   TempDir dir;
@@ -71,6 +35,14 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario phase-separation --n 0", "--n"},
       {"--scenario phase-separation --n 100 --cells bogus", "cells"},
       {"--scenario phase-separation --n 100 --dt -1", "dt"},
+      {"--scenario equilibrium --n 100 --species Xx,Ar", "element symbol"},
+      {"--scenario equilibrium --n 100 --species Ar,Ar", "different"},
+      {"--restart /nonexistent/run.ckpt --steps 1", "cannot read checkpoint"},
+      {"--restart /nonexistent/run.ckpt --dt 0.01", "--dt is fixed by the checkpoint"},
+      {"--scenario equilibrium --init /nonexistent/start.xyz", "cannot read"},
+      {"--scenario equilibrium --init /nonexistent/start.xyz --lattice fcc", "--lattice"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --rdf g.csv --rdf-rmax 4", "r_max"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --gsd /nonexistent/t.gsd", "t.gsd"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -79,13 +51,32 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
     CHECK(r.err.find(c.says) != std::string::npos);
     CHECK(r.out.empty());
   }
+  // Files that are not what they claim: a checkpoint that is not one, a damaged one, an XYZ file cut short.
+  const fs::path junk = dir.path() / "junk.ckpt", cut = dir.path() / "cut.ckpt", xyz = dir.path() / "short.xyz";
+  std::ofstream(junk) << "not a checkpoint";
+  const Run saved = run(dir, "--scenario equilibrium --n 300 --box 6,6,6 --steps 2 --checkpoint " + cut.string());
+  REQUIRE_MESSAGE(saved.code == 0, saved.err);
+  fs::resize_file(cut, fs::file_size(cut) - 100);
+  std::ofstream(xyz) << "3\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:R:3\nNe 1 1 1\nNe 2 2 2\n";
+  const struct {
+    std::string args;
+    const char* says;
+  } files[] = {{"--restart " + junk.string(), "not a particles checkpoint"},
+               {"--restart " + cut.string(), "damaged or truncated"},
+               {"--scenario equilibrium --init " + xyz.string(), "ends after 2 of 3"}};
+  for (const auto& c : files) {
+    CAPTURE(c.args);
+    const Run r = run(dir, c.args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
 }
 
 TEST_CASE("cli: --help shows the defaults") {
   TempDir dir;
   const Run r = run(dir, "--help");
   CHECK(r.code == 0);
-  for (const char* shown : {"16384", "1000", "0.04", "vv", "counter", "scatter", "32", "12"})
+  for (const char* shown : {"16384", "1000", "0.04", "vv", "counter", "scatter", "32", "12", "Ne,Ar", "random"})
     CHECK_MESSAGE(r.out.find(std::string("=") + shown) != std::string::npos, "--help lacks =" << shown << ": " << r.out);
   CHECK(r.out.find("=-1") == std::string::npos);  // --gravity's placeholder is not shown as a default
 }
@@ -118,7 +109,7 @@ TEST_CASE("cli: a run prints its table and writes frames, XYZ and VTK; the same 
   CHECK(count == "300");
   CHECK(header.find("Lattice=\"5 0 0 0 5 0 0 0 4\"") != std::string::npos);
   CHECK(header.find("pbc=\"T T F\"") != std::string::npos);
-  CHECK(header.find("Properties=species:S:1:pos:R:3:velo:R:3") != std::string::npos);
+  CHECK(header.find("Properties=species:S:1:pos:R:3:velo:R:3:masses:R:1:momenta:R:3") != std::string::npos);
   const float box[3] = {5, 5, 4};
   particles::Model m = particles::scenario_model(particles::Scenario::phase_separation, 300, box);
   m.seed = 9;
@@ -130,7 +121,7 @@ TEST_CASE("cli: a run prints its table and writes frames, XYZ and VTK; the same 
     std::string species;
     float x, y, z;
     fields >> species >> x >> y >> z;
-    CHECK(species == (initial.pos[4 * particles_read + 3] != 0.0f ? "H" : "L"));  // id order
+    CHECK(species == (initial.pos[4 * particles_read + 3] != 0.0f ? "Ar" : "Ne"));  // id order, default --species
     CHECK((x >= 0 && x <= 5 && y >= 0 && y <= 5 && z >= 0 && z <= 4));
   }
   CHECK(particles_read == 300);

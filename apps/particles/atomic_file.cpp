@@ -29,6 +29,8 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
   write_file(path, out.view());
 }
 
+void remove_temporaries_on_signals() { vksort::io::install_cleanup_on_signals(); }
+
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write) {
   // open_memstream: a FILE* that writes into memory, for writers that only take a FILE*.
   char* data = nullptr;

@@ -14,6 +14,9 @@ namespace particles {
 // writer (a temporary beside it, renamed over it). Throws Error if writing or renaming fails; the
 // destination then holds what it held before.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+// Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of outputs not yet complete
+// (trajectories grow in one until the run ends).
+void remove_temporaries_on_signals();
 // The same for a writer that needs a C FILE* (libpng).
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write);
 

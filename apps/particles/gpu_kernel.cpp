@@ -8,7 +8,8 @@
 
 namespace particles::gpu {
 
-Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name)
+Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
+               uint32_t variant)
     : ctx_(ctx), push_bytes_(push_bytes) {
   if (spirv.empty()) throw Error(std::string("shader ") + name + " is not embedded");
   const std::string what = std::string("creating the ") + name + " pipeline";
@@ -21,9 +22,9 @@ Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t pus
   plci.pushConstantRangeCount = 1;
   plci.pPushConstantRanges = &range;
   check(vkCreatePipelineLayout(ctx.device(), &plci, nullptr, &layout_), what.c_str());
-  const uint32_t wg = workgroup_size;
-  VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
-  VkSpecializationInfo spec{1, &entry, sizeof(wg), &wg};
+  const uint32_t constants[2] = {workgroup_size, variant};
+  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, 4, sizeof(uint32_t)}};
+  VkSpecializationInfo spec{2, entries, sizeof(constants), constants};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

@@ -16,7 +16,10 @@ class Kernel {
  public:
   static constexpr uint32_t workgroup_size = 64;  // every particle shader's local_size_x (spec id 0)
 
-  Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name);
+  // `variant` is specialization constant 1, for shaders that compile work in or out by it (ignored
+  // by shaders without one).
+  Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
+         uint32_t variant = 0);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,12 +15,18 @@
 #include <CLI/CLI.hpp>
 #include <vksort/error.hpp>
 
+#include "atomic_file.hpp"
+#include "checkpoint.hpp"
 #include "gpu_context.hpp"
+#include "initial_state.hpp"
 #include "model.hpp"
 #include "observables.hpp"
 #include "output_png.hpp"
 #include "output_text.hpp"
 #include "simulation.hpp"
+#include "species.hpp"
+#include "structure.hpp"
+#include "trajectory.hpp"
 
 namespace {
 
@@ -38,7 +46,19 @@ struct Options {
   std::string cells = "scatter";
   std::string frames;
   uint64_t frame_every = 0;
-  std::string xyz, vtk;
+  std::string xyz, vtk, gsd;
+  uint64_t dump_every = 0;  // 0: the last step only
+  std::string species = "Ne,Ar";
+  std::string observables;
+  std::string rdf;
+  uint32_t rdf_bins = 100;
+  double rdf_rmax = 0;      // 0: 3 r_c, or half the smallest periodic box length if that is less
+  uint64_t rdf_window = 0;  // 0: the second half of the run
+  std::string msd;
+  std::string checkpoint;
+  uint64_t checkpoint_every = 0;  // 0: at the end only
+  std::string restart, init;
+  std::string lattice = "random";
   uint32_t batch = 32;
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;
@@ -63,8 +83,9 @@ void print_row(const particles::Simulation& sim, const particles::Observables& o
                   t.integration_ms / t.steps);
   char dz[16] = "        -";  // mean height of heavy minus light, where both exist
   if (o.count[0] && o.count[1]) std::snprintf(dz, sizeof dz, "%9.3f", o.mean_z[1] - o.mean_z[0]);
-  std::printf("%8llu%9.4f%12.3e%11.0f%8.2f%s%s\n", static_cast<unsigned long long>(sim.step()), o.temperature,
-              o.momentum_norm, o.pairs, o.mean_neighbours, ms, dz);
+  std::printf("%8llu%9.4f%10.4f%10.4f%10.4f%11.2e%10.2e%10.2e%8.2f%s%s\n", static_cast<unsigned long long>(sim.step()),
+              o.temperature, o.pressure, o.pressure_all, o.potential / sim.size(), o.momentum[0], o.momentum[1],
+              o.momentum[2], o.mean_neighbours, ms, dz);
   std::fflush(stdout);
 }
 
@@ -78,50 +99,101 @@ struct Totals {
 
 bool g_running = false;  // past set-up: failures are run-time failures (exit 1), not bad input (exit 2)
 
-Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particles::Model& model,
-                const particles::State& state, const std::string& cells) {
+// What a run reads besides its options: the model, the species symbols, the scenario's name and the
+// initial state (from the scenario, a lattice, a configuration file or a checkpoint).
+struct Setup {
+  std::string scenario;
+  particles::Model model;
+  particles::SpeciesNames species;
+  particles::State state;
+};
+
+// The files a run writes while it goes (for the last cell build of --cells both).
+struct Outputs {
+  std::unique_ptr<particles::Trajectory> gsd, xyz;
+  std::unique_ptr<particles::RadialDistribution> rdf;
+  std::unique_ptr<particles::MeanSquareDisplacement> msd;
+  std::unique_ptr<particles::GrowingFile> observables;
+};
+
+// Next multiple of `every` after `step` (every == 0: never, i.e. `end`).
+uint64_t next_multiple(uint64_t step, uint64_t every, uint64_t end) {
+  return every ? std::min(end, (step / every + 1) * every) : end;
+}
+
+Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& setup, const particles::Model& model,
+                const std::string& cells, Outputs* out) {
   using namespace particles;
   const Grid grid = grid_for(model);
-  Simulation sim(ctx, model, state);
-  std::printf("# %s: %u particles, box %.3g x %.3g x %.3g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
-              "%s cell lists, seed %u\n# device: %s\n",
-              opt.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz, model.periodic_z ? "periodic" : "walls in",
-              grid.nx, grid.ny, grid.nz, model.dt, opt.integrator.c_str(), opt.noise.c_str(), cells.c_str(),
-              opt.seed, ctx.name().c_str());
-  std::printf("#   step        T     |P|total      pairs   neigh  ms/step: neighbours   forces  integration   zH-zL\n");
+  Simulation sim(ctx, model, setup.state);
+  const uint64_t start = sim.step(), end = start + opt.steps;
+  std::printf("# %s: %u particles, box %.4g x %.4g x %.4g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
+              "%s cell lists, seed %u, steps %llu to %llu\n# device: %s\n",
+              setup.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz,
+              model.periodic_z ? "periodic" : "walls in", grid.nx, grid.ny, grid.nz, model.dt,
+              model.integrator == Integrator::leapfrog ? "leapfrog" : "vv",
+              model.noise == Noise::paper ? "paper" : "counter", cells.c_str(), model.seed,
+              static_cast<unsigned long long>(start), static_cast<unsigned long long>(end), ctx.name().c_str());
+  std::printf("#   step        T         P     P_all       U/N         px        py        pz   neigh  ms/step: "
+              "neighbours   forces  integration   zH-zL\n");
 
   auto frame = [&](const Snapshot& s) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
     write_png((std::filesystem::path(opt.frames) / name).string(), render_views(model, s.pos));
   };
+  const uint64_t rdf_from = end - std::min(opt.steps, opt.rdf_window ? opt.rdf_window : opt.steps / 2);
+  // Everything due at this step: a table row (with the observables, g(r) and MSD samples), picture,
+  // trajectory frame, checkpoint.
+  auto record = [&](const Snapshot& s, bool row, bool pic, bool dump, bool save) {
+    if (row) {
+      const Observables o = measure(model, s);
+      print_row(sim, o, sim.times());
+      if (out && out->observables) out->observables->append(observables_row(model, s.step, o) + "\n");
+      if (out && out->rdf && s.step >= rdf_from) out->rdf->add(s);
+      if (out) out->msd->add(s);
+    }
+    if (pic) frame(s);
+    if (dump && out) {
+      if (out->gsd) out->gsd->frame(s);
+      if (out->xyz) out->xyz->frame(s);
+      if (!opt.vtk.empty() && opt.dump_every) write_vtk(frame_path(opt.vtk, s.step), model, s);
+    }
+    if (save && out && !opt.checkpoint.empty()) write_checkpoint(opt.checkpoint, setup.scenario, model, setup.species, s);
+  };
   Totals totals;
   Snapshot& s = totals.last;
   s = sim.snapshot();
-  print_row(sim, measure(model, s), sim.times());
-  if (!opt.frames.empty()) frame(s);
+  const bool pictures = !opt.frames.empty();
+  const bool at_end = opt.steps == 0;  // --steps 0: the start is also the end (a converted --init file)
+  record(s, true, pictures, opt.dump_every > 0 || at_end, at_end);
 
   const auto wall0 = std::chrono::steady_clock::now();
-  while (sim.step() < opt.steps) {
-    uint64_t next = std::min(opt.steps, (sim.step() / opt.every + 1) * opt.every);
-    if (opt.frame_every && !opt.frames.empty())
-      next = std::min(next, (sim.step() / opt.frame_every + 1) * opt.frame_every);
+  while (sim.step() < end) {
+    const uint64_t now = sim.step();
+    uint64_t next = next_multiple(now, opt.every, end);
+    if (pictures) next = std::min(next, next_multiple(now, opt.frame_every, end));
+    next = std::min(next, next_multiple(now, opt.dump_every, end));
+    next = std::min(next, next_multiple(now, opt.checkpoint_every, end));
     while (sim.step() < next) {  // in batches, so the progress bar moves
       sim.advance(std::min<uint64_t>(opt.batch, next - sim.step()), opt.batch);
-      progress(sim.step(), opt.steps);
+      progress(sim.step() - start, opt.steps);
     }
-    const bool row = sim.step() % opt.every == 0 || sim.step() == opt.steps;
-    const bool pic = !opt.frames.empty() && opt.frame_every && sim.step() % opt.frame_every == 0;
-    if (!row && !pic) continue;
+    const uint64_t step = sim.step();
+    auto due = [&](uint64_t every) { return every && step % every == 0; };
+    const bool last = step == end;
+    const bool row = due(opt.every) || last;
+    const bool pic = pictures && (due(opt.frame_every) || last);
+    const bool dump = due(opt.dump_every) || last;
+    const bool save = due(opt.checkpoint_every) || last;
     s = sim.snapshot();
     if (row) {
       const StepTimes& t = sim.times();
       totals.ms[0] += t.neighbours_ms, totals.ms[1] += t.forces_ms, totals.ms[2] += t.integration_ms;
       totals.timed_steps += t.timed ? t.steps : 0;
-      print_row(sim, measure(model, s), t);
-      sim.reset_times();
     }
-    if (pic) frame(s);
+    record(s, row, pic, dump, save);
+    if (row) sim.reset_times();
   }
   totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (totals.timed_steps > 0) {
@@ -133,45 +205,125 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particle
                 totals.ms[2] / steps, double(sim.size()) * steps / (gpu_ms * 1e-3),
                 double(sim.size()) * double(opt.steps) / totals.wall_s, totals.wall_s);
   }
+  if (out) {
+    const double d = out->msd->diffusion();
+    if (std::isfinite(d))
+      std::printf("# diffusion coefficient D = %.5g (mean-square displacement of the unwrapped positions, %s)\n", d,
+                  model.periodic_z ? "x y z" : "x y");
+  }
   return totals;
 }
 
-int run(const Options& opt) {
+// Options that a checkpoint fixes: giving one with --restart is an error, not silently ignored.
+const char* const kFixedByCheckpoint[] = {"--scenario", "--n",     "--box",     "--seed",    "--dt",   "--gravity",
+                                          "--integrator", "--noise", "--species", "--init", "--lattice"};
+
+bool is_gsd(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t magic = 0;
+  in.read(reinterpret_cast<char*>(&magic), 8);
+  return in && magic == 0x65DF65DF65DF65DFull;
+}
+
+Setup setup_run(const Options& opt, const CLI::App& app) {
   using namespace particles;
-  // --- set up: any error here is bad input (exit 2) ---
-  const Scenario scenario = parse_scenario(opt.scenario);
-  if (opt.n == 0) throw Error("--n must be at least 1");
-  if (opt.every == 0) throw Error("--every must be at least 1");
-  if (!opt.box.empty() && opt.box.size() != 3) throw Error("--box takes three lengths: LX,LY,H");
-  const float box[3] = {opt.box.empty() ? 0.0f : opt.box[0], opt.box.empty() ? 0.0f : opt.box[1],
-                        opt.box.empty() ? 0.0f : opt.box[2]};
-  Model model = scenario_model(scenario, opt.n, box);
-  model.seed = opt.seed;
-  model.dt = opt.dt;
-  if (opt.gravity >= 0.0f) model.gravity = opt.gravity;
-  model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
-  model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
+  Setup r;
+  if (!opt.restart.empty()) {
+    for (const char* name : kFixedByCheckpoint)
+      if (app.count(name)) throw Error(std::string(name) + " is fixed by the checkpoint; leave it out with --restart");
+    Checkpoint c = read_checkpoint(opt.restart);
+    r.scenario = c.scenario;
+    r.model = c.model;
+    r.species = c.species;
+    r.state = std::move(c.state);
+  } else {
+    if (opt.scenario.empty()) throw Error("--scenario is required (or --restart)");
+    r.scenario = opt.scenario;
+    const Scenario scenario = parse_scenario(opt.scenario);
+    if (opt.n == 0) throw Error("--n must be at least 1");
+    if (!opt.box.empty() && opt.box.size() != 3) throw Error("--box takes three lengths: LX,LY,H");
+    float box[3] = {opt.box.empty() ? 0.0f : opt.box[0], opt.box.empty() ? 0.0f : opt.box[1],
+                    opt.box.empty() ? 0.0f : opt.box[2]};
+    r.species = parse_species(opt.species);
+    State from_file;
+    if (!opt.init.empty() && opt.lattice != "random") throw Error("--lattice and --init both set the positions; give one");
+    if (!opt.init.empty() && app.count("--n")) throw Error("--n comes from the --init file; leave it out");
+    if (!opt.init.empty()) {  // the file's box unless --box
+      float file_box[3];
+      from_file = is_gsd(opt.init) ? read_gsd(opt.init, file_box) : read_xyz(opt.init, r.species, file_box);
+      if (opt.box.empty()) std::copy(file_box, file_box + 3, box);
+    }
+    const uint32_t n = opt.init.empty() ? opt.n : from_file.size();
+    r.model = scenario_model(scenario, n, box);
+    Model& model = r.model;
+    model.seed = opt.seed;
+    model.dt = opt.dt;
+    if (opt.gravity >= 0.0f) model.gravity = opt.gravity;
+    model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
+    model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
+    if (!opt.init.empty()) {
+      r.state = std::move(from_file);
+      r.state.image.clear();  // a new run: displacements count from here
+      if (r.state.vel.empty()) {
+        thermal_velocities(model, r.state);
+      } else {
+        paper_starts(model, r.state);
+      }
+    } else if (opt.lattice == "fcc") {
+      r.state = fcc_state(model, 3.0, scenario_species(scenario));
+    } else {
+      r.state = scenario_state(scenario, model, n);
+    }
+  }
+  Model& model = r.model;
   model.list_iterations = opt.list_iterations;
   model.list_parts = opt.list_parts;
   model.reorder_every = opt.reorder_every;
-  const State state = scenario_state(scenario, model, opt.n);
   grid_for(model);
-  check_inside(model, state);
+  check_inside(model, r.state);
+  return r;
+}
+
+int run(const Options& opt, const CLI::App& app) {
+  using namespace particles;
+  // --- set up: any error here is bad input (exit 2) ---
+  if (opt.every == 0) throw Error("--every must be at least 1");
+  Setup setup = setup_run(opt, app);
+  Model& model = setup.model;
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
+  remove_temporaries_on_signals();
+  Outputs out;
+  if (!opt.observables.empty()) {
+    out.observables = std::make_unique<GrowingFile>(opt.observables);
+    out.observables->append(std::string(observables_header()) + "\n");
+  }
+  if (!opt.gsd.empty()) out.gsd = gsd_trajectory(opt.gsd, model, setup.species);
+  if (!opt.xyz.empty()) out.xyz = xyz_trajectory(opt.xyz, model, setup.species);
+  if (!opt.rdf.empty()) {
+    const double half = std::min({model.lx, model.ly, model.periodic_z ? model.lz : model.lx}) / 2.0;
+    out.rdf = std::make_unique<RadialDistribution>(model, opt.rdf_bins,
+                                                   opt.rdf_rmax > 0 ? opt.rdf_rmax : std::min(3.0 * model.rc, half));
+  }
+  out.msd = std::make_unique<MeanSquareDisplacement>(model);
   gpu::Context ctx({opt.device, opt.validation});
   g_running = true;
 
-  // --cells both: the same simulation with each cell build, one after the other in this process.
+  // --cells both: the same simulation with each cell build, one after the other in this process; the
+  // files come from the last.
   std::vector<std::string> builds = opt.cells == "both" ? std::vector<std::string>{"scatter", "sort"}
                                                         : std::vector<std::string>{opt.cells};
   std::vector<Totals> totals;
   for (const std::string& cells : builds) {
     model.cells = cells == "sort" ? Cells::sort : Cells::scatter;
-    totals.push_back(simulate(ctx, opt, model, state, cells));
+    totals.push_back(simulate(ctx, opt, setup, model, cells, &cells == &builds.back() ? &out : nullptr));
   }
   const Snapshot& s = totals.back().last;
-  if (!opt.xyz.empty()) write_xyz(opt.xyz, model, s);
+  if (out.gsd) out.gsd->close();
+  if (out.xyz) out.xyz->close();
+  if (out.observables) out.observables->commit();
   if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
+  if (out.rdf) write_atomically(opt.rdf, [&](std::ostream& f) { f << out.rdf->csv(); });
+  if (!opt.msd.empty()) write_atomically(opt.msd, [&](std::ostream& f) { f << out.msd->csv(); });
   if (totals.size() == 2 && totals[0].timed_steps > 0 && totals[1].timed_steps > 0) {
     const double scatter = totals[0].ms[0] / double(totals[0].timed_steps);
     const double sort = totals[1].ms[0] / double(totals[1].timed_steps);
@@ -195,8 +347,8 @@ int main(int argc, char** argv) {
   Options opt;
   // --help shows every option's default (--n UINT=16384) from the Options it fills, so it cannot go stale.
   app.option_defaults()->always_capture_default();
-  app.add_option("--scenario", opt.scenario, "phase-separation | rayleigh-taylor | equilibrium (one species, periodic)")
-      ->required()
+  app.add_option("--scenario", opt.scenario,
+                 "phase-separation | rayleigh-taylor | equilibrium (one species, periodic); required unless --restart")
       ->check(CLI::IsMember({"phase-separation", "rayleigh-taylor", "equilibrium"}));
   app.add_option("--n", opt.n, "particles (density 3 in a 2:2:1 box unless --box)")->check(CLI::Range(1u, 1u << 28));
   app.add_option("--steps", opt.steps, "time steps");
@@ -221,8 +373,30 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
-  app.add_option("--xyz", opt.xyz, "write the final state as extended XYZ");
-  app.add_option("--vtk", opt.vtk, "write the final state as legacy VTK points");
+  app.add_option("--gsd", opt.gsd, "write a GSD trajectory (HOOMD-blue's format; frames as --dump-every)");
+  app.add_option("--xyz", opt.xyz, "write an extended XYZ trajectory (ASE, OVITO; frames as --dump-every)");
+  app.add_option("--vtk", opt.vtk,
+                 "write the final state as legacy VTK points, and with --dump-every each frame as FILE_<step>.vtk");
+  app.add_option("--dump-every", opt.dump_every,
+                 "a --gsd/--xyz/--vtk frame every k steps, the first and last included (0: the last step only)");
+  app.add_option("--species", opt.species, "element symbols of species 0,1 in particle files (and --init XYZ)");
+  app.add_option("--observables", opt.observables,
+                 "write the observables (T, energies, momentum, pressure tensors) as CSV, a row every --every steps");
+  app.add_option("--rdf", opt.rdf, "write g(r) (CSV r,g) averaged over the table rows in the --rdf-window");
+  app.add_option("--rdf-bins", opt.rdf_bins, "g(r) bins")->check(CLI::Range(1u, 100000u));
+  app.add_option("--rdf-rmax", opt.rdf_rmax, "g(r) range (default: 3 r_c or half the smallest periodic length)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("");
+  app.add_option("--rdf-window", opt.rdf_window, "g(r) from the rows of the last k steps (0: the second half of the run)");
+  app.add_option("--msd", opt.msd,
+                 "write the mean-square displacement (unwrapped positions, every --every steps) and D as CSV");
+  app.add_option("--checkpoint", opt.checkpoint, "write a checkpoint every --checkpoint-every steps and at the end");
+  app.add_option("--checkpoint-every", opt.checkpoint_every, "checkpoint interval (0: at the end only)");
+  app.add_option("--restart", opt.restart,
+                 "continue from a checkpoint, bit for bit (--steps more steps; the model comes from the file)");
+  app.add_option("--init", opt.init, "start from the last frame of a GSD or extended XYZ file (its box unless --box)");
+  app.add_option("--lattice", opt.lattice, "random positions | fcc (like LAMMPS' lattice fcc at density 3; box rounded to whole cells)")
+      ->check(CLI::IsMember({"random", "fcc"}));
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
   app.add_option("--list-iterations", opt.list_iterations,
                  "bucket lists: scatter iterations before vksort's fallback links what is left")
@@ -239,7 +413,7 @@ int main(int argc, char** argv) {
   }
   if (opt.frame_every == 0) opt.frame_every = std::max<uint64_t>(opt.steps, 1);
   try {
-    return run(opt);
+    return run(opt, app);
   } catch (const particles::Error& e) {
     std::fprintf(stderr, "particles: %s\n", e.what());
     return g_running ? 1 : 2;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "initial_state.hpp"
+
 namespace particles {
 
 namespace {
@@ -62,32 +64,17 @@ double unit_random(uint32_t seed, uint32_t stream, uint32_t index) {
   return (double(h) + 0.5) / 4294967296.0;
 }
 
-State random_state(const Model& m, uint32_t n, int (*species_of)(const Model&, float, float, float, uint32_t)) {
+State random_state(const Model& m, uint32_t n, SpeciesOf species_of) {
   State s;
   s.pos.resize(4 * size_t(n));
-  s.vel.resize(4 * size_t(n));
   const float l[3] = {m.lx, m.ly, m.lz};
-  double p[3] = {0, 0, 0}, mass_sum = 0;
   for (uint32_t i = 0; i < n; ++i) {
     float x[3];
     for (int k = 0; k < 3; ++k) x[k] = std::min(float(unit_random(m.seed, k, i) * l[k]), l[k]);
-    const int sp = species_of(m, x[0], x[1], x[2], i);
-    const double mass = m.mass[sp];
-    for (int k = 0; k < 3; ++k) {
-      s.pos[4 * i + k] = x[k];
-      // Box-Muller: a normal with variance kBT / m per component.
-      const double u1 = unit_random(m.seed, 3 + 2 * k, i), u2 = unit_random(m.seed, 4 + 2 * k, i);
-      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-      s.vel[4 * i + k] = float(g * std::sqrt(m.kbt / mass));
-      p[k] += mass * s.vel[4 * i + k];
-    }
-    s.pos[4 * i + 3] = float(sp);
-    // The paper generator's per-particle start (its r_0), spread so the streams differ.
-    s.vel[4 * i + 3] = float(unit_random(m.seed, 10, i));
-    mass_sum += mass;
+    for (int k = 0; k < 3; ++k) s.pos[4 * i + k] = x[k];
+    s.pos[4 * i + 3] = float(species_of(m, x[0], x[1], x[2], i));
   }
-  for (uint32_t i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) s.vel[4 * i + k] -= float(p[k] / mass_sum);
+  thermal_velocities(m, s);
   return s;
 }
 
@@ -125,20 +112,18 @@ Model scenario_model(Scenario s, uint32_t n, const float box[3]) {
   return m;
 }
 
-State scenario_state(Scenario s, const Model& m, uint32_t n) {
+SpeciesOf scenario_species(Scenario s) {
   switch (s) {
     case Scenario::phase_separation:
-      return random_state(m, n, [](const Model& mm, float, float, float, uint32_t i) {
-        return unit_random(mm.seed, 20, i) < 0.5 ? 1 : 0;
-      });
+      return [](const Model& mm, float, float, float, uint32_t i) { return unit_random(mm.seed, 20, i) < 0.5 ? 1 : 0; };
     case Scenario::rayleigh_taylor:  // the upper third heavy (seed 002: "the upper (smaller) part")
-      return random_state(m, n, [](const Model& mm, float, float, float z, uint32_t) {
-        return z > mm.lz * (2.0f / 3.0f) ? 1 : 0;
-      });
+      return [](const Model& mm, float, float, float z, uint32_t) { return z > mm.lz * (2.0f / 3.0f) ? 1 : 0; };
     case Scenario::equilibrium:
       break;
   }
-  return random_state(m, n, [](const Model&, float, float, float, uint32_t) { return 0; });
+  return [](const Model&, float, float, float, uint32_t) { return 0; };
 }
+
+State scenario_state(Scenario s, const Model& m, uint32_t n) { return random_state(m, n, scenario_species(s)); }
 
 }  // namespace particles

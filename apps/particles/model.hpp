@@ -52,10 +52,15 @@ struct Grid {
 // search would visit a cell twice) or a wall-bounded one has none.
 Grid grid_for(const Model& m);
 
-// Particles in id order: positions (x, y, z, species as 0.0 / 1.0) and velocities (vx, vy, vz, 0).
+// Particles in id order: positions (x, y, z, species as 0.0 / 1.0) and velocities (vx, vy, vz, the
+// paper generator's state). A restart also carries the step, the velocities the dissipative force
+// sees (vtilde; empty: the velocities) and the periodic images crossed (x y z 0 per particle; empty: none).
 struct State {
   std::vector<float> pos;
   std::vector<float> vel;
+  std::vector<float> vtilde;
+  std::vector<int32_t> image;
+  uint64_t step = 0;
   uint32_t size() const { return uint32_t(pos.size() / 4); }
 };
 // Throws Error naming the first particle outside [0, L] on some axis (or with species not 0 or 1).
@@ -65,9 +70,12 @@ void check_inside(const Model& m, const State& s);
 uint32_t mix32(uint32_t x);
 double unit_random(uint32_t seed, uint32_t stream, uint32_t index);  // uniform on (0, 1)
 
+// Species of a particle at (x, y, z) with index i, for a scenario's initial state.
+using SpeciesOf = int (*)(const Model&, float, float, float, uint32_t);
+
 // n particles uniformly in the box (species from `species_of(x, y, z, index)`) with Maxwell-Boltzmann
-// velocities at kbt, total momentum removed.
-State random_state(const Model& m, uint32_t n, int (*species_of)(const Model&, float, float, float, uint32_t));
+// velocities, total momentum zero and temperature exactly kbt (thermal_velocities, initial_state.hpp).
+State random_state(const Model& m, uint32_t n, SpeciesOf species_of);
 
 enum class Scenario { phase_separation, rayleigh_taylor, equilibrium };
 Scenario parse_scenario(const std::string& name);  // throws Error
@@ -75,5 +83,6 @@ Scenario parse_scenario(const std::string& name);  // throws Error
 // particles; box = {0,0,0} picks a 2:2:1 box of density 3, else the given box.
 Model scenario_model(Scenario s, uint32_t n, const float box[3]);
 State scenario_state(Scenario s, const Model& m, uint32_t n);
+SpeciesOf scenario_species(Scenario s);  // how scenario_state (and the fcc start) assign species
 
 }  // namespace particles

@@ -6,13 +6,25 @@
 
 #include "model.hpp"
 #include "simulation.hpp"
+#include "species.hpp"
 
 namespace particles {
 
-// Extended XYZ (OVITO, ASE): Lattice, pbc (T T F with walls), Properties species:S:1:pos:R:3:velo:R:3,
-// Time and step; species named L (light, 0) and H (heavy, 1).
-void write_xyz(const std::string& path, const Model& m, const Snapshot& s);
+// One extended XYZ frame (ASE, OVITO): Lattice, pbc (T T F with walls), Time and step, and
+// Properties species:S:1:pos:R:3:velo:R:3:masses:R:1:momenta:R:3. The species are element symbols
+// (ASE refuses others); velo is OVITO's velocity, masses and momenta give ASE's get_velocities().
+std::string xyz_frame(const Model& m, const SpeciesNames& species, const Snapshot& s);
+void write_xyz(const std::string& path, const Model& m, const SpeciesNames& species, const Snapshot& s);
 // Legacy VTK polydata points (ParaView) with species and velocity as point data.
 void write_vtk(const std::string& path, const Model& m, const Snapshot& s);
+// The file of one frame of a series: "out/a.vtk", step 10 -> "out/a_00000010.vtk" (ParaView opens
+// such a series as one time-dependent dataset).
+std::string frame_path(const std::string& path, uint64_t step);
+
+// Reads the last frame of an extended XYZ file: a diagonal Lattice (its lengths are returned in
+// box), pos, species (symbols of `species`; without a species column every particle is species 0)
+// and velocities if there are any (velo, vel or velocities, or momenta with masses; else `vel` is
+// left empty). Throws Error naming the file and line on anything else.
+State read_xyz(const std::string& path, const SpeciesNames& species, float box[3]);
 
 }  // namespace particles

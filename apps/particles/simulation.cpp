@@ -21,7 +21,7 @@ namespace particles {
 namespace {
 using shader::Push;
 static_assert(sizeof(shader::Params) == 36 * 4, "Params must match the std430 GLSL block");
-static_assert(sizeof(Push) == 13 * 8 + 8, "Push must match the GLSL push block");
+static_assert(sizeof(Push) == 15 * 8 + 8, "Push must match the GLSL push block");
 
 // Timestamps per step: before move, after move, after the cell build, after forces, after kick.
 constexpr uint32_t kStamps = 5;
@@ -70,9 +70,11 @@ struct Simulation::Impl {
   gpu::Context& ctx;
   vksort::Device vk;  // vksort on the app's device (borrowed)
   gpu::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
+  gpu::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   gpu::Kernel cells, move, forces, kick, noise, reorder;
+  gpu::Kernel forces_tensor;  // forces.comp that also sums the pressure tensor (specialization constant 1)
   // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
   // then gathered through `tmp` and copied back.
   vksort::Sorter sorter;
@@ -92,6 +94,8 @@ struct Simulation::Impl {
         cell(c, 4ull * n, "cell ids"),
         aux(c, 16ull * n, "pair statistics"),
         ids(c, 4ull * n, "particle ids"),
+        image(c, 16ull * n, "periodic images"),
+        virial(c, 64ull * n, "pressure tensor sums"),
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
@@ -99,6 +103,7 @@ struct Simulation::Impl {
         kick(c, shader_code("kick"), sizeof(Push), "kick"),
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
         reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
+        forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", 1),
         sorter(vk, sort_options(g)),
         keys(c, 4ull * n, "reorder keys"),
         perm(c, 4ull * n, "reorder permutation"),
@@ -136,6 +141,8 @@ struct Simulation::Impl {
 
   Push push(uint32_t step) const {
     Push p{};
+    p.image = image.address();
+    p.virial = virial.address();
     p.params = params.address();
     p.pos = pos.address();
     p.vel = vel.address();
@@ -236,26 +243,33 @@ struct Simulation::Impl {
 };
 
 Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initial)
-    : model_(model), grid_(grid_for(model)), n_(initial.size()) {
+    : model_(model), grid_(grid_for(model)), n_(initial.size()), step_(initial.step) {
   check_model(model_);
   if (n_ == 0) throw Error("no particles");
   if (initial.vel.size() != initial.pos.size()) throw Error("positions and velocities differ in count");
+  if (!initial.vtilde.empty() && initial.vtilde.size() != initial.pos.size())
+    throw Error("positions and dissipative velocities differ in count");
+  if (!initial.image.empty() && initial.image.size() != initial.pos.size())
+    throw Error("positions and periodic images differ in count");
+  if (step_ > 0xFFFFFFFFull) throw Error("step " + std::to_string(step_) + " is beyond the noise's 32-bit step counter");
   check_inside(model_, initial);
   impl_ = std::make_unique<Impl>(ctx, model_, grid_, n_);
   const shader::Params p = params_for(model_, grid_, n_);
   impl_->params.upload(std::as_bytes(std::span(&p, 1)));
   impl_->pos.upload(bytes(initial.pos));
   impl_->vel.upload(bytes(initial.vel));
-  impl_->vtilde.upload(bytes(initial.vel));  // at t = 0 the dissipative force sees v(0)
+  // At t = 0 the dissipative force sees v(0); a restart brings the one its run had.
+  impl_->vtilde.upload(bytes(initial.vtilde.empty() ? initial.vel : initial.vtilde));
+  impl_->image.upload(bytes(initial.image.empty() ? std::vector<int32_t>(4 * size_t(n_), 0) : initial.image));
   std::vector<uint32_t> iota(n_);
   for (uint32_t i = 0; i < n_; ++i) iota[i] = i;
   impl_->iota.upload(bytes(iota));
   impl_->ids.upload(bytes(iota));  // slot i holds particle i until the first reorder
-  // Initial forces F(0): the first move's half kick needs them.
+  // Initial forces F(0) (or F at the restart's step): the first move's half kick needs them.
   ctx.submit_and_wait([&](VkCommandBuffer cmd) {
-    const Push push = impl_->push(0);
+    const Push push = impl_->push(uint32_t(step_));
     impl_->record_neighbours(cmd, push, n_);
-    impl_->forces.dispatch(cmd, &push, n_);
+    impl_->forces_tensor.dispatch(cmd, &push, n_);
     impl_->record_report_copy(cmd);
   });
   impl_->check_report(0);
@@ -274,6 +288,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
       for (uint32_t k = 0; k < now; ++k) {
         const uint32_t q = k * kStamps;
         // The step number keys the noise: step n+1's forces use n+1 (the initial forces used 0).
+        const bool last = k + 1 == now && steps == now;  // sums the pressure tensor too
         const Push push = s.push(uint32_t(step_ + k + 1));
         gpu::compute_barrier(cmd);  // the previous step's kick and forces before this move
         s.stamp(cmd, q + 0);
@@ -287,7 +302,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         }
         s.record_neighbours(cmd, push, n_);
         s.stamp(cmd, q + 2);
-        s.forces.dispatch(cmd, &push, n_);
+        (last ? s.forces_tensor : s.forces).dispatch(cmd, &push, n_);
         gpu::compute_barrier(cmd);
         s.stamp(cmd, q + 3);
         s.kick.dispatch(cmd, &push, n_);
@@ -327,14 +342,22 @@ Snapshot Simulation::snapshot() const {
   impl_->vel.download(bytes(s.vel));
   impl_->force.download(bytes(s.force));
   impl_->aux.download(bytes(s.aux));
+  s.vtilde.resize(4 * size_t(n_));
+  impl_->vtilde.download(bytes(s.vtilde));
+  s.virial.resize(16 * size_t(n_));
+  impl_->virial.download(bytes(s.virial));
+  s.image.resize(4 * size_t(n_));
+  impl_->image.download(bytes(s.image));  // already by particle id
   // Back to particle-id order.
   const std::vector<uint32_t> ids = impl_->download_ids(n_);
-  for (std::vector<float>* v : {&s.pos, &s.vel, &s.force, &s.aux}) {
-    std::vector<float> by_id(v->size());
+  auto by_id = [&](std::vector<float>& v, size_t width) {
+    std::vector<float> out(v.size());
     for (uint32_t slot = 0; slot < n_; ++slot)
-      std::copy_n(v->begin() + 4 * size_t(slot), 4, by_id.begin() + 4 * size_t(ids[slot]));
-    v->swap(by_id);
-  }
+      std::copy_n(v.begin() + width * slot, width, out.begin() + width * ids[slot]);
+    v.swap(out);
+  };
+  for (std::vector<float>* v : {&s.pos, &s.vel, &s.force, &s.aux, &s.vtilde}) by_id(*v, 4);
+  by_id(s.virial, 16);
   return s;
 }
 

@@ -25,6 +25,12 @@ struct Snapshot {
   std::vector<float> vel;    // vx vy vz (w: the paper generator's state)
   std::vector<float> force;  // fx fy fz 0
   std::vector<float> aux;    // pairs within r_c, conservative virial / 2, full virial / 2, 0
+  std::vector<float> vtilde;    // the velocity the next dissipative force sees (a restart needs it)
+  std::vector<int32_t> image;   // periodic images crossed: x y z 0
+  // 16 floats per particle, the pair sums of the last step of the last advance() (or of the initial
+  // forces), half per side: conservative r_a F_b xx yy zz, pair energy, xy xz yz, 0, then the same
+  // (without the energy) for all three forces.
+  std::vector<float> virial;
   uint32_t size() const { return uint32_t(pos.size() / 4); }
 };
 
@@ -37,12 +43,14 @@ struct StepTimes {
 
 class Simulation {
  public:
-  // Checks the model (grid_for) and the state (check_inside), uploads it and computes the initial forces.
+  // Checks the model (grid_for) and the state (check_inside), uploads it and computes the initial forces
+  // (with the noise of initial.step: a restart's forces are the ones its run had, bit for bit).
   Simulation(gpu::Context& ctx, const Model& model, const State& initial);
   ~Simulation();
 
   // Runs `steps` steps, recording up to `batch` steps per submission. Throws Error if a particle left
-  // the box (for instance after a blow-up with too large a dt).
+  // the box (for instance after a blow-up with too large a dt). The last step also sums the pressure
+  // tensor and the pair energy (Snapshot::virial); the others skip that work.
   void advance(uint64_t steps, uint32_t batch = 32);
   uint64_t step() const { return step_; }
   const Model& model() const { return model_; }

@@ -13,6 +13,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4s { vec
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Uints { uint u[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Uvec2s { uvec2 u[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float f[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Ivec4s { ivec4 v[]; };
 // Read-only views for the force kernel's gathers: no store in that kernel can alias them, so the
 // compiler may keep loads in registers across the neighbour loop.
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly restrict buffer Vec4sIn { vec4 v[]; };

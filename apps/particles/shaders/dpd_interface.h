@@ -65,6 +65,10 @@ DPD_PUSH_BLOCK {
   DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
   DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
   DPD_ADDRESS tmp;
+  DPD_ADDRESS image;   // ivec4 by particle id: periodic images crossed (x y z, 0); move.comp counts them
+  DPD_ADDRESS virial;  // 4 vec4 per slot, written by forces.comp's sums_tensor variant, half per pair side:
+                       // conservative r_a F_b (xx yy zz, pair energy), (xy xz yz, 0), then all forces'
+                       // (xx yy zz, 0), (xy xz yz, 0)
   uint step;
   uint count;          // items for the noise kernel
 } DPD_PUSH_END;

@@ -12,6 +12,10 @@
 // of the particles in memory (reorder.comp): the run stays deterministic. No atomics.
 #include "dpd.glsl"
 
+// Specialization constant 1: the variant that also sums the pressure tensor and pair energy (into
+// pc.virial). A separate pipeline, so the every-step kernel carries none of that work.
+layout(constant_id = 1) const bool sums_tensor = false;
+
 // 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed. |f| is
 // split into whole and fraction (both exact: trunc is exact in float and so is the difference), and
 // added or subtracted by its sign: the fixed value of -f is exactly minus that of f.
@@ -62,6 +66,11 @@ void main() {
   uvec2 fx = uvec2(0), fy = uvec2(0), fz = uvec2(0);
   uint count = 0;
   float virial_c = 0.0, virial = 0.0;
+  // The pressure tensor's pair part and the pair energy, in the sums_tensor variant only: r_a F_b
+  // = (f r) e_a e_b, half per side like the scalar virials.
+  const bool tensor = sums_tensor;
+  vec3 wc_diag = vec3(0.0), wc_off = vec3(0.0), w_diag = vec3(0.0), w_off = vec3(0.0);
+  float energy = 0.0;
   const uint c = UintsIn(pc.cell).u[i];
   if (c != DPD_NULL) {
     const int cx = int(c % nx), cy = int((c / nx) % ny), cz = int(c / (nx * ny));
@@ -102,6 +111,14 @@ void main() {
             fixed_add(fz, f * e.z);
             virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
             virial += 0.5 * f * r;
+            if (tensor) {
+              const vec3 diag = e * e, off = vec3(e.x * e.y, e.x * e.z, e.y * e.z);
+              wc_diag += (0.5 * fc * r) * diag;
+              wc_off += (0.5 * fc * r) * off;
+              w_diag += (0.5 * f * r) * diag;
+              w_off += (0.5 * f * r) * off;
+              energy += 0.25 * fc * rc * w;  // a r_c w^2 / 2 per pair, half per side
+            }
           }
         }
       }
@@ -110,4 +127,11 @@ void main() {
   const float m = p.mass[ki];
   Vec4s(pc.force).v[i] = vec4(fixed_value(fx), fixed_value(fy), fixed_value(fz) - m * p.gravity, 0.0);
   Vec4s(pc.aux).v[i] = vec4(float(count), virial_c, virial, 0.0);
+  if (tensor) {
+    Vec4s t = Vec4s(pc.virial);
+    t.v[4u * i] = vec4(wc_diag, energy);
+    t.v[4u * i + 1u] = vec4(wc_off, 0.0);
+    t.v[4u * i + 2u] = vec4(w_diag, 0.0);
+    t.v[4u * i + 3u] = vec4(w_off, 0.0);
+  }
 }

@@ -23,9 +23,13 @@ void main() {
   const vec3 a = Vec4s(pc.force).v[i].xyz * inv_m;
   vec3 v = vs.xyz + (0.5 * p.dt) * a;
   vec3 x = xs.xyz + p.dt * v;
+  // Periodic images crossed, kept by particle id (so reordering slots leaves them alone) for the
+  // unwrapped positions of the mean-square displacement.
+  ivec3 crossed = ivec3(floor(x.x / p.lx), floor(x.y / p.ly), 0);
   x.x = wrap(x.x, p.lx);
   x.y = wrap(x.y, p.ly);
   if (p.periodic_z != 0u) {
+    crossed.z = int(floor(x.z / p.lz));
     x.z = wrap(x.z, p.lz);
   } else if (x.z < 0.0) {  // reflecting walls: mirror the position, reverse v_z
     x.z = -x.z;
@@ -35,6 +39,11 @@ void main() {
     v.z = -v.z;
   }
   const float state = p.rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
+  if (crossed != ivec3(0)) {
+    Ivec4s image = Ivec4s(pc.image);
+    const uint id = Uints(pc.ids).u[i];
+    image.v[id] = image.v[id] + ivec4(crossed, 0);
+  }
   pos.v[i] = vec4(x, xs.w);
   vel.v[i] = vec4(v, state);
   Vec4s(pc.vtilde).v[i] = vec4(v + (p.extrapolate * p.dt) * a, 0.0);

@@ -146,6 +146,21 @@ void AtomicFile::write(std::span<const std::byte> data) {
   }
 }
 
+void AtomicFile::write_at(uint64_t offset, std::span<const std::byte> data) {
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t w = ::pwrite(fd_, p, left, off_t(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
+    }
+    p += w;
+    offset += uint64_t(w);
+    left -= size_t(w);
+  }
+}
+
 void AtomicFile::finish() {
   const std::string what = "writing " + role_ + " " + in_quotes(destination_);
   if (fsync(fd_) != 0) throw FileError(FileError::Kind::io, what + " to disk: " + errno_text(errno));

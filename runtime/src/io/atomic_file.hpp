@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <span>
@@ -54,6 +55,9 @@ class AtomicFile {
   // Appends to the temporary file. Throws FileError (io: disk full, I/O error).
   void write(std::span<const std::byte> data);
   void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
+  // Overwrites bytes already written at `offset` (a header completed at the end, as GSD's is); the
+  // next write() still appends. Throws FileError (io).
+  void write_at(uint64_t offset, std::span<const std::byte> data);
   // Flushes the data to the disk, gives the temporary file its hidden name and closes it; what is
   // left (commit's rename) cannot fail half-way.
   // Throws FileError (io).

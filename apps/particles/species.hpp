@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// species.hpp — the element symbols the particle files give the two species, so readers that know
+// elements (ASE, OVITO, VMD) accept them. DPD beads are not atoms: the symbols are labels only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace particles {
+
+// Symbols of species 0 (light) and 1 (heavy).
+struct SpeciesNames {
+  std::string name[2] = {"Ne", "Ar"};
+};
+
+// "A,B" (one or two symbols, each a real element, e.g. "Ar,Ne"); throws Error otherwise.
+SpeciesNames parse_species(const std::string& list);
+bool is_element(const std::string& symbol);
+// The species index of `symbol` (ASE writes symbols capitalised), or -1.
+int species_index(const SpeciesNames& s, const std::string& symbol);
+
+}  // namespace particles

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+// The GSD layout (gsd.readthedocs.io, "File layer" 2.0, and the HOOMD schema): a 256-byte header
+// (magic, index and namelist locations and sizes, versions, application and schema names), data
+// chunks, a namelist (2.0: the names packed, each ending in a zero byte, zero-padded to whole 64-byte
+// entries; 1.0: one name per 64-byte entry) and an index of 32-byte entries (frame, N, location, M,
+// name id, type, flags) sorted by frame, then by id. We write the chunks as frames come, the namelist and index at the
+// end, then the header over its placeholder.
+#include "trajectory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "io/atomic_file.hpp"
+#include "output_text.hpp"
+
+namespace particles {
+
+GrowingFile::GrowingFile(const std::string& path) {
+  try {
+    file_ = std::make_unique<vksort::io::AtomicFile>(path, "output");
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+}
+
+GrowingFile::~GrowingFile() = default;
+
+void GrowingFile::append(const void* data, size_t bytes) {
+  try {
+    file_->write(std::span(static_cast<const std::byte*>(data), bytes));
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+  size_ += bytes;
+}
+
+void GrowingFile::overwrite(uint64_t offset, const void* data, size_t bytes) {
+  try {
+    file_->write_at(offset, std::span(static_cast<const std::byte*>(data), bytes));
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+}
+
+void GrowingFile::commit() {
+  try {
+    file_->commit();
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+}
+
+namespace {
+
+constexpr uint64_t kGsdMagic = 0x65DF65DF65DF65DFull;
+enum GsdType : uint8_t { u8 = 1, u32 = 3, u64 = 4, i8 = 5, i32 = 7, f32 = 9 };
+
+struct GsdHeader {
+  uint64_t magic, index_location, index_allocated, namelist_location, namelist_allocated;
+  uint32_t schema_version, gsd_version;
+  char application[64], schema[64], reserved[80];
+};
+static_assert(sizeof(GsdHeader) == 256);
+struct GsdIndexEntry {
+  uint64_t frame, n;
+  int64_t location;
+  uint32_t m;
+  uint16_t id;
+  uint8_t type, flags;
+};
+static_assert(sizeof(GsdIndexEntry) == 32);
+
+// Names in ascending byte order; their position is the id the index uses.
+const char* const kGsdNames[] = {"configuration/box", "configuration/step", "particles/N",
+                                 "particles/image",   "particles/mass",     "particles/position",
+                                 "particles/typeid",  "particles/types",    "particles/velocity"};
+uint16_t gsd_id(const char* name) {
+  for (uint16_t k = 0; k < std::size(kGsdNames); ++k)
+    if (std::strcmp(kGsdNames[k], name) == 0) return k;
+  throw Error(std::string("internal: no GSD name ") + name);
+}
+
+class GsdTrajectory final : public Trajectory {
+ public:
+  GsdTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
+      : file_(path), m_(m), species_(species) {
+    const GsdHeader placeholder{};
+    file_.append(&placeholder, sizeof placeholder);
+  }
+
+  void frame(const Snapshot& s) override {
+    const uint32_t n = s.size();
+    const float l[3] = {m_.lx, m_.ly, m_.lz};
+    const float box[6] = {m_.lx, m_.ly, m_.lz, 0, 0, 0};
+    chunk("configuration/box", f32, 6, 1, box);
+    const uint64_t step = s.step;
+    chunk("configuration/step", u64, 1, 1, &step);
+    chunk("particles/N", u32, 1, 1, &n);
+    std::vector<int32_t> image(3 * size_t(n));
+    std::vector<float> mass(n), position(3 * size_t(n)), velocity(3 * size_t(n));
+    std::vector<uint32_t> typeid_(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const int sp = s.pos[4 * i + 3] != 0.0f ? 1 : 0;
+      typeid_[i] = uint32_t(sp);
+      mass[i] = m_.mass[sp];
+      for (int k = 0; k < 3; ++k) {
+        position[3 * i + k] = s.pos[4 * i + k] - l[k] / 2;
+        velocity[3 * i + k] = s.vel[4 * i + k];
+        image[3 * i + k] = s.image.empty() ? 0 : s.image[4 * i + k];
+      }
+    }
+    chunk("particles/image", i32, n, 3, image.data());
+    chunk("particles/mass", f32, n, 1, mass.data());
+    chunk("particles/position", f32, n, 3, position.data());
+    chunk("particles/typeid", u32, n, 1, typeid_.data());
+    const size_t width = std::max(species_.name[0].size(), species_.name[1].size()) + 1;
+    std::vector<char> types(2 * width, 0);
+    for (int k = 0; k < 2; ++k) std::memcpy(&types[k * width], species_.name[k].data(), species_.name[k].size());
+    chunk("particles/types", i8, 2, uint32_t(width), types.data());
+    chunk("particles/velocity", f32, n, 3, velocity.data());
+    ++frames_;
+  }
+
+  void close() override {
+    GsdHeader h{};
+    h.magic = kGsdMagic;
+    h.namelist_location = file_.size();
+    std::string names;
+    for (const char* name : kGsdNames) names.append(name, std::strlen(name) + 1);
+    names.resize((names.size() + 63) / 64 * 64, '\0');
+    h.namelist_allocated = names.size() / 64;
+    file_.append(names.data(), names.size());
+    h.index_location = file_.size();
+    h.index_allocated = index_.size();
+    file_.append(index_.data(), index_.size() * sizeof(GsdIndexEntry));
+    h.schema_version = (1u << 16) | 4u;  // HOOMD schema 1.4
+    h.gsd_version = (2u << 16) | 0u;     // file layer 2.0
+    std::strncpy(h.application, "vksort particles", sizeof h.application - 1);
+    std::strncpy(h.schema, "hoomd", sizeof h.schema - 1);
+    file_.overwrite(0, &h, sizeof h);
+    file_.commit();
+  }
+
+ private:
+  // Entries within a frame go in id order: chunk() is called in kGsdNames order.
+  void chunk(const char* name, uint8_t type, uint64_t n, uint32_t m, const void* data) {
+    const size_t item = type == u64 ? 8 : (type == u8 || type == i8) ? 1 : 4;
+    index_.push_back({frames_, n, int64_t(file_.size()), m, gsd_id(name), type, 0});
+    file_.append(data, size_t(n) * m * item);
+  }
+
+  GrowingFile file_;
+  Model m_;
+  SpeciesNames species_;
+  std::vector<GsdIndexEntry> index_;
+  uint64_t frames_ = 0;
+};
+
+class XyzTrajectory final : public Trajectory {
+ public:
+  XyzTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
+      : file_(path), m_(m), species_(species) {}
+  void frame(const Snapshot& s) override { file_.append(xyz_frame(m_, species_, s)); }
+  void close() override { file_.commit(); }
+
+ private:
+  GrowingFile file_;
+  Model m_;
+  SpeciesNames species_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trajectory> gsd_trajectory(const std::string& path, const Model& m, const SpeciesNames& species) {
+  return std::make_unique<GsdTrajectory>(path, m, species);
+}
+
+std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model& m, const SpeciesNames& species) {
+  return std::make_unique<XyzTrajectory>(path, m, species);
+}
+
+State read_gsd(const std::string& path, float box[3]) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto bad = [&](const std::string& what) { return Error(path + ": " + what); };
+  GsdHeader h;
+  if (data.size() < sizeof h) throw bad("too short for a GSD file");
+  std::memcpy(&h, data.data(), sizeof h);
+  if (h.magic != kGsdMagic) throw bad("not a GSD file");
+  if ((h.gsd_version >> 16) != 2 && (h.gsd_version >> 16) != 1) throw bad("unsupported GSD version");
+  auto inside = [&](uint64_t offset, uint64_t bytes) { return offset <= data.size() && bytes <= data.size() - offset; };
+  if (!inside(h.namelist_location, h.namelist_allocated * 64) || !inside(h.index_location, h.index_allocated * 32))
+    throw bad("namelist or index beyond the end of the file (truncated?)");
+  std::vector<std::string> names;
+  const bool packed = h.gsd_version >= (2u << 16);
+  for (uint64_t at = 0; at < h.namelist_allocated * 64;) {
+    const char* p = data.data() + h.namelist_location + at;
+    const std::string name(p, strnlen(p, h.namelist_allocated * 64 - at));
+    if (name.empty()) break;
+    names.push_back(name);
+    at += packed ? name.size() + 1 : 64;
+  }
+  std::vector<GsdIndexEntry> index;
+  for (uint64_t k = 0; k < h.index_allocated; ++k) {
+    GsdIndexEntry e;
+    std::memcpy(&e, data.data() + h.index_location + 32 * k, sizeof e);
+    if (e.location == 0) break;
+    index.push_back(e);
+  }
+  if (index.empty()) throw bad("no frames");
+  const uint64_t last = index.back().frame;
+  // A chunk of the last frame, else of frame 0; nullptr when neither has it.
+  auto find = [&](const char* name, uint8_t type, uint32_t m) -> const GsdIndexEntry* {
+    const auto id = std::find(names.begin(), names.end(), name);
+    if (id == names.end()) return nullptr;
+    const GsdIndexEntry* found = nullptr;
+    for (const GsdIndexEntry& e : index)
+      if (e.id == uint16_t(id - names.begin()) && (e.frame == last || (e.frame == 0 && !found))) found = &e;
+    if (!found) return nullptr;
+    if (found->type != type || found->m != m)
+      throw bad(std::string(name) + " has an unsupported type or width (expected what HOOMD writes)");
+    const size_t item = type == u64 ? 8 : 4;
+    if (!inside(uint64_t(found->location), found->n * found->m * item)) throw bad(std::string(name) + " is truncated");
+    return found;
+  };
+  auto at = [&](const GsdIndexEntry* e) { return data.data() + e->location; };
+  const GsdIndexEntry* count = find("particles/N", u32, 1);
+  const GsdIndexEntry* box_chunk = find("configuration/box", f32, 1);
+  const GsdIndexEntry* position = find("particles/position", f32, 3);
+  if (!count || !box_chunk || !position) throw bad("needs particles/N, configuration/box and particles/position");
+  uint32_t n;
+  std::memcpy(&n, at(count), 4);
+  float b[6];
+  if (box_chunk->n != 6) throw bad("configuration/box must hold 6 numbers");
+  std::memcpy(b, at(box_chunk), sizeof b);
+  if (b[3] != 0 || b[4] != 0 || b[5] != 0) throw bad("only rectangular boxes are supported (tilt factors non-zero)");
+  if (!(b[0] > 0 && b[1] > 0 && b[2] > 0)) throw bad("the box lengths must be positive");
+  if (n == 0 || position->n != n) throw bad("particles/position does not hold particles/N rows");
+  const GsdIndexEntry* velocity = find("particles/velocity", f32, 3);
+  const GsdIndexEntry* typeid_ = find("particles/typeid", u32, 1);
+  const GsdIndexEntry* image = find("particles/image", i32, 3);
+  for (const GsdIndexEntry* e : {velocity, typeid_, image})
+    if (e && e->n != n) throw bad("a per-particle chunk does not hold particles/N rows");
+  State s;
+  s.pos.resize(4 * size_t(n));
+  std::vector<float> p(3 * size_t(n)), v;
+  std::memcpy(p.data(), at(position), p.size() * 4);
+  std::vector<uint32_t> t(n, 0);
+  if (typeid_) std::memcpy(t.data(), at(typeid_), t.size() * 4);
+  if (velocity) {
+    v.resize(3 * size_t(n));
+    std::memcpy(v.data(), at(velocity), v.size() * 4);
+    s.vel.assign(4 * size_t(n), 0.0f);
+  }
+  std::vector<int32_t> im;
+  if (image) {
+    im.resize(3 * size_t(n));
+    std::memcpy(im.data(), at(image), im.size() * 4);
+    s.image.assign(4 * size_t(n), 0);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (t[i] > 1) throw bad("particle " + std::to_string(i) + " has typeid " + std::to_string(t[i]) + " (0 or 1 only)");
+    s.pos[4 * i + 3] = float(t[i]);
+    for (int k = 0; k < 3; ++k) {
+      // Back from the centred box, kept inside [0, L] against the rounding of the shift.
+      s.pos[4 * i + k] = std::clamp(p[3 * i + k] + b[k] / 2, 0.0f, b[k]);
+      if (!v.empty()) s.vel[4 * i + k] = v[3 * i + k];
+      if (!im.empty()) s.image[4 * i + k] = im[3 * i + k];
+    }
+  }
+  for (int k = 0; k < 3; ++k) box[k] = b[k];
+  return s;
+}
+
+}  // namespace particles

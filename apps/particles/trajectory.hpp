@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// trajectory.hpp — files that grow while a run goes: GSD (HOOMD-blue's format, our own writer of its
+// documented file layer and HOOMD schema), multi-frame extended XYZ, and time series. They go to a
+// temporary file beside the destination (vksort's atomic file writer), which replaces the destination
+// when the run ends: a run that dies leaves the old file, never part of a frame or row.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+#include "simulation.hpp"
+#include "species.hpp"
+
+namespace vksort::io {
+class AtomicFile;
+}
+
+namespace particles {
+
+// A file that grows while the run goes (a trajectory, a time series): appended to a temporary file
+// beside `path`, which replaces `path` on commit(). Without commit() the destination is left as it was.
+class GrowingFile {
+ public:
+  // Throws Error when `path` cannot take a file (no such folder, a folder in the way).
+  explicit GrowingFile(const std::string& path);
+  ~GrowingFile();
+  void append(const void* data, size_t bytes);
+  void append(const std::string& text) { append(text.data(), text.size()); }
+  void overwrite(uint64_t offset, const void* data, size_t bytes);  // bytes already appended
+  void commit();
+  uint64_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<vksort::io::AtomicFile> file_;
+  uint64_t size_ = 0;
+};
+
+class Trajectory {
+ public:
+  virtual ~Trajectory() = default;
+  virtual void frame(const Snapshot& s) = 0;
+  // Completes the file and puts it in place. Without close() the destination is left as it was.
+  virtual void close() = 0;
+};
+
+// particles/N, position (HOOMD's box is centred: x - L/2), velocity, image, typeid, types, mass and
+// configuration/step, box for every frame. With walls in z HOOMD still reads the box as periodic.
+std::unique_ptr<Trajectory> gsd_trajectory(const std::string& path, const Model& m, const SpeciesNames& species);
+std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model& m, const SpeciesNames& species);
+
+// The last frame of a GSD file with the HOOMD schema: positions (shifted back into [0, L]), box (into
+// `box`; it must be rectangular), typeid (0 or 1; missing: 0), velocities (missing: `vel` left empty),
+// images. Chunks a frame lacks come from frame 0, as HOOMD's readers do. Throws Error on anything else.
+State read_gsd(const std::string& path, float box[3]);
+
+}  // namespace particles

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#include "arrays.hpp"
+
+#include <string>
+
+namespace py = pybind11;
+
+namespace vksort::python {
+
+Key key_kind(const py::dtype& dtype) {
+  const char kind = dtype.kind();
+  const auto size = dtype.itemsize();
+  // NumPy spells the machine's own byte order '=' (also when it was given as '<' or '>'), and '|' where
+  // order does not apply; anything else is byte-swapped.
+  const char order = dtype.byteorder();
+  if ((order == '=' || order == '|') && (size == 4 || size == 8)) {
+    if (kind == 'u') return size == 4 ? Key::u32 : Key::u64;
+    if (kind == 'i') return size == 4 ? Key::i32 : Key::i64;
+    if (kind == 'f') return size == 4 ? Key::f32 : Key::f64;
+  }
+  throw py::type_error("vksort sorts keys of dtype uint32, int32, float32, uint64, int64 or float64 "
+                       "(native byte order), not " + py::str(static_cast<const py::handle&>(dtype)).cast<std::string>());
+}
+
+uint64_t check_keys(const py::array& keys, const char* what) {
+  key_kind(keys.dtype());
+  if (keys.ndim() != 1)
+    throw py::value_error(std::string(what) + " must be a 1-D array, not " + std::to_string(keys.ndim()) + "-D");
+  return uint64_t(keys.shape(0));
+}
+
+void* writable_bytes(py::array& array, uint64_t bytes, const char* what) {
+  if (!(array.flags() & py::array::c_style) || !array.writeable())
+    throw py::value_error(std::string(what) + " must be a C-contiguous, writable array");
+  if (uint64_t(array.nbytes()) != bytes)
+    throw py::value_error(std::string(what) + " holds " + std::to_string(array.nbytes()) + " bytes, not " +
+                          std::to_string(bytes));
+  return array.mutable_data();
+}
+
+}  // namespace vksort::python

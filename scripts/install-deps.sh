@@ -17,6 +17,8 @@ packages=(
   libpng-dev                 # the particle app's PNG frames
   libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
   libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
+  pybind11-dev python3-dev python3-numpy   # the Python module vksort (python/, VKSORT_PYTHON)
+  python3-pytest python3-venv python3-pip python3-setuptools  # its tests and `pip install --no-build-isolation .`
 )
 
 missing=()

@@ -119,7 +119,13 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
   if (n > 0 && !indices) throw Error("argsort_host: indices is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > (uint64_t(1) << 31) - 1)
     throw Error("argsort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
-  ArgSorter::Impl sorter(device, options, index_bytes);  // checks options and index_bytes, also for n = 0
+  // Checks options and index_bytes, also for n = 0.
+  auto cached = api::cached_impl<ArgSorter::Impl>(
+      device, "argsort " + std::to_string(index_bytes) + " " + detail::options_key(options),
+      [&](Device plain) { return std::make_shared<ArgSorter::Impl>(plain, options, index_bytes); });
+  ArgSorter::Impl& sorter = *cached.impl;
+  // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
+  cached.completed = n == 0;
   if (n == 0) return {};
   const uint32_t kb = key_bytes(sorter.options.key);
   const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
@@ -131,6 +137,7 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
     sorter.record(rec, {key_buffer.ref(), index_buffer.ref(), scratch.ref()}, n);
   });
   index_buffer.download({static_cast<std::byte*>(indices), n * index_bytes});
+  cached.completed = true;
   return stats;
 }
 

@@ -175,7 +175,13 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   check_offsets(offsets, segments, n);
   SortOptions o = options;
   o.value_bytes = values ? value_bytes : 0;
-  SegmentedSorter::Impl sorter(device, o);  // checks the options, also when there is nothing to sort
+  // Checks the options, also when there is nothing to sort.
+  auto cached = api::cached_impl<SegmentedSorter::Impl>(device, "segmented " + detail::options_key(o), [&](Device plain) {
+    return std::make_shared<SegmentedSorter::Impl>(plain, o);
+  });
+  SegmentedSorter::Impl& sorter = *cached.impl;
+  // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
+  cached.completed = n == 0;
   if (n == 0) return {};
   const uint32_t kb = key_bytes(sorter.options.key);
   const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
@@ -194,6 +200,7 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   key_buffer.download({static_cast<std::byte*>(keys), n * kb});
   if (values) value_buffer.download({static_cast<std::byte*>(values), n * o.value_bytes});
   stats.facts.push_back({"segments", double(segments)});
+  cached.completed = true;
   return stats;
 }
 

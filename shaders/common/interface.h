@@ -94,6 +94,19 @@ VKSORT_PUSH_BLOCK(RecordsPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// --- segmented sort (shaders/segmented) --------------------------------------------------------------
+// segment_ids: segment[i] = the segment of input position index[i], by binary search in offsets.
+#if defined(__cplusplus) || defined(PUSH_SEGMENT_IDS)
+VKSORT_PUSH_BLOCK(SegmentIdsPush) {
+  VKSORT_ADDRESS index;    // n words: input positions
+  VKSORT_ADDRESS segment;  // n words written
+  VKSORT_ADDRESS offsets;  // segments + 1 words
+  uint n;
+  uint segments;           // at least 1
+  uint group_count;        // logical workgroups
+} VKSORT_PUSH_END;
+#endif
+
 // --- prefix scan (shaders/scan) -------------------------------------------------------------------
 // Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
 // (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to

@@ -20,7 +20,16 @@ Key key_kind(const pybind11::dtype& dtype);
 // ValueError naming `what` otherwise. Returns the number of keys.
 uint64_t check_keys(const pybind11::array& keys, const char* what);
 
+// An array vksort reads, `bytes` long: C-contiguous, or ValueError naming `what`.
+const void* readable_bytes(const pybind11::array& array, uint64_t bytes, const char* what);
 // An array vksort writes in place, `bytes` long: C-contiguous and writable, or ValueError naming `what`.
 void* writable_bytes(pybind11::array& array, uint64_t bytes, const char* what);
+
+// Segment offsets: a 1-D array of uint32 with at least one entry, or TypeError / ValueError. Returns
+// the number of segments (entries - 1); the values themselves are the library's to check.
+uint64_t check_offsets(const pybind11::array& offsets);
+
+// Bytes of one index of an argsort: 4 or 8 for an array of 32- or 64-bit integers, else TypeError.
+uint32_t index_bytes(const pybind11::array& indices);
 
 }  // namespace vksort::python

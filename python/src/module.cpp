@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// vksort._core: the library's host entry points for NumPy arrays. Arrays arrive checked and owned by the
+// vksort._core: the library's host entry points (sort, argsort, segmented sort) for NumPy arrays. Arrays arrive checked and owned by the
 // Python layer (python/vksort), which makes the copies the user gets back; here they are sorted in place
 // with the GIL released, so other Python threads run while the GPU works.
 #include <optional>
@@ -48,6 +48,40 @@ py::dict sort_in_place(Device& device, py::array keys, std::optional<py::array> 
   return stats_dict(stats);
 }
 
+// indices[i] = the position in keys of the i-th key in sorted order (4- or 8-byte integers); keys are
+// only read.
+py::dict argsort_into(Device& device, const py::array& keys, py::array indices, bool descending) {
+  const uint64_t n = check_keys(keys, "keys");
+  const SortOptions options = options_for(keys, descending);
+  const uint32_t bytes = index_bytes(indices);
+  const void* key_bytes = readable_bytes(keys, n * keys.itemsize(), "keys");
+  void* index_out = writable_bytes(indices, n * bytes, "indices");
+  SortStats stats;
+  {
+    py::gil_scoped_release unlocked;
+    stats = argsort_host(device, key_bytes, n, index_out, bytes, options);
+  }
+  return stats_dict(stats);
+}
+
+// Sorts every segment [offsets[s], offsets[s + 1]) of keys in place, values (or None) moving with them.
+py::dict segmented_sort_in_place(Device& device, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
+                                 const py::array& offsets, bool descending) {
+  const uint64_t n = check_keys(keys, "keys");
+  const SortOptions options = options_for(keys, descending);
+  const uint64_t segments = check_offsets(offsets);
+  void* key_bytes = writable_bytes(keys, n * keys.itemsize(), "keys");
+  void* value_bytes_ptr = values ? writable_bytes(*values, n * value_bytes, "values") : nullptr;
+  const auto* offset_data = static_cast<const uint32_t*>(readable_bytes(offsets, (segments + 1) * 4, "offsets"));
+  SortStats stats;
+  {
+    py::gil_scoped_release unlocked;
+    stats = segmented_sort_host(device, key_bytes, n, value_bytes_ptr, values ? value_bytes : 0, offset_data, segments,
+                                options);
+  }
+  return stats_dict(stats);
+}
+
 py::list devices() {
   py::list list;
   for (const DeviceListing& listing : list_devices()) {
@@ -77,5 +111,8 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init(&open_device), py::arg("select"), py::arg("validation") = -1)
       .def("info", [](const Device& d) { return device_dict(d.info()); })
       .def("validation_enabled", &Device::validation_enabled)
-      .def("sort", &sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"));
+      .def("sort", &sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"))
+      .def("argsort", &argsort_into, py::arg("keys"), py::arg("indices"), py::arg("descending"))
+      .def("segmented_sort", &segmented_sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"),
+           py::arg("offsets"), py::arg("descending"));
 }

@@ -4,6 +4,8 @@
     import numpy as np, vksort
     a = np.random.rand(1_000_000)
     s = vksort.sort(a)                       # == np.sort(a, kind="stable"), byte for byte
+    i = vksort.argsort(a)                    # == np.argsort(a, kind="stable")
+    g = vksort.segmented_sort(a, [0, 10, 500, len(a)])   # each of three segments sorted on its own
     k, v = vksort.sort_by_key(a, records)    # records: any array of len(a) rows, structured dtypes too
     vksort.last_stats().gpu_ms               # what the GPU took
 
@@ -65,10 +67,31 @@ def sort_by_key(keys, values, descending=False, *, total_order=False):
     return default_device().sort_by_key(keys, values, descending, total_order=total_order)
 
 
+def argsort(a, descending=False, *, total_order=False, dtype="int64"):
+    """The stable sorting permutation of the 1-D array `a`: a[argsort(a)] == sort(a).
+
+    By default equal to np.argsort(a, kind="stable") (the order of vksort.sort: NaNs last, -0.0 equal to
+    +0.0, ties in input order). dtype: int64 (NumPy's), uint64, int32 or uint32 (half the memory; every
+    index fits, since vksort sorts fewer than 2^31 keys). The GPU writes the indices itself.
+    """
+    return default_device().argsort(a, descending, total_order=total_order, dtype=dtype)
+
+
+def segmented_sort(a, offsets, descending=False, *, total_order=False):
+    """A copy of `a` in which every segment a[offsets[i]:offsets[i + 1]] is sorted on its own, stably.
+
+    offsets: integers, segments + 1 of them, from 0 to len(a), never decreasing (empty segments are
+    fine); equal to np.concatenate([np.sort(s, kind="stable") for s in np.split(a, offsets[1:-1])]).
+    The order within a segment is that of vksort.sort. All segments are sorted in one GPU call, whatever
+    their number and sizes.
+    """
+    return default_device().segmented_sort(a, offsets, descending, total_order=total_order)
+
+
 def last_stats():
     """Stats of the last sort on the default device (None before the first)."""
     return default_device().last_stats
 
 
-__all__ = ["Device", "Error", "Stats", "SUPPORTED_DTYPES", "default_device", "devices", "last_stats", "sort",
-           "sort_by_key"]
+__all__ = ["Device", "Error", "Stats", "SUPPORTED_DTYPES", "argsort", "default_device", "devices", "last_stats",
+           "segmented_sort", "sort", "sort_by_key"]

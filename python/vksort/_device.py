@@ -37,19 +37,37 @@ class Device:
     def __repr__(self):
         return f"vksort.Device({self.name!r})"
 
-    def _run(self, keys, values=None, value_bytes=0, descending=False):
-        stats = Stats(**self._core.sort(keys, values, value_bytes, bool(descending)))
-        self.last_stats = stats
-        return stats
+    def _run(self, call, *args):
+        """One library call (the GIL released while it runs); its stats become last_stats."""
+        self.last_stats = Stats(**call(*args))
 
     def sort(self, a, descending=False, *, total_order=False):
         """A sorted copy of the 1-D array `a` (a is not changed); see vksort.sort."""
+        return self._sorted_copy(self._core.sort, _keys.as_keys(a), (), descending, total_order)
+
+    def argsort(self, a, descending=False, *, total_order=False, dtype=np.int64):
+        """The stable sorting permutation of the 1-D array `a` as indices of `dtype`; see vksort.argsort."""
         keys = _keys.as_keys(a)
+        indices = np.empty(len(keys), dtype=_keys.index_dtype(dtype))
+        ordered = _keys.numpy_order_keys(keys) if _keys.needs_numpy_order(keys, total_order) else np.ascontiguousarray(keys)
+        self._run(self._core.argsort, ordered, indices, descending)
+        return indices
+
+    def segmented_sort(self, a, offsets, descending=False, *, total_order=False):
+        """A copy of `a` with every segment sorted on its own; see vksort.segmented_sort."""
+        keys = _keys.as_keys(a)
+        offsets = _keys.as_offsets(offsets, len(keys))
+        return self._sorted_copy(self._core.segmented_sort, keys, (offsets,), descending, total_order)
+
+    def _sorted_copy(self, call, keys, extra, descending, total_order):
+        """A copy of keys sorted by `call` (_core's sort or segmented_sort, its arguments after the values
+        in `extra`). Where NumPy's order differs from the total order the GPU sorts, the GPU sorts keys
+        put in NumPy's order and carries the original keys as values, which become the result."""
         out = _keys.owned_copy(keys)
         if _keys.needs_numpy_order(keys, total_order):
-            self._run(_keys.numpy_order_keys(keys), out, out.itemsize, descending)
+            self._run(call, _keys.numpy_order_keys(keys), out, out.itemsize, *extra, descending)
         else:
-            self._run(out, descending=descending)
+            self._run(call, out, None, 0, *extra, descending)
         return out
 
     def sort_by_key(self, keys, values, descending=False, *, total_order=False):
@@ -61,20 +79,13 @@ class Device:
         size = _keys.record_bytes(values)
         padded = _keys.library_record_bytes(size)
         if padded is None or values.dtype.hasobject or _keys.needs_numpy_order(keys, total_order):
-            order = self._permutation(keys, descending, total_order)
+            order = self.argsort(keys, descending, total_order=total_order)
             return keys[order], values[order]
         out_keys = _keys.owned_copy(keys)
         if padded == size:
             out_values = _keys.owned_copy(values)
-            self._run(out_keys, out_values, size, descending)
+            self._run(self._core.sort, out_keys, out_values, size, descending)
             return out_keys, out_values
         records = _keys.padded_records(values, size, padded)
-        self._run(out_keys, records, padded, descending)
+        self._run(self._core.sort, out_keys, records, padded, descending)
         return out_keys, _keys.unpadded_values(records, size, values)
-
-    def _permutation(self, keys, descending, total_order):
-        """The stable sorting permutation of `keys` in the order vksort.sort sorts them."""
-        ordered = _keys.numpy_order_keys(keys) if _keys.needs_numpy_order(keys, total_order) else _keys.owned_copy(keys)
-        order = np.arange(len(keys), dtype=np.uint32)
-        self._run(ordered, order, 4, descending)
-        return order

@@ -69,3 +69,29 @@ def padded_records(values, size, padded):
 def unpadded_values(records, size, like):
     """The inverse of padded_records: an array of like's dtype and shape from the first `size` bytes."""
     return np.ascontiguousarray(records[:, :size]).view(like.dtype).reshape(like.shape)
+
+
+INDEX_DTYPES = ("int64", "uint64", "int32", "uint32")
+
+
+def index_dtype(dtype):
+    """The dtype of argsort's indices: int64 (NumPy's), uint64, int32 or uint32; else TypeError."""
+    dtype = np.dtype(dtype)
+    if dtype.name not in INDEX_DTYPES or not dtype.isnative:
+        raise TypeError(f"argsort indices are {', '.join(INDEX_DTYPES)}, not {dtype}")
+    return dtype
+
+
+def as_offsets(offsets, n):
+    """Segment offsets as the library takes them (uint32), checked: integers, 1-D, at least one entry,
+    from 0 to n, never decreasing. Anything else raises TypeError or ValueError saying what is wrong."""
+    offsets = np.asarray(offsets)
+    if offsets.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be integers, not {offsets.dtype}")
+    if offsets.ndim != 1 or len(offsets) == 0:
+        raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
+    if offsets[0] != 0 or offsets[-1] != n:
+        raise ValueError(f"offsets must start at 0 and end at len(a) = {n}; they run from {offsets[0]} to {offsets[-1]}")
+    if (offsets[1:] < offsets[:-1]).any():
+        raise ValueError("offsets must not decrease")
+    return np.ascontiguousarray(offsets, dtype=np.uint32)  # 0 <= offsets <= n < 2^31: exact

@@ -7,6 +7,7 @@
 // refused offsets.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -74,6 +75,9 @@ std::vector<Layout> layouts() {
           {"every key its own segment", offsets_of(std::vector<uint32_t>(700, 1))},
           {"empty segments between", offsets_of({0, 10, 0, 0, 300, 0, 1, 0})},
           {"crossing tile boundaries", offsets_of(crossing)},
+          // Few and large (at least 1024 keys a segment on average): the host path sorts each on its own,
+          // at padded positions (odd sizes move the next segment's start).
+          {"a few large segments", offsets_of({2049, 1, 3001, 0, 1499, 2})},
           {"tiny and huge", offsets_of(mixed)}};
 }
 
@@ -109,14 +113,15 @@ TEST_CASE("segmented sort: every key type and order, keys alone, values and reco
     }
 }
 
-TEST_CASE("segmented sort: every algorithm sorts the keys, the segment pass is radix sort") {
-  const std::vector<uint32_t> offsets = layouts().back().offsets;
-  for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
-    for (const uint32_t vb : {0u, 4u, 8u}) {
-      const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
-                                                .value_bytes = vb}, offsets, 3);
-      CHECK_MESSAGE(diff.empty(), to_string(a), " value_bytes=", vb, ": ", diff);
-    }
+TEST_CASE("segmented sort: every algorithm, on both host paths (many segments; a few large ones)") {
+  const auto all = layouts();
+  for (const auto& l : {all.back(), all[all.size() - 2]})
+    for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
+      for (const uint32_t vb : {0u, 4u, 8u}) {
+        const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
+                                                  .value_bytes = vb}, l.offsets, 3);
+        CHECK_MESSAGE(diff.empty(), l.name, " ", to_string(a), " value_bytes=", vb, ": ", diff);
+      }
 }
 
 TEST_CASE("segmented sort: the typed API") {
@@ -193,4 +198,22 @@ TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data al
   CHECK(!sorter.record(app.cmd(), {k.ref(), {}, scratch.ref()}, k.ref(), 3, 16).ok());     // offsets overlap keys
   CHECK(!sorter.record(app.cmd(), {k.ref(), {}, {scratch.vk_buffer(), 0, 8}}, off.ref(), 3, 16).ok());
   app.submit_and_wait();
+}
+
+TEST_CASE("segmented sort: a few large segments take the host path that sorts each one") {
+  std::vector<uint32_t> keys(4096);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = (i * 2654435761u) >> 7;
+  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(std::vector<uint32_t>(64, 64));
+  std::vector<uint32_t> a = keys, b = keys;
+  const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
+  const SortStats whole = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(many));
+  CHECK(std::is_sorted(a.begin(), a.begin() + 2047));
+  CHECK(std::is_sorted(a.begin() + 2047, a.end()));
+  auto has = [](const SortStats& s, const char* phase) {
+    return std::any_of(s.phases_ms.begin(), s.phases_ms.end(), [&](const auto& p) { return p.first == phase; });
+  };
+  if (!each.timed()) return;  // no timestamps, no phases to tell the paths apart (the results are checked above)
+  CHECK(has(each, "sort each"));
+  CHECK(!has(each, "segment ids"));
+  CHECK(has(whole, "segment ids"));
 }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <bit>
+#include <cstring>
 #include <optional>
 
 #include "api/composed_sort.hpp"
@@ -51,6 +52,13 @@ struct SegmentedSorter::Impl {
     options.value_bytes = o.value_bytes;
     if (o.value_bytes) value_gather.emplace(d.context(), o.value_bytes);
     segment_sorter(32);
+  }
+
+  // The host path's few large segments: a plain sort of each (the caller's options, values travelling).
+  std::optional<Sorter> each;
+  Sorter& each_sorter() {
+    if (!each) each.emplace(device, options);
+    return *each;
   }
 
   Sorter& segment_sorter(uint32_t bits) {
@@ -164,6 +172,91 @@ void check_offsets(const uint32_t* offsets, uint64_t segments, uint64_t n) {
     throw Error(what + "offsets[segments] must be n = " + std::to_string(n) + "; offsets[" + std::to_string(segments) +
                 "] is " + std::to_string(offsets[segments]));
 }
+
+// A few large segments (known on the host): one plain sort per segment, all in one submission, costs
+// what sorting the keys once costs, where the general path sorts twice and gathers. Below 1024 keys a
+// segment on average, the general path's one pass over everything wins.
+bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= uint64_t(1024) * segments; }
+
+// Uploads, records the general path, downloads.
+SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                     uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, n * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, n * vb, count + " keys' values");
+  Buffer offset_buffer(device, (segments + 1) * 4, "segment offsets");
+  Buffer scratch(device, sorter.layout(n).bytes, "segmented sort scratch");
+  key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
+  if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * vb});
+  offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
+  const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    sorter.record(rec, b, offset_buffer.ref(), segments, n);
+  });
+  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
+  if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
+  return stats;
+}
+
+// One sort per segment. Each segment starts at an even position in the device buffers (padding between
+// them), so that every sub-range's byte offset is a multiple of 8 as BufferRef requires.
+SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                    uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  Sorter& each = sorter.each_sorter();
+  std::vector<uint64_t> at(segments + 1, 0);
+  VkDeviceSize scratch_bytes = 8;
+  for (uint64_t s = 0; s < segments; ++s) {
+    const uint64_t size = offsets[s + 1] - offsets[s];
+    at[s + 1] = at[s] + (size + 1) / 2 * 2;
+    if (size >= 2) scratch_bytes = std::max(scratch_bytes, each.scratch_bytes(size));
+  }
+  const uint64_t padded = at[segments];
+  auto pad = [&](const void* from, uint32_t bytes) {
+    std::vector<std::byte> out(padded * bytes);
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(&out[at[s] * bytes], static_cast<const std::byte*>(from) + uint64_t(offsets[s]) * bytes,
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+    return out;
+  };
+  auto unpad = [&](const std::vector<std::byte>& from, void* to, uint32_t bytes) {
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(static_cast<std::byte*>(to) + uint64_t(offsets[s]) * bytes, &from[at[s] * bytes],
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+  };
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, padded * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, padded * vb, count + " keys' values");
+  Buffer scratch(device, scratch_bytes, "segmented sort scratch");
+  std::vector<std::byte> staged = pad(keys, kb);
+  key_buffer.upload(staged);
+  if (values) value_buffer.upload(pad(values, vb));
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    rec.phase("sort each");
+    bool first = true;
+    for (uint64_t s = 0; s < segments; ++s) {
+      const uint64_t size = offsets[s + 1] - offsets[s];
+      if (size < 2) continue;
+      if (!first) rec.compute_barrier();  // the sorts share the scratch
+      first = false;
+      const SortBuffers b{{key_buffer.vk_buffer(), at[s] * kb, size * kb},
+                          values ? BufferRef{value_buffer.vk_buffer(), at[s] * vb, size * vb} : BufferRef{},
+                          {scratch.vk_buffer(), 0, scratch_bytes}};
+      api::record_nested(rec, each, b, size);
+    }
+  });
+  key_buffer.download(staged);
+  unpad(staged, keys, kb);
+  if (values) {
+    std::vector<std::byte> v(padded * vb);
+    value_buffer.download(v);
+    unpad(v, values, vb);
+  }
+  return stats;
+}
 }  // namespace
 
 SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
@@ -183,22 +276,8 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
   cached.completed = n == 0;
   if (n == 0) return {};
-  const uint32_t kb = key_bytes(sorter.options.key);
-  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
-  Buffer key_buffer(device, n * kb, count + " keys");
-  Buffer value_buffer;
-  if (values) value_buffer = Buffer(device, n * o.value_bytes, count + " keys' values");
-  Buffer offset_buffer(device, (segments + 1) * 4, "segment offsets");
-  Buffer scratch(device, sorter.layout(n).bytes, "segmented sort scratch");
-  key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
-  if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * o.value_bytes});
-  offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
-  const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
-  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
-    sorter.record(rec, b, offset_buffer.ref(), segments, n);
-  });
-  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
-  if (values) value_buffer.download({static_cast<std::byte*>(values), n * o.value_bytes});
+  SortStats stats = sorts_each(segments, n) ? sort_each(device, sorter, keys, values, offsets, segments, n)
+                                            : sort_whole(device, sorter, keys, values, offsets, segments, n);
   stats.facts.push_back({"segments", double(segments)});
   cached.completed = true;
   return stats;

@@ -217,3 +217,55 @@ TEST_CASE("segmented sort: a few large segments take the host path that sorts ea
   CHECK(!has(each, "segment ids"));
   CHECK(has(whole, "segment ids"));
 }
+
+// Offsets and the key count both written by a GPU pass (SegmentedSorter::record_indirect): one recording,
+// submitted again for each count, sorts the first min(count, max_n) keys in their segments cut at the
+// count; the keys and values past it stay as they were.
+TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to max_n") {
+  Device& gpu = test::device();
+  SegmentedSorter sorter(gpu, {.key = Key::i32, .order = Order::descending, .value_bytes = 4});
+  const std::vector<uint32_t> offsets = offsets_of({100, 0, 1000, 7, 1, 2500, 300});
+  const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
+  const auto input = workloads::generate_keys(Key::i32, {Distribution::few_unique, 40}, max_n, 4);
+  const auto input_values = make_values(max_n, 4);
+  Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+  Buffer device_offsets(gpu, offsets.size() * 4, "offsets");
+  Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n, segments), "scratch");
+  device_offsets.upload(std::as_bytes(std::span(offsets)));
+  test::AppCommands app(gpu);
+  const Status s = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(),
+                                          segments, count.ref(), max_n);
+  REQUIRE_MESSAGE(s.ok(), s.message);
+  bool first = true;
+  for (const uint32_t c : {0u, 1u, 99u, 1107u, 1300u, uint32_t(max_n), uint32_t(max_n) + 50}) {
+    CAPTURE(c);
+    keys.upload(input);
+    values.upload(input_values);
+    count.upload(std::as_bytes(std::span(&c, 1)));
+    if (first) app.submit_and_wait();
+    else app.submit_again_and_wait();
+    first = false;
+    std::vector<std::byte> got(max_n * 4), got_values(max_n * 4);
+    keys.download(got);
+    values.download(got_values);
+    const uint32_t sorted = std::min<uint32_t>(c, uint32_t(max_n));
+    std::vector<uint32_t> cut;
+    for (uint32_t o : offsets) cut.push_back(std::min(o, sorted));
+    std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
+    std::vector<std::byte> expected_values(input_values.begin(), input_values.begin() + sorted * 4);
+    reference_segmented(Key::i32, Order::descending, expected, expected_values, 4, cut);
+    expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
+    expected_values.insert(expected_values.end(), input_values.begin() + sorted * 4, input_values.end());
+    CHECK_MESSAGE(workloads::first_difference(Key::i32, expected, got).empty(), workloads::first_difference(Key::i32, expected, got));
+    CHECK(got_values == expected_values);
+  }
+  // Brick sort has no GPU-side count: a Status, nothing recorded.
+  SegmentedSorter brick(gpu, {.algorithm = Algorithm::brick});
+  CHECK(brick.scratch_bytes_indirect(max_n, segments) == 0);
+  test::AppCommands other(gpu);
+  CHECK(!brick.record_indirect(other.cmd(), {keys.ref(), {}, scratch.ref()}, device_offsets.ref(), segments, count.ref(),
+                               max_n).ok());
+  CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
+                                {}, max_n).ok());  // no count buffer
+  other.submit_and_wait();
+}

@@ -94,6 +94,7 @@ std::string check_frame(const uint64_t* pre_keys, const uint32_t* pre_indices, c
 
 int run(const Args& args) {
   app::Gpu gpu = app::create_gpu(args.validate, args.device);
+  const std::string device_name = gpu.name;  // for the report, after the device is gone
   const uint32_t tiles_x = (args.width + TILE_PIXELS - 1) / TILE_PIXELS, tiles_y = (args.height + TILE_PIXELS - 1) / TILE_PIXELS;
   const uint32_t tile_bits = std::max(1u, uint32_t(std::bit_width(tiles_x * tiles_y - 1)));
   std::printf("device: %s, %u splats, %ux%u pixels in %u tiles (%u bits): keys sorted on bits [0, %u)\n", gpu.name.c_str(),
@@ -256,7 +257,7 @@ int run(const Args& args) {
                 median(cull_ms), median(sort_ms), median(frame_ms), median(visible));
     if (!args.json.empty()) {
       std::ofstream out(args.json);
-      out << "{\"device\": \"" << gpu.name << "\", \"splats\": " << args.splats << ", \"frames\": " << frame_ms.size()
+      out << "{\"device\": \"" << device_name << "\", \"splats\": " << args.splats << ", \"frames\": " << frame_ms.size()
           << ", \"width\": " << args.width << ", \"height\": " << args.height << ", \"visible_median\": " << median(visible)
           << ", \"cull_ms_median\": " << median(cull_ms) << ", \"sort_ms_median\": " << median(sort_ms)
           << ", \"frame_ms_median\": " << median(frame_ms) << "}\n";

@@ -71,9 +71,12 @@ struct SegmentedSorter::Impl {
   struct Layout {
     VkDeviceSize sort = 0, index = 0, segment = 0, keys = 0, values = 0, bytes = 0;
   };
-  Layout layout(uint64_t n) const {
+  // With a GPU-side count (indirect), n is its most, and the sorts' scratch is their indirect one.
+  Layout layout(uint64_t n, bool indirect = false) const {
     Layout l;
-    l.sort = std::max(keys_sorter.scratch_bytes(n), segment_sorters[32]->scratch_bytes(n));
+    const Sorter& by_segment = *segment_sorters[32];
+    l.sort = indirect ? std::max(keys_sorter.scratch_bytes_indirect(n), by_segment.scratch_bytes_indirect(n))
+                      : std::max(keys_sorter.scratch_bytes(n), by_segment.scratch_bytes(n));
     l.index = align16(l.sort);
     l.segment = align16(l.index + n * 4);
     l.keys = align16(l.segment + n * 4);
@@ -82,7 +85,9 @@ struct SegmentedSorter::Impl {
     return l;
   }
 
-  void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n) {
+  // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
+  void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
+              BufferRef count = {}) {
     gpu::Context& ctx = device.context();
     const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
                              " keys in " + std::to_string(segments) + " segments";
@@ -91,11 +96,15 @@ struct SegmentedSorter::Impl {
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     if (!options.value_bytes && !b.values.empty())
       throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    const Layout l = layout(n);
+    if (!count.empty() && keys_sorter.scratch_bytes_indirect(n) == 0)
+      throw Error(what + ": a GPU-side count needs radix sort (or automatic) for the keys; this SegmentedSorter is for " +
+                  std::string(to_string(options.algorithm)) + " sort");
+    const Layout l = layout(n, !count.empty());
     std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))},
                                        {"offsets", offsets, api::bytes_for(segments + 1, 4), 4},
                                        {"scratch", b.scratch, l.bytes}};
     if (options.value_bytes) uses.push_back({"values", b.values, api::bytes_for(n, options.value_bytes)});
+    if (!count.empty()) uses.push_back({"count", count, 4, 4});
     api::check_ranges(ctx, what, uses);
     if (n == 0) return;
     auto in_scratch = [&](VkDeviceSize offset, VkDeviceSize bytes) {
@@ -105,7 +114,8 @@ struct SegmentedSorter::Impl {
     const BufferRef index = in_scratch(l.index, n * 4), segment = in_scratch(l.segment, n * 4);
     const BufferRef sort_scratch = in_scratch(0, l.sort);
     const algo::RecordGather::Target keys{.records = address(b.keys), .index = address(index),
-                                          .copy = address(in_scratch(l.keys, 8)), .count = 0, .n = uint32_t(n)};
+                                          .copy = address(in_scratch(l.keys, 8)),
+                                          .count = count.empty() ? 0 : address(count), .n = uint32_t(n)};
     algo::RecordGather::Target values = keys;
     if (value_gather) {
       values.records = address(b.values);
@@ -116,15 +126,16 @@ struct SegmentedSorter::Impl {
     if (value_gather) value_gather->record_copy(rec, values);
     key_gather.record_stage(rec, keys);  // index[i] = i, key copy; ends with a barrier
     rec.phase("sort keys");
-    api::record_nested(rec, keys_sorter, {b.keys, index, sort_scratch}, n);
+    api::record_nested(rec, keys_sorter, {b.keys, index, sort_scratch}, n, count);
     if (segments > 1) {
       rec.phase("segment ids");
       rec.compute_barrier();
-      segment_ids.record(rec, address(index), address(segment), address(offsets), uint32_t(n), uint32_t(segments));
+      segment_ids.record(rec, address(index), address(segment), address(offsets), count.empty() ? 0 : address(count),
+                         uint32_t(n), uint32_t(segments));
       rec.phase("sort segments");
       rec.compute_barrier();
       const uint32_t bits = uint32_t(std::bit_width(segments - 1));
-      api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n);
+      api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n, count);
       rec.phase("gather");
       key_gather.record_gather(rec, keys);  // the keys sorted whole above are replaced from the copy
     }
@@ -143,6 +154,24 @@ SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = defaul
 
 const SortOptions& SegmentedSorter::options() const { return impl_->options; }
 VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
+VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
+  return impl_->keys_sorter.scratch_bytes_indirect(max_n) ? impl_->layout(max_n, true).bytes : 0;
+}
+
+Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
+                                        uint64_t segments, BufferRef count, uint64_t max_n) noexcept {
+  try {
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no command buffer"};
+    if (count.empty()) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no count buffer"};
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->record(rec, buffers, offsets, segments, max_n, count);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
 
 Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                                uint64_t n) noexcept {

@@ -7,6 +7,7 @@
 // refused offsets.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -74,6 +75,9 @@ std::vector<Layout> layouts() {
           {"every key its own segment", offsets_of(std::vector<uint32_t>(700, 1))},
           {"empty segments between", offsets_of({0, 10, 0, 0, 300, 0, 1, 0})},
           {"crossing tile boundaries", offsets_of(crossing)},
+          // Few and large (at least 1024 keys a segment on average): the host path sorts each on its own,
+          // at padded positions (odd sizes move the next segment's start).
+          {"a few large segments", offsets_of({2049, 1, 3001, 0, 1499, 2})},
           {"tiny and huge", offsets_of(mixed)}};
 }
 
@@ -109,14 +113,15 @@ TEST_CASE("segmented sort: every key type and order, keys alone, values and reco
     }
 }
 
-TEST_CASE("segmented sort: every algorithm sorts the keys, the segment pass is radix sort") {
-  const std::vector<uint32_t> offsets = layouts().back().offsets;
-  for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
-    for (const uint32_t vb : {0u, 4u, 8u}) {
-      const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
-                                                .value_bytes = vb}, offsets, 3);
-      CHECK_MESSAGE(diff.empty(), to_string(a), " value_bytes=", vb, ": ", diff);
-    }
+TEST_CASE("segmented sort: every algorithm, on both host paths (many segments; a few large ones)") {
+  const auto all = layouts();
+  for (const auto& l : {all.back(), all[all.size() - 2]})
+    for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
+      for (const uint32_t vb : {0u, 4u, 8u}) {
+        const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
+                                                  .value_bytes = vb}, l.offsets, 3);
+        CHECK_MESSAGE(diff.empty(), l.name, " ", to_string(a), " value_bytes=", vb, ": ", diff);
+      }
 }
 
 TEST_CASE("segmented sort: the typed API") {
@@ -193,4 +198,74 @@ TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data al
   CHECK(!sorter.record(app.cmd(), {k.ref(), {}, scratch.ref()}, k.ref(), 3, 16).ok());     // offsets overlap keys
   CHECK(!sorter.record(app.cmd(), {k.ref(), {}, {scratch.vk_buffer(), 0, 8}}, off.ref(), 3, 16).ok());
   app.submit_and_wait();
+}
+
+TEST_CASE("segmented sort: a few large segments take the host path that sorts each one") {
+  std::vector<uint32_t> keys(4096);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = (i * 2654435761u) >> 7;
+  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(std::vector<uint32_t>(64, 64));
+  std::vector<uint32_t> a = keys, b = keys;
+  const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
+  const SortStats whole = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(many));
+  CHECK(std::is_sorted(a.begin(), a.begin() + 2047));
+  CHECK(std::is_sorted(a.begin() + 2047, a.end()));
+  auto has = [](const SortStats& s, const char* phase) {
+    return std::any_of(s.phases_ms.begin(), s.phases_ms.end(), [&](const auto& p) { return p.first == phase; });
+  };
+  if (!each.timed()) return;  // no timestamps, no phases to tell the paths apart (the results are checked above)
+  CHECK(has(each, "sort each"));
+  CHECK(!has(each, "segment ids"));
+  CHECK(has(whole, "segment ids"));
+}
+
+// Offsets and the key count both written by a GPU pass (SegmentedSorter::record_indirect): one recording,
+// submitted again for each count, sorts the first min(count, max_n) keys in their segments cut at the
+// count; the keys and values past it stay as they were.
+TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to max_n") {
+  Device& gpu = test::device();
+  SegmentedSorter sorter(gpu, {.key = Key::i32, .order = Order::descending, .value_bytes = 4});
+  const std::vector<uint32_t> offsets = offsets_of({100, 0, 1000, 7, 1, 2500, 300});
+  const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
+  const auto input = workloads::generate_keys(Key::i32, {Distribution::few_unique, 40}, max_n, 4);
+  const auto input_values = make_values(max_n, 4);
+  Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+  Buffer device_offsets(gpu, offsets.size() * 4, "offsets");
+  Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n, segments), "scratch");
+  device_offsets.upload(std::as_bytes(std::span(offsets)));
+  test::AppCommands app(gpu);
+  const Status s = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(),
+                                          segments, count.ref(), max_n);
+  REQUIRE_MESSAGE(s.ok(), s.message);
+  bool first = true;
+  for (const uint32_t c : {0u, 1u, 99u, 1107u, 1300u, uint32_t(max_n), uint32_t(max_n) + 50}) {
+    CAPTURE(c);
+    keys.upload(input);
+    values.upload(input_values);
+    count.upload(std::as_bytes(std::span(&c, 1)));
+    if (first) app.submit_and_wait();
+    else app.submit_again_and_wait();
+    first = false;
+    std::vector<std::byte> got(max_n * 4), got_values(max_n * 4);
+    keys.download(got);
+    values.download(got_values);
+    const uint32_t sorted = std::min<uint32_t>(c, uint32_t(max_n));
+    std::vector<uint32_t> cut;
+    for (uint32_t o : offsets) cut.push_back(std::min(o, sorted));
+    std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
+    std::vector<std::byte> expected_values(input_values.begin(), input_values.begin() + sorted * 4);
+    reference_segmented(Key::i32, Order::descending, expected, expected_values, 4, cut);
+    expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
+    expected_values.insert(expected_values.end(), input_values.begin() + sorted * 4, input_values.end());
+    CHECK_MESSAGE(workloads::first_difference(Key::i32, expected, got).empty(), workloads::first_difference(Key::i32, expected, got));
+    CHECK(got_values == expected_values);
+  }
+  // Brick sort has no GPU-side count: a Status, nothing recorded.
+  SegmentedSorter brick(gpu, {.algorithm = Algorithm::brick});
+  CHECK(brick.scratch_bytes_indirect(max_n, segments) == 0);
+  test::AppCommands other(gpu);
+  CHECK(!brick.record_indirect(other.cmd(), {keys.ref(), {}, scratch.ref()}, device_offsets.ref(), segments, count.ref(),
+                               max_n).ok());
+  CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
+                                {}, max_n).ok());  // no count buffer
+  other.submit_and_wait();
 }

@@ -101,7 +101,8 @@ VKSORT_PUSH_BLOCK(SegmentIdsPush) {
   VKSORT_ADDRESS index;    // n words: input positions
   VKSORT_ADDRESS segment;  // n words written
   VKSORT_ADDRESS offsets;  // segments + 1 words
-  uint n;
+  VKSORT_ADDRESS count;    // a GPU-side key count (uint) or 0: then n
+  uint n;                  // keys, or the most keys with a GPU-side count
   uint segments;           // at least 1
   uint group_count;        // logical workgroups
 } VKSORT_PUSH_END;

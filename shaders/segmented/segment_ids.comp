@@ -18,7 +18,8 @@ void main() {
   const uint group = linear_group_id();
   if (group >= pc.group_count) return;
   const uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-  if (i >= pc.n) return;
+  const uint keys = pc.count == uvec2(0) ? pc.n : min(Words(pc.count).w[0], pc.n);
+  if (i >= keys) return;
   const uint position = Words(pc.index).w[i];
   Words offsets = Words(pc.offsets);
   // The first s in [1, segments) with offsets[s] > position; the segment is the one before it.

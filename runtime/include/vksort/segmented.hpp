@@ -49,6 +49,18 @@ class VKSORT_API SegmentedSorter {
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                 uint64_t n) noexcept;
 
+  // The same with a key count the GPU reads when it runs: `count` holds one uint32_t (written by an
+  // earlier pass, like the offsets), and the first min(*count, max_n) keys are sorted; keys and values
+  // past them are not touched. Offsets beyond the count cut their segments short there, so a pass
+  // that produces up to `segments` segments may leave the unused trailing offsets at any value of at
+  // least the count. Buffers are checked against max_n; scratch must hold scratch_bytes_indirect.
+  // The keys' sort must be radix sort (Algorithm::radix or automatic), as for Sorter::record_indirect.
+  // The recording does not depend on the count or the offsets: record once, submit many times.
+  Status record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
+                         BufferRef count, uint64_t max_n) noexcept;
+  // Scratch bytes record_indirect needs for up to max_n keys (0 for brick or sample sort).
+  VkDeviceSize scratch_bytes_indirect(uint64_t max_n, uint64_t segments) const;
+
   struct Impl;
  private:
   std::unique_ptr<Impl> impl_;

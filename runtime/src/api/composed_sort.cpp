@@ -8,8 +8,9 @@
 
 namespace vksort::api {
 
-void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n) {
-  const Status s = sorter.record(rec.command_buffer(), buffers, n);
+void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count) {
+  const Status s = count.empty() ? sorter.record(rec.command_buffer(), buffers, n)
+                                 : sorter.record_indirect(rec.command_buffer(), buffers, count, n);
   if (!s) throw Error(s.message, s.result);
   rec.forget_binding();  // the Sorter bound its own pipelines
 }

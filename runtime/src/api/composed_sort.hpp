@@ -14,8 +14,9 @@
 
 namespace vksort::api {
 
-// Records `sorter` into rec's command buffer; throws vksort::Error with its Status when it refuses.
-void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n);
+// Records `sorter` into rec's command buffer (with a GPU-side count: record_indirect, n its max_n);
+// throws vksort::Error with its Status when it refuses.
+void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count = {});
 
 // A host path's Impl (pipelines), taken from the Device's cache or made by make(Device) on a Device copy
 // without the cache; given back to the cache when `completed` is set (a call that threw keeps nothing).

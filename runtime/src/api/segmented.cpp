@@ -4,6 +4,7 @@
 
 #include <array>
 #include <bit>
+#include <cstring>
 #include <optional>
 
 #include "api/composed_sort.hpp"
@@ -53,6 +54,13 @@ struct SegmentedSorter::Impl {
     segment_sorter(32);
   }
 
+  // The host path's few large segments: a plain sort of each (the caller's options, values travelling).
+  std::optional<Sorter> each;
+  Sorter& each_sorter() {
+    if (!each) each.emplace(device, options);
+    return *each;
+  }
+
   Sorter& segment_sorter(uint32_t bits) {
     if (!segment_sorters[bits]) segment_sorters[bits].emplace(device, by_segment(bits));
     return *segment_sorters[bits];
@@ -63,9 +71,12 @@ struct SegmentedSorter::Impl {
   struct Layout {
     VkDeviceSize sort = 0, index = 0, segment = 0, keys = 0, values = 0, bytes = 0;
   };
-  Layout layout(uint64_t n) const {
+  // With a GPU-side count (indirect), n is its most, and the sorts' scratch is their indirect one.
+  Layout layout(uint64_t n, bool indirect = false) const {
     Layout l;
-    l.sort = std::max(keys_sorter.scratch_bytes(n), segment_sorters[32]->scratch_bytes(n));
+    const Sorter& by_segment = *segment_sorters[32];
+    l.sort = indirect ? std::max(keys_sorter.scratch_bytes_indirect(n), by_segment.scratch_bytes_indirect(n))
+                      : std::max(keys_sorter.scratch_bytes(n), by_segment.scratch_bytes(n));
     l.index = align16(l.sort);
     l.segment = align16(l.index + n * 4);
     l.keys = align16(l.segment + n * 4);
@@ -74,7 +85,9 @@ struct SegmentedSorter::Impl {
     return l;
   }
 
-  void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n) {
+  // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
+  void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
+              BufferRef count = {}) {
     gpu::Context& ctx = device.context();
     const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
                              " keys in " + std::to_string(segments) + " segments";
@@ -83,11 +96,15 @@ struct SegmentedSorter::Impl {
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     if (!options.value_bytes && !b.values.empty())
       throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    const Layout l = layout(n);
+    if (!count.empty() && keys_sorter.scratch_bytes_indirect(n) == 0)
+      throw Error(what + ": a GPU-side count needs radix sort (or automatic) for the keys; this SegmentedSorter is for " +
+                  std::string(to_string(options.algorithm)) + " sort");
+    const Layout l = layout(n, !count.empty());
     std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))},
                                        {"offsets", offsets, api::bytes_for(segments + 1, 4), 4},
                                        {"scratch", b.scratch, l.bytes}};
     if (options.value_bytes) uses.push_back({"values", b.values, api::bytes_for(n, options.value_bytes)});
+    if (!count.empty()) uses.push_back({"count", count, 4, 4});
     api::check_ranges(ctx, what, uses);
     if (n == 0) return;
     auto in_scratch = [&](VkDeviceSize offset, VkDeviceSize bytes) {
@@ -97,7 +114,8 @@ struct SegmentedSorter::Impl {
     const BufferRef index = in_scratch(l.index, n * 4), segment = in_scratch(l.segment, n * 4);
     const BufferRef sort_scratch = in_scratch(0, l.sort);
     const algo::RecordGather::Target keys{.records = address(b.keys), .index = address(index),
-                                          .copy = address(in_scratch(l.keys, 8)), .count = 0, .n = uint32_t(n)};
+                                          .copy = address(in_scratch(l.keys, 8)),
+                                          .count = count.empty() ? 0 : address(count), .n = uint32_t(n)};
     algo::RecordGather::Target values = keys;
     if (value_gather) {
       values.records = address(b.values);
@@ -108,15 +126,16 @@ struct SegmentedSorter::Impl {
     if (value_gather) value_gather->record_copy(rec, values);
     key_gather.record_stage(rec, keys);  // index[i] = i, key copy; ends with a barrier
     rec.phase("sort keys");
-    api::record_nested(rec, keys_sorter, {b.keys, index, sort_scratch}, n);
+    api::record_nested(rec, keys_sorter, {b.keys, index, sort_scratch}, n, count);
     if (segments > 1) {
       rec.phase("segment ids");
       rec.compute_barrier();
-      segment_ids.record(rec, address(index), address(segment), address(offsets), uint32_t(n), uint32_t(segments));
+      segment_ids.record(rec, address(index), address(segment), address(offsets), count.empty() ? 0 : address(count),
+                         uint32_t(n), uint32_t(segments));
       rec.phase("sort segments");
       rec.compute_barrier();
       const uint32_t bits = uint32_t(std::bit_width(segments - 1));
-      api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n);
+      api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n, count);
       rec.phase("gather");
       key_gather.record_gather(rec, keys);  // the keys sorted whole above are replaced from the copy
     }
@@ -135,6 +154,24 @@ SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = defaul
 
 const SortOptions& SegmentedSorter::options() const { return impl_->options; }
 VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
+VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
+  return impl_->keys_sorter.scratch_bytes_indirect(max_n) ? impl_->layout(max_n, true).bytes : 0;
+}
+
+Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
+                                        uint64_t segments, BufferRef count, uint64_t max_n) noexcept {
+  try {
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no command buffer"};
+    if (count.empty()) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no count buffer"};
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->record(rec, buffers, offsets, segments, max_n, count);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
 
 Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                                uint64_t n) noexcept {
@@ -164,6 +201,91 @@ void check_offsets(const uint32_t* offsets, uint64_t segments, uint64_t n) {
     throw Error(what + "offsets[segments] must be n = " + std::to_string(n) + "; offsets[" + std::to_string(segments) +
                 "] is " + std::to_string(offsets[segments]));
 }
+
+// A few large segments (known on the host): one plain sort per segment, all in one submission, costs
+// what sorting the keys once costs, where the general path sorts twice and gathers. Below 1024 keys a
+// segment on average, the general path's one pass over everything wins.
+bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= uint64_t(1024) * segments; }
+
+// Uploads, records the general path, downloads.
+SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                     uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, n * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, n * vb, count + " keys' values");
+  Buffer offset_buffer(device, (segments + 1) * 4, "segment offsets");
+  Buffer scratch(device, sorter.layout(n).bytes, "segmented sort scratch");
+  key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
+  if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * vb});
+  offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
+  const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    sorter.record(rec, b, offset_buffer.ref(), segments, n);
+  });
+  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
+  if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
+  return stats;
+}
+
+// One sort per segment. Each segment starts at an even position in the device buffers (padding between
+// them), so that every sub-range's byte offset is a multiple of 8 as BufferRef requires.
+SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                    uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  Sorter& each = sorter.each_sorter();
+  std::vector<uint64_t> at(segments + 1, 0);
+  VkDeviceSize scratch_bytes = 8;
+  for (uint64_t s = 0; s < segments; ++s) {
+    const uint64_t size = offsets[s + 1] - offsets[s];
+    at[s + 1] = at[s] + (size + 1) / 2 * 2;
+    if (size >= 2) scratch_bytes = std::max(scratch_bytes, each.scratch_bytes(size));
+  }
+  const uint64_t padded = at[segments];
+  auto pad = [&](const void* from, uint32_t bytes) {
+    std::vector<std::byte> out(padded * bytes);
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(&out[at[s] * bytes], static_cast<const std::byte*>(from) + uint64_t(offsets[s]) * bytes,
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+    return out;
+  };
+  auto unpad = [&](const std::vector<std::byte>& from, void* to, uint32_t bytes) {
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(static_cast<std::byte*>(to) + uint64_t(offsets[s]) * bytes, &from[at[s] * bytes],
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+  };
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, padded * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, padded * vb, count + " keys' values");
+  Buffer scratch(device, scratch_bytes, "segmented sort scratch");
+  std::vector<std::byte> staged = pad(keys, kb);
+  key_buffer.upload(staged);
+  if (values) value_buffer.upload(pad(values, vb));
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    rec.phase("sort each");
+    bool first = true;
+    for (uint64_t s = 0; s < segments; ++s) {
+      const uint64_t size = offsets[s + 1] - offsets[s];
+      if (size < 2) continue;
+      if (!first) rec.compute_barrier();  // the sorts share the scratch
+      first = false;
+      const SortBuffers b{{key_buffer.vk_buffer(), at[s] * kb, size * kb},
+                          values ? BufferRef{value_buffer.vk_buffer(), at[s] * vb, size * vb} : BufferRef{},
+                          {scratch.vk_buffer(), 0, scratch_bytes}};
+      api::record_nested(rec, each, b, size);
+    }
+  });
+  key_buffer.download(staged);
+  unpad(staged, keys, kb);
+  if (values) {
+    std::vector<std::byte> v(padded * vb);
+    value_buffer.download(v);
+    unpad(v, values, vb);
+  }
+  return stats;
+}
 }  // namespace
 
 SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
@@ -183,22 +305,8 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
   cached.completed = n == 0;
   if (n == 0) return {};
-  const uint32_t kb = key_bytes(sorter.options.key);
-  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
-  Buffer key_buffer(device, n * kb, count + " keys");
-  Buffer value_buffer;
-  if (values) value_buffer = Buffer(device, n * o.value_bytes, count + " keys' values");
-  Buffer offset_buffer(device, (segments + 1) * 4, "segment offsets");
-  Buffer scratch(device, sorter.layout(n).bytes, "segmented sort scratch");
-  key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
-  if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * o.value_bytes});
-  offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
-  const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
-  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
-    sorter.record(rec, b, offset_buffer.ref(), segments, n);
-  });
-  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
-  if (values) value_buffer.download({static_cast<std::byte*>(values), n * o.value_bytes});
+  SortStats stats = sorts_each(segments, n) ? sort_each(device, sorter, keys, values, offsets, segments, n)
+                                            : sort_whole(device, sorter, keys, values, offsets, segments, n);
   stats.facts.push_back({"segments", double(segments)});
   cached.completed = true;
   return stats;

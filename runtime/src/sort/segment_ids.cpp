@@ -8,7 +8,7 @@
 namespace vksort::algo {
 
 using shader::SegmentIdsPush;
-static_assert(sizeof(SegmentIdsPush) == 40, "push constants must match the GLSL std430 layout");
+static_assert(sizeof(SegmentIdsPush) == 48, "push constants must match the GLSL std430 layout");
 
 SegmentIds::SegmentIds(gpu::Context& ctx) {
   // Memory-bound, no shared memory: as RecordGather, 256 invocations or the device's limit.
@@ -17,11 +17,12 @@ SegmentIds::SegmentIds(gpu::Context& ctx) {
 }
 
 void SegmentIds::record(gpu::Recorder& rec, VkDeviceAddress index, VkDeviceAddress segment, VkDeviceAddress offsets,
-                        uint32_t n, uint32_t segments) const {
+                        VkDeviceAddress count, uint32_t n, uint32_t segments) const {
   SegmentIdsPush push{};
   push.index = index;
   push.segment = segment;
   push.offsets = offsets;
+  push.count = count;
   push.n = n;
   push.segments = segments;
   const uint64_t groups = (uint64_t(n) + workgroup_ - 1) / workgroup_;

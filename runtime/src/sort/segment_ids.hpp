@@ -11,9 +11,10 @@ namespace vksort::algo {
 class SegmentIds {
  public:
   explicit SegmentIds(gpu::Context& ctx);
-  // segment[i] = s with offsets[s] <= index[i] < offsets[s + 1], for i < n; segments >= 1.
-  void record(gpu::Recorder& rec, VkDeviceAddress index, VkDeviceAddress segment, VkDeviceAddress offsets, uint32_t n,
-              uint32_t segments) const;
+  // segment[i] = s with offsets[s] <= index[i] < offsets[s + 1], for i < n (or i < min(*count, n) with a
+  // GPU-side count, count != 0); segments >= 1.
+  void record(gpu::Recorder& rec, VkDeviceAddress index, VkDeviceAddress segment, VkDeviceAddress offsets,
+              VkDeviceAddress count, uint32_t n, uint32_t segments) const;
 
  private:
   uint32_t workgroup_ = 0;

@@ -12,4 +12,4 @@ if ! "$python" -c "import numpy, pytest" 2>/dev/null; then
   exit 77
 fi
 cd "$(dirname "$0")"
-PYTHONPATH="$package_parent${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m pytest -q -p no:cacheprovider -W error "$@"
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$package_parent${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m pytest -q -p no:cacheprovider -W error "$@"

@@ -34,7 +34,11 @@ def timed(call):
     return result, (time.perf_counter() - start) * 1e3
 
 
-def bench(dtype, n, repeat, rng):
+def summary(ms):
+    return {"median": statistics.median(ms), "min": min(ms), "max": max(ms)}
+
+
+def bench(device, dtype, n, repeat, rng):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         a = rng.standard_normal(n).astype(dtype)
@@ -42,7 +46,7 @@ def bench(dtype, n, repeat, rng):
         info = np.iinfo(dtype)
         a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     contenders = {
-        "vksort": lambda: vksort.sort(a),
+        "vksort": lambda: device.sort(a),
         "numpy": lambda: np.sort(a),
         "numpy_stable": lambda: np.sort(a, kind="stable"),
     }
@@ -56,16 +60,15 @@ def bench(dtype, n, repeat, rng):
             if name == "vksort":
                 if result.tobytes() != want.tobytes():
                     sys.exit(f"python-bench: vksort.sort gave a wrong result for {dtype.name} n={n}")
-                stats = vksort.last_stats()
+                stats = device.last_stats
             if run:
                 times[name].append(ms)
                 if name == "vksort" and stats.gpu_ms is not None:
                     gpu_ms.append(stats.gpu_ms)
     row = {"dtype": dtype.name, "n": n, "repeat": repeat}
     for name in names:
-        row[f"{name}_ms"] = {"median": statistics.median(times[name]), "min": min(times[name]),
-                             "max": max(times[name])}
-    row["vksort_gpu_ms"] = {"median": statistics.median(gpu_ms), "min": min(gpu_ms), "max": max(gpu_ms)} if gpu_ms else None
+        row[f"{name}_ms"] = summary(times[name])
+    row["vksort_gpu_ms"] = summary(gpu_ms) if gpu_ms else None
     row["speedup_vs_numpy"] = row["numpy_ms"]["median"] / row["vksort_ms"]["median"]
     row["speedup_vs_numpy_stable"] = row["numpy_stable_ms"]["median"] / row["vksort_ms"]["median"]
     return row
@@ -79,21 +82,20 @@ def main():
     parser.add_argument("--device", default=None, help="index or name part of the device (default: vksort's)")
     parser.add_argument("--out", help="write the results as JSON")
     args = parser.parse_args()
-    if args.device is not None:
-        vksort._default = vksort.Device(int(args.device) if args.device.isdigit() else args.device)
-    device = vksort.default_device()
+    device = vksort.Device(args.device)  # None: VKSORT_DEVICE or the best; "1": index 1; else a name part
     rng = np.random.default_rng(12345)
     rows = []
-    print(f"device: {device.name} ({device.info['driver']}); numpy {np.__version__}; median of {args.repeat} runs, ms")
-    print(f"{'dtype':>8} {'n':>9} {'vksort':>9} {'(gpu)':>9} {'numpy':>9} {'stable':>9} {'vs numpy':>9} {'vs stable':>9}")
+    print(f"device: {device.name} ({device.info['driver']}); numpy {np.__version__}; "
+          f"median of {args.repeat} runs, ms")
+    print("   dtype         n    vksort     (gpu)     numpy    stable  vs numpy vs stable")
     for dtype in args.dtype.split(","):
         for n in [size(t) for t in args.n.split(",")]:
-            r = bench(dtype, n, args.repeat, rng)
+            r = bench(device, dtype, n, args.repeat, rng)
             rows.append(r)
             gpu = r["vksort_gpu_ms"]["median"] if r["vksort_gpu_ms"] else float("nan")
-            print(f"{r['dtype']:>8} {n:>9} {r['vksort_ms']['median']:9.2f} {gpu:9.2f} {r['numpy_ms']['median']:9.2f} "
-                  f"{r['numpy_stable_ms']['median']:9.2f} {r['speedup_vs_numpy']:9.2f} {r['speedup_vs_numpy_stable']:9.2f}",
-                  flush=True)
+            print(f"{r['dtype']:>8} {n:>9} {r['vksort_ms']['median']:9.2f} {gpu:9.2f} "
+                  f"{r['numpy_ms']['median']:9.2f} {r['numpy_stable_ms']['median']:9.2f} "
+                  f"{r['speedup_vs_numpy']:9.2f} {r['speedup_vs_numpy_stable']:9.2f}", flush=True)
     if args.out:
         report = {
             "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
@@ -102,7 +104,8 @@ def main():
             "numpy_version": np.__version__,
             "python": platform.python_version(),
             "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
-            "timing": "wall-clock ms of the whole call (vksort: copy, upload, sort, download); vksort_gpu_ms: GPU timestamps",
+            "timing": "wall-clock ms of the whole call (vksort: copy, upload, sort, download); "
+                      "vksort_gpu_ms: GPU timestamps",
             "results": rows,
         }
         with open(args.out, "w") as f:

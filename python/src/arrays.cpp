@@ -18,8 +18,9 @@ Key key_kind(const py::dtype& dtype) {
     if (kind == 'i') return size == 4 ? Key::i32 : Key::i64;
     if (kind == 'f') return size == 4 ? Key::f32 : Key::f64;
   }
+  const std::string name = py::str(static_cast<const py::handle&>(dtype));
   throw py::type_error("vksort sorts keys of dtype uint32, int32, float32, uint64, int64 or float64 "
-                       "(native byte order), not " + py::str(static_cast<const py::handle&>(dtype)).cast<std::string>());
+                       "(native byte order), not " + name);
 }
 
 uint64_t check_keys(const py::array& keys, const char* what) {

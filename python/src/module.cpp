@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// vksort._core: the library's host entry points (sort, argsort, segmented sort) for NumPy arrays. Arrays arrive checked and owned by the
-// Python layer (python/vksort), which makes the copies the user gets back; here they are sorted in place
-// with the GIL released, so other Python threads run while the GPU works.
+// vksort._core: the library's host entry points (sort, argsort, segmented sort) for NumPy arrays. The
+// arrays arrive from the Python layer (python/vksort), which makes the copies the user gets back; here
+// they are checked again (they are read and written as raw memory) and sorted in place with the GIL
+// released, so other Python threads run while the GPU works.
 #include <optional>
 #include <string>
 
@@ -35,7 +36,8 @@ SortOptions options_for(const py::array& keys, bool descending) {
 }
 
 // Sorts keys in place and moves `values` (n records of value_bytes bytes, or None) with them.
-py::dict sort_in_place(Device& device, py::array keys, std::optional<py::array> values, uint32_t value_bytes, bool descending) {
+py::dict sort_in_place(Device& device, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
+                       bool descending) {
   const uint64_t n = check_keys(keys, "keys");
   const SortOptions options = options_for(keys, descending);
   void* key_bytes = writable_bytes(keys, n * keys.itemsize(), "keys");

@@ -49,7 +49,10 @@ class Device:
         """The stable sorting permutation of the 1-D array `a` as indices of `dtype`; see vksort.argsort."""
         keys = _keys.as_keys(a)
         indices = np.empty(len(keys), dtype=_keys.index_dtype(dtype))
-        ordered = _keys.numpy_order_keys(keys) if _keys.needs_numpy_order(keys, total_order) else np.ascontiguousarray(keys)
+        if _keys.needs_numpy_order(keys, total_order):
+            ordered = _keys.numpy_order_keys(keys)
+        else:
+            ordered = np.ascontiguousarray(keys)  # read only: no copy where `a` is contiguous
         self._run(self._core.argsort, ordered, indices, descending)
         return indices
 

@@ -91,7 +91,8 @@ def as_offsets(offsets, n):
     if offsets.ndim != 1 or len(offsets) == 0:
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
     if offsets[0] != 0 or offsets[-1] != n:
-        raise ValueError(f"offsets must start at 0 and end at len(a) = {n}; they run from {offsets[0]} to {offsets[-1]}")
+        raise ValueError(f"offsets must start at 0 and end at len(a) = {n}; they run from {offsets[0]} "
+                         f"to {offsets[-1]}")
     if (offsets[1:] < offsets[:-1]).any():
         raise ValueError("offsets must not decrease")
     return np.ascontiguousarray(offsets, dtype=np.uint32)  # 0 <= offsets <= n < 2^31: exact

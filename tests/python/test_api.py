@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import vksort
-from conftest import same_bytes
+from conftest import same_bytes, stable_order
 
 
 @pytest.mark.parametrize("dtype", [bool, np.int8, np.uint16, np.float16, np.complex64, object, "U3", "M8[s]",
@@ -97,3 +97,22 @@ def test_the_gil_is_released_while_the_gpu_sorts():
     longest = max([min(b, end) - max(a, start) for a, b in gaps if b > start and a < end], default=0.0)
     assert end - start > 0.05, "the sort was too quick to tell"
     assert longest < 0.5 * (end - start), f"the thread stood still {longest:.3f} s of the sort's {end - start:.3f} s"
+
+
+def test_threads_sorting_at_once_on_one_device():
+    # The GIL is released, so these calls overlap in the library (safe from several threads per Device).
+    rng = np.random.default_rng(5)
+    inputs = [rng.integers(0, 50, 20000 + i).astype(dtype) for i, dtype in enumerate([np.uint32, np.int64] * 3)]
+    results = [None] * len(inputs)
+
+    def work(i):
+        results[i] = vksort.sort_by_key(inputs[i], np.arange(len(inputs[i]), dtype=np.uint32), descending=i % 2 == 1)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, a in enumerate(inputs):
+        order = stable_order(a, descending=i % 2 == 1)
+        assert same_bytes(results[i][0], a[order]) and same_bytes(results[i][1], order.astype(np.uint32))

@@ -18,6 +18,8 @@ packages=(
   libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
   libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
   python3-gsd python3-ase    # the particle app's readback test: its GSD and XYZ files through HOOMD's and ASE's readers
+  pybind11-dev python3-dev python3-numpy   # the Python module vksort (python/, VKSORT_PYTHON)
+  python3-pytest python3-venv python3-pip python3-setuptools  # its tests and `pip install --no-build-isolation .`
 )
 
 missing=()

@@ -8,6 +8,8 @@ vksort_add_shader(util/copy_words.comp)
 # Record sorting: the index the inner (key, index) sort carries, and the gather that moves whole
 # records by it, in chunks of 1, 2 or 4 words (the widest the record size and alignment allow).
 vksort_add_shader(records/index_fill.comp)
+# Argsort's 64-bit indices, widened from the 32-bit index its sort carries.
+vksort_add_shader(records/widen_index.comp)
 foreach(words 1 2 4)
   vksort_compile_shader(records/gather.comp records_gather_w${words} "-DCHUNK_WORDS=${words}")
 endforeach()
@@ -68,3 +70,5 @@ vksort_add_shader(sample/bitonic_global.comp KEYED)
 vksort_add_shader(sample/global_samples.comp KEYED)
 vksort_add_shader(sample/locate.comp KEYED)
 vksort_add_shader(sample/relocate.comp KEYED)
+# Segmented sort: each sorted position's segment, by binary search in the offsets.
+vksort_add_shader(segmented/segment_ids.comp)

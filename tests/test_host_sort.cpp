@@ -60,6 +60,17 @@ TEST_CASE("host sorts keep one Sorter per options between calls, and their resul
   CHECK(cache.idle() == 0);
 }
 
+TEST_CASE("host sorts of no keys with values or records") {
+  // n = 0 with values, as the first call on its options: there was once no values buffer to upload into.
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  Device gpu(options);
+  for (uint32_t value_bytes : {4u, 8u, 12u}) {
+    uint32_t keys[1] = {}, values[3] = {};  // not read (n = 0), but given: values are not nullptr
+    CHECK_NOTHROW(sort_host(gpu, keys, 0, values, value_bytes, SortOptions{.key = Key::u32}));
+  }
+}
+
 TEST_CASE("host sorts too large to keep leave nothing behind") {
   DeviceOptions options;
   options.validation = test::device().validation_enabled() ? 1 : 0;

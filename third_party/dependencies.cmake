@@ -53,3 +53,29 @@ find_package(Threads REQUIRED)
 
 # --- MPI (optional): the distributed sort, vksort::mpi (Debian: libopenmpi-dev openmpi-bin) ------------
 find_package(MPI COMPONENTS CXX QUIET)
+
+# --- the Python module (optional): pybind11 and the headers of a Python with NumPy ---------------------
+# Debian's NumPy, pybind11 and pytest belong to the distribution's interpreter; another python3 earlier
+# on PATH (pyenv, conda) may lack them, so /usr/bin/python3 is tried first. VKSORT_PYTHON_EXECUTABLE
+# overrides the choice (setup.py passes the interpreter pip runs, e.g. a venv's). Inside another project
+# (add_subdirectory) only when asked for with VKSORT_PYTHON: the parent's own Python search stays its own.
+set(VKSORT_PYTHON_FOUND OFF)
+if(PROJECT_IS_TOP_LEVEL OR VKSORT_PYTHON)
+  if(NOT DEFINED VKSORT_PYTHON_EXECUTABLE)
+    foreach(candidate /usr/bin/python3 python3)
+      execute_process(COMMAND ${candidate} -c "import numpy" RESULT_VARIABLE no_numpy OUTPUT_QUIET ERROR_QUIET)
+      if(no_numpy EQUAL 0)
+        set(VKSORT_PYTHON_EXECUTABLE ${candidate} CACHE STRING "Python the module is built for and tested with")
+        break()
+      endif()
+    endforeach()
+  endif()
+  if(VKSORT_PYTHON_EXECUTABLE)
+    set(Python3_EXECUTABLE ${VKSORT_PYTHON_EXECUTABLE})
+    find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
+    if(Python3_FOUND)
+      find_package(pybind11 CONFIG QUIET)
+      set(VKSORT_PYTHON_FOUND ${pybind11_FOUND})
+    endif()
+  endif()
+endif()

@@ -94,6 +94,20 @@ VKSORT_PUSH_BLOCK(RecordsPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// --- segmented sort (shaders/segmented) --------------------------------------------------------------
+// segment_ids: segment[i] = the segment of input position index[i], by binary search in offsets.
+#if defined(__cplusplus) || defined(PUSH_SEGMENT_IDS)
+VKSORT_PUSH_BLOCK(SegmentIdsPush) {
+  VKSORT_ADDRESS index;    // n words: input positions
+  VKSORT_ADDRESS segment;  // n words written
+  VKSORT_ADDRESS offsets;  // segments + 1 words
+  VKSORT_ADDRESS count;    // a GPU-side key count (uint) or 0: then n
+  uint n;                  // keys, or the most keys with a GPU-side count
+  uint segments;           // at least 1
+  uint group_count;        // logical workgroups
+} VKSORT_PUSH_END;
+#endif
+
 // --- prefix scan (shaders/scan) -------------------------------------------------------------------
 // Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
 // (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to

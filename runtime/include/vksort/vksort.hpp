@@ -6,12 +6,14 @@
 //   vksort::sort(gpu, std::span(keys), {.key = vksort::Key::f32, .algorithm = vksort::Algorithm::brick});
 #pragma once
 
+#include "vksort/argsort.hpp"
 #include "vksort/auto_profile.hpp"
 #include "vksort/bandwidth.hpp"
 #include "vksort/bucket_lists.hpp"
 #include "vksort/buffer.hpp"
 #include "vksort/device.hpp"
 #include "vksort/error.hpp"
+#include "vksort/segmented.hpp"
 #include "vksort/sorter.hpp"
 #include "vksort/types.hpp"
 

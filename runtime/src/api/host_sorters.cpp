@@ -37,6 +37,27 @@ void HostSorters::give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_hel
   if (idle_.size() > keep_entries) idle_.erase(idle_.begin());
 }
 
+std::shared_ptr<void> HostSorters::take_composed(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  for (auto it = idle_composed_.rbegin(); it != idle_composed_.rend(); ++it)
+    if (it->first == key) {
+      std::shared_ptr<void> sorter = std::move(it->second);
+      idle_composed_.erase(std::next(it).base());
+      return sorter;
+    }
+  return nullptr;
+}
+
+void HostSorters::give_back_composed(std::string key, std::shared_ptr<void> sorter) {
+  std::shared_ptr<void> dropped;  // destroyed outside the lock
+  std::lock_guard lock(mutex_);
+  idle_composed_.emplace_back(std::move(key), std::move(sorter));
+  if (idle_composed_.size() > keep_entries) {
+    dropped = std::move(idle_composed_.front().second);
+    idle_composed_.erase(idle_composed_.begin());
+  }
+}
+
 size_t HostSorters::idle() const {
   std::lock_guard lock(mutex_);
   return idle_.size();
@@ -44,9 +65,11 @@ size_t HostSorters::idle() const {
 
 void HostSorters::clear() {
   std::vector<std::unique_ptr<Entry>> dropped;
+  std::vector<std::pair<std::string, std::shared_ptr<void>>> dropped_composed;
   {
     std::lock_guard lock(mutex_);
     dropped.swap(idle_);
+    dropped_composed.swap(idle_composed_);
   }
 }
 

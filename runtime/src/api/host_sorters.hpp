@@ -51,6 +51,11 @@ class HostSorters {
   // An entry for `options` on `device` (a Device copy without this cache): an idle one made for the same
   // options, or a new one (throws what the Sorter's constructor throws).
   Lease take(const Device& device, const SortOptions& options);
+  // Argsort's and segmented sort's host paths keep their pipelines here too (their own Impl, made on a
+  // Device copy without this cache), by a key naming the kind and the options: an idle one taken out
+  // (null if none), given back after a call that completed. Up to keep_entries are kept.
+  std::shared_ptr<void> take_composed(const std::string& key);
+  void give_back_composed(std::string key, std::shared_ptr<void> sorter);
   // Drops every idle entry (their memory and pipelines): after the auto profile changes, or to give
   // device memory back.
   void clear();
@@ -60,6 +65,7 @@ class HostSorters {
   void give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_held);
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Entry>> idle_;  // least recently used first
+  std::vector<std::pair<std::string, std::shared_ptr<void>>> idle_composed_;  // likewise
 };
 
 // Every field of SortOptions, as one string: equal strings, equal options.

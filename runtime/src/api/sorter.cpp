@@ -315,7 +315,9 @@ SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, v
   const std::string count = std::to_string(n) + " " + std::string(to_string(o.key));
   Device device = plain;
   if (e.keys.size() < std::max<VkDeviceSize>(key_size, 8)) e.keys = Buffer(device, std::max<VkDeviceSize>(key_size, 8), count + " keys");
-  if (values && e.values.size() < value_size) e.values = Buffer(device, value_size, count + " keys' values");
+  // At least 8 bytes each: a Buffer of 0 bytes is empty, and n = 0 with values is a valid call.
+  if (values && e.values.size() < std::max<VkDeviceSize>(value_size, 8))
+    e.values = Buffer(device, std::max<VkDeviceSize>(value_size, 8), count + " keys' values");
   e.keys.upload({static_cast<const std::byte*>(keys), key_size});
   if (values) e.values.upload({static_cast<const std::byte*>(values), value_size});
   SortStats stats = e.sorter.sort(e.keys, values ? &e.values : nullptr, n);

@@ -47,6 +47,8 @@ class Recorder {
   void fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value);
   // Shader writes before -> shader reads/writes and indirect-argument reads after.
   void compute_barrier();
+  // Another recorder (a nested Sorter's) bound pipelines into the same command buffer: bind again.
+  void forget_binding() { bound_ = VK_NULL_HANDLE; }
   // Starts phase `name` in the timestamps (if any); "end" closes the last phase.
   void phase(const std::string& name);
 

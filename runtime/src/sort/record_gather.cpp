@@ -18,8 +18,8 @@ constexpr uint32_t chunk_words[3] = {1, 2, 4};
 }  // namespace
 
 RecordGather::RecordGather(gpu::Context& ctx, uint32_t record_bytes) : record_bytes_(record_bytes) {
-  if (record_bytes < 8 || record_bytes > max_record_bytes || record_bytes % 4)
-    throw Error("record sorting: SortOptions::value_bytes must be a multiple of 4 from 8 to " +
+  if (record_bytes < 4 || record_bytes > max_record_bytes || record_bytes % 4)
+    throw Error("record sorting: SortOptions::value_bytes must be a multiple of 4 from 4 to " +
                 std::to_string(max_record_bytes) + " (got " + std::to_string(record_bytes) + ")");
   // Memory-bound kernels with no shared memory: any width works; 256 (or the device's limit) keeps
   // the workgroup count low for large n.
@@ -81,8 +81,12 @@ void RecordGather::record_stage(gpu::Recorder& rec, const Target& t) const {
   rec.dispatch(index_fill_, push, groups);
   // The copy is the gather with the identity index; it touches neither the keys nor the index, so it
   // needs no barrier against index_fill.
-  dispatch_gather(rec, t, t.records, t.copy, 0);
+  record_copy(rec, t);
   rec.compute_barrier();
+}
+
+void RecordGather::record_copy(gpu::Recorder& rec, const Target& t) const {
+  dispatch_gather(rec, t, t.records, t.copy, 0);
 }
 
 void RecordGather::record_gather(gpu::Recorder& rec, const Target& t) const {

@@ -16,7 +16,8 @@ namespace vksort::algo {
 
 class RecordGather {
  public:
-  // Throws vksort::Error unless record_bytes is a multiple of 4 in [8, max_record_bytes].
+  // Throws vksort::Error unless record_bytes is a multiple of 4 in [4, max_record_bytes]. (Sorts carry
+  // 4-byte values themselves; argsort and segmented sort gather 4-byte keys and values too.)
   RecordGather(gpu::Context& ctx, uint32_t record_bytes);
 
   static constexpr uint32_t max_record_bytes = 256;
@@ -37,6 +38,8 @@ class RecordGather {
   };
   // Before the inner sort: index[i] = i and copy = records. Ends with a barrier.
   void record_stage(gpu::Recorder& rec, const Target& t) const;
+  // copy = records, without the index and without a barrier (for a second gather sharing one index).
+  void record_copy(gpu::Recorder& rec, const Target& t) const;
   // After the inner sort (its writes made visible by this call's leading barrier): records[i] = copy[index[i]].
   void record_gather(gpu::Recorder& rec, const Target& t) const;
 

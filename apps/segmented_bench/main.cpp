@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// bench_segmented — segmented sort (vksort/segmented.hpp) beside the two ways to do without it, on the
+// same u32 keys, interleaved in one run (one repetition of each in turn, so machine load hits all alike):
+//   segmented  segmented_sort_host: one submission for all segments
+//   loop       one sort_host per segment (the device's cached Sorter; one submission each)
+//   pairs      one radix sort of 64-bit (segment << 32 | key) keys carrying a 32-bit index, bit range
+//              [0, 32 + ceil(log2(segments))): the sort alone, the keys composed beforehand on the host
+//              and the values left to gather (so a lower bound for that approach)
+// Every result is checked against std::stable_sort per segment before it is timed.
+//
+//   bench_segmented [--n KEYS] [--min SIZE] [--max SIZE] [--segments S] [--repeat R] [--json FILE]
+//
+// Segment sizes are uniform in [min, max] until n keys are used (the last one shorter), or with
+// --segments S, S equal segments. Times: GPU timestamps (gpu_ms; for the loop, the sum over its sorts)
+// and wall-clock per call (host copies and submissions included); medians of R after one warm-up.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <vksort/vksort.hpp>
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+[[noreturn]] void die(const std::string& why) {
+  std::fprintf(stderr, "bench_segmented: %s\n", why.c_str());
+  std::exit(2);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+struct Timing {
+  std::vector<double> gpu_ms, wall_ms;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t n = 1 << 20, min_size = 16, max_size = 1024, equal_segments = 0;
+  int repeat = 5;
+  std::string json;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--n") n = std::stoull(next());
+    else if (a == "--min") min_size = std::stoull(next());
+    else if (a == "--max") max_size = std::stoull(next());
+    else if (a == "--segments") equal_segments = std::stoull(next());
+    else if (a == "--repeat") repeat = std::stoi(next());
+    else if (a == "--json") json = next();
+    else die("unknown option " + a);
+  }
+  if (n == 0 || min_size == 0 || max_size < min_size || repeat < 1) die("need n > 0, 0 < min <= max, repeat >= 1");
+
+  std::mt19937_64 rng(42);
+  std::vector<uint32_t> offsets{0};
+  if (equal_segments) {
+    for (uint64_t s = 1; s <= equal_segments; ++s) offsets.push_back(uint32_t(n * s / equal_segments));
+  } else {
+    while (offsets.back() < n)
+      offsets.push_back(uint32_t(std::min<uint64_t>(n, offsets.back() + min_size + rng() % (max_size - min_size + 1))));
+  }
+  const uint64_t segments = offsets.size() - 1;
+  std::vector<uint32_t> input(n);
+  for (auto& k : input) k = uint32_t(rng());
+  std::vector<uint32_t> expected = input;
+  for (uint64_t s = 0; s < segments; ++s) std::stable_sort(expected.begin() + offsets[s], expected.begin() + offsets[s + 1]);
+
+  vksort::Device gpu;
+  const uint32_t bits = uint32_t(std::bit_width(segments - 1));
+  std::vector<uint64_t> pairs(n);
+  for (uint64_t s = 0; s < segments; ++s)
+    for (uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) pairs[i] = uint64_t(s) << 32 | input[i];
+  std::vector<uint32_t> index(n);
+
+  auto run = [&](const std::string& which, Timing& t, bool check) {
+    std::vector<uint32_t> keys = input;
+    double gpu_ms = 0;
+    const auto start = Clock::now();
+    if (which == "segmented") {
+      gpu_ms = vksort::segmented_sort_host(gpu, keys.data(), n, nullptr, 0, offsets.data(), segments, {.key = vksort::Key::u32}).gpu_ms;
+    } else if (which == "loop") {
+      for (uint64_t s = 0; s < segments; ++s)
+        gpu_ms += vksort::sort(gpu, std::span(keys).subspan(offsets[s], offsets[s + 1] - offsets[s])).gpu_ms;
+    } else {
+      std::vector<uint64_t> k = pairs;
+      for (uint32_t i = 0; i < n; ++i) index[i] = i;
+      gpu_ms = vksort::sort_host(gpu, k.data(), n, index.data(),
+                                 {.key = vksort::Key::u64, .algorithm = vksort::Algorithm::radix, .end_bit = 32 + bits}).gpu_ms;
+      if (check)
+        for (uint64_t i = 0; i < n; ++i) keys[i] = uint32_t(k[i]);
+    }
+    const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (check && keys != expected) die(which + ": the result differs from std::stable_sort per segment");
+    t.gpu_ms.push_back(gpu_ms);
+    t.wall_ms.push_back(wall_ms);
+  };
+
+  const std::vector<std::string> names = {"segmented", "loop", "pairs"};
+  std::vector<Timing> timings(names.size()), warmup(names.size());
+  for (size_t k = 0; k < names.size(); ++k) run(names[k], warmup[k], true);
+  for (int r = 0; r < repeat; ++r)
+    for (size_t k = 0; k < names.size(); ++k) run(names[k], timings[k], false);
+
+  std::printf("device: %s; %llu u32 keys in %llu segments (sizes %s), median of %d\n", gpu.info().name.c_str(),
+              (unsigned long long)n, (unsigned long long)segments,
+              equal_segments ? "equal" : (std::to_string(min_size) + ".." + std::to_string(max_size)).c_str(), repeat);
+  std::printf("%-10s %12s %12s %14s\n", "method", "gpu_ms", "wall_ms", "Mkeys/s (gpu)");
+  std::string rows;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const double g = median(timings[k].gpu_ms), w = median(timings[k].wall_ms);
+    std::printf("%-10s %12.2f %12.2f %14.1f\n", names[k].c_str(), g, w, n / g / 1e3);
+    rows += std::string(rows.empty() ? "" : ",\n") + "    {\"method\": \"" + names[k] + "\", \"gpu_ms\": " + std::to_string(g) +
+            ", \"wall_ms\": " + std::to_string(w) + "}";
+  }
+  if (!json.empty()) {
+    std::ofstream out(json);
+    out << "{\n  \"device\": \"" << gpu.info().name << "\",\n  \"n\": " << n << ",\n  \"segments\": " << segments
+        << ",\n  \"min_size\": " << (equal_segments ? n / equal_segments : min_size)
+        << ",\n  \"max_size\": " << (equal_segments ? n / equal_segments : max_size) << ",\n  \"repeat\": " << repeat
+        << ",\n  \"results\": [\n" << rows << "\n  ]\n}\n";
+    if (!out) die("cannot write " + json);
+  }
+  return 0;
+}

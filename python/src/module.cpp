@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// vksort._core: the library's host entry points (sort, argsort, segmented sort) for NumPy arrays. The
+// arrays arrive from the Python layer (python/vksort), which makes the copies the user gets back; here
+// they are checked again (they are read and written as raw memory) and sorted in place with the GIL
+// released, so other Python threads run while the GPU works.
+#include <optional>
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "arrays.hpp"
+#include "dicts.hpp"
+#include "vksort/vksort.hpp"
+
+namespace py = pybind11;
+using namespace vksort;
+using namespace vksort::python;
+
+namespace {
+
+Device open_device(const std::string& select, int validation) {
+  DeviceOptions options;
+  options.select = select;
+  options.validation = validation;
+  py::gil_scoped_release unlocked;  // instance and device creation take a while on some drivers
+  return Device(options);
+}
+
+SortOptions options_for(const py::array& keys, bool descending) {
+  SortOptions options;
+  options.key = key_kind(keys.dtype());
+  options.order = descending ? Order::descending : Order::ascending;
+  return options;
+}
+
+// Sorts keys in place and moves `values` (n records of value_bytes bytes, or None) with them.
+py::dict sort_in_place(Device& device, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
+                       bool descending) {
+  const uint64_t n = check_keys(keys, "keys");
+  const SortOptions options = options_for(keys, descending);
+  void* key_bytes = writable_bytes(keys, n * keys.itemsize(), "keys");
+  void* value_bytes_ptr = values ? writable_bytes(*values, n * value_bytes, "values") : nullptr;
+  SortStats stats;
+  {
+    py::gil_scoped_release unlocked;
+    stats = sort_host(device, key_bytes, n, value_bytes_ptr, values ? value_bytes : 0, options);
+  }
+  return stats_dict(stats);
+}
+
+// indices[i] = the position in keys of the i-th key in sorted order (4- or 8-byte integers); keys are
+// only read.
+py::dict argsort_into(Device& device, const py::array& keys, py::array indices, bool descending) {
+  const uint64_t n = check_keys(keys, "keys");
+  const SortOptions options = options_for(keys, descending);
+  const uint32_t bytes = index_bytes(indices);
+  const void* key_bytes = readable_bytes(keys, n * keys.itemsize(), "keys");
+  void* index_out = writable_bytes(indices, n * bytes, "indices");
+  SortStats stats;
+  {
+    py::gil_scoped_release unlocked;
+    stats = argsort_host(device, key_bytes, n, index_out, bytes, options);
+  }
+  return stats_dict(stats);
+}
+
+// Sorts every segment [offsets[s], offsets[s + 1]) of keys in place, values (or None) moving with them.
+py::dict segmented_sort_in_place(Device& device, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
+                                 const py::array& offsets, bool descending) {
+  const uint64_t n = check_keys(keys, "keys");
+  const SortOptions options = options_for(keys, descending);
+  const uint64_t segments = check_offsets(offsets);
+  void* key_bytes = writable_bytes(keys, n * keys.itemsize(), "keys");
+  void* value_bytes_ptr = values ? writable_bytes(*values, n * value_bytes, "values") : nullptr;
+  const auto* offset_data = static_cast<const uint32_t*>(readable_bytes(offsets, (segments + 1) * 4, "offsets"));
+  SortStats stats;
+  {
+    py::gil_scoped_release unlocked;
+    stats = segmented_sort_host(device, key_bytes, n, value_bytes_ptr, values ? value_bytes : 0, offset_data, segments,
+                                options);
+  }
+  return stats_dict(stats);
+}
+
+py::list devices() {
+  py::list list;
+  for (const DeviceListing& listing : list_devices()) {
+    py::dict d = device_dict(listing.info);
+    d["index"] = listing.index;
+    d["usable"] = listing.usable;
+    d["unusable_why"] = listing.unusable_why;
+    d["chosen"] = listing.chosen;
+    list.append(d);
+  }
+  return list;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "vksort's library calls; use the package vksort, not this module";
+  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  m.attr("library_version") = version();
+
+  m.def("key_kind", [](const py::dtype& dtype) { return std::string(to_string(key_kind(dtype))); },
+        "The library's name of the key kind a dtype sorts as; TypeError for an unsupported dtype.");
+  m.def("devices", &devices, "Every Vulkan device the system lists, usable or not, as dicts.");
+  m.def("validation_layer_available", &validation_layer_available);
+
+  py::class_<Device>(m, "Device")
+      .def(py::init(&open_device), py::arg("select"), py::arg("validation") = -1)
+      .def("info", [](const Device& d) { return device_dict(d.info()); })
+      .def("validation_enabled", &Device::validation_enabled)
+      .def("sort", &sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"))
+      .def("argsort", &argsort_into, py::arg("keys"), py::arg("indices"), py::arg("descending"))
+      .def("segmented_sort", &segmented_sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"),
+           py::arg("offsets"), py::arg("descending"));
+}

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""vksort.Device: one GPU and the sorts run on it."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _core, _keys
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What the library measured in the last sort: GPU time in milliseconds (None where the device has no
+    timestamps), the time per phase in recording order, and the algorithm's facts ("tile", "passes_run")."""
+
+    gpu_ms: object = None
+    phases: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+
+
+class Device:
+    """A Vulkan device to sort on.
+
+    Device() takes VKSORT_DEVICE if set, else the best device (discrete > integrated > virtual > cpu);
+    Device(1) the device at that index of vksort.devices(); Device("radeon") the first whose name holds
+    that text (case-insensitive). validation=True turns on the Khronos validation layer (any message it
+    reports raises vksort.Error); None follows VKSORT_VALIDATION. Safe to share between threads.
+    """
+
+    def __init__(self, index_or_name=None, *, validation=None):
+        select = "" if index_or_name is None else str(index_or_name)
+        level = -1 if validation is None else int(bool(validation))
+        self._core = _core.Device(select, level)
+        self.info = self._core.info()
+        self.name = self.info["name"]
+        self.last_stats = None  # Stats of the last sort on this Device
+
+    def __repr__(self):
+        return f"vksort.Device({self.name!r})"
+
+    def _run(self, call, *args):
+        """One library call (the GIL released while it runs); its stats become last_stats."""
+        self.last_stats = Stats(**call(*args))
+
+    def sort(self, a, descending=False, *, total_order=False):
+        """A sorted copy of the 1-D array `a` (a is not changed); see vksort.sort."""
+        return self._sorted_copy(self._core.sort, _keys.as_keys(a), (), descending, total_order)
+
+    def argsort(self, a, descending=False, *, total_order=False, dtype=np.int64):
+        """The stable sorting permutation of the 1-D array `a` as indices of `dtype`; see vksort.argsort."""
+        keys = _keys.as_keys(a)
+        indices = np.empty(len(keys), dtype=_keys.index_dtype(dtype))
+        if _keys.needs_numpy_order(keys, total_order):
+            ordered = _keys.numpy_order_keys(keys)
+        else:
+            ordered = np.ascontiguousarray(keys)  # read only: no copy where `a` is contiguous
+        self._run(self._core.argsort, ordered, indices, descending)
+        return indices
+
+    def segmented_sort(self, a, offsets, descending=False, *, total_order=False):
+        """A copy of `a` with every segment sorted on its own; see vksort.segmented_sort."""
+        keys = _keys.as_keys(a)
+        offsets = _keys.as_offsets(offsets, len(keys))
+        return self._sorted_copy(self._core.segmented_sort, keys, (offsets,), descending, total_order)
+
+    def _sorted_copy(self, call, keys, extra, descending, total_order):
+        """A copy of keys sorted by `call` (_core's sort or segmented_sort, its arguments after the values
+        in `extra`). Where NumPy's order differs from the total order the GPU sorts, the GPU sorts keys
+        put in NumPy's order and carries the original keys as values, which become the result."""
+        out = _keys.owned_copy(keys)
+        if _keys.needs_numpy_order(keys, total_order):
+            self._run(call, _keys.numpy_order_keys(keys), out, out.itemsize, *extra, descending)
+        else:
+            self._run(call, out, None, 0, *extra, descending)
+        return out
+
+    def sort_by_key(self, keys, values, descending=False, *, total_order=False):
+        """(sorted keys, values in the same order), both new arrays; see vksort.sort_by_key."""
+        keys = _keys.as_keys(keys, "keys")
+        values = np.asarray(values)
+        if values.ndim == 0 or len(values) != len(keys):
+            raise ValueError(f"values must have one entry per key: {len(keys)} keys, values of shape {values.shape}")
+        size = _keys.record_bytes(values)
+        padded = _keys.library_record_bytes(size)
+        if padded is None or values.dtype.hasobject or _keys.needs_numpy_order(keys, total_order):
+            order = self.argsort(keys, descending, total_order=total_order)
+            return keys[order], values[order]
+        out_keys = _keys.owned_copy(keys)
+        if padded == size:
+            out_values = _keys.owned_copy(values)
+            self._run(self._core.sort, out_keys, out_values, size, descending)
+            return out_keys, out_values
+        records = _keys.padded_records(values, size, padded)
+        self._run(self._core.sort, out_keys, records, padded, descending)
+        return out_keys, _keys.unpadded_values(records, size, values)

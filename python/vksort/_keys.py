@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+"""Keys and values as the library takes them: 1-D native-order copies, NumPy's float order, records."""
+import numpy as np
+
+from . import _core
+
+# Record sizes the library moves with its keys: one 32-bit value, or 8..256 bytes in steps of 4.
+MAX_RECORD_BYTES = 256
+
+
+def as_keys(a, name="a"):
+    """`a` as a 1-D array of a supported dtype, in native byte order (byte-swapped input is converted)."""
+    a = np.asarray(a)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    _core.key_kind(a.dtype)  # TypeError naming the supported dtypes
+    if a.ndim != 1:
+        raise ValueError(f"vksort sorts 1-D arrays; {name} has shape {a.shape} (sort a.ravel(), or each row)")
+    return a
+
+
+def owned_copy(a):
+    """A C-contiguous copy the library may sort in place; the caller's array stays as it was."""
+    return np.array(a, order="C", copy=True)
+
+
+def needs_numpy_order(keys, total_order):
+    """True where the library's IEEE total order would differ from NumPy's: floats holding a NaN (NumPy
+    puts every NaN last, the total order puts -NaN first and orders NaNs by payload) or a -0.0 (equal to
+    +0.0 for NumPy, so the two keep their input order; the total order puts -0.0 first)."""
+    if total_order or keys.dtype.kind != "f":
+        return False
+    with np.errstate(invalid="ignore"):  # comparing a signalling NaN raises the invalid flag
+        return bool(np.isnan(keys).any() or (np.signbit(keys) & (keys == 0)).any())
+
+
+def numpy_order_keys(keys):
+    """Keys whose IEEE total order is NumPy's order of `keys`: -0.0 becomes +0.0 and every NaN the one
+    positive quiet NaN, which sorts after +inf. The caller carries the original keys as values."""
+    ordered = keys.copy()
+    with np.errstate(invalid="ignore"):
+        ordered[np.isnan(ordered)] = np.nan
+        ordered[ordered == 0] = 0
+    return ordered
+
+
+def record_bytes(values):
+    """Bytes of one key's value: an item of `values` times everything after its first axis."""
+    return values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+
+
+def library_record_bytes(size):
+    """The record size the library moves that holds `size` bytes (4, or a multiple of 4 in 8..256), or
+    None when no record holds it (larger than 256 bytes, or none at all)."""
+    if size == 4:
+        return 4
+    padded = max(8, -(-size // 4) * 4)
+    return padded if 0 < size <= MAX_RECORD_BYTES else None
+
+
+def padded_records(values, size, padded):
+    """The values' bytes as an (n, padded) uint8 array, each record followed by padding zeros."""
+    n = len(values)
+    records = np.zeros((n, padded), dtype=np.uint8)
+    records[:, :size] = np.ascontiguousarray(values).view(np.uint8).reshape(n, size)
+    return records
+
+
+def unpadded_values(records, size, like):
+    """The inverse of padded_records: an array of like's dtype and shape from the first `size` bytes."""
+    return np.ascontiguousarray(records[:, :size]).view(like.dtype).reshape(like.shape)
+
+
+INDEX_DTYPES = ("int64", "uint64", "int32", "uint32")
+
+
+def index_dtype(dtype):
+    """The dtype of argsort's indices: int64 (NumPy's), uint64, int32 or uint32; else TypeError."""
+    dtype = np.dtype(dtype)
+    if dtype.name not in INDEX_DTYPES or not dtype.isnative:
+        raise TypeError(f"argsort indices are {', '.join(INDEX_DTYPES)}, not {dtype}")
+    return dtype
+
+
+def as_offsets(offsets, n):
+    """Segment offsets as the library takes them (uint32), checked: integers, 1-D, at least one entry,
+    from 0 to n, never decreasing. Anything else raises TypeError or ValueError saying what is wrong."""
+    offsets = np.asarray(offsets)
+    if offsets.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be integers, not {offsets.dtype}")
+    if offsets.ndim != 1 or len(offsets) == 0:
+        raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
+    if offsets[0] != 0 or offsets[-1] != n:
+        raise ValueError(f"offsets must start at 0 and end at len(a) = {n}; they run from {offsets[0]} "
+                         f"to {offsets[-1]}")
+    if (offsets[1:] < offsets[:-1]).any():
+        raise ValueError("offsets must not decrease")
+    return np.ascontiguousarray(offsets, dtype=np.uint32)  # 0 <= offsets <= n < 2^31: exact

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// vksort/segmented.hpp — sorting many independent segments of one array in one call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+#include <vulkan/vulkan_core.h>
+
+#include "vksort/buffer.hpp"
+#include "vksort/device.hpp"
+#include "vksort/error.hpp"
+#include "vksort/sorter.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort {
+
+// Pipelines for segmented sorts of one SortOptions (any key, order, algorithm, value_bytes, bit range).
+// Every segment [offsets[s], offsets[s + 1]) of the n keys is sorted independently and stably; values
+// (or records) move with their keys.
+//
+// How: the keys are sorted whole, stably, carrying their input position (written on the GPU); each
+// sorted position's segment is then found by binary search in the offsets, and a stable radix sort on
+// the segment id alone (only ceil(log2(segments)) bits) carrying that position groups the segments
+// while keeping each one's key order; finally keys and values move once, by a gather from copies.
+// Segments of any sizes cost the same: about one sort of the keys plus a few narrow radix passes.
+// A single segment is one plain sort.
+class VKSORT_API SegmentedSorter {
+ public:
+  // Throws vksort::Error for invalid options (as Sorter).
+  SegmentedSorter(Device& device, const SortOptions& options);
+  ~SegmentedSorter();
+  SegmentedSorter(SegmentedSorter&&) noexcept;
+  SegmentedSorter& operator=(SegmentedSorter&&) noexcept;
+
+  const SortOptions& options() const;
+  // Bytes of scratch a segmented sort of n keys in `segments` segments needs (never 0). Arithmetic only.
+  VkDeviceSize scratch_bytes(uint64_t n, uint64_t segments) const;
+
+  // Records the segmented sort into cmd. `offsets` holds segments + 1 uint32_t (4-byte aligned offset),
+  // which the GPU reads when the work runs: an earlier pass of the caller's may write them (its writes
+  // are part of the barrier contract's "before"). They must then be non-decreasing from 0 to n; the
+  // GPU cannot report a violation, so keys in positions no segment covers are sorted as if in the
+  // nearest segment before them (nothing is lost or duplicated, whatever the offsets). Buffers and
+  // barrier contract as Sorter::record (values/records as SortOptions::value_bytes). Never throws: a
+  // bad argument (segments 0, buffers too small or overlapping, ...) returns a Status and records nothing.
+  Status record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
+                uint64_t n) noexcept;
+
+  // The same with a key count the GPU reads when it runs: `count` holds one uint32_t (written by an
+  // earlier pass, like the offsets), and the first min(*count, max_n) keys are sorted; keys and values
+  // past them are not touched. Offsets beyond the count cut their segments short there, so a pass
+  // that produces up to `segments` segments may leave the unused trailing offsets at any value of at
+  // least the count. Buffers are checked against max_n; scratch must hold scratch_bytes_indirect.
+  // The keys' sort must be radix sort (Algorithm::radix or automatic), as for Sorter::record_indirect.
+  // The recording does not depend on the count or the offsets: record once, submit many times.
+  Status record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
+                         BufferRef count, uint64_t max_n) noexcept;
+  // Scratch bytes record_indirect needs for up to max_n keys (0 for brick or sample sort).
+  VkDeviceSize scratch_bytes_indirect(uint64_t max_n, uint64_t segments) const;
+
+  struct Impl;
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host: offsets holds segments + 1 non-decreasing entries, offsets[0] == 0, offsets[segments] == n. Every segment
+// [offsets[i], offsets[i+1]) is sorted independently, stably, in place; values (n * value_bytes bytes, or nullptr
+// with value_bytes 0) move with their keys. value_bytes as SortOptions::value_bytes (0, 4, or 8..256 multiple of 4).
+// Throws vksort::Error on bad arguments (offsets not non-decreasing, not starting at 0 / ending at n, ...).
+VKSORT_API SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
+                                         const uint32_t* offsets, uint64_t segments, const SortOptions& options);
+
+template <SortableKey K>
+SortStats segmented_sort(Device& device, std::span<K> keys, std::span<const uint32_t> offsets, SortOptions options = {}) {
+  options = detail::typed_options<K>(options);
+  if (offsets.empty()) throw Error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
+  return segmented_sort_host(device, keys.data(), keys.size(), nullptr, 0, offsets.data(), offsets.size() - 1, options);
+}
+
+template <SortableKey K, class V>
+SortStats segmented_sort(Device& device, std::span<K> keys, std::span<V> values, std::span<const uint32_t> offsets,
+                         SortOptions options = {}) {
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "values: 4-byte multiples, trivially copyable");
+  options = detail::typed_options<K>(options);
+  if (values.size() != keys.size()) throw Error("segmented_sort: values must have one entry per key");
+  if (offsets.empty()) throw Error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
+  return segmented_sort_host(device, keys.data(), keys.size(), static_cast<void*>(values.data()), uint32_t(sizeof(V)),
+                             offsets.data(), offsets.size() - 1, options);
+}
+
+}  // namespace vksort

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// What argsort and segmented sort share as sorts built from a Sorter and kernels of their own: a
+// Sorter recorded in the middle of their recording, and their host paths' timed submission.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/host_sorters.hpp"
+#include "gpu/recorder.hpp"
+#include "vksort/sorter.hpp"
+#include "vksort/types.hpp"
+
+namespace vksort::api {
+
+// Records `sorter` into rec's command buffer (with a GPU-side count: record_indirect, n its max_n);
+// throws vksort::Error with its Status when it refuses.
+void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count = {});
+
+// A host path's Impl (pipelines), taken from the Device's cache or made by make(Device) on a Device copy
+// without the cache; given back to the cache when `completed` is set (a call that threw keeps nothing).
+template <class Impl>
+struct CachedImpl {
+  std::shared_ptr<Impl> impl;
+  detail::HostSorters* cache = nullptr;
+  std::string key;
+  bool completed = false;
+  ~CachedImpl() {
+    if (completed && cache) cache->give_back_composed(std::move(key), std::move(impl));
+  }
+  Impl* operator->() const { return impl.get(); }
+};
+template <class Impl, class Make>
+CachedImpl<Impl> cached_impl(Device& device, std::string key, Make&& make) {
+  CachedImpl<Impl> c;
+  c.cache = device.host_sorters();
+  c.key = std::move(key);
+  if (c.cache) c.impl = std::static_pointer_cast<Impl>(c.cache->take_composed(c.key));
+  if (!c.impl) c.impl = make(device.without_host_sorters());
+  return c;
+}
+
+// Records with `record` (which marks its phases with rec.phase), after a barrier that makes earlier
+// uploads visible; submits, waits and returns the phases' GPU times. Throws vksort::Error.
+SortStats timed_submit(gpu::Context& ctx, const std::string& what, const std::function<void(gpu::Recorder&)>& record);
+
+}  // namespace vksort::api

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+// vksort::SegmentedSorter and segmented_sort_host: many independent segments sorted in one call.
+#include "vksort/segmented.hpp"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <optional>
+
+#include "api/composed_sort.hpp"
+#include "api/ranges.hpp"
+#include "gpu/memory.hpp"
+#include "sort/record_gather.hpp"
+#include "sort/segment_ids.hpp"
+
+namespace vksort {
+
+namespace {
+VkDeviceSize align16(VkDeviceSize v) { return (v + 15) / 16 * 16; }
+constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+
+SortOptions carrying_index(SortOptions o) {
+  o.value_bytes = 4;
+  return o;
+}
+
+// The second sort: segment ids, radix sort on their low `bits` only (stable, so every segment keeps
+// the key order the first sort gave it).
+SortOptions by_segment(uint32_t bits) {
+  SortOptions o;
+  o.key = Key::u32;
+  o.algorithm = Algorithm::radix;
+  o.value_bytes = 4;
+  o.end_bit = bits;
+  return o;
+}
+}  // namespace
+
+struct SegmentedSorter::Impl {
+  Device device;
+  Sorter keys_sorter;  // the keys with their input position
+  SortOptions options;
+  algo::RecordGather key_gather;
+  std::optional<algo::RecordGather> value_gather;
+  algo::SegmentIds segment_ids;
+  // By segment id, one Sorter per bit width, made when first needed; [32] sizes scratch for all.
+  std::array<std::optional<Sorter>, 33> segment_sorters;
+
+  Impl(Device& d, const SortOptions& o)
+      : device(d), keys_sorter(d, carrying_index(o)), options(keys_sorter.options()),
+        key_gather(d.context(), key_bytes(options.key)), segment_ids(d.context()) {
+    options.value_bytes = o.value_bytes;
+    if (o.value_bytes) value_gather.emplace(d.context(), o.value_bytes);
+    segment_sorter(32);
+  }
+
+  // The host path's few large segments: a plain sort of each (the caller's options, values travelling).
+  std::optional<Sorter> each;
+  Sorter& each_sorter() {
+    if (!each) each.emplace(device, options);
+    return *each;
+  }
+
+  Sorter& segment_sorter(uint32_t bits) {
+    if (!segment_sorters[bits]) segment_sorters[bits].emplace(device, by_segment(bits));
+    return *segment_sorters[bits];
+  }
+
+  // Scratch: the two sorts' own (one after the other, so they share it) at offset 0, then the input
+  // positions, the segment ids, the key copy and the value copy.
+  struct Layout {
+    VkDeviceSize sort = 0, index = 0, segment = 0, keys = 0, values = 0, bytes = 0;
+  };
+  // With a GPU-side count (indirect), n is its most, and the sorts' scratch is their indirect one.
+  Layout layout(uint64_t n, bool indirect = false) const {
+    Layout l;
+    const Sorter& by_segment = *segment_sorters[32];
+    l.sort = indirect ? std::max(keys_sorter.scratch_bytes_indirect(n), by_segment.scratch_bytes_indirect(n))
+                      : std::max(keys_sorter.scratch_bytes(n), by_segment.scratch_bytes(n));
+    l.index = align16(l.sort);
+    l.segment = align16(l.index + n * 4);
+    l.keys = align16(l.segment + n * 4);
+    l.values = align16(l.keys + n * key_bytes(options.key));
+    l.bytes = std::max<VkDeviceSize>(l.values + n * options.value_bytes, 8);
+    return l;
+  }
+
+  // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
+  void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
+              BufferRef count = {}) {
+    gpu::Context& ctx = device.context();
+    const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
+                             " keys in " + std::to_string(segments) + " segments";
+    if (segments == 0) throw Error(what + ": at least one segment is needed (offsets = {0, n})");
+    if (segments > UINT32_MAX - 1) throw Error(what + ": offsets are 32-bit, so at most 2^32 - 2 segments");
+    if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
+    if (!options.value_bytes && !b.values.empty())
+      throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
+    if (!count.empty() && keys_sorter.scratch_bytes_indirect(n) == 0)
+      throw Error(what + ": a GPU-side count needs radix sort (or automatic) for the keys; this SegmentedSorter is for " +
+                  std::string(to_string(options.algorithm)) + " sort");
+    const Layout l = layout(n, !count.empty());
+    std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))},
+                                       {"offsets", offsets, api::bytes_for(segments + 1, 4), 4},
+                                       {"scratch", b.scratch, l.bytes}};
+    if (options.value_bytes) uses.push_back({"values", b.values, api::bytes_for(n, options.value_bytes)});
+    if (!count.empty()) uses.push_back({"count", count, 4, 4});
+    api::check_ranges(ctx, what, uses);
+    if (n == 0) return;
+    auto in_scratch = [&](VkDeviceSize offset, VkDeviceSize bytes) {
+      return BufferRef{b.scratch.buffer, b.scratch.offset + offset, bytes};
+    };
+    auto address = [&](BufferRef r) { return gpu::buffer_address(ctx, r.buffer, r.offset); };
+    const BufferRef index = in_scratch(l.index, n * 4), segment = in_scratch(l.segment, n * 4);
+    const BufferRef sort_scratch = in_scratch(0, l.sort);
+    const algo::RecordGather::Target keys{.records = address(b.keys), .index = address(index),
+                                          .copy = address(in_scratch(l.keys, 8)),
+                                          .count = count.empty() ? 0 : address(count), .n = uint32_t(n)};
+    algo::RecordGather::Target values = keys;
+    if (value_gather) {
+      values.records = address(b.values);
+      values.copy = address(in_scratch(l.values, 8));
+    }
+
+    rec.phase("stage");
+    if (value_gather) value_gather->record_copy(rec, values);
+    key_gather.record_stage(rec, keys);  // index[i] = i, key copy; ends with a barrier
+    rec.phase("sort keys");
+    api::record_nested(rec, keys_sorter, {b.keys, index, sort_scratch}, n, count);
+    if (segments > 1) {
+      rec.phase("segment ids");
+      rec.compute_barrier();
+      segment_ids.record(rec, address(index), address(segment), address(offsets), count.empty() ? 0 : address(count),
+                         uint32_t(n), uint32_t(segments));
+      rec.phase("sort segments");
+      rec.compute_barrier();
+      const uint32_t bits = uint32_t(std::bit_width(segments - 1));
+      api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n, count);
+      rec.phase("gather");
+      key_gather.record_gather(rec, keys);  // the keys sorted whole above are replaced from the copy
+    }
+    if (value_gather) {
+      rec.phase("gather");
+      value_gather->record_gather(rec, values);
+    }
+  }
+};
+
+SegmentedSorter::SegmentedSorter(Device& device, const SortOptions& options)
+    : impl_(std::make_unique<Impl>(device, options)) {}
+SegmentedSorter::~SegmentedSorter() = default;
+SegmentedSorter::SegmentedSorter(SegmentedSorter&&) noexcept = default;
+SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = default;
+
+const SortOptions& SegmentedSorter::options() const { return impl_->options; }
+VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
+VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
+  return impl_->keys_sorter.scratch_bytes_indirect(max_n) ? impl_->layout(max_n, true).bytes : 0;
+}
+
+Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
+                                        uint64_t segments, BufferRef count, uint64_t max_n) noexcept {
+  try {
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no command buffer"};
+    if (count.empty()) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no count buffer"};
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->record(rec, buffers, offsets, segments, max_n, count);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
+
+Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
+                               uint64_t n) noexcept {
+  try {
+    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record: no command buffer"};
+    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->record(rec, buffers, offsets, segments, n);
+    return {};
+  } catch (const Error& e) {
+    return {e.result(), e.what()};
+  } catch (const std::exception& e) {
+    return {VK_ERROR_UNKNOWN, e.what()};
+  }
+}
+
+namespace {
+// The host path's offsets check: everything the GPU cannot report.
+void check_offsets(const uint32_t* offsets, uint64_t segments, uint64_t n) {
+  const std::string what = "segmented_sort: ";
+  if (!offsets) throw Error(what + "offsets is a null pointer");
+  if (offsets[0] != 0) throw Error(what + "offsets[0] must be 0; it is " + std::to_string(offsets[0]));
+  for (uint64_t s = 0; s < segments; ++s)
+    if (offsets[s + 1] < offsets[s])
+      throw Error(what + "offsets must not decrease: offsets[" + std::to_string(s + 1) + "] = " +
+                  std::to_string(offsets[s + 1]) + " < offsets[" + std::to_string(s) + "] = " + std::to_string(offsets[s]));
+  if (offsets[segments] != n)
+    throw Error(what + "offsets[segments] must be n = " + std::to_string(n) + "; offsets[" + std::to_string(segments) +
+                "] is " + std::to_string(offsets[segments]));
+}
+
+// A few large segments (known on the host): one plain sort per segment, all in one submission, costs
+// what sorting the keys once costs, where the general path sorts twice and gathers. Below 1024 keys a
+// segment on average, the general path's one pass over everything wins.
+bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= uint64_t(1024) * segments; }
+
+// Uploads, records the general path, downloads.
+SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                     uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, n * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, n * vb, count + " keys' values");
+  Buffer offset_buffer(device, (segments + 1) * 4, "segment offsets");
+  Buffer scratch(device, sorter.layout(n).bytes, "segmented sort scratch");
+  key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
+  if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * vb});
+  offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
+  const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    sorter.record(rec, b, offset_buffer.ref(), segments, n);
+  });
+  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
+  if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
+  return stats;
+}
+
+// One sort per segment. Each segment starts at an even position in the device buffers (padding between
+// them), so that every sub-range's byte offset is a multiple of 8 as BufferRef requires.
+SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                    uint64_t segments, uint64_t n) {
+  const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
+  Sorter& each = sorter.each_sorter();
+  std::vector<uint64_t> at(segments + 1, 0);
+  VkDeviceSize scratch_bytes = 8;
+  for (uint64_t s = 0; s < segments; ++s) {
+    const uint64_t size = offsets[s + 1] - offsets[s];
+    at[s + 1] = at[s] + (size + 1) / 2 * 2;
+    if (size >= 2) scratch_bytes = std::max(scratch_bytes, each.scratch_bytes(size));
+  }
+  const uint64_t padded = at[segments];
+  auto pad = [&](const void* from, uint32_t bytes) {
+    std::vector<std::byte> out(padded * bytes);
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(&out[at[s] * bytes], static_cast<const std::byte*>(from) + uint64_t(offsets[s]) * bytes,
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+    return out;
+  };
+  auto unpad = [&](const std::vector<std::byte>& from, void* to, uint32_t bytes) {
+    for (uint64_t s = 0; s < segments; ++s)
+      std::memcpy(static_cast<std::byte*>(to) + uint64_t(offsets[s]) * bytes, &from[at[s] * bytes],
+                  uint64_t(offsets[s + 1] - offsets[s]) * bytes);
+  };
+  const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
+  Buffer key_buffer(device, padded * kb, count + " keys");
+  Buffer value_buffer;
+  if (values) value_buffer = Buffer(device, padded * vb, count + " keys' values");
+  Buffer scratch(device, scratch_bytes, "segmented sort scratch");
+  std::vector<std::byte> staged = pad(keys, kb);
+  key_buffer.upload(staged);
+  if (values) value_buffer.upload(pad(values, vb));
+  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+    rec.phase("sort each");
+    bool first = true;
+    for (uint64_t s = 0; s < segments; ++s) {
+      const uint64_t size = offsets[s + 1] - offsets[s];
+      if (size < 2) continue;
+      if (!first) rec.compute_barrier();  // the sorts share the scratch
+      first = false;
+      const SortBuffers b{{key_buffer.vk_buffer(), at[s] * kb, size * kb},
+                          values ? BufferRef{value_buffer.vk_buffer(), at[s] * vb, size * vb} : BufferRef{},
+                          {scratch.vk_buffer(), 0, scratch_bytes}};
+      api::record_nested(rec, each, b, size);
+    }
+  });
+  key_buffer.download(staged);
+  unpad(staged, keys, kb);
+  if (values) {
+    std::vector<std::byte> v(padded * vb);
+    value_buffer.download(v);
+    unpad(v, values, vb);
+  }
+  return stats;
+}
+}  // namespace
+
+SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
+                              const uint32_t* offsets, uint64_t segments, const SortOptions& options) {
+  if (n > 0 && !keys) throw Error("segmented_sort: keys is a null pointer (with n = " + std::to_string(n) + ")");
+  if (values && value_bytes == 0) throw Error("segmented_sort: values were given with value_bytes 0");
+  if (!values && value_bytes != 0 && n > 0) throw Error("segmented_sort: value_bytes is set but values is a null pointer");
+  if (n > max_keys) throw Error("segmented_sort: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
+  check_offsets(offsets, segments, n);
+  SortOptions o = options;
+  o.value_bytes = values ? value_bytes : 0;
+  // Checks the options, also when there is nothing to sort.
+  auto cached = api::cached_impl<SegmentedSorter::Impl>(device, "segmented " + detail::options_key(o), [&](Device plain) {
+    return std::make_shared<SegmentedSorter::Impl>(plain, o);
+  });
+  SegmentedSorter::Impl& sorter = *cached.impl;
+  // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
+  cached.completed = n == 0;
+  if (n == 0) return {};
+  SortStats stats = sorts_each(segments, n) ? sort_each(device, sorter, keys, values, offsets, segments, n)
+                                            : sort_whole(device, sorter, keys, values, offsets, segments, n);
+  stats.facts.push_back({"segments", double(segments)});
+  cached.completed = true;
+  return stats;
+}
+
+}  // namespace vksort

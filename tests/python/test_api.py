@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: MIT
+# The module around the sorts: refused inputs and their messages, devices and choosing one, stats, and
+# the GIL released while the GPU works.
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import vksort
+from conftest import same_bytes, stable_order
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint16, np.float16, np.complex64, object, "U3", "M8[s]",
+                                   np.dtype([("a", "<u4")])], ids=str)
+def test_unsupported_dtypes_are_refused_naming_the_supported_ones(dtype):
+    a = np.zeros(4, dtype=dtype)
+    for call in (lambda: vksort.sort(a), lambda: vksort.sort_by_key(a, np.arange(4))):
+        with pytest.raises(TypeError, match="uint32, int32, float32, uint64, int64 or float64"):
+            call()
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3), (1, 1, 4)])
+def test_arrays_that_are_not_1d_are_refused(shape):
+    with pytest.raises(ValueError, match="1-D"):
+        vksort.sort(np.zeros(shape, dtype=np.float32))
+
+
+def test_devices_lists_the_one_device_takes():
+    listed = vksort.devices()
+    assert listed and sum(d["chosen"] for d in listed) == 1
+    for d in listed:
+        assert {"index", "name", "vendor", "type", "usable", "limits", "features"} <= d.keys()
+        assert d["limits"]["max_shared_memory"] > 0 and len(d["limits"]["max_workgroup_count"]) == 3
+    chosen = next(d for d in listed if d["chosen"])
+    if "VKSORT_DEVICE" not in os.environ:
+        assert vksort.default_device().name == chosen["name"]
+
+
+def test_a_device_chosen_by_index_or_name_sorts():
+    usable = [d for d in vksort.devices() if d["usable"]]
+    by_index = vksort.Device(usable[0]["index"])
+    by_name = vksort.Device(usable[0]["name"][:5].upper())  # a case-insensitive part of the name
+    assert by_index.name == usable[0]["name"] and by_name.name == usable[0]["name"]
+    a = np.array([5, -1, 3], dtype=np.int64)
+    assert same_bytes(by_name.sort(a, descending=True), np.array([5, 3, -1], dtype=np.int64))
+    assert by_name.last_stats is not None and by_index.last_stats is None
+    with pytest.raises(vksort.Error, match="no-such-gpu"):
+        vksort.Device("no-such-gpu")
+
+
+def test_validation_layer_follows_the_tests_request():
+    # conftest.py asks for the layer wherever it is installed: then every sort here ran under it.
+    wanted = os.environ.get("VKSORT_VALIDATION") == "1"
+    assert vksort.default_device()._core.validation_enabled() == wanted
+
+
+def test_stats_of_the_last_sort():
+    vksort.sort(np.arange(5000, 0, -1, dtype=np.uint32))
+    stats = vksort.last_stats()
+    assert isinstance(stats, vksort.Stats)
+    if vksort.default_device().info["features"]["timestamps"]:
+        assert stats.gpu_ms > 0 and stats.phases and all(ms >= 0 for ms in stats.phases.values())
+        assert sum(stats.phases.values()) == pytest.approx(stats.gpu_ms, rel=0.05)
+    else:
+        assert stats.gpu_ms is None and not stats.phases
+    assert stats.facts  # the algorithm's facts: "tile", passes or rounds, ...
+    vksort.sort_by_key(np.arange(4, dtype=np.uint32), np.zeros((4, 3), dtype=np.uint8))
+    assert vksort.last_stats() is not stats
+
+
+def test_the_gil_is_released_while_the_gpu_sorts():
+    # A thread records how long it waited between steps of a Python loop. Were the GIL held during the
+    # sort, that thread would stand still for all of it; released, it runs throughout.
+    keys = np.random.default_rng(1).integers(0, 2**63, 2**19, dtype=np.int64)
+    vksort.sort(keys[:1000])  # device and pipelines ready: the timed call is the sort itself
+    stop, gaps = threading.Event(), []
+
+    def count():
+        last = time.perf_counter()
+        while not stop.is_set():
+            now = time.perf_counter()
+            if now - last > 0.005:
+                gaps.append((last, now))
+            last = now
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.05)
+    start = time.perf_counter()
+    result = vksort.sort(keys)
+    end = time.perf_counter()
+    stop.set()
+    counter.join()
+    assert same_bytes(result, np.sort(keys, kind="stable"))
+    longest = max([min(b, end) - max(a, start) for a, b in gaps if b > start and a < end], default=0.0)
+    assert end - start > 0.05, "the sort was too quick to tell"
+    assert longest < 0.5 * (end - start), f"the thread stood still {longest:.3f} s of the sort's {end - start:.3f} s"
+
+
+def test_threads_sorting_at_once_on_one_device():
+    # The GIL is released, so these calls overlap in the library (safe from several threads per Device).
+    rng = np.random.default_rng(5)
+    inputs = [rng.integers(0, 50, 20000 + i).astype(dtype) for i, dtype in enumerate([np.uint32, np.int64] * 3)]
+    results = [None] * len(inputs)
+
+    def work(i):
+        results[i] = vksort.sort_by_key(inputs[i], np.arange(len(inputs[i]), dtype=np.uint32), descending=i % 2 == 1)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, a in enumerate(inputs):
+        order = stable_order(a, descending=i % 2 == 1)
+        assert same_bytes(results[i][0], a[order]) and same_bytes(results[i][1], order.astype(np.uint32))

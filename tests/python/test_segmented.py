@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# vksort.segmented_sort against a loop of numpy sorts: every dtype, both orders, empty segments, one
+# segment, every key its own segment, segments of very different sizes; bad offsets refused.
+import numpy as np
+import pytest
+
+import vksort
+from conftest import DTYPES, random_keys, same_bytes, stable_order, total_order_keys
+
+
+def reference(a, offsets, descending=False):
+    parts = [a[b:e][stable_order(a[b:e], descending)] for b, e in zip(offsets[:-1], offsets[1:])]
+    return np.concatenate(parts) if parts else a[:0]
+
+
+def layouts(n, rng):
+    """Offsets for n keys: one segment, every key its own, random cuts with empty segments, tiny beside huge."""
+    cuts = np.sort(rng.integers(0, n + 1, 40))
+    yield [0, n]
+    yield list(range(n + 1))
+    yield [0, *cuts.tolist(), n]
+    yield sorted(min(c, n) for c in [0, 0, 1, 2, 2, n // 2, n // 2, n])
+
+
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_matches_a_loop_of_numpy_sorts(dtype, descending, rng):
+    for n in [0, 1, 2, 4097]:
+        a = random_keys(dtype, n, rng, special=np.dtype(dtype).kind == "f")
+        before = a.copy()
+        for offsets in layouts(n, rng) if n else [[0]]:
+            got = vksort.segmented_sort(a, np.array(offsets, dtype=np.int64), descending)
+            assert same_bytes(got, reference(a, offsets, descending)), f"n={n} offsets={offsets[:8]}..."
+        assert same_bytes(a, before), "the input must not change"
+
+
+def test_total_order_within_segments(rng):
+    a = random_keys(np.float64, 1000, rng, special=True)
+    offsets = [0, 10, 10, 600, 1000]
+    got = vksort.segmented_sort(a, offsets, total_order=True)
+    want = np.concatenate([a[b:e][stable_order(total_order_keys(a[b:e]))] for b, e in zip(offsets, offsets[1:])])
+    assert same_bytes(got, want)
+
+
+@pytest.mark.parametrize("offsets, error, message", [
+    ([0, 3, 2, 5], ValueError, "must not decrease"),
+    ([1, 5], ValueError, "start at 0 and end at"),
+    ([0, 4], ValueError, "start at 0 and end at"),
+    (np.array([], dtype=np.int64), ValueError, "segments \\+ 1 entries"),
+    ([[0, 5]], ValueError, "segments \\+ 1 entries"),
+    ([0.0, 5.0], TypeError, "integers"),
+])
+def test_bad_offsets_are_refused(offsets, error, message):
+    with pytest.raises(error, match=message):
+        vksort.segmented_sort(np.arange(5, dtype=np.uint32), np.array(offsets))

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+// Segmented sort (vksort/segmented.hpp) against the CPU reference: each segment stably sorted on its
+// own (workloads::reference_sort per segment), keys and values byte for byte, for every key type, both
+// orders, keys alone, 32-bit values and records, and segment layouts that break things: empty segments,
+// one segment, every key its own segment, segments crossing tile boundaries, tiny ones beside a huge
+// one. Then the recording path with offsets that a GPU pass writes in the same command buffer, and
+// refused offsets.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "distributions.hpp"
+#include "reference_sort.hpp"
+#include "support/app_commands.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+using workloads::Distribution;
+
+namespace {
+
+constexpr Key all_keys[] = {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64};
+
+// Values (value_bytes per key) whose every word differs: word w of value i is i * 64 + w.
+std::vector<std::byte> make_values(uint64_t n, uint32_t value_bytes) {
+  std::vector<uint32_t> w(n * value_bytes / 4);
+  for (uint64_t i = 0; i < w.size(); ++i) w[i] = uint32_t((i / (value_bytes / 4)) * 64 + i % (value_bytes / 4));
+  std::vector<std::byte> bytes(w.size() * 4);
+  if (!bytes.empty()) std::memcpy(bytes.data(), w.data(), bytes.size());
+  return bytes;
+}
+
+// Each segment stably sorted on its own; values moved by the same permutation.
+void reference_segmented(Key key, Order order, std::vector<std::byte>& keys, std::vector<std::byte>& values,
+                         uint32_t value_bytes, const std::vector<uint32_t>& offsets) {
+  const uint32_t kb = key_bytes(key);
+  const std::vector<std::byte> in_values = values;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const uint32_t begin = offsets[s], end = offsets[s + 1];
+    std::vector<uint32_t> from(end - begin);
+    std::iota(from.begin(), from.end(), begin);
+    workloads::reference_sort(key, order, std::span(keys).subspan(uint64_t(begin) * kb, uint64_t(end - begin) * kb), from);
+    for (uint32_t i = begin; i < end; ++i)
+      std::memcpy(&values[uint64_t(i) * value_bytes], &in_values[uint64_t(from[i - begin]) * value_bytes], value_bytes);
+  }
+}
+
+// Segment layouts over n keys (offsets, segments + 1 entries).
+std::vector<uint32_t> offsets_of(const std::vector<uint32_t>& sizes) {
+  std::vector<uint32_t> o{0};
+  for (uint32_t s : sizes) o.push_back(o.back() + s);
+  return o;
+}
+
+struct Layout {
+  const char* name;
+  std::vector<uint32_t> offsets;
+};
+
+std::vector<Layout> layouts() {
+  std::mt19937 rng(7);
+  std::vector<uint32_t> mixed;  // tiny (empty included) segments around one huge one
+  for (int i = 0; i < 40; ++i) mixed.push_back(rng() % 5);
+  mixed.push_back(5000);
+  for (int i = 0; i < 40; ++i) mixed.push_back(rng() % 40);
+  std::vector<uint32_t> crossing;  // sizes around common tile sizes (256, 1024, 2048 keys)
+  for (uint32_t s : {255u, 257u, 1023u, 1025u, 2047u, 2049u, 1u, 0u, 3u}) crossing.push_back(s);
+  return {{"n = 0", {0}},
+          {"n = 0 in three empty segments", {0, 0, 0, 0}},
+          {"n = 1", {0, 1}},
+          {"one segment", offsets_of({3001})},
+          {"every key its own segment", offsets_of(std::vector<uint32_t>(700, 1))},
+          {"empty segments between", offsets_of({0, 10, 0, 0, 300, 0, 1, 0})},
+          {"crossing tile boundaries", offsets_of(crossing)},
+          // Few and large (at least 1024 keys a segment on average): the host path sorts each on its own,
+          // at padded positions (odd sizes move the next segment's start).
+          {"a few large segments", offsets_of({2049, 1, 3001, 0, 1499, 2})},
+          {"tiny and huge", offsets_of(mixed)}};
+}
+
+// "" when segmented_sort_host matches the reference byte for byte.
+std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& offsets, uint64_t seed) {
+  const uint64_t n = offsets.back();
+  const Distribution d = is_floating(o.key) && seed % 2 ? Distribution::special : Distribution::few_unique;
+  std::vector<std::byte> keys = workloads::generate_keys(o.key, {d, workloads::default_param(d)}, n, seed);
+  std::vector<std::byte> values = make_values(n, o.value_bytes ? o.value_bytes : 4);
+  std::vector<std::byte> expected_keys = keys, expected_values = values;
+  reference_segmented(o.key, o.order, expected_keys, expected_values, o.value_bytes ? o.value_bytes : 4, offsets);
+  segmented_sort_host(test::device(), keys.data(), n, o.value_bytes ? values.data() : nullptr, o.value_bytes,
+                      offsets.data(), offsets.size() - 1, o);
+  const std::string diff = workloads::first_difference(o.key, expected_keys, keys);
+  if (!diff.empty()) return "keys: " + diff;
+  if (o.value_bytes && values != expected_values) return "values differ";
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("segmented sort: every key type and order, keys alone, values and records, every segment layout") {
+  uint64_t seed = 0;
+  for (const Key key : all_keys)
+    for (const Order order : {Order::ascending, Order::descending}) {
+      const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order)) % 3];
+      const SortOptions o{.key = key, .order = order, .value_bytes = value_bytes};
+      for (const Layout& l : layouts()) {
+        const std::string diff = check_segmented(o, l.offsets, ++seed);
+        CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, " ", l.name,
+                      ": ", diff);
+      }
+    }
+}
+
+TEST_CASE("segmented sort: every algorithm, on both host paths (many segments; a few large ones)") {
+  const auto all = layouts();
+  for (const auto& l : {all.back(), all[all.size() - 2]})
+    for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
+      for (const uint32_t vb : {0u, 4u, 8u}) {
+        const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
+                                                  .value_bytes = vb}, l.offsets, 3);
+        CHECK_MESSAGE(diff.empty(), l.name, " ", to_string(a), " value_bytes=", vb, ": ", diff);
+      }
+}
+
+TEST_CASE("segmented sort: the typed API") {
+  std::vector<int32_t> k = {5, -1, 5, 2, 9, 0, -7, 3};
+  std::vector<uint32_t> v = {0, 1, 2, 3, 4, 5, 6, 7};
+  const std::vector<uint32_t> offsets = {0, 3, 3, 8};
+  segmented_sort(test::device(), std::span(k), std::span(v), std::span(offsets));
+  CHECK(k == std::vector<int32_t>{-1, 5, 5, -7, 0, 2, 3, 9});
+  CHECK(v == std::vector<uint32_t>{1, 0, 2, 6, 5, 3, 7, 4});
+  segmented_sort(test::device(), std::span(k), std::span(offsets), {.order = Order::descending});
+  CHECK(k == std::vector<int32_t>{5, 5, -1, 9, 3, 2, 0, -7});
+}
+
+TEST_CASE("segmented sort on the recording path: offsets written by the GPU in the same command buffer") {
+  Device& gpu = test::device();
+  const SortOptions o{.key = Key::u64, .value_bytes = 4};
+  SegmentedSorter sorter(gpu, o);
+  std::vector<uint32_t> sizes;
+  for (uint32_t i = 0; i < 300; ++i) sizes.push_back(i % 7 == 0 ? 0 : (i * 37) % 29);
+  sizes.push_back(3000);
+  const std::vector<uint32_t> offsets = offsets_of(sizes);
+  const uint64_t n = offsets.back(), segments = offsets.size() - 1;
+  const auto input = workloads::generate_keys(Key::u64, {Distribution::few_unique, 50}, n, 11);
+  const auto input_values = make_values(n, 4);
+  Buffer keys(gpu, n * 8, "keys"), values(gpu, n * 4, "values"), staged(gpu, offsets.size() * 4, "staged offsets");
+  Buffer device_offsets(gpu, offsets.size() * 4, "offsets"), scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
+  keys.upload(input);
+  values.upload(input_values);
+  staged.upload(std::as_bytes(std::span(offsets)));
+  test::AppCommands app(gpu);
+  // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
+  // contents are not known, and the sort reads them only when it runs.
+  gpu.context().vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_TRANSFER_WRITE_BIT);
+  VkBufferCopy region{0, 0, offsets.size() * 4};
+  gpu.context().vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
+  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);
+  REQUIRE_MESSAGE(s.ok(), s.message);
+  app.submit_and_wait();
+  std::vector<std::byte> got(n * 8), got_values(n * 4);
+  keys.download(got);
+  values.download(got_values);
+  std::vector<std::byte> expected = input, expected_values = input_values;
+  reference_segmented(Key::u64, Order::ascending, expected, expected_values, 4, offsets);
+  CHECK_MESSAGE(workloads::first_difference(Key::u64, expected, got).empty(), workloads::first_difference(Key::u64, expected, got));
+  CHECK(got_values == expected_values);
+}
+
+TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data alone") {
+  Device& gpu = test::device();
+  std::vector<uint32_t> keys = {3, 1, 2, 0}, values = {0, 1, 2, 3};
+  const std::vector<uint32_t> before = keys;
+  auto sort = [&](std::vector<uint32_t> offsets) {
+    return segmented_sort(gpu, std::span(keys), std::span(values), std::span<const uint32_t>(offsets));
+  };
+  CHECK_THROWS_WITH_AS(sort({1, 4}), doctest::Contains("offsets[0] must be 0"), Error);
+  CHECK_THROWS_WITH_AS(sort({0, 3, 2, 4}), doctest::Contains("must not decrease"), Error);
+  CHECK_THROWS_WITH_AS(sort({0, 2, 3}), doctest::Contains("must be n = 4"), Error);
+  CHECK_THROWS_WITH_AS(sort({0, 2, 5}), doctest::Contains("must be n = 4"), Error);
+  CHECK_THROWS_WITH_AS(sort({}), doctest::Contains("segments + 1"), Error);
+  CHECK(keys == before);
+  CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), 4, nullptr, 0, nullptr, 1, {}), doctest::Contains("offsets is a null"), Error);
+  CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), 4, values.data(), 6, std::array<uint32_t, 2>{0, 4}.data(), 1, {}),
+                       doctest::Contains("value_bytes"), Error);
+  // Recording path: a Status, nothing recorded.
+  SegmentedSorter sorter(gpu, {});
+  Buffer k(gpu, 64, "keys"), off(gpu, 64, "offsets"), scratch(gpu, sorter.scratch_bytes(16, 3), "scratch");
+  test::AppCommands app(gpu);
+  CHECK(!sorter.record(app.cmd(), {k.ref(), {}, scratch.ref()}, off.ref(), 0, 16).ok());   // no segment
+  CHECK(!sorter.record(app.cmd(), {k.ref(), {}, scratch.ref()}, off.ref(), 16, 16).ok());  // offsets too small
+  CHECK(!sorter.record(app.cmd(), {k.ref(), {}, scratch.ref()}, k.ref(), 3, 16).ok());     // offsets overlap keys
+  CHECK(!sorter.record(app.cmd(), {k.ref(), {}, {scratch.vk_buffer(), 0, 8}}, off.ref(), 3, 16).ok());
+  app.submit_and_wait();
+}
+
+TEST_CASE("segmented sort: a few large segments take the host path that sorts each one") {
+  std::vector<uint32_t> keys(4096);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = (i * 2654435761u) >> 7;
+  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(std::vector<uint32_t>(64, 64));
+  std::vector<uint32_t> a = keys, b = keys;
+  const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
+  const SortStats whole = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(many));
+  CHECK(std::is_sorted(a.begin(), a.begin() + 2047));
+  CHECK(std::is_sorted(a.begin() + 2047, a.end()));
+  auto has = [](const SortStats& s, const char* phase) {
+    return std::any_of(s.phases_ms.begin(), s.phases_ms.end(), [&](const auto& p) { return p.first == phase; });
+  };
+  if (!each.timed()) return;  // no timestamps, no phases to tell the paths apart (the results are checked above)
+  CHECK(has(each, "sort each"));
+  CHECK(!has(each, "segment ids"));
+  CHECK(has(whole, "segment ids"));
+}
+
+// Offsets and the key count both written by a GPU pass (SegmentedSorter::record_indirect): one recording,
+// submitted again for each count, sorts the first min(count, max_n) keys in their segments cut at the
+// count; the keys and values past it stay as they were.
+TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to max_n") {
+  Device& gpu = test::device();
+  SegmentedSorter sorter(gpu, {.key = Key::i32, .order = Order::descending, .value_bytes = 4});
+  const std::vector<uint32_t> offsets = offsets_of({100, 0, 1000, 7, 1, 2500, 300});
+  const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
+  const auto input = workloads::generate_keys(Key::i32, {Distribution::few_unique, 40}, max_n, 4);
+  const auto input_values = make_values(max_n, 4);
+  Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+  Buffer device_offsets(gpu, offsets.size() * 4, "offsets");
+  Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n, segments), "scratch");
+  device_offsets.upload(std::as_bytes(std::span(offsets)));
+  test::AppCommands app(gpu);
+  const Status s = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(),
+                                          segments, count.ref(), max_n);
+  REQUIRE_MESSAGE(s.ok(), s.message);
+  bool first = true;
+  for (const uint32_t c : {0u, 1u, 99u, 1107u, 1300u, uint32_t(max_n), uint32_t(max_n) + 50}) {
+    CAPTURE(c);
+    keys.upload(input);
+    values.upload(input_values);
+    count.upload(std::as_bytes(std::span(&c, 1)));
+    if (first) app.submit_and_wait();
+    else app.submit_again_and_wait();
+    first = false;
+    std::vector<std::byte> got(max_n * 4), got_values(max_n * 4);
+    keys.download(got);
+    values.download(got_values);
+    const uint32_t sorted = std::min<uint32_t>(c, uint32_t(max_n));
+    std::vector<uint32_t> cut;
+    for (uint32_t o : offsets) cut.push_back(std::min(o, sorted));
+    std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
+    std::vector<std::byte> expected_values(input_values.begin(), input_values.begin() + sorted * 4);
+    reference_segmented(Key::i32, Order::descending, expected, expected_values, 4, cut);
+    expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
+    expected_values.insert(expected_values.end(), input_values.begin() + sorted * 4, input_values.end());
+    CHECK_MESSAGE(workloads::first_difference(Key::i32, expected, got).empty(), workloads::first_difference(Key::i32, expected, got));
+    CHECK(got_values == expected_values);
+  }
+  // Brick sort has no GPU-side count: a Status, nothing recorded.
+  SegmentedSorter brick(gpu, {.algorithm = Algorithm::brick});
+  CHECK(brick.scratch_bytes_indirect(max_n, segments) == 0);
+  test::AppCommands other(gpu);
+  CHECK(!brick.record_indirect(other.cmd(), {keys.ref(), {}, scratch.ref()}, device_offsets.ref(), segments, count.ref(),
+                               max_n).ok());
+  CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
+                                {}, max_n).ok());  // no count buffer
+  other.submit_and_wait();
+}

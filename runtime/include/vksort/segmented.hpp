@@ -26,7 +26,8 @@ namespace vksort {
 // the segment id alone (only ceil(log2(segments)) bits) carrying that position groups the segments
 // while keeping each one's key order; finally keys and values move once, by a gather from copies.
 // Segments of any sizes cost the same: about one sort of the keys plus a few narrow radix passes.
-// A single segment is one plain sort.
+// A single segment is one plain sort. (The host path, which knows the offsets, sorts a few large
+// segments, at most 64 of 1024 keys or more on average, one by one in one submission instead.)
 class VKSORT_API SegmentedSorter {
  public:
   // Throws vksort::Error for invalid options (as Sorter).

@@ -47,6 +47,8 @@ class VKSORT_API SegmentedSorter {
   // nearest segment before them (nothing is lost or duplicated, whatever the offsets). Buffers and
   // barrier contract as Sorter::record (values/records as SortOptions::value_bytes). Never throws: a
   // bad argument (segments 0, buffers too small or overlapping, ...) returns a Status and records nothing.
+  // The first recording for a segment count of a new bit width (ceil(log2(segments))) creates that
+  // width's radix pipelines (milliseconds); later ones reuse them.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                 uint64_t n) noexcept;
 

@@ -26,7 +26,8 @@ namespace vksort {
 // the segment id alone (only ceil(log2(segments)) bits) carrying that position groups the segments
 // while keeping each one's key order; finally keys and values move once, by a gather from copies.
 // Segments of any sizes cost the same: about one sort of the keys plus a few narrow radix passes.
-// A single segment is one plain sort.
+// A single segment is one plain sort. (The host path, which knows the offsets, sorts a few large
+// segments, at most 64 of 1024 keys or more on average, one by one in one submission instead.)
 class VKSORT_API SegmentedSorter {
  public:
   // Throws vksort::Error for invalid options (as Sorter).
@@ -46,6 +47,8 @@ class VKSORT_API SegmentedSorter {
   // nearest segment before them (nothing is lost or duplicated, whatever the offsets). Buffers and
   // barrier contract as Sorter::record (values/records as SortOptions::value_bytes). Never throws: a
   // bad argument (segments 0, buffers too small or overlapping, ...) returns a Status and records nothing.
+  // The first recording for a segment count of a new bit width (ceil(log2(segments))) creates that
+  // width's radix pipelines (milliseconds); later ones reuse them.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                 uint64_t n) noexcept;
 

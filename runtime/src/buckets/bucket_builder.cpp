@@ -39,8 +39,9 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
     throw Error(what + ": items per thread " + std::to_string(o.tuning.items_per_thread) + " must be a power of two");
   items_ = o.tuning.items_per_thread ? o.tuning.items_per_thread : default_items;
   if (items_ > 32) throw Error(what + ": items per thread must be at most 32");  // flags are one word
-  // Shared memory: at most two words per invocation (the prefix sums' and the ANDs' arrays).
-  if (uint64_t(workgroup_size_) * 8 + 64 > dev.max_shared_memory)
+  // Shared memory: at most four words per invocation (the prefix sum's double buffer, and the OR/AND
+  // reduction's two halves; see buckets.glsl).
+  if (uint64_t(workgroup_size_) * 16 + 64 > dev.max_shared_memory)
     throw Error(Status::Code::unsupported, what + ": a workgroup of " + std::to_string(workgroup_size_) + " needs more shared memory than \"" +
                 dev.name + "\" offers (" + std::to_string(dev.max_shared_memory) + " bytes)");
 

@@ -27,7 +27,8 @@ struct Status {
   enum class Code : uint8_t {
     ok,
     invalid_argument,  // the caller's mistake: a bad option, buffer, range or count (result: VK_SUCCESS)
-    unsupported,       // the device lacks a feature, limit or layer vksort needs for this (result: VK_SUCCESS)
+    unsupported,       // the device (or system) lacks a feature, limit, layer or loader vksort needs for this
+                       // (result: VK_SUCCESS, or the call that found it missing)
     out_of_memory,     // VK_ERROR_OUT_OF_DEVICE_MEMORY / _HOST_MEMORY, a pretend budget, or std::bad_alloc
     device_lost,       // VK_ERROR_DEVICE_LOST: every later use of the device fails the same way
     vulkan_error,      // any other failed Vulkan call (result says which), or a validation layer message

@@ -31,6 +31,7 @@ consume_prefix() {
         -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
   cmake --build "$work/build-$name" -j"$jobs"
   "$work/build-$name/consumer"
+  "$work/build-$name/consumer_noexcept"  # built with -fno-exceptions
   # vksort::mpi where the install has it: two ranks on this machine (Open MPI wants consent for root).
   if [ -x "$work/build-$name/consumer_mpi" ]; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
@@ -78,6 +79,7 @@ case "$mode" in
           -DVKSORT_SOURCE_DIR="$repo" -DVKSORT_CONSUMER_EXPECT_BUILD_TYPE= >/dev/null
     cmake --build "$work/build-subdirectory" -j"$jobs"
     "$work/build-subdirectory/consumer"
+    "$work/build-subdirectory/consumer_noexcept"
     # No tests of vksort's in the parent's ctest, and nothing of vksort's in the parent's install.
     tests="$(ctest --test-dir "$work/build-subdirectory" -N)"
     grep -q 'Total Tests: 0' <<<"$tests" || { echo "consumer-test: vksort's tests leaked into the parent: $tests" >&2; exit 1; }

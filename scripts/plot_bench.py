@@ -12,6 +12,8 @@ Writes into DIR:
   phases.png        per-phase share of the GPU time of every configuration at its largest n, stacked,
                     with the total ms on top.
 Several files may be given (e.g. two devices): their configurations are labelled with the device.
+A configuration has one colour and marker in every panel and chart; legends sit beside the panels,
+never on the data; every phase has a colour of its own.
 Needs matplotlib (Debian: python3-matplotlib). Exits 2 with a message on unreadable or foreign input.
 """
 import argparse
@@ -71,6 +73,28 @@ def load(paths):
     return cases
 
 
+# Distinct colours: matplotlib's tab20 in the order dark/light pairs come (0, 2, ..., 18, 1, 3, ...), so
+# the first ten are tab10's; beyond 20, the colours repeat with another marker or hatch.
+_TAB20 = [matplotlib.colormaps["tab20"](i) for i in list(range(0, 20, 2)) + list(range(1, 20, 2))]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+_HATCHES = ["", "//", "..", "xx", "\\\\", "oo"]
+
+
+def series_styles(labels):
+    """{label: (colour, marker)} for every label, the same in every panel and chart of a run."""
+    return {label: (_TAB20[i % 20], _MARKERS[(i // 20) % len(_MARKERS)]) for i, label in enumerate(sorted(set(labels)))}
+
+
+def phase_styles(names):
+    """{phase: (colour, hatch)}: no two phases alike."""
+    return {name: (_TAB20[i % 20], _HATCHES[(i // 20) % len(_HATCHES)]) for i, name in enumerate(names)}
+
+
+def legend_beside(fig, handles, labels):
+    """One legend for the whole figure, right of the panels, so it covers no data."""
+    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7, frameon=False)
+
+
 def by(items, key):
     groups = {}
     for item in items:
@@ -80,6 +104,14 @@ def by(items, key):
 
 def panels(cases, value, ylabel, title, path, logy=True, errors=False):
     """One panel per distribution, one line per configuration, value(case) against n."""
+    fig = panels_figure(cases, value, ylabel, title, logy, errors)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def panels_figure(cases, value, ylabel, title, logy=True, errors=False):
+    styles = series_styles(c["label"] for c in cases)
+    shown = {}  # label -> a handle for the figure's legend
     dists = by(cases, lambda c: c["distribution"])
     cols = min(3, len(dists))
     rows = (len(dists) + cols - 1) // cols
@@ -96,12 +128,14 @@ def panels(cases, value, ylabel, title, path, logy=True, errors=False):
                 continue
             xs = [p[0] for p in points]
             ys = [p[1] for p in points]
+            colour, marker = styles[label]
             if errors:
                 lo = [p[1] - p[2]["gpu_ms"]["min"] for p in points]
                 hi = [p[2]["gpu_ms"]["max"] - p[1] for p in points]
-                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
+                handle = ax.errorbar(xs, ys, yerr=[lo, hi], color=colour, marker=marker, capsize=3, label=label)
             else:
-                ax.plot(xs, ys, marker="o", label=label)
+                (handle,) = ax.plot(xs, ys, color=colour, marker=marker, label=label)
+            shown.setdefault(label, handle)
         ax.set_xscale("log", base=2)
         if logy:
             ax.set_yscale("log")
@@ -109,17 +143,23 @@ def panels(cases, value, ylabel, title, path, logy=True, errors=False):
         ax.set_xlabel("n (keys)")
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(dists):]:
         ax.set_visible(False)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    labels = sorted(shown)
+    legend_beside(fig, [shown[label] for label in labels], labels)
+    return fig
 
 
 def phases_chart(cases, path, title):
     """Stacked per-phase ms of each (configuration, distribution) at its largest n."""
+    fig = phases_figure(cases, title)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def phases_figure(cases, title):
     largest = {}
     for c in cases:
         if not c.get("phases_ms"):
@@ -131,9 +171,7 @@ def phases_chart(cases, path, title):
         fig, ax = plt.subplots(figsize=(6, 2))
         ax.text(0.5, 0.5, "no per-phase times (device without timestamps)", ha="center")
         ax.axis("off")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return
+        return fig
     rows = sorted(largest.values(), key=lambda c: (c["label"], c["distribution"]))
     names = []
     for c in rows:
@@ -144,9 +182,11 @@ def phases_chart(cases, path, title):
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows) + 2), 4.5))
     totals = [sum((v or {}).get("median", 0.0) for v in c["phases_ms"].values()) or 1.0 for c in rows]
     bottoms = [0.0] * len(rows)
+    styles = phase_styles(names)
     for p in names:
         heights = [100 * (c["phases_ms"].get(p) or {}).get("median", 0.0) / t for c, t in zip(rows, totals)]
-        ax.bar(range(len(rows)), heights, bottom=bottoms, label=p)
+        colour, hatch = styles[p]
+        ax.bar(range(len(rows)), heights, bottom=bottoms, label=p, color=colour, hatch=hatch, edgecolor="white", linewidth=0.3)
         bottoms = [b + h for b, h in zip(bottoms, heights)]
     for x, t in enumerate(totals):
         ax.text(x, 101, f"{t:.3g} ms", ha="center", va="bottom", fontsize=7)
@@ -154,11 +194,11 @@ def phases_chart(cases, path, title):
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([f"{c['label']}\n{c['distribution']} n={c['n']}" for c in rows], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("% of the GPU time (median per phase)")
-    ax.legend(fontsize=7)
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    handles, labels = ax.get_legend_handles_labels()
+    legend_beside(fig, handles[::-1], labels[::-1])  # top to bottom, as the stack
+    return fig
 
 
 def median_ms(c):

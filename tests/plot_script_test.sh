@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # scripts/plot_bench.py on a real `vksort bench` JSON: four PNG files that are PNGs and not empty
-# charts, and a clear exit 2 on input that is not a bench file.
+# charts, a clear exit 2 on input that is not a bench file, and the styles plot_styles_test.py checks.
 # Usage: plot_script_test.sh VKSORT PYTHON PLOT_SCRIPT
 set -euo pipefail
 vksort=$1 python=$2 script=$3
@@ -30,4 +30,6 @@ code=$?
 set -e
 [ $code = 2 ] || { echo "foreign input: exit $code, expected 2"; exit 1; }
 grep -q "not a vksort bench JSON" "$dir/err" || { echo "foreign input: unclear message: $(cat "$dir/err")"; exit 1; }
+# How the charts read: colours per configuration across panels, distinct phases, legends off the data.
+"$python" "$(dirname "$0")/plot_styles_test.py" "$script"
 echo "plot_bench.py: 4 charts written and checked"

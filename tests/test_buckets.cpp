@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bucket_workloads.hpp"
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "support/app_commands.hpp"
 #include "support/test_device.hpp"
@@ -505,7 +506,7 @@ TEST_CASE("bad arguments are a Status on the recording path and an Error on the 
 
 TEST_CASE("record_build / record_resort into the application's command buffer, report read by the caller") {
   Device& gpu = test::device();
-  gpu::Context& ctx = gpu.context();
+  gpu::Context& ctx = detail::context_of(gpu);
   const uint32_t n = 20000, m = 4000;
   std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 8);
   size_t moved = 0;

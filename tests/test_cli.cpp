@@ -690,10 +690,20 @@ TEST_CASE("cli: bench with tiny sizes prints a checked table") {
   std::set<std::string> seen;
   const Device& device = test::device();
   bool in_table = false;
+  int details = 0;
   while (std::getline(lines, line)) {
+    // The table, its header text and each case's detail line fit a 160-column terminal.
+    CHECK_MESSAGE(line.size() <= 160, line.size() << " columns: " << line);
     if (line.starts_with("algo ")) header = line;
     if (line.starts_with("----")) in_table = true;
     if (!in_table || line.starts_with("----")) continue;
+    if (line.starts_with("      ")) continue;  // a detail line's wrapped continuation
+    if (line.starts_with("    ")) {             // under each case: its phases and facts
+      ++details;
+      CHECK(line.starts_with("    phases ms: "));
+      CHECK(r.out.find("facts: ", r.out.find(line)) != std::string::npos);
+      continue;
+    }
     ++rows;
     std::istringstream cells(line);
     std::string algo, type, order, dist, n;
@@ -713,8 +723,10 @@ TEST_CASE("cli: bench with tiny sizes prints a checked table") {
   }
   CHECK(header.find("GPU ms median (min..max)") != std::string::npos);
   CHECK(header.find("Mkeys/s") != std::string::npos);
-  CHECK(header.find("std::sort ms") != std::string::npos);
+  CHECK(header.find("vs std::sort") != std::string::npos);
+  CHECK(r.out.find("; CPU ms: std::sort ") != std::string::npos);
   CHECK(rows == 8);
+  CHECK(details == rows);
   for (const char* type : {"u32+values", "f64+values"})
     for (const char* dist : {"uniform", "special"})
       for (const char* n : {"1000", "1025"}) CHECK_MESSAGE(seen.count(std::string(type) + " " + dist + " " + n), type << " " << dist << " " << n);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/host_sorters.hpp"
+#include "api/internals.hpp"
 #include "support/test_device.hpp"
 #include "vksort/auto_profile.hpp"
 #include "vksort/vksort.hpp"
@@ -32,7 +33,7 @@ TEST_CASE("host sorts keep one Sorter per options between calls, and their resul
   DeviceOptions options;
   options.validation = test::device().validation_enabled() ? 1 : 0;
   Device gpu(options);
-  detail::HostSorters& cache = *gpu.host_sorters();
+  detail::HostSorters& cache = *detail::Internals::host_sorters(gpu);
   CHECK(cache.idle() == 0);
   for (uint32_t round = 0; round < 3; ++round) {
     for (size_t n : {size_t(0), size_t(1), size_t(1000), size_t(70001)}) {
@@ -80,7 +81,7 @@ TEST_CASE("host sorts too large to keep leave nothing behind") {
   std::sort(expected.begin(), expected.end());
   sort(gpu, std::span(keys));
   CHECK(keys == expected);
-  CHECK(gpu.host_sorters()->idle() == 0);
+  CHECK(detail::Internals::host_sorters(gpu)->idle() == 0);
 }
 
 TEST_CASE("host sorts from several threads at once on one Device") {
@@ -102,7 +103,7 @@ TEST_CASE("host sorts from several threads at once on one Device") {
     });
   for (auto& th : threads) th.join();
   for (const auto& f : failures) CHECK_MESSAGE(f.empty(), f);
-  CHECK(gpu.host_sorters()->idle() >= 1);
+  CHECK(detail::Internals::host_sorters(gpu)->idle() >= 1);
 }
 
 // Not a test: `test_host_sort --test-case='host sort call cost' --no-skip` prints the wall time of
@@ -114,7 +115,7 @@ TEST_CASE("host sort call cost" * doctest::skip()) {
     std::vector<double> kept, fresh;
     for (int i = 0; i < 21; ++i) {
       for (bool clear : {false, true}) {
-        if (clear) gpu.host_sorters()->clear();
+        if (clear) detail::Internals::host_sorters(gpu)->clear();
         std::vector<uint32_t> keys = random_keys(n, uint32_t(i));
         const auto t0 = std::chrono::steady_clock::now();
         sort(gpu, std::span(keys));

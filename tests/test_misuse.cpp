@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "support/app_commands.hpp"
 #include "support/test_device.hpp"
@@ -21,7 +22,7 @@ const auto fake_cmd = reinterpret_cast<VkCommandBuffer>(1);
 // A VkBuffer of the application's, not made by vksort (no memory bound: only its size is queried).
 class RawBuffer {
  public:
-  RawBuffer(Device& d, VkDeviceSize bytes) : ctx_(d.context()) {
+  RawBuffer(Device& d, VkDeviceSize bytes) : ctx_(detail::context_of(d)) {
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = bytes;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;

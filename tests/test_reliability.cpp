@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "reference_sort.hpp"
 #include "support/app_commands.hpp"
@@ -165,7 +166,7 @@ TEST_CASE("synchronization validation pass: a missing barrier before the sort is
   const uint64_t before = gpu::validation_message_count();
   {
     test::AppCommands app(gpu);
-    gpu.context().vk.vkCmdFillBuffer(app.cmd(), scratch.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+    detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), scratch.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
     REQUIRE(sorter.record(app.cmd(), b, n).ok());  // no barrier after the fill: a hazard
     // The layer reports it while recording; nothing needs to run.
   }
@@ -173,7 +174,7 @@ TEST_CASE("synchronization validation pass: a missing barrier before the sort is
   CHECK_MESSAGE(reported >= 1, "synchronization validation did not report the missing barrier");
   test::expect_validation_messages(reported);
   try {
-    gpu.context().raise_validation_messages();
+    detail::context_of(gpu).raise_validation_messages();
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("SYNC-HAZARD") != std::string::npos);
   }

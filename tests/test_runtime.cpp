@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "gpu/device_select.hpp"
 #include "gpu/recorder.hpp"
@@ -106,7 +107,7 @@ TEST_CASE("a validation error is raised as vksort::Error, not just printed") {
     test::skip("validation layer not installed: nothing to raise");
     return;
   }
-  gpu::Context& ctx = gpu.context();
+  gpu::Context& ctx = detail::context_of(gpu);
   // A zero-sized buffer breaks VUID-VkBufferCreateInfo-size-00912.
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = 0;
@@ -152,7 +153,7 @@ TEST_CASE("grids cover every workgroup within maxComputeWorkGroupCount, or refus
 
 TEST_CASE("a borrowed device: vksort sorts with the application's handles and destroys none of them") {
   Device& owner = test::device();
-  gpu::Context& app = owner.context();
+  gpu::Context& app = detail::context_of(owner);
   BorrowedVulkan handles{app.instance, app.physical, app.device, app.queue, app.info.queue_family,
                          app.ifn.vkGetInstanceProcAddr};
   {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
+#include <cstdlib>
 #include <vector>
 
 namespace app {
@@ -34,13 +34,18 @@ uint32_t find_memory_type(const Gpu& gpu, uint32_t type_bits, VkMemoryPropertyFl
   vkGetPhysicalDeviceMemoryProperties(gpu.physical, &props);
   for (uint32_t i = 0; i < props.memoryTypeCount; ++i)
     if ((type_bits & (1u << i)) && (props.memoryTypes[i].propertyFlags & wanted) == wanted) return i;
-  throw std::runtime_error("no memory type with the wanted properties");
+  fail("finding a memory type with the wanted properties");
 }
 
 }  // namespace
 
+void fail(const std::string& what) {
+  std::fprintf(stderr, "embed_example: %s failed\n", what.c_str());
+  std::exit(1);
+}
+
 void check(VkResult r, const char* what) {
-  if (r != VK_SUCCESS) throw std::runtime_error(std::string(what) + " failed: VkResult " + std::to_string(r));
+  if (r != VK_SUCCESS) fail(std::string(what) + " (VkResult " + std::to_string(r) + ")");
 }
 
 uint32_t validation_messages() { return g_messages; }
@@ -91,7 +96,7 @@ Gpu create_gpu(bool validate, const std::string& select) {
       gpu.name = p.deviceName;
     }
   }
-  if (!gpu.physical) throw std::runtime_error("no Vulkan 1.2 device" + (select.empty() ? "" : " named like " + select));
+  if (!gpu.physical) fail("finding a Vulkan 1.2 device" + (select.empty() ? "" : " named like " + select));
 
   uint32_t families = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(gpu.physical, &families, nullptr);
@@ -99,7 +104,7 @@ Gpu create_gpu(bool validate, const std::string& select) {
   vkGetPhysicalDeviceQueueFamilyProperties(gpu.physical, &families, fams.data());
   const auto compute = std::find_if(fams.begin(), fams.end(),
                                     [](const VkQueueFamilyProperties& f) { return f.queueFlags & VK_QUEUE_COMPUTE_BIT; });
-  if (compute == fams.end()) throw std::runtime_error("the device has no compute queue");
+  if (compute == fams.end()) fail("finding a compute queue");
   gpu.family = uint32_t(compute - fams.begin());
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(gpu.physical, &props);
@@ -110,18 +115,21 @@ Gpu create_gpu(bool validate, const std::string& select) {
   queue_info.queueFamilyIndex = gpu.family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  features12.bufferDeviceAddress = VK_TRUE;  // what vksort (and these shaders) need
+  gpu.enabled12.bufferDeviceAddress = VK_TRUE;  // what vksort (and these shaders) need
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &gpu.enabled12};
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  device_info.pNext = &features12;
+  device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   check(vkCreateDevice(gpu.physical, &device_info, nullptr, &gpu.device), "vkCreateDevice");
   vkGetDeviceQueue(gpu.device, gpu.family, 0, &gpu.queue);
+  VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  check(vkCreatePipelineCache(gpu.device, &cache_info, nullptr, &gpu.pipeline_cache), "vkCreatePipelineCache");
   return gpu;
 }
 
 void destroy_gpu(Gpu& gpu) {
+  if (gpu.pipeline_cache) vkDestroyPipelineCache(gpu.device, gpu.pipeline_cache, nullptr);
   if (gpu.device) vkDestroyDevice(gpu.device, nullptr);
   if (gpu.messenger) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
@@ -182,7 +190,7 @@ Pipeline create_pipeline(const Gpu& gpu, std::span<const uint32_t> spirv, uint32
   info.stage.module = module;
   info.stage.pName = "main";
   info.layout = p.layout;
-  const VkResult r = vkCreateComputePipelines(gpu.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+  const VkResult r = vkCreateComputePipelines(gpu.device, gpu.pipeline_cache, 1, &info, nullptr, &p.pipeline);
   vkDestroyShaderModule(gpu.device, module, nullptr);
   check(r, "vkCreateComputePipelines");
   return p;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The application side of the embedding example: what an engine already has before it adds vksort —
 // its own instance (with its own validation layer and debug messenger), device, queue, buffers and
-// compute pipelines, all through the plain Vulkan loader. Nothing here knows vksort.
+// compute pipelines, all through the plain Vulkan loader. Nothing here knows vksort. Built without
+// exceptions, as many engines are: a failure prints what failed and exits with status 1.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,9 @@
 
 namespace app {
 
-// Throws std::runtime_error naming `what` unless r is VK_SUCCESS.
+// Prints "<what> failed" and exits with status 1.
+[[noreturn]] void fail(const std::string& what);
+// fail() naming `what` and the result unless r is VK_SUCCESS.
 void check(VkResult r, const char* what);
 
 struct Gpu {
@@ -24,6 +27,10 @@ struct Gpu {
   uint32_t family = 0;
   double timestamp_period_ns = 0.0;  // 0: the queue cannot write timestamps
   std::string name;
+  // What vkCreateDevice enabled (bufferDeviceAddress), as libraries the engine hands its device to ask.
+  VkPhysicalDeviceVulkan12Features enabled12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  // The engine's pipeline cache, which every pipeline made on its device goes through.
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
 };
 
 // Instance (Vulkan 1.2; with `validate`, VK_LAYER_KHRONOS_validation and a messenger that counts every

@@ -11,12 +11,14 @@
 // With --gpu-count the fill pass also writes how many keys are live (a count the host never sees) and
 // the sort is recorded with Sorter::record_indirect, which reads it on the GPU.
 //
+// Built with -fno-exceptions, as many engines are: vksort is reached only through its exception-free
+// entry points (Device::create, Sorter::create, Sorter::record), which return a Status.
+//
 //   embed_example [--n N] [--key-bits B] [--gpu-count] [--validate] [--device NAME]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <string>
 
 #include <vksort/vksort.hpp>
@@ -64,10 +66,17 @@ int run(const Args& args) {
   int status = 1;
   {
     // vksort borrows the application's handles and never destroys them; it calls Vulkan through its own
-    // function table, so nothing the application set up (loader, messenger, queue) changes.
-    vksort::Device sort_device(vksort::BorrowedVulkan{gpu.instance, gpu.physical, gpu.device, gpu.queue, gpu.family,
-                                                      vkGetInstanceProcAddr});
-    vksort::Sorter sorter(sort_device, {.key = vksort::Key::u32, .value_bytes = 4});
+    // function table, so nothing the application set up (loader, messenger, queue) changes. It is told
+    // which features the device was created with, and makes its pipelines through the engine's cache.
+    VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &gpu.enabled12};
+    vksort::BorrowedVulkan borrowed{gpu.instance, gpu.physical, gpu.device, gpu.queue, gpu.family, vkGetInstanceProcAddr};
+    borrowed.enabled_features = &enabled;
+    borrowed.pipeline_cache = gpu.pipeline_cache;
+    vksort::Result<vksort::Device> sort_device = vksort::Device::create(borrowed);
+    if (!sort_device) app::fail("vksort::Device::create: " + sort_device.status().message);
+    vksort::Result<vksort::Sorter> made = vksort::Sorter::create(sort_device.value(), {.key = vksort::Key::u32, .value_bytes = 4});
+    if (!made) app::fail("vksort::Sorter::create: " + made.status().message);
+    vksort::Sorter& sorter = made.value();
 
     const VkDeviceSize bytes = VkDeviceSize(args.n) * 4;
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -204,10 +213,5 @@ int main(int argc, char** argv) {
                  65535u * workgroup);
     return 2;
   }
-  try {
-    return run(args);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "embed_example: %s\n", e.what());
-    return 1;
-  }
+  return run(args);
 }

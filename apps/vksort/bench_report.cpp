@@ -115,27 +115,24 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
       << "GPU: median (min..max) of " << s.repeat << " timed sort" << (s.repeat == 1 ? "" : "s")
       << " after 1 warm-up, from GPU timestamps; every result checked against the CPU reference; seed " << s.seed
       << '\n'
-      << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any "
-         "sort must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"
+      << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any sort\n"
+         "  must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"
       << "CPU on the same input: std::sort and std::stable_sort (1 thread), LSD radix (" << s.radix_threads
       << " thread" << (s.radix_threads == 1 ? "" : "s") << ")"
-      << (workloads::have_tbb() ? ", oneTBB parallel_sort (all cores)" : "") << ", median of " << s.repeat
-      << "; vs X = X's ms / GPU ms (above 1: the GPU is faster)\n"
-      << "facts: the main ones; --format csv or json has them all\n\n";
+      << (workloads::have_tbb() ? ", oneTBB parallel_sort (all cores)" : "") << ", median of " << s.repeat << '\n'
+      << "  vs X = X's ms / GPU ms (above 1: the GPU is faster)\n"
+      << "under each case: the median ms of each phase, the main facts and the CPU baselines' ms; --format csv or json has\n"
+         "  them all\n\n";
 }
 
 namespace {
 void print_one_table(std::ostream& out, std::span<const CaseResult> results) {
-  const std::vector<std::string> phases = names_in(results, &CaseResult::phases_ms);
   const std::vector<std::string> cpus = names_in(results, &CaseResult::cpu_ms);
 
   using A = Table::Align;
   std::vector<Table::Column> columns = {{"algo"}, {"type"}, {"order"}, {"dist"}, {"n", A::right},
                                         {"GPU ms median (min..max)", A::right}, {"Mkeys/s", A::right},
                                         {"copy%", A::right}};
-  for (const auto& p : phases) columns.push_back({p + " ms", A::right});
-  columns.push_back({"facts"});
-  for (const auto& c : cpus) columns.push_back({cpu_label(c) + " ms", A::right});
   for (const auto& c : cpus) columns.push_back({"vs " + cpu_label(c), A::right});
   Table table(columns);
 
@@ -152,20 +149,19 @@ void print_one_table(std::ostream& out, std::span<const CaseResult> results) {
     char percent[32];
     std::snprintf(percent, sizeof percent, "%.1f%%", roof.value_or(0) * 100);
     row.push_back(roof ? percent : not_available);
-    for (const auto& p : phases) {
-      const auto* samples = find(r.phases_ms, p);
-      row.push_back(!timed ? not_available : samples ? format_ms(summarize(*samples).median) : "-");
-    }
-    row.push_back(format_facts(r.facts));
-    for (const auto& c : cpus) {
-      const auto ms = median_of(r.cpu_ms, c);
-      row.push_back(ms ? format_ms(*ms) : "-");
-    }
     for (const auto& c : cpus) {
       const auto ms = median_of(r.cpu_ms, c);
       row.push_back(!ms ? "-" : rated ? format_ratio(*ms / gpu.median) : not_available);
     }
     table.add_row(std::move(row));
+    // Phases, facts and the CPU times under the row: as columns they made the table 210-330 columns wide.
+    std::string phase_times, cpu_times;
+    for (const auto& [name, samples] : r.phases_ms)
+      phase_times += (phase_times.empty() ? "" : ", ") + name + " " + (timed ? format_ms(summarize(samples).median) : not_available);
+    for (const auto& c : cpus)
+      if (const auto ms = median_of(r.cpu_ms, c)) cpu_times += (cpu_times.empty() ? "" : ", ") + cpu_label(c) + " " + format_ms(*ms);
+    table.add_detail("phases ms: " + (phase_times.empty() ? std::string("-") : phase_times) + "; facts: " + format_facts(r.facts) +
+                     (cpu_times.empty() ? "" : "; CPU ms: " + cpu_times));
   }
   table.print(out);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #version 460
 // Block brick sort, step 1: each workgroup sorts one tile of TILE = WORKGROUP_SIZE * ITEMS keys in
-// shared memory with a bitonic network. Keys are encoded on load and decoded on store, so memory always
+// shared memory with the bitonic network of common/bitonic.glsl. Keys are encoded on load and decoded on store, so memory always
 // holds the caller's format and no separate encode/decode pass exists.
 //
 // Stability: the network sorts (encoded key, position in tile) pairs, so equal keys keep their order;
@@ -18,12 +18,14 @@ const uint TILE = gl_WorkGroupSize.x * ITEMS;
 
 // The tile's keys and their original positions; after the network, slot i holds the i-th smallest.
 shared Key s_key[TILE];
-shared uint s_pos[TILE];
-// Values stay where they were loaded; the write-back gathers them through s_pos.
+shared uint s_idx[TILE];
+// Values stay where they were loaded; the write-back gathers them through s_idx.
 shared uint s_val[HAS_VALUES ? TILE : 1];
 // Set when two neighbours of the loaded tile are out of order. A tile already in order needs neither
 // the network nor the write-back: sorted and locally sorted inputs cost one read.
 shared bool s_unsorted;
+
+#include "common/bitonic.glsl"
 
 void main() {
   const uint tile = linear_group_id();
@@ -38,7 +40,7 @@ void main() {
   for (uint i = tid; i < TILE; i += gl_WorkGroupSize.x) {
     const bool live = i < count;
     s_key[i] = live ? encode_key(keys.k[base + i]) : KEY_MAX;
-    s_pos[i] = i;
+    s_idx[i] = i;
     if (HAS_VALUES && live) s_val[i] = values.w[base + i];
   }
   // Every global read of this tile is done before any invocation writes the tile back below: buffer
@@ -50,27 +52,10 @@ void main() {
   barrier();
   if (!s_unsorted) return;  // uniform: every invocation reads the same flag
 
-  for (uint size = 2; size <= TILE; size <<= 1) {
-    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
-      for (uint t = tid; t < TILE / 2; t += gl_WorkGroupSize.x) {
-        const uint lo = 2 * t - (t & (stride - 1));  // t-th index whose `stride` bit is clear
-        const uint hi = lo + stride;
-        const bool ascending = (lo & size) == 0;
-        const Key a = s_key[lo], b = s_key[hi];
-        const uint pa = s_pos[lo], pb = s_pos[hi];
-        const bool a_after_b = key_less(b, a) || (a == b && pa > pb);
-        if (a_after_b == ascending) {
-          s_key[lo] = b; s_key[hi] = a;
-          s_pos[lo] = pb; s_pos[hi] = pa;
-        }
-      }
-      // Each compare-exchange step reads what the previous step wrote.
-      barrier();
-    }
-  }
+  bitonic_shared_sort(TILE);
 
   for (uint i = tid; i < count; i += gl_WorkGroupSize.x) {
     keys.k[base + i] = decode_key(s_key[i]);
-    if (HAS_VALUES) values.w[base + i] = s_val[s_pos[i]];
+    if (HAS_VALUES) values.w[base + i] = s_val[s_idx[i]];
   }
 }

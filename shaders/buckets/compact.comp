@@ -70,7 +70,7 @@ void main() {
     }
   }
   uint tile_total;
-  uint before = offset + workgroup_exclusive_sum(mine, tile_total);  // flagged before `first`
+  uint before = offset + workgroup_exclusive_scan(mine, tile_total);  // flagged before `first`
   const uint zeros = control.w[BUCKET_CONTROL_ZEROS];
   for (uint k = 0; k < ITEMS; ++k) {
     const uint j = first + k;

@@ -60,6 +60,6 @@ void main() {
     racing += done ? 0u : 1u;
   }
   uint total;
-  workgroup_exclusive_sum(racing, total);
+  workgroup_exclusive_scan(racing, total);
   if (t == 0) Words(pc.blocks).w[g] = total;
 }

@@ -58,7 +58,7 @@ uint scan_in_place(Words blocks, uint tiles) {
       mine += v[k];
     }
     uint chunk_total;
-    uint run = carry + workgroup_exclusive_sum(mine, chunk_total);
+    uint run = carry + workgroup_exclusive_scan(mine, chunk_total);
     for (uint k = 0; k < ITEMS; ++k) {
       const uint idx = base + t * ITEMS + k;
       if (idx < tiles) blocks.w[idx] = run;

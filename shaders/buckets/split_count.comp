@@ -22,6 +22,6 @@ void main() {
     if (j < count && ((fallback_key(bucket.w[list.w[j]]) >> pc.bit) & 1u) == 0u) ++zeros;
   }
   uint total;
-  workgroup_exclusive_sum(zeros, total);
+  workgroup_exclusive_scan(zeros, total);
   if (gl_LocalInvocationID.x == 0) Words(pc.blocks).w[g] = total;
 }

@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <mutex>
 
+#include "api/internals.hpp"
 #include "distributions.hpp"
 #include "reference_sort.hpp"
 #include "support/test_device.hpp"
 
 namespace vksort::test {
 
-AppCommands::AppCommands(Device& device) : ctx_(device.context()) {
+AppCommands::AppCommands(Device& device) : ctx_(detail::context_of(device)) {
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.queueFamilyIndex = device.info().queue_family;
   REQUIRE(ctx_.vk.vkCreateCommandPool(ctx_.device, &pool_info, nullptr, &pool_) == VK_SUCCESS);

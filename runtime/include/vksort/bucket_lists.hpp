@@ -118,7 +118,11 @@ class VKSORT_API BucketLists {
  public:
   static constexpr uint32_t null = 0xFFFFFFFFu;
 
-  // Throws vksort::Error for options out of range, when allocation fails or a pipeline cannot be made.
+  // Never throws: the lists, or a Status: invalid_argument for options out of range, unsupported for
+  // a capacity or workgroup the device cannot run, out_of_memory or another Vulkan code when allocation
+  // fails or a pipeline cannot be made.
+  static Result<BucketLists> create(Device& device, const BucketOptions& options) noexcept;
+  // The same, throwing vksort::Error (with the Status's code, result and message) instead.
   BucketLists(Device& device, const BucketOptions& options);
   ~BucketLists();
   BucketLists(BucketLists&&) noexcept;
@@ -177,6 +181,7 @@ class VKSORT_API BucketLists {
 
   struct Impl;
  private:
+  explicit BucketLists(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -35,6 +35,8 @@ class VKSORT_API Buffer {
   // Allocates `bytes` (at least 1) on `device`; `purpose` names it in error messages ("keys", ...).
   // Throws vksort::Error (with VK_ERROR_OUT_OF_DEVICE_MEMORY and the like) when allocation fails.
   Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose = "buffer");
+  // The same without exceptions: the Buffer, or a Status (out_of_memory, invalid_argument, ...).
+  static Result<Buffer> create(Device& device, VkDeviceSize bytes, const std::string& purpose = "buffer") noexcept;
   ~Buffer();
   Buffer(Buffer&&) noexcept;
   Buffer& operator=(Buffer&&) noexcept;
@@ -53,9 +55,8 @@ class VKSORT_API Buffer {
 
   struct Impl;
  private:
-  friend class Sorter;       // refuses a Buffer of another Device
-  friend class BucketLists;  // likewise
-  gpu::Context* context() const;  // its Device's; null for an empty Buffer
+  friend struct detail::Internals;  // Sorter and BucketLists refuse a Buffer of another Device
+  gpu::Context* context() const;    // its Device's; null for an empty Buffer
   std::unique_ptr<Impl> impl_;
 };
 

@@ -44,9 +44,12 @@ struct SortBuffers {
 // as for any sort; SortStats then has the phases "stage" (index and record copy) and "gather".
 class VKSORT_API Sorter {
  public:
-  // Throws vksort::Error naming the option for invalid options (an enum outside its values, a bad
-  // value_bytes, tuning the device cannot run) or when a pipeline cannot be created. This is where
-  // SortOptions are checked for every entry point (sort_host and sort() make a Sorter).
+  // Never throws: the Sorter, or a Status naming the option: invalid_argument for invalid options (an
+  // enum outside its values, a bad value_bytes, tuning that contradicts itself), unsupported for tuning
+  // the device cannot run, the Vulkan codes when a pipeline cannot be created. This is where SortOptions
+  // are checked for every entry point (sort_host and sort() make a Sorter).
+  static Result<Sorter> create(Device& device, const SortOptions& options) noexcept;
+  // The same, throwing vksort::Error (with the Status's code, result and message) instead.
   Sorter(Device& device, const SortOptions& options);
   ~Sorter();
   Sorter(Sorter&&) noexcept;
@@ -121,6 +124,7 @@ class VKSORT_API Sorter {
 
   struct Impl;
  private:
+  explicit Sorter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

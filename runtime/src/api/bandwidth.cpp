@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "api/internals.hpp"
 #include "gpu/kernel.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
@@ -18,7 +19,7 @@ namespace vksort {
 CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs) {
   if (bytes == 0) throw Error("measure_copy_bandwidth: 0 bytes to copy");
   if (runs < 1) throw Error("measure_copy_bandwidth: at least 1 timed run is needed");
-  gpu::Context& ctx = device.context();
+  gpu::Context& ctx = detail::context_of(device);
   const uint64_t words = (bytes + 3) / 4;
   if (words > 0xffffffffull) throw Error("measure_copy_bandwidth: at most 2^32 - 1 words per copy");
   const std::string what = "copying " + gpu::format_bytes(words * 4) + " (bandwidth yardstick)";

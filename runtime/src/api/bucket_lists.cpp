@@ -7,7 +7,9 @@
 #include <functional>
 #include <optional>
 
+#include "api/internals.hpp"
 #include "api/ranges.hpp"
+#include "api/status_of.hpp"
 #include "buckets/bucket_builder.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
@@ -49,9 +51,10 @@ algo::BucketSpan span_of(const gpu::DeviceBuffer& b) { return {b.buffer(), b.add
 
 Status BucketReport::status(uint32_t buckets) const {
   if (!out_of_range) return {};
-  return {VK_SUCCESS, "bucket id " + std::to_string(bad_id) + " of element " + std::to_string(bad_element) +
-                          " is out of range: there are " + std::to_string(buckets) +
-                          " buckets (such elements were left out of every list)"};
+  return {Status::Code::invalid_argument, VK_SUCCESS,
+          "bucket id " + std::to_string(bad_id) + " of element " + std::to_string(bad_element) +
+              " is out of range: there are " + std::to_string(buckets) +
+              " buckets (such elements were left out of every list)"};
 }
 
 struct BucketLists::Impl {
@@ -65,8 +68,8 @@ struct BucketLists::Impl {
   bool built = false;
   bool prev_valid = false;  // the lists' prev pointers are kept (the last work recorded was a resort's)
 
-  Impl(Device& d, const BucketOptions& o) : device(d), options(o), builder(d.context(), o) {
-    gpu::Context& ctx = d.context();
+  Impl(Device& d, const BucketOptions& o) : device(d), options(o), builder(detail::context_of(d), o) {
+    gpu::Context& ctx = detail::context_of(d);
     const uint64_t N = o.capacity;
     const std::string of = " of bucket lists (" + std::to_string(N) + " elements, " + std::to_string(o.buckets) + " buckets)";
     head = words(ctx, o.buckets, "the heads" + of);
@@ -88,9 +91,9 @@ struct BucketLists::Impl {
     if (count > options.capacity)
       throw Error(what + ": more than the capacity of " + std::to_string(options.capacity) + " elements");
     const api::RangeUse use{"ids", ids, count * 4};
-    api::check_ranges(device.context(), what, {&use, 1});
+    api::check_ranges(detail::context_of(device), what, {&use, 1});
     algo::BucketTarget t;
-    t.ids = gpu::buffer_address(device.context(), ids.buffer, ids.offset);
+    t.ids = gpu::buffer_address(detail::context_of(device), ids.buffer, ids.offset);
     t.bucket = span_of(bucket);
     t.head = span_of(head);
     t.next = span_of(next);
@@ -116,10 +119,10 @@ struct BucketLists::Impl {
   // of elements left after each and stopping once it is zero, so a build pays only for the iterations
   // it needs (an empty recorded iteration is three dispatches and barriers: about 0.3 ms on lavapipe).
   BucketStats run(const Buffer& ids, uint32_t count, bool resort) {
-    gpu::Context& ctx = device.context();
+    gpu::Context& ctx = detail::context_of(device);
     const char* op = resort ? "resorting bucket lists" : "building bucket lists";
     if (resort) check_resort(count);
-    api::check_buffer_device(ctx, ids.context(), std::string(op) + " of " + std::to_string(count) + " elements", "ids");
+    api::check_buffer_device(ctx, detail::Internals::context(ids), std::string(op) + " of " + std::to_string(count) + " elements", "ids");
     algo::BucketTarget t = target(ids.ref(), count, op);
     if (!readback) readback.emplace(ctx, report_bytes, gpu::MemoryKind::staging, "the bucket lists' report");
     const std::string what = std::string(op) + " of " + std::to_string(count) + " elements";
@@ -230,7 +233,7 @@ struct BucketLists::Impl {
   std::vector<uint32_t> download(const gpu::DeviceBuffer& b, uint64_t count, const char* what) const {
     std::vector<uint32_t> out(count);
     if (count == 0) return out;
-    gpu::Context& ctx = device.context();
+    gpu::Context& ctx = detail::context_of(device);
     gpu::DeviceBuffer staging(ctx, count * 4, gpu::MemoryKind::staging, what);
     gpu::submit_and_wait(ctx, std::string("downloading ") + what, [&](VkCommandBuffer cmd) {
       gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -245,10 +248,15 @@ struct BucketLists::Impl {
   }
 };
 
-BucketLists::BucketLists(Device& device, const BucketOptions& options) {
-  check_options(options);
-  impl_ = std::make_unique<Impl>(device, options);
+Result<BucketLists> BucketLists::create(Device& device, const BucketOptions& options) noexcept {
+  return api::result_of<BucketLists>([&] {
+    check_options(options);
+    return BucketLists(std::make_unique<Impl>(device, options));
+  });
 }
+BucketLists::BucketLists(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BucketLists::BucketLists(Device& device, const BucketOptions& options)
+    : BucketLists(api::value_or_throw(create(device, options))) {}
 BucketLists::~BucketLists() = default;
 BucketLists::BucketLists(BucketLists&&) noexcept = default;
 BucketLists& BucketLists::operator=(BucketLists&&) noexcept = default;
@@ -272,36 +280,26 @@ BucketReport BucketLists::decode_report(std::span<const uint32_t> w) {
 }
 
 Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "BucketLists::record_build: no command buffer"};
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("BucketLists::record_build: no command buffer");
     algo::BucketTarget t = impl_->target(ids, n, "building bucket lists");
-    gpu::Recorder rec(impl_->device.context(), cmd);
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->builder.record_build(rec, t);
     impl_->n = n;
     impl_->built = true;
     impl_->prev_valid = false;
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32_t n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "BucketLists::record_resort: no command buffer"};
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("BucketLists::record_resort: no command buffer");
     impl_->check_resort(n);
     algo::BucketTarget t = impl_->target(new_ids, n, "resorting bucket lists");
-    gpu::Recorder rec(impl_->device.context(), cmd);
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->builder.record_resort(rec, t);
     impl_->prev_valid = !impl_->options.deterministic;
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 BucketStats BucketLists::build(const Buffer& ids, uint32_t n) { return impl_->run(ids, n, false); }

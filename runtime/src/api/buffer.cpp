@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "api/internals.hpp"
+#include "api/status_of.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/staging_pool.hpp"
@@ -25,15 +27,22 @@ void check_range(const char* op, VkDeviceSize offset, size_t bytes, VkDeviceSize
 }
 }  // namespace
 
+Result<Buffer> Buffer::create(Device& device, VkDeviceSize bytes, const std::string& purpose) noexcept {
+  return api::result_of<Buffer>([&] {
+    Buffer b;
+    b.impl_.reset(new Impl{device, gpu::DeviceBuffer(detail::context_of(device), bytes, gpu::MemoryKind::device_local, purpose)});
+    return b;
+  });
+}
 Buffer::Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose)
-    : impl_(new Impl{device, gpu::DeviceBuffer(device.context(), bytes, gpu::MemoryKind::device_local, purpose)}) {}
+    : Buffer(api::value_or_throw(create(device, bytes, purpose))) {}
 // Out of line, like the destructor: only here is Impl complete for the unique_ptr.
 Buffer::Buffer() = default;
 Buffer::~Buffer() = default;
 Buffer::Buffer(Buffer&&) noexcept = default;
 Buffer& Buffer::operator=(Buffer&&) noexcept = default;
 
-gpu::Context* Buffer::context() const { return impl_ ? &impl_->device.context() : nullptr; }
+gpu::Context* Buffer::context() const { return impl_ ? &detail::context_of(impl_->device) : nullptr; }
 VkDeviceSize Buffer::size() const { return impl_ ? impl_->memory.size() : 0; }
 VkBuffer Buffer::vk_buffer() const { return impl_ ? impl_->memory.buffer() : VK_NULL_HANDLE; }
 VkDeviceAddress Buffer::address() const { return impl_ ? impl_->memory.address() : 0; }
@@ -43,7 +52,7 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
   if (!impl_) throw Error("upload into an empty vksort::Buffer");
   check_range("upload", offset, data.size(), size());
   if (data.empty()) return;
-  gpu::Context& ctx = impl_->device.context();
+  gpu::Context& ctx = detail::context_of(impl_->device);
   const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "upload staging");
   std::memcpy(staging->mapped(), data.data(), data.size());
   gpu::submit_and_wait(ctx, "uploading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
@@ -64,7 +73,7 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   if (!impl_) throw Error("download from an empty vksort::Buffer");
   check_range("download", offset, data.size(), size());
   if (data.empty()) return;
-  gpu::Context& ctx = impl_->device.context();
+  gpu::Context& ctx = detail::context_of(impl_->device);
   const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "download staging");
   gpu::submit_and_wait(ctx, "downloading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,

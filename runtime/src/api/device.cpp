@@ -8,6 +8,7 @@
 #include "vksort/device.hpp"
 
 #include "api/host_sorters.hpp"
+#include "api/status_of.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort {
@@ -28,14 +29,25 @@ AutoProfile profile_for(const DeviceInfo& info, const std::string& choice) {
 }
 }  // namespace
 
-Device::Device(const DeviceOptions& options)
-    : ctx_(gpu::create_context(options)),
-      profile_(std::make_shared<AutoProfile>(profile_for(ctx_->info, options.auto_profile))),
+Device::Device(std::shared_ptr<gpu::Context> ctx, const AutoProfile& profile)
+    : ctx_(std::move(ctx)),
+      profile_(std::make_shared<AutoProfile>(profile)),
       host_sorters_(std::make_shared<detail::HostSorters>()) {}
-Device::Device(const BorrowedVulkan& borrowed)
-    : ctx_(gpu::borrow_context(borrowed)),
-      profile_(std::make_shared<AutoProfile>(load_auto_profile(ctx_->info))),
-      host_sorters_(std::make_shared<detail::HostSorters>()) {}
+
+Result<Device> Device::create(const DeviceOptions& options) noexcept {
+  return api::result_of<Device>([&] {
+    std::shared_ptr<gpu::Context> ctx = gpu::create_context(options);
+    return Device(ctx, profile_for(ctx->info, options.auto_profile));
+  });
+}
+Result<Device> Device::create(const BorrowedVulkan& borrowed) noexcept {
+  return api::result_of<Device>([&] {
+    std::shared_ptr<gpu::Context> ctx = gpu::borrow_context(borrowed);
+    return Device(ctx, load_auto_profile(ctx->info));
+  });
+}
+Device::Device(const DeviceOptions& options) : Device(api::value_or_throw(create(options))) {}
+Device::Device(const BorrowedVulkan& borrowed) : Device(api::value_or_throw(create(borrowed))) {}
 Device::~Device() = default;
 Device::Device(const Device&) = default;
 Device& Device::operator=(const Device&) = default;
@@ -48,12 +60,6 @@ const AutoProfile& Device::auto_profile() const { return *profile_; }
 void Device::set_auto_profile(const AutoProfile& profile) {
   *profile_ = profile;
   if (host_sorters_) host_sorters_->clear();  // their automatic choices were made with the old profile
-}
-
-Device Device::without_host_sorters() const {
-  Device copy(*this);
-  copy.host_sorters_.reset();
-  return copy;
 }
 
 std::vector<DeviceListing> list_devices() { return gpu::list_devices_impl(); }

@@ -6,7 +6,7 @@
 // entry for itself (a Sorter is not shared by concurrent sorts) and gives it back.
 //
 // The Device owns this cache; the Sorters and Buffers in it hold a Device copy without it (see
-// Device::without_host_sorters), or they would keep the cache, and so themselves, alive forever.
+// detail::Internals::without_host_sorters), or they would keep the cache, and so themselves, alive forever.
 #pragma once
 
 #include <memory>

@@ -15,6 +15,7 @@ constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "bric
 constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot"};
 constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
 constexpr std::string_view order_names[] = {"ascending", "descending"};
+constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupported", "out_of_memory", "device_lost", "vulkan_error"};
 
 // Total over every value of the underlying integer: an enum cast from an out-of-range number (a
 // caller's bug, a fuzzer) is named "invalid" instead of indexing past the table.
@@ -27,6 +28,7 @@ std::string_view name_of(const std::string_view (&names)[N], uint32_t value) {
 std::string_view to_string(Key k) { return k == Key::element ? "element" : name_of(key_names, uint32_t(k)); }
 std::string_view to_string(Order o) { return name_of(order_names, uint32_t(o)); }
 std::string_view to_string(Algorithm a) { return name_of(algorithm_names, uint32_t(a)); }
+std::string_view to_string(Status::Code c) { return name_of(code_names, uint32_t(c)); }
 
 std::optional<Key> parse_key(std::string_view name) {
   for (uint32_t i = 0; i < std::size(key_names); ++i)
@@ -91,6 +93,7 @@ const char* result_name(VkResult r) noexcept {
     VKSORT_CASE(VK_ERROR_FRAGMENTATION)
     VKSORT_CASE(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
     VKSORT_CASE(VK_PIPELINE_COMPILE_REQUIRED)
+    VKSORT_CASE(VK_ERROR_VALIDATION_FAILED_EXT)
 #undef VKSORT_CASE
     default: return "VK_ERROR_(unrecognised)";
   }

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <optional>
 
+#include "api/internals.hpp"
 #include "api/ranges.hpp"
+#include "api/status_of.hpp"
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
@@ -70,7 +72,7 @@ struct Sorter::Impl {
   Impl(Device& d, const SortOptions& options_in) : device(d), options(options_in), inner(options_in) {
     if (options.value_bytes > 4) {
       inner.value_bytes = 4;
-      records.emplace(d.context(), options.value_bytes);
+      records.emplace(detail::context_of(d), options.value_bytes);
     }
     const SortOptions& o = inner;
     // Radix sort's digit width, where the options leave it to the device: the device's profile says.
@@ -80,17 +82,17 @@ struct Sorter::Impl {
     // A bit range is radix sort's alone, so automatic with one is radix sort.
     automatic = o.algorithm == Algorithm::automatic && o.begin_bit == 0 && o.end_bit == 0;
     if (!automatic) {
-      sorts.emplace_back(resolved, algo::make_sort(d.context(), resolved == Algorithm::radix ? radix_options : o, resolved));
+      sorts.emplace_back(resolved, algo::make_sort(detail::context_of(d), resolved == Algorithm::radix ? radix_options : o, resolved));
       return;
     }
     profile = d.auto_profile();
     const AutoCrossovers& c = profile.of(o.key, o.value_bytes != 0);
-    sorts.emplace_back(Algorithm::radix, algo::make_sort(d.context(), radix_options, Algorithm::radix));
+    sorts.emplace_back(Algorithm::radix, algo::make_sort(detail::context_of(d), radix_options, Algorithm::radix));
     if (c.brick_up_to) {
-      sorts.emplace_back(Algorithm::brick, algo::make_sort(d.context(), o, Algorithm::brick));
+      sorts.emplace_back(Algorithm::brick, algo::make_sort(detail::context_of(d), o, Algorithm::brick));
       brick_tile = std::get<algo::BrickSort>(sorts.back().second).tile();
     }
-    if (c.sample_from) sorts.emplace_back(Algorithm::sample, algo::make_sort(d.context(), o, Algorithm::sample));
+    if (c.sample_from) sorts.emplace_back(Algorithm::sample, algo::make_sort(detail::context_of(d), o, Algorithm::sample));
   }
 
   Algorithm algorithm_for(uint64_t n) const {
@@ -135,19 +137,19 @@ struct Sorter::Impl {
     // Keys and values first: n beyond them is the likelier mistake than n beyond what any sort takes.
     std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))}};
     if (options.value_bytes) uses.push_back({"values", b.values, api::bytes_for(n, options.value_bytes)});
-    api::check_ranges(device.context(), what, uses);
+    api::check_ranges(detail::context_of(device), what, uses);
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     std::visit([&](const auto& s) { s.check_size(n); }, sort);
     if (!with_scratch) return;
     uses.push_back({"scratch", b.scratch, scratch_bytes(n, sort)});
     // The count is read again after the sort began (records' gather): it must survive the sort.
     if (!count.empty()) uses.push_back({"count", count, 4, 4});
-    api::check_ranges(device.context(), what, uses);
+    api::check_ranges(detail::context_of(device), what, uses);
   }
 
   Plan target(const SortBuffers& b, uint64_t n) const { return target(b, n, sort_for(n)); }
   Plan target(const SortBuffers& b, uint64_t n, const algo::AnySort& sort, BufferRef count = {}) const {
-    gpu::Context& ctx = device.context();
+    gpu::Context& ctx = detail::context_of(device);
     check(b, n, sort, true, count);
     Plan p;
     algo::SortTarget& t = p.sort;
@@ -183,10 +185,14 @@ struct Sorter::Impl {
   }
 };
 
-Sorter::Sorter(Device& device, const SortOptions& options) {
-  check_options(options);
-  impl_ = std::make_unique<Impl>(device, with_key(options));
+Result<Sorter> Sorter::create(Device& device, const SortOptions& options) noexcept {
+  return api::result_of<Sorter>([&] {
+    check_options(options);
+    return Sorter(std::make_unique<Impl>(device, with_key(options)));
+  });
 }
+Sorter::Sorter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Sorter::Sorter(Device& device, const SortOptions& options) : Sorter(api::value_or_throw(create(device, options))) {}
 Sorter::~Sorter() = default;
 Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
@@ -203,49 +209,39 @@ VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
 }
 
 Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept {
-  try {
+  return api::status_of([&] {
     const std::string what = "Sorter::record_indirect";
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, what + ": no command buffer"};
+    if (cmd == VK_NULL_HANDLE) throw Error(what + ": no command buffer");
     const algo::AnySort* radix = impl_->radix_sort();
     if (!radix)
-      return {VK_SUCCESS, what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this "
-                                 "Sorter is for " + std::string(to_string(impl_->sorts.front().first)) + " sort"};
-    if (count.buffer == VK_NULL_HANDLE) return {VK_SUCCESS, what + ": no count buffer"};
+      throw Error(what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this Sorter is for " +
+                  std::string(to_string(impl_->sorts.front().first)) + " sort");
+    if (count.buffer == VK_NULL_HANDLE) throw Error(what + ": no count buffer");
     Impl::Plan p = impl_->target(buffers, max_n, *radix, count);
-    impl_->set_count(p, gpu::buffer_address(impl_->device.context(), count.buffer, count.offset));
-    gpu::Recorder rec(impl_->device.context(), cmd);
+    impl_->set_count(p, gpu::buffer_address(detail::context_of(impl_->device), count.buffer, count.offset));
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, *radix, p);
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "Sorter::record: no command buffer"};
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("Sorter::record: no command buffer");
     const Impl::Plan p = impl_->target(buffers, n);
-    gpu::Recorder rec(impl_->device.context(), cmd);
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, impl_->sort_for(n), p);
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
-  gpu::Context& ctx = impl_->device.context();
+  gpu::Context& ctx = detail::context_of(impl_->device);
   const SortOptions& o = impl_->options;
   {
     // Before scratch for n keys is allocated: n beyond the Buffers would otherwise surface as a
     // failed (or wasted) allocation of that scratch.
     const std::string what = "Sorter::sort of " + std::to_string(n) + " " + std::string(to_string(o.key)) + " keys";
     auto holds = [&](const Buffer& b, const char* name, uint64_t each) {
-      api::check_buffer_device(ctx, b.context(), what, name);
+      api::check_buffer_device(ctx, detail::Internals::context(b), what, name);
       if (b.size() / each < n)
         throw Error(what + ": n exceeds the " + std::string(name) + " Buffer (" + std::to_string(b.size()) +
                     " bytes hold " + std::to_string(b.size() / each) + ")");
@@ -334,9 +330,9 @@ SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32
   if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   o.value_bytes = values ? value_bytes : 0;
-  detail::HostSorters* cache = device.host_sorters();
+  detail::HostSorters* cache = detail::Internals::host_sorters(device);
   if (!cache) throw Error("sort_host: internal: this Device copy has no Sorter cache");
-  const Device plain = device.without_host_sorters();
+  const Device plain = detail::Internals::without_host_sorters(device);
   try {
     detail::HostSorters::Lease lease = cache->take(plain, o);
     return sort_through(lease, plain, keys, n, values);  // an entry whose sort threw is not kept

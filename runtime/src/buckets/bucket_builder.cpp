@@ -39,9 +39,10 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
     throw Error(what + ": items per thread " + std::to_string(o.tuning.items_per_thread) + " must be a power of two");
   items_ = o.tuning.items_per_thread ? o.tuning.items_per_thread : default_items;
   if (items_ > 32) throw Error(what + ": items per thread must be at most 32");  // flags are one word
-  // Shared memory: at most two words per invocation (the prefix sums' and the ANDs' arrays).
-  if (uint64_t(workgroup_size_) * 8 + 64 > dev.max_shared_memory)
-    throw Error(what + ": a workgroup of " + std::to_string(workgroup_size_) + " needs more shared memory than \"" +
+  // Shared memory: at most four words per invocation (the prefix sum's double buffer, and the OR/AND
+  // reduction's two halves; see buckets.glsl).
+  if (uint64_t(workgroup_size_) * 16 + 64 > dev.max_shared_memory)
+    throw Error(Status::Code::unsupported, what + ": a workgroup of " + std::to_string(workgroup_size_) + " needs more shared memory than \"" +
                 dev.name + "\" offers (" + std::to_string(dev.max_shared_memory) + " bytes)");
 
   // The gate builds grids for indirect dispatches with these limits (see scan_blocks.comp); the
@@ -52,7 +53,7 @@ BucketBuilder::BucketBuilder(gpu::Context& ctx, const BucketOptions& o) : ctx_(c
   const uint64_t worst = uint64_t(tiles(o.capacity, tile())) * 2 + tiles(o.buckets, tile());
   const uint64_t layer = uint64_t(max_x_) * max_y_;
   if ((worst + layer - 1) / layer > dev.max_workgroup_count[2])
-    throw Error(what + ": " + std::to_string(o.capacity) + " elements need more workgroups than \"" + dev.name +
+    throw Error(Status::Code::unsupported, what + ": " + std::to_string(o.capacity) + " elements need more workgroups than \"" + dev.name +
                 "\" can dispatch");
 
   // The subgroup variants' workgroup sums run in (subgroup, lane) order; they number the invocations

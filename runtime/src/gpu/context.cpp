@@ -21,7 +21,7 @@ std::string g_last_message;
 PFN_vkGetInstanceProcAddr system_loader() {
   static const VkResult result = volkInitialize();
   if (result != VK_SUCCESS)
-    throw Error("loading the Vulkan loader (libvulkan.so.1): is a Vulkan loader installed?", result);
+    throw Error(Status::Code::unsupported, "loading the Vulkan loader (libvulkan.so.1): is a Vulkan loader installed?", result);
   return vkGetInstanceProcAddr;
 }
 
@@ -172,7 +172,7 @@ Instance create_instance(PFN_vkGetInstanceProcAddr gipa, bool validation, Contex
   uint32_t loader_version = VK_API_VERSION_1_0;
   if (version) version(&loader_version);
   if (loader_version < VK_API_VERSION_1_2)
-    throw Error("the Vulkan loader offers Vulkan " + std::to_string(VK_API_VERSION_MAJOR(loader_version)) + "." +
+    throw Error(Status::Code::unsupported, "the Vulkan loader offers Vulkan " + std::to_string(VK_API_VERSION_MAJOR(loader_version)) + "." +
                 std::to_string(VK_API_VERSION_MINOR(loader_version)) + "; vksort needs 1.2");
 
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -238,9 +238,25 @@ void finish_context(Context& ctx) {
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
   pool.queueFamilyIndex = ctx.info.queue_family;
-  check(ctx.vk.vkCreateCommandPool(ctx.device, &pool, nullptr, &ctx.command_pool), "creating a command pool");
+  check(ctx.vk.vkCreateCommandPool(ctx.device, &pool, ctx.allocator, &ctx.command_pool), "creating a command pool");
+  if (ctx.pipeline_cache) return;  // the application's
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-  check(ctx.vk.vkCreatePipelineCache(ctx.device, &cache, nullptr, &ctx.pipeline_cache), "creating a pipeline cache");
+  check(ctx.vk.vkCreatePipelineCache(ctx.device, &cache, ctx.allocator, &ctx.pipeline_cache), "creating a pipeline cache");
+  ctx.owns_pipeline_cache = true;
+}
+
+// Whether bufferDeviceAddress is on in the feature chain the application passed to vkCreateDevice: in
+// Vulkan 1.2's feature struct or in the extension's (promoted) one.
+bool enabled_buffer_device_address(const VkPhysicalDeviceFeatures2& features) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(features.pNext); s; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES &&
+        reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s)->bufferDeviceAddress)
+      return true;
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES &&
+        reinterpret_cast<const VkPhysicalDeviceBufferDeviceAddressFeatures*>(s)->bufferDeviceAddress)
+      return true;
+  }
+  return false;
 }
 
 void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& p) {
@@ -284,8 +300,8 @@ Context::~Context() {
   if (device) {
     // An owned device may still run work the application submitted through vksort's queue helpers.
     if (owns_device) vk.vkDeviceWaitIdle(device);
-    if (pipeline_cache) vk.vkDestroyPipelineCache(device, pipeline_cache, nullptr);
-    if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
+    if (pipeline_cache && owns_pipeline_cache) vk.vkDestroyPipelineCache(device, pipeline_cache, allocator);
+    if (command_pool) vk.vkDestroyCommandPool(device, command_pool, allocator);
     if (owns_device) vk.vkDestroyDevice(device, nullptr);
   }
   if (owns_device && instance) {
@@ -302,7 +318,7 @@ void Context::raise_validation_messages() {
   }
   if (taken.empty()) return;
   std::string text = "Vulkan validation reported " + std::to_string(taken.size()) + " message(s): " + taken.front();
-  throw Error(text);
+  throw Error(Status::Code::vulkan_error, text, VK_ERROR_VALIDATION_FAILED_EXT);
 }
 
 uint32_t Context::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
@@ -315,7 +331,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   PFN_vkGetInstanceProcAddr gipa = system_loader();
   bool validation = options.validation < 0 ? env_flag("VKSORT_VALIDATION") : options.validation > 0;
   if (validation && !layer_installed(gipa, "VK_LAYER_KHRONOS_validation"))
-    throw Error("validation was requested but VK_LAYER_KHRONOS_validation is not installed "
+    throw Error(Status::Code::unsupported, "validation was requested but VK_LAYER_KHRONOS_validation is not installed "
                 "(Debian/Ubuntu package: vulkan-validationlayers)");
 
   auto ctx = std::make_shared<Context>();
@@ -364,6 +380,8 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
 std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
   if (!b.instance || !b.physical_device || !b.device || !b.queue)
     throw Error("borrowing a Vulkan device: instance, physical_device, device and queue must all be set");
+  if (b.enabled_features && b.enabled_features->sType != VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
+    throw Error("borrowing a Vulkan device: BorrowedVulkan::enabled_features must point at a VkPhysicalDeviceFeatures2");
   auto ctx = std::make_shared<Context>();
   ctx->staging = std::make_unique<StagingPool>();
   ctx->owns_device = false;
@@ -373,8 +391,15 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
   ctx->queue = b.queue;
   ctx->ifn.load(b.get_instance_proc_addr ? b.get_instance_proc_addr : system_loader(), b.instance);
   Probe p = probe(ctx->ifn, b.physical_device, int(b.queue_family));
-  if (std::string why = missing_requirement(p.facts); !why.empty()) throw Error(why);
+  // What the device supports, then, where the application says, what it enabled: a supported feature
+  // left disabled at vkCreateDevice is as missing as an unsupported one.
+  if (b.enabled_features) p.facts.buffer_device_address = enabled_buffer_device_address(*b.enabled_features);
+  if (std::string why = missing_requirement(p.facts); !why.empty())
+    throw Error(Status::Code::unsupported, "borrowing a Vulkan device: " + why +
+                                               (b.enabled_features ? " (not enabled when the application created it)" : ""));
   ctx->info = p.info;
+  ctx->pipeline_cache = b.pipeline_cache;
+  ctx->allocator = b.allocator;
   finish_context(*ctx);
   return ctx;
 }

@@ -4,13 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "gpu/vulkan.hpp"
-#include "vksort/device.hpp"
+#include "vksort/device_types.hpp"
 
 namespace vksort::gpu {
 
@@ -35,7 +36,7 @@ class StagingPool;
 
 struct Context {
   // Handles. `owns_device` is false for a borrowed device: then nothing here is destroyed but what
-  // vksort created itself (command pool, pipeline cache).
+  // vksort created itself (command pool, and the pipeline cache when `owns_pipeline_cache`).
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
@@ -44,6 +45,10 @@ struct Context {
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+  bool owns_pipeline_cache = false;
+  // The application's host allocator (BorrowedVulkan::allocator), or null: passed to every create,
+  // allocate, destroy and free vksort calls on `device`.
+  const VkAllocationCallbacks* allocator = nullptr;
 
   InstanceFns ifn;
   VolkDeviceTable vk{};  // every device-level call goes through this table

@@ -42,13 +42,13 @@ static std::string list_names(const std::vector<DeviceListing>& devices) {
 }
 
 uint32_t choose_device(const std::string& select, const std::vector<DeviceListing>& devices) {
-  if (devices.empty()) throw Error("no Vulkan device found (is a Vulkan driver such as mesa-vulkan-drivers installed?)");
+  if (devices.empty()) throw Error(Status::Code::unsupported, "no Vulkan device found (is a Vulkan driver such as mesa-vulkan-drivers installed?)");
   if (select.empty()) {
     int best = -1;
     for (const auto& d : devices)
       if (d.usable && (best < 0 || device_type_rank(d.info.type) > device_type_rank(devices[best].info.type)))
         best = int(&d - devices.data());
-    if (best < 0) throw Error("no usable Vulkan device: " + devices.front().unusable_why);
+    if (best < 0) throw Error(Status::Code::unsupported, "no usable Vulkan device: " + devices.front().unusable_why);
     return uint32_t(best);
   }
   int match = -1;
@@ -64,7 +64,7 @@ uint32_t choose_device(const std::string& select, const std::vector<DeviceListin
       }
   }
   if (match < 0) throw Error("no Vulkan device matches \"" + select + "\" (devices: " + list_names(devices) + ")");
-  if (!devices[match].usable) throw Error(devices[match].unusable_why);
+  if (!devices[match].usable) throw Error(Status::Code::unsupported, devices[match].unusable_why);
   return uint32_t(match);
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "vksort/device.hpp"
+#include "vksort/device_types.hpp"
 
 namespace vksort::gpu {
 

@@ -16,21 +16,21 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
   std::span<const uint32_t> code = shader_code(shader);
   if (code.empty()) throw Error("internal: no embedded shader named \"" + shader + "\"");
   if (push_bytes > ctx.info.max_push_constants)
-    throw Error("shader " + shader + " needs " + std::to_string(push_bytes) + " bytes of push constants; \"" +
+    throw Error(Status::Code::unsupported, "shader " + shader + " needs " + std::to_string(push_bytes) + " bytes of push constants; \"" +
                 ctx.info.name + "\" offers " + std::to_string(ctx.info.max_push_constants));
 
   VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module_info.codeSize = code.size_bytes();
   module_info.pCode = code.data();
   VkShaderModule module = VK_NULL_HANDLE;
-  check(ctx.vk.vkCreateShaderModule(ctx.device, &module_info, nullptr, &module), "creating shader module " + shader);
+  check(ctx.vk.vkCreateShaderModule(ctx.device, &module_info, ctx.allocator, &module), "creating shader module " + shader);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.pushConstantRangeCount = push_bytes ? 1 : 0;
   layout_info.pPushConstantRanges = &range;
-  if (VkResult r = ctx.vk.vkCreatePipelineLayout(ctx.device, &layout_info, nullptr, &layout_); r != VK_SUCCESS) {
-    ctx.vk.vkDestroyShaderModule(ctx.device, module, nullptr);
+  if (VkResult r = ctx.vk.vkCreatePipelineLayout(ctx.device, &layout_info, ctx.allocator, &layout_); r != VK_SUCCESS) {
+    ctx.vk.vkDestroyShaderModule(ctx.device, module, ctx.allocator);
     throw Error("creating the pipeline layout of " + shader + ": " + result_name(r), r);
   }
 
@@ -48,8 +48,8 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec_info;
   info.layout = layout_;
-  VkResult r = ctx.vk.vkCreateComputePipelines(ctx.device, ctx.pipeline_cache, 1, &info, nullptr, &pipeline_);
-  ctx.vk.vkDestroyShaderModule(ctx.device, module, nullptr);
+  VkResult r = ctx.vk.vkCreateComputePipelines(ctx.device, ctx.pipeline_cache, 1, &info, ctx.allocator, &pipeline_);
+  ctx.vk.vkDestroyShaderModule(ctx.device, module, ctx.allocator);
   if (r != VK_SUCCESS) {
     release();
     throw Error("creating the compute pipeline " + shader + ": " + result_name(r), r);
@@ -58,8 +58,8 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
 
 void Kernel::release() noexcept {
   if (!ctx_) return;
-  if (pipeline_) ctx_->vk.vkDestroyPipeline(ctx_->device, pipeline_, nullptr);
-  if (layout_) ctx_->vk.vkDestroyPipelineLayout(ctx_->device, layout_, nullptr);
+  if (pipeline_) ctx_->vk.vkDestroyPipeline(ctx_->device, pipeline_, ctx_->allocator);
+  if (layout_) ctx_->vk.vkDestroyPipelineLayout(ctx_->device, layout_, ctx_->allocator);
   pipeline_ = VK_NULL_HANDLE;
   layout_ = VK_NULL_HANDLE;
 }

@@ -51,7 +51,7 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
     info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                   VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check(ctx.vk.vkCreateBuffer(ctx.device, &info, nullptr, &buffer_), what);
+  check(ctx.vk.vkCreateBuffer(ctx.device, &info, ctx.allocator, &buffer_), what);
 
   VkMemoryRequirements req{};
   ctx.vk.vkGetBufferMemoryRequirements(ctx.device, buffer_, &req);
@@ -67,7 +67,7 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
   }
   if (type == UINT32_MAX) {
     release();
-    throw Error(what + ": no suitable memory type");
+    throw Error(Status::Code::unsupported, what + ": no suitable memory type");
   }
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
@@ -86,7 +86,7 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
                   VK_ERROR_OUT_OF_DEVICE_MEMORY);
     }
   }
-  if (VkResult r = ctx.vk.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_); r != VK_SUCCESS) {
+  if (VkResult r = ctx.vk.vkAllocateMemory(ctx.device, &alloc, ctx.allocator, &memory_); r != VK_SUCCESS) {
     release();
     throw Error(what + ": " + result_name(r), r);
   }
@@ -112,9 +112,9 @@ void DeviceBuffer::release() noexcept {
       std::lock_guard lock(ctx_->buffers_mutex);
       ctx_->buffer_sizes.erase(buffer_);
     }
-    ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
+    ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, ctx_->allocator);
   }
-  if (memory_) ctx_->vk.vkFreeMemory(ctx_->device, memory_, nullptr);  // also unmaps
+  if (memory_) ctx_->vk.vkFreeMemory(ctx_->device, memory_, ctx_->allocator);  // also unmaps
   if (counted_) ctx_->device_local_in_use.fetch_sub(counted_);
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;

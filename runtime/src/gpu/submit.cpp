@@ -12,7 +12,7 @@ struct OneShot {
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   ~OneShot() {
-    if (fence) ctx.vk.vkDestroyFence(ctx.device, fence, nullptr);
+    if (fence) ctx.vk.vkDestroyFence(ctx.device, fence, ctx.allocator);
     if (cmd) {
       std::lock_guard lock(ctx.submit_mutex);
       ctx.vk.vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd);
@@ -59,7 +59,7 @@ void submit_and_wait(Context& ctx, const std::string& what, const std::function<
     check(ctx.vk.vkEndCommandBuffer(shot.cmd), what + " (ending the command buffer)");
   }
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  check(ctx.vk.vkCreateFence(ctx.device, &fence_info, nullptr, &shot.fence), what + " (creating a fence)");
+  check(ctx.vk.vkCreateFence(ctx.device, &fence_info, ctx.allocator, &shot.fence), what + " (creating a fence)");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &shot.cmd;

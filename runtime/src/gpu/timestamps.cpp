@@ -12,11 +12,11 @@ Timestamps::Timestamps(Context& ctx, uint32_t capacity) : ctx_(ctx), capacity_(c
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
   info.queryCount = capacity;
-  check(ctx.vk.vkCreateQueryPool(ctx.device, &info, nullptr, &pool_), "creating a timestamp query pool");
+  check(ctx.vk.vkCreateQueryPool(ctx.device, &info, ctx.allocator, &pool_), "creating a timestamp query pool");
 }
 
 Timestamps::~Timestamps() {
-  if (pool_) ctx_.vk.vkDestroyQueryPool(ctx_.device, pool_, nullptr);
+  if (pool_) ctx_.vk.vkDestroyQueryPool(ctx_.device, pool_, ctx_.allocator);
 }
 
 void Timestamps::reset(VkCommandBuffer cmd) {

@@ -91,7 +91,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     shape_ = {wg, tune.items_per_thread ? tune.items_per_thread : std::max(1u, columns_tile / wg)};
   } else {
     if (!info.subgroup_ballot || info.subgroup_size == 0)
-      throw Error("radix sort (single pass): ranking by subgroup ballots needs subgroup ballot operations in compute, which \"" +
+      throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots needs subgroup ballot operations in compute, which \"" +
                   info.name + "\" does not offer; use RadixRanking::columns");
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
@@ -100,7 +100,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       while (wg > 1 && ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory) wg /= 2;
     }
     if (ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory)
-      throw Error("radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
+      throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
                   " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg)) + " bytes of shared memory; " + device);
     subgroups = ballot_subgroups(wg, sg);
     // Stage the tile in shared memory for coalesced writes where it fits; GPUs take smaller tiles

@@ -14,7 +14,7 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
   // Keys that fit in shared memory (per_key 0: the tile keeps no keys there, only the fixed part).
   const uint32_t fit = per_key ? budget / per_key : (dev.max_shared_memory >= fixed ? UINT32_MAX : 0);
   if (fit < 2)
-    throw Error(what + " needs at least " + std::to_string(2 * per_key + fixed) + " bytes of shared memory; \"" +
+    throw Error(Status::Code::unsupported, what + " needs at least " + std::to_string(2 * per_key + fixed) + " bytes of shared memory; \"" +
                 dev.name + "\" offers " + std::to_string(dev.max_shared_memory));
   TileShape s;
   if (tuning.workgroup_size) {
@@ -40,7 +40,7 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
   if (!tuning.workgroup_size) s.workgroup_size = std::min(s.workgroup_size, std::max(1u, tile / 2));
   s.items_per_thread = std::max(1u, tile / s.workgroup_size);
   if (uint64_t(s.tile()) > fit)
-    throw Error(what + ": workgroup size " + std::to_string(s.workgroup_size) + " needs more shared memory than \"" +
+    throw Error(Status::Code::unsupported, what + ": workgroup size " + std::to_string(s.workgroup_size) + " needs more shared memory than \"" +
                 dev.name + "\" offers (" + std::to_string(dev.max_shared_memory) + " bytes)");
   return s;
 }

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vksort/device.hpp"
+#include "vksort/device_types.hpp"
 #include "vksort/types.hpp"
 
 namespace vksort::algo {

@@ -13,6 +13,7 @@
 #include "reference_sort.hpp"
 #include "support/app_commands.hpp"
 #include "support/test_device.hpp"
+#include "api/internals.hpp"
 
 using namespace vksort;
 using workloads::Distribution;
@@ -99,7 +100,7 @@ TEST_CASE("argsort on the recording path: keys written by the GPU, two argsorts 
     // The keys reach their buffer by a GPU copy in the same command buffer: the recording cannot read
     // them on the host.
     VkBufferCopy region{0, 0, n1 * 8};
-    gpu.context().vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), keys.vk_buffer(), 1, &region);
+    vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), keys.vk_buffer(), 1, &region);
     app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     Status s = sorter.record(app.cmd(), {keys.ref(), idx.ref(), scratch.ref()}, n1);

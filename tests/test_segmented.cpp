@@ -16,6 +16,7 @@
 #include "reference_sort.hpp"
 #include "support/app_commands.hpp"
 #include "support/test_device.hpp"
+#include "api/internals.hpp"
 
 using namespace vksort;
 using workloads::Distribution;
@@ -154,11 +155,11 @@ TEST_CASE("segmented sort on the recording path: offsets written by the GPU in t
   test::AppCommands app(gpu);
   // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
   // contents are not known, and the sort reads them only when it runs.
-  gpu.context().vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+  vksort::detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
   app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
               VK_ACCESS_TRANSFER_WRITE_BIT);
   VkBufferCopy region{0, 0, offsets.size() * 4};
-  gpu.context().vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
+  vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
   app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);

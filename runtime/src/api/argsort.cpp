@@ -6,6 +6,8 @@
 
 #include "api/ranges.hpp"
 #include "api/composed_sort.hpp"
+#include "api/internals.hpp"
+#include "api/status_of.hpp"
 #include "gpu/memory.hpp"
 #include "sort/record_gather.hpp"
 #include "sort/widen_index.hpp"
@@ -41,9 +43,9 @@ struct ArgSorter::Impl {
 
   Impl(Device& d, const SortOptions& o, uint32_t ib)
       : device(d), sorter(d, with_index(o)), options(sorter.options()), index_bytes(checked_index_bytes(ib)),
-        stage(d.context(), key_bytes(sorter.options().key)) {
+        stage(detail::context_of(d), key_bytes(sorter.options().key)) {
     options.value_bytes = 0;
-    if (ib == 8) widen.emplace(d.context());
+    if (ib == 8) widen.emplace(detail::context_of(d));
   }
 
   // Scratch: the sort's own at offset 0, then the 32-bit index (64-bit indices only: 32-bit ones are
@@ -61,7 +63,7 @@ struct ArgSorter::Impl {
   }
 
   void record(gpu::Recorder& rec, const ArgsortBuffers& b, uint64_t n) {
-    gpu::Context& ctx = device.context();
+    gpu::Context& ctx = detail::context_of(device);
     const std::string what = "argsort of " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
     if (index_bytes == 4 && n > UINT32_MAX) throw Error(what + ": 32-bit indices hold fewer positions");
     const Layout l = layout(n);
@@ -101,16 +103,11 @@ uint32_t ArgSorter::index_bytes() const { return impl_->index_bytes; }
 VkDeviceSize ArgSorter::scratch_bytes(uint64_t n) const { return impl_->layout(n).bytes; }
 
 Status ArgSorter::record(VkCommandBuffer cmd, const ArgsortBuffers& buffers, uint64_t n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "ArgSorter::record: no command buffer"};
-    gpu::Recorder rec(impl_->device.context(), cmd);
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("ArgSorter::record: no command buffer");
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, buffers, n);
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indices, uint32_t index_bytes,
@@ -133,7 +130,7 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
   Buffer index_buffer(device, n * index_bytes, count + " keys' indices");
   Buffer scratch(device, sorter.layout(n).bytes, "argsort scratch");
   key_buffer.upload({static_cast<const std::byte*>(keys), n * kb});
-  SortStats stats = api::timed_submit(device.context(), "argsort of " + count + " keys", [&](gpu::Recorder& rec) {
+  SortStats stats = api::timed_submit(detail::context_of(device), "argsort of " + count + " keys", [&](gpu::Recorder& rec) {
     sorter.record(rec, {key_buffer.ref(), index_buffer.ref(), scratch.ref()}, n);
   });
   index_buffer.download({static_cast<std::byte*>(indices), n * index_bytes});

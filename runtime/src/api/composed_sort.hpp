@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/host_sorters.hpp"
+#include "api/internals.hpp"
 #include "gpu/recorder.hpp"
 #include "vksort/sorter.hpp"
 #include "vksort/types.hpp"
@@ -34,10 +35,10 @@ struct CachedImpl {
 template <class Impl, class Make>
 CachedImpl<Impl> cached_impl(Device& device, std::string key, Make&& make) {
   CachedImpl<Impl> c;
-  c.cache = device.host_sorters();
+  c.cache = detail::Internals::host_sorters(device);
   c.key = std::move(key);
   if (c.cache) c.impl = std::static_pointer_cast<Impl>(c.cache->take_composed(c.key));
-  if (!c.impl) c.impl = make(device.without_host_sorters());
+  if (!c.impl) c.impl = make(detail::Internals::without_host_sorters(device));
   return c;
 }
 

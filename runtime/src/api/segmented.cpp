@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "api/composed_sort.hpp"
+#include "api/internals.hpp"
+#include "api/status_of.hpp"
 #include "api/ranges.hpp"
 #include "gpu/memory.hpp"
 #include "sort/record_gather.hpp"
@@ -48,9 +50,9 @@ struct SegmentedSorter::Impl {
 
   Impl(Device& d, const SortOptions& o)
       : device(d), keys_sorter(d, carrying_index(o)), options(keys_sorter.options()),
-        key_gather(d.context(), key_bytes(options.key)), segment_ids(d.context()) {
+        key_gather(detail::context_of(d), key_bytes(options.key)), segment_ids(detail::context_of(d)) {
     options.value_bytes = o.value_bytes;
-    if (o.value_bytes) value_gather.emplace(d.context(), o.value_bytes);
+    if (o.value_bytes) value_gather.emplace(detail::context_of(d), o.value_bytes);
     segment_sorter(32);
   }
 
@@ -88,7 +90,7 @@ struct SegmentedSorter::Impl {
   // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
   void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
               BufferRef count = {}) {
-    gpu::Context& ctx = device.context();
+    gpu::Context& ctx = detail::context_of(device);
     const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
                              " keys in " + std::to_string(segments) + " segments";
     if (segments == 0) throw Error(what + ": at least one segment is needed (offsets = {0, n})");
@@ -160,31 +162,21 @@ VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) c
 
 Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
                                         uint64_t segments, BufferRef count, uint64_t max_n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no command buffer"};
-    if (count.empty()) return {VK_SUCCESS, "SegmentedSorter::record_indirect: no count buffer"};
-    gpu::Recorder rec(impl_->device.context(), cmd);
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record_indirect: no command buffer");
+    if (count.empty()) throw Error("SegmentedSorter::record_indirect: no count buffer");
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, buffers, offsets, segments, max_n, count);
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                                uint64_t n) noexcept {
-  try {
-    if (cmd == VK_NULL_HANDLE) return {VK_SUCCESS, "SegmentedSorter::record: no command buffer"};
-    gpu::Recorder rec(impl_->device.context(), cmd);
+  return api::status_of([&] {
+    if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record: no command buffer");
+    gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, buffers, offsets, segments, n);
-    return {};
-  } catch (const Error& e) {
-    return {e.result(), e.what()};
-  } catch (const std::exception& e) {
-    return {VK_ERROR_UNKNOWN, e.what()};
-  }
+  });
 }
 
 namespace {
@@ -221,7 +213,7 @@ SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
   if (values) value_buffer.upload({static_cast<const std::byte*>(values), n * vb});
   offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
   const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
-  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+  SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
     sorter.record(rec, b, offset_buffer.ref(), segments, n);
   });
   key_buffer.download({static_cast<std::byte*>(keys), n * kb});
@@ -263,7 +255,7 @@ SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, v
   std::vector<std::byte> staged = pad(keys, kb);
   key_buffer.upload(staged);
   if (values) value_buffer.upload(pad(values, vb));
-  SortStats stats = api::timed_submit(device.context(), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
+  SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
     rec.phase("sort each");
     bool first = true;
     for (uint64_t s = 0; s < segments; ++s) {

@@ -466,6 +466,7 @@ TEST_CASE("radix sort spreads tiles over few workgroups: many tiles per workgrou
   for (RadixRanking ranking : {RadixRanking::splits, RadixRanking::columns}) {
     for (Key key : {Key::u32, Key::i64}) {
       for (uint32_t value_bytes : {0u, 4u}) {
+        if (key == Key::i64 && value_bytes) continue;  // the item layouts: 1, 2 (twice) words
         INFO(to_string(ranking), " ", to_string(key), " values ", value_bytes);
         SortOptions o = radix(key, Order::ascending, value_bytes);
         o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_ranking = ranking, .radix_scan = RadixScan::reduce_then_scan};
@@ -473,7 +474,7 @@ TEST_CASE("radix sort spreads tiles over few workgroups: many tiles per workgrou
         REQUIRE(sorter.tile_size() == 16);
         uint64_t seed = 90;
         for (uint64_t n : {uint64_t(5000), uint64_t(100003)}) {
-          for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::nearly_sorted}) {
+          for (Distribution d : {Distribution::uniform, Distribution::few_unique}) {
             SortStats stats;
             test::check_case(sorter, {workloads::default_spec(d), n, seed++}, &stats);
             const double tiles = double((n + 15) / 16), groups = *stats.fact("groups"), per = *stats.fact("tiles_per_group");

@@ -4,11 +4,14 @@
 # one), interleaved per case so a noisy machine's drift hits both alike. For each kind (u32 keys, u32
 # pairs, u64 keys) and size, the old binary's radix sort, then the new one's on each path; JSON per
 # case and a Markdown table of median GPU ms and new/old ratios (scripts/compare_radix_summary.py).
+# With ROUNDS > 1 each case runs the three in turn that many times (old, new, new, old, new, new, ...),
+# and the table gives the median over rounds of each round's new/old: on a loaded machine the load
+# drifts within a case's runs too, and a round keeps old and new close in time.
 #
-#   scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [sizes, default 2^16,2^18,2^20,2^22] [repeat, default 5]
+#   scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [sizes, default 2^16,2^18,2^20,2^22] [repeat, default 5] [rounds, default 1]
 set -euo pipefail
-[ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT]" >&2; exit 2; }
-old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}"
+[ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT] [ROUNDS]" >&2; exit 2; }
+old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}" rounds="${6:-1}"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
 "$new" info >"$out/info.txt"
@@ -17,16 +20,19 @@ IFS=, read -r -a ns <<<"$sizes"
 for kind in "${kinds[@]}"; do
   name="${kind%%:*}"
   for n in "${ns[@]}"; do
-    tag="$name-n${n/^/e}"
-    echo "== $name n=$n"
-    # shellcheck disable=SC2086  # the kind's options are words
-    "$old" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --format json --out "$out/old-$tag.json" >/dev/null
-    # shellcheck disable=SC2086
-    "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan single-pass \
-      --format json --out "$out/single-pass-$tag.json" >/dev/null
-    # shellcheck disable=SC2086
-    "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan reduce-then-scan \
-      --format json --out "$out/reduce-then-scan-$tag.json" >/dev/null
+    for ((r = 1; r <= rounds; r++)); do
+      tag="$name-n${n/^/e}"
+      [ "$rounds" -gt 1 ] && tag="$tag-r$r"
+      echo "== $name n=$n round $r"
+      # shellcheck disable=SC2086  # the kind's options are words
+      "$old" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --format json --out "$out/old-$tag.json" >/dev/null
+      # shellcheck disable=SC2086
+      "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan single-pass \
+        --format json --out "$out/single-pass-$tag.json" >/dev/null
+      # shellcheck disable=SC2086
+      "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan reduce-then-scan \
+        --format json --out "$out/reduce-then-scan-$tag.json" >/dev/null
+    done
   done
 done
 /usr/bin/python3 scripts/compare_radix_summary.py "$out" | tee "$out/summary.md"

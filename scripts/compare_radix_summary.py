@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The table of one scripts/compare-radix.sh run: median GPU ms of the old radix sort and of the new one
 on each path, and new / old, per kind and size (uniform keys; every result was checked by the bench).
+With several rounds (files ...-rN.json): the median over rounds of each round's median, and the median
+over rounds of each round's new / old, with the smallest and largest of those ratios (the noise).
 
     scripts/compare_radix_summary.py RUN_DIR
 """
@@ -9,6 +11,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 
@@ -17,10 +20,11 @@ def main():
         print("usage: compare_radix_summary.py RUN_DIR", file=sys.stderr)
         return 2
     run = sys.argv[1]
-    cells = {}  # (kind, n) -> {variant: (ms, facts)}
+    cells = {}  # (kind, n) -> {variant: {round: ms}}
     device = commits = None
     for f in sorted(glob.glob(os.path.join(run, "*.json"))):
-        m = re.match(r"(old|single-pass|reduce-then-scan)-(keys-u32|pairs-u32|keys-u64)-n", os.path.basename(f))
+        m = re.match(r"(old|single-pass|reduce-then-scan)-(keys-u32|pairs-u32|keys-u64)-n[^-]*(?:-r(\d+))?\.json$",
+                     os.path.basename(f))
         if not m:
             continue
         with open(f) as fh:
@@ -29,18 +33,29 @@ def main():
         commits = commits or {}
         commits[m.group(1) if m.group(1) == "old" else "new"] = data.get("git_commit")
         for r in data["results"]:
-            cells.setdefault((m.group(2), r["n"]), {})[m.group(1)] = (r["gpu_ms"]["median"], r.get("facts", {}))
+            cells.setdefault((m.group(2), r["n"]), {}).setdefault(m.group(1), {})[int(m.group(3) or 1)] = r["gpu_ms"]["median"]
     print(f"# Radix sort, old ({commits.get('old')}) against new ({commits.get('new')}) on {device}\n")
-    print("Median GPU ms (uniform keys); new / old below 1 means the new code is faster.\n")
+    rounds = max((len(v) for c in cells.values() for v in c.values()), default=1)
+    if rounds > 1:
+        print(f"Median over {rounds} rounds of median GPU ms (uniform keys); new / old: the median of the rounds' "
+              "ratios [smallest-largest]; below 1 means the new code is faster.\n")
+    else:
+        print("Median GPU ms (uniform keys); new / old below 1 means the new code is faster.\n")
     print("| kind | n | old | new single pass | new reduce-then-scan | single pass / old | reduce-then-scan / old |")
     print("|---|---|---|---|---|---|---|")
     for (kind, n) in sorted(cells, key=lambda k: (k[0], k[1])):
         c = cells[(kind, n)]
-        old = c.get("old", (None,))[0]
-        sp = c.get("single-pass", (None,))[0]
-        rts = c.get("reduce-then-scan", (None,))[0]
-        fmt = lambda v: f"{v:.2f}" if v is not None else ""
-        ratio = lambda v: f"{v / old:.2f}" if v is not None and old else ""
+        old = c.get("old", {})
+        fmt = lambda v: f"{statistics.median(v.values()):.2f}" if v else ""
+
+        def ratio(new):
+            r = [new[k] / old[k] for k in new if old.get(k)]
+            if not r:
+                return ""
+            spread = f" [{min(r):.2f}-{max(r):.2f}]" if len(r) > 1 else ""
+            return f"{statistics.median(r):.2f}{spread}"
+
+        sp, rts = c.get("single-pass", {}), c.get("reduce-then-scan", {})
         print(f"| {kind} | 2^{n.bit_length() - 1} | {fmt(old)} | {fmt(sp)} | {fmt(rts)} | {ratio(sp)} | {ratio(rts)} |")
     return 0
 

@@ -26,7 +26,7 @@ foreach(words 1 2)
   vksort_compile_shader(radix/count.comp radix_count_k${bits}_sg "-DKEY_WORDS=${words};-DWG_SCAN_SUBGROUPS=1")
 endforeach()
 vksort_add_shader(radix/count_columns.comp KEYED)
-vksort_add_shader(radix/gate.comp)
+vksort_add_shader(radix/spine.comp)
 # The radix scatter moves key and value as one item in shared memory, so whether a value travels
 # fixes the item's layout: four variants.
 foreach(words 1 2)

@@ -457,6 +457,78 @@ TEST_CASE("radix sort reports its facts and per-phase GPU times") {
   CHECK(sum > stats.gpu_ms * 0.5);
 }
 
+// Each workgroup of the count and the scatter takes a contiguous range of tiles, so the spine holds
+// workgroups x radix counts and one workgroup scans it. Tiny tiles (16 keys) make a workgroup take many
+// tiles at small n, and make the loop budget (loop_budget.hpp) call for more workgroups than the device
+// wants: 6251 tiles at n = 100003. Inversions that only a pair across two workgroups' tiles shows, and
+// only the last workgroup's, must still stop the early exit.
+TEST_CASE("radix sort spreads tiles over few workgroups: many tiles per workgroup, many workgroups") {
+  for (RadixRanking ranking : {RadixRanking::splits, RadixRanking::columns}) {
+    for (Key key : {Key::u32, Key::i64}) {
+      for (uint32_t value_bytes : {0u, 4u}) {
+        if (key == Key::i64 && value_bytes) continue;  // the item layouts: 1, 2 (twice) words
+        INFO(to_string(ranking), " ", to_string(key), " values ", value_bytes);
+        SortOptions o = radix(key, Order::ascending, value_bytes);
+        o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_ranking = ranking, .radix_scan = RadixScan::reduce_then_scan};
+        Sorter sorter(test::device(), o);
+        REQUIRE(sorter.tile_size() == 16);
+        uint64_t seed = 90;
+        for (uint64_t n : {uint64_t(5000), uint64_t(100003)}) {
+          for (Distribution d : {Distribution::uniform, Distribution::few_unique}) {
+            SortStats stats;
+            test::check_case(sorter, {workloads::default_spec(d), n, seed++}, &stats);
+            const double tiles = double((n + 15) / 16), groups = *stats.fact("groups"), per = *stats.fact("tiles_per_group");
+            CHECK(groups * per >= tiles);
+            CHECK((groups - 1) * per < tiles);  // no workgroup without a tile
+            CHECK(stats.fact("dispatches") == 2 + 3 * *stats.fact("passes_recorded"));
+            CHECK(stats.fact("global_barriers") == *stats.fact("dispatches") - 1);
+            if (n > 5000) {
+              CHECK(groups >= 16);
+              CHECK(per >= 4);
+            }
+          }
+        }
+      }
+    }
+    // u32 keys 3i: sorted, then with one pair swapped across the first workgroup boundary, and with
+    // the last pair swapped.
+    SortOptions o = radix(Key::u32);
+    o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_ranking = ranking, .radix_scan = RadixScan::reduce_then_scan};
+    Sorter sorter(test::device(), o);
+    std::vector<uint32_t> keys(100003);
+    for (size_t i = 0; i < keys.size(); ++i) keys[i] = uint32_t(3 * i);
+    SortStats stats;
+    CHECK(check_keys(sorter, to_bytes(keys), &stats) == "");
+    CHECK(stats.fact("sorted_on_entry") == 1);
+    CHECK(stats.fact("passes_run") == 0);
+    REQUIRE(stats.fact("groups") > 1);
+    const size_t boundary = size_t(*stats.fact("tiles_per_group")) * 16;
+    for (size_t i : {boundary - 1, keys.size() - 2}) {
+      CAPTURE(i);
+      std::vector<uint32_t> swapped = keys;
+      std::swap(swapped[i], swapped[i + 1]);
+      CHECK(check_keys(sorter, to_bytes(swapped), &stats) == "");
+      CHECK(stats.fact("sorted_on_entry") == 0);
+      CHECK(stats.fact("passes_run") >= 1);
+    }
+  }
+}
+
+// Run by ctest with LP_NUM_THREADS 1, 2 and 8: lavapipe runs the workgroups of a dispatch on that many
+// threads, in any order.
+TEST_CASE("radix sort with any number of driver threads") {
+  for (RadixRanking ranking : {RadixRanking::splits, RadixRanking::columns}) {
+    INFO(to_string(ranking));
+    SortOptions o = radix(Key::u32, Order::descending, 4);
+    o.tuning.radix_ranking = ranking;
+    Sorter device_tiles(test::device(), o);
+    test::check_case(device_tiles, {{Distribution::uniform, 0}, 40 * uint64_t(device_tiles.tile_size()) + 5, 31});
+    o.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_ranking = ranking, .radix_scan = RadixScan::reduce_then_scan};
+    Sorter tiny_tiles(test::device(), o);
+    test::check_case(tiny_tiles, {{Distribution::uniform, 0}, 30011, 32});
+  }
+}
+
 TEST_CASE("radix sort options: automatic picks radix; invalid digit widths and bit ranges are refused") {
   Device& gpu = test::device();
   CHECK(Sorter(gpu, SortOptions{}).algorithm() == Algorithm::radix);
@@ -504,6 +576,21 @@ TEST_CASE("radix sort on a pretend-small device: 3-D grids past maxComputeWorkGr
       }
     }
   }
+  // Tiny tiles, ranked by splits of 8-bit digits, many per workgroup: the loop budget calls for more
+  // than 7 x 7 workgroups of count, scatter and finish (3-D grids), and the finish copy's 6251 tiles
+  // are more than one workgroup each could have.
+  SortOptions tiny = radix(Key::u64, Order::descending, 4);
+  tiny.tuning = {.workgroup_size = 4, .items_per_thread = 4, .radix_bits = 8, .radix_ranking = RadixRanking::splits,
+                 .radix_scan = RadixScan::reduce_then_scan};
+  Sorter tiny_tiles(gpu, tiny);
+  // One byte the same in every key: 7 of 8 passes run, so the data ends in scratch and the finish copy
+  // brings it home.
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u64, {Distribution::uniform, 0}, 100003, 60);
+  for (size_t i = 3; i < keys.size(); i += 8) keys[i] = std::byte{0x5a};
+  SortStats stats;
+  CHECK(check_keys(tiny_tiles, keys, &stats, &gpu) == "");
+  CHECK(stats.fact("groups") > 49);
+  CHECK(stats.fact("passes_run") == 7);
   // An explicit block that does not fit is refused, naming the limit.
   SortOptions big = radix(Key::f64, Order::ascending, 4);
   big.tuning = {.workgroup_size = 32, .items_per_thread = 64};

@@ -126,13 +126,13 @@ VKSORT_PUSH_BLOCK(ScanPush) {
 #define SPEC_RADIX_BITS 5      // digit width of a pass: 2, 4 or 8
 
 // Control words at the start of a radix sort's scratch buffer (32-bit words). The init kernel writes
-// them; afterwards only the gate (one invocation, between dispatches) changes them.
+// them; afterwards only the spine (one workgroup, between dispatches) changes them.
 //
 // Where the data is: CURRENT 0 = the caller's buffers, 1 = the scratch copies. The caller's buffers
 // always hold raw keys and scratch always holds encoded ones, so CURRENT also says whether the data
 // is encoded: kernels encode when they read the caller's keys and decode when they write them.
 #define RADIX_CONTROL_CURRENT 0
-#define RADIX_CONTROL_PASS_SOURCE 1    // the buffer this pass's scatter reads (set by the gate)
+#define RADIX_CONTROL_PASS_SOURCE 1    // the buffer this pass's scatter reads (set by the spine)
 #define RADIX_CONTROL_DONE 2           // 1 once an order check found the data sorted
 #define RADIX_CONTROL_PASSES_RUN 3     // scatters that ran
 #define RADIX_CONTROL_PASSES_SKIPPED 4 // passes whose digit was the same for every key
@@ -141,10 +141,11 @@ VKSORT_PUSH_BLOCK(ScanPush) {
 #define RADIX_CONTROL_N 7              // keys this sort orders: push n, or min(GPU-side count, n)
 #define RADIX_CONTROL_SCATTER_ARGS 8   // VkDispatchIndirectCommand of this pass's scatter
 #define RADIX_CONTROL_FINISH_ARGS 12   // ... of the finish copy (non-zero only if data ends in scratch)
-// Slots: dispatches every unfinished pass runs (slot 0: count; slot 1 + l: scan level l). Live
-// arguments (zero once done) and their templates, 4 words per slot; slot 0's grid is also the grid of
-// scatter and finish (one workgroup per block).
-#define RADIX_MAX_SLOTS 8
+// Slots, 4 words each, as live arguments and their templates. Slot 0: the grid of count, scatter and
+// finish (one workgroup per group of tiles); its live arguments are the count's, zero once the data is
+// sorted.
+#define RADIX_MAX_SLOTS 1
+#define RADIX_SLOT_PASSES 0
 #define RADIX_CONTROL_SLOT_ARGS 16
 #define RADIX_CONTROL_SLOT_GRIDS (RADIX_CONTROL_SLOT_ARGS + 4 * RADIX_MAX_SLOTS)
 #define RADIX_CONTROL_WORDS (RADIX_CONTROL_SLOT_GRIDS + 4 * RADIX_MAX_SLOTS)
@@ -157,31 +158,31 @@ VKSORT_PUSH_BLOCK(RadixPush) {
   VKSORT_ADDRESS alt_keys;    // scratch keys (encoded)
   VKSORT_ADDRESS alt_values;  // scratch values
   VKSORT_ADDRESS control;     // RADIX_CONTROL_* words
-  VKSORT_ADDRESS counts;      // digit-major block counts: counts[digit * blocks + block], see radix_sort.hpp
-  VKSORT_ADDRESS columns;     // column ranking: each block's counter columns, from count to scatter
+  VKSORT_ADDRESS counts;      // digit-major group counts: counts[digit * groups + group], see radix_sort.hpp
+  VKSORT_ADDRESS columns;     // column ranking: each tile's counter columns, from count to scatter
   uint n;
-  uint blocks;                // blocks of WORKGROUP_SIZE * ITEMS keys = logical workgroups
+  uint blocks;                // tiles (blocks) of WORKGROUP_SIZE * ITEMS keys
   uint shift;                 // lowest bit of this pass's digit
   uint bits;                  // width of this pass's digit, 1..RADIX_BITS
   uint range_lo;              // mask of the encoded key bits the sort orders by, [begin_bit, end_bit)
   uint range_hi;              // its high word (64-bit keys)
+  uint groups;                // count, scatter, finish: workgroups, each taking a contiguous range of tiles
+  uint tiles_per_group;       // group g's tiles: [g * tiles_per_group, min((g + 1) * tiles_per_group, blocks))
 } VKSORT_PUSH_END;
 #endif
 
-// radix_gate: one invocation between the scan and the scatter of a pass.
-#if defined(__cplusplus) || defined(PUSH_RADIX_GATE)
-VKSORT_PUSH_BLOCK(RadixGatePush) {
+// radix_spine: one workgroup between the count and the scatter of a pass.
+#if defined(__cplusplus) || defined(PUSH_RADIX_SPINE)
+VKSORT_PUSH_BLOCK(RadixSpinePush) {
   VKSORT_ADDRESS control;
-  VKSORT_ADDRESS counts;  // scanned: exclusive prefix sums
-  uint n;
-  uint blocks;
+  VKSORT_ADDRESS counts;  // RADIX rows of `groups` counts, then the inversion row; scanned in place
+  uint groups;
   uint digits;            // 1 << bits of this pass
-  uint slots;             // slots in use
-  uint flags;             // RADIX_GATE_FIRST | RADIX_GATE_LAST
+  uint flags;             // RADIX_SPINE_FIRST
+  uint unused;
 } VKSORT_PUSH_END;
 #endif
-#define RADIX_GATE_FIRST 1u  // the first pass: a sorted verdict means sorted on entry
-#define RADIX_GATE_LAST 2u   // the last recorded pass: also decide the finish copy
+#define RADIX_SPINE_FIRST 1u  // the first pass: a sorted verdict means sorted on entry
 
 // radix_init: one invocation writes the control words and the slot templates.
 #if defined(__cplusplus) || defined(PUSH_RADIX_INIT)
@@ -191,6 +192,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
   uint n;                // keys, or the most keys with a GPU-side count
   uint slots;
   uint grids[3 * RADIX_MAX_SLOTS];  // x, y, z of each slot's grid
+  uint unused;                      // pads the block to a multiple of 8 bytes, as in C++
 } VKSORT_PUSH_END;
 #endif
 

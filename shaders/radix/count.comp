@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// Radix sort, step 1 of a pass: each workgroup reads one block of BLOCK = WORKGROUP_SIZE * ITEMS keys
-// from the current buffer and writes
-//  - its digit histogram, digit-major: counts[digit * blocks + block] (Ha et al. section 4.4: one
-//    plain prefix sum over this layout gives every block's output offset per digit, P_d[block]);
-//  - its adjacent inversions (key i+1 < key i on the ordered bits, for pairs starting in the block, so
-//    the pair across the next block boundary too) in the extra row counts[RADIX * blocks + block].
-// The order check thus rides on the read the histogram needs anyway. Ha et al. (section 4.2) first
-// check a prefix because their check is a separate pass over the data; here the full check costs no
-// extra read, and a prefix check would add a dispatch and a barrier per pass, so there is none.
-// Block 0 also clears the entry after the inversion row, which the scan turns into the grand total.
+// Radix sort (reduce-then-scan), step 1 of a pass: each workgroup reads its contiguous range of tiles
+// (blocks of BLOCK = WORKGROUP_SIZE * ITEMS keys; pc.tiles_per_group of them) from the current buffer
+// and writes
+//  - its digit histogram over all of them, digit-major: counts[digit * groups + group] (Ha et al.
+//    section 4.4 with groups for blocks: one prefix sum over this layout, the spine, gives every
+//    group's output offset per digit, P_d[group]);
+//  - its adjacent inversions (key i+1 < key i on the ordered bits, for pairs starting in its tiles, so
+//    the pair across the next tile boundary too) in the extra row counts[RADIX * groups + group].
+// The order check thus rides on the read the histogram needs anyway, and the spine sums it in parallel.
 //
-// No atomics: invocation t counts into its own column of 8-bit counters (ITEMS <= 255), then the
-// columns are summed digit row by digit row. Full blocks read keys in chunks of two 8-byte words (4
-// keys of 32 bits or 2 of 64), chunk c = t + j * WORKGROUP_SIZE: consecutive invocations read
-// consecutive chunks, and only a chunk's last key needs one more load for its neighbour. The last,
-// partial block takes a plain path, one key at a time. (Both choices are uniform per workgroup:
-// branches that diverge inside a workgroup cost both sides on SIMD-per-workgroup drivers.)
+// No atomics: per tile, invocation t counts into its own column of 8-bit counters (ITEMS <= 255), then
+// the columns are summed digit row by digit row into the group's 32-bit totals. Full tiles read keys in
+// chunks of two 8-byte words (4 keys of 32 bits or 2 of 64), chunk c = t + j * WORKGROUP_SIZE:
+// consecutive invocations read consecutive chunks, and only a chunk's last key needs one more load for
+// its neighbour. The last, partial tile takes a plain path, one key at a time. (Both choices are
+// uniform per workgroup: branches that diverge inside a workgroup cost both sides on
+// SIMD-per-workgroup drivers.)
 #define PUSH_RADIX
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -41,6 +41,8 @@ const uint COLUMN = ROW_QUADS | 1u;
 // s_hist[t * COLUMN + r / 4][r % 4]: row r of invocation t's column. Digit d counts in byte d % 4 of
 // row d / 4.
 shared uvec4 s_hist[WG * COLUMN];
+// The group's count of each digit so far; entry d written only by the invocation that sums quad d / 16.
+shared uint s_total[RADIX];
 
 #define WG_SCAN_T uint
 #include "common/workgroup_scan.glsl"
@@ -60,23 +62,12 @@ void count_key(Key k, Key next, bool has_next, uint t) {
   if (has_next && key_less(next & g_range, k & g_range)) ++g_inversions;
 }
 
-void main() {
-  const uint block = linear_group_id();
-  if (block >= pc.blocks) return;
-  invocation_rank_init();
-  const uint t = invocation_rank();
-  g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
-  const uvec2 address = g_encoded ? pc.alt_keys : pc.keys;
-  Keys keys = Keys(address);
-  Pairs pairs = Pairs(address);
-  Words counts = Words(pc.counts);
-  g_range = key_range_mask(pc.range_lo, pc.range_hi);
-  const uint base = block * BLOCK;
-  // Blocks past the keys (a GPU-side count below the most keys) hold none.
-  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+// Counts one tile into the invocation's column (cleared first: nobody else touches it until the caller's
+// barrier).
+void count_tile(Keys keys, Pairs pairs, uint tile, uint n, uint t) {
+  const uint base = tile * BLOCK;
+  // Tiles past the keys (a GPU-side count below the most keys) hold none.
   const uint count = base < n ? min(BLOCK, n - base) : 0u;
-
-  // Own column only: nobody else touches it before the barrier.
   for (uint q = 0u; q < ROW_QUADS; ++q) s_hist[t * COLUMN + q] = uvec4(0u);
   if (count == BLOCK) {
     for (uint j = 0u; j < CHUNKS; ++j) {
@@ -102,7 +93,7 @@ void main() {
 #endif
     }
   } else {
-    // The last block: it has no successor block, so its last key has no neighbour either.
+    // The last tile: it has no successor tile, so its last key has no neighbour either.
     for (uint j = 0u; j < ITEMS; ++j) {
       const uint i = t + j * WG;
       if (i < count) {
@@ -113,31 +104,57 @@ void main() {
       }
     }
   }
-  // The block's inversions; the scan's first barrier also completes every column.
+}
+
+void main() {
+  const uint group = linear_group_id();
+  if (group >= pc.groups) return;
+  invocation_rank_init();
+  const uint t = invocation_rank();
+  g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
+  const uvec2 address = g_encoded ? pc.alt_keys : pc.keys;
+  Keys keys = Keys(address);
+  Pairs pairs = Pairs(address);
+  Words counts = Words(pc.counts);
+  g_range = key_range_mask(pc.range_lo, pc.range_hi);
+  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+
+  for (uint q = t; q < ROW_QUADS; q += WG)
+    for (uint d = 16u * q; d < min(16u * q + 16u, RADIX); ++d) s_total[d] = 0u;
+  const uint first_tile = group * pc.tiles_per_group;
+  const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    count_tile(keys, pairs, tile, n, t);
+    // Every column of the tile is complete.
+    barrier();
+    for (uint q = t; q < ROW_QUADS; q += WG) {
+      // Bytes 0 and 2 widen into the 16-bit halves of `even`, bytes 1 and 3 into `odd`; a tile's
+      // count of one digit is at most BLOCK < 2^16.
+      uvec4 even = uvec4(0u), odd = uvec4(0u);
+      for (uint c = 0u; c < WG; ++c) {
+        const uvec4 x = s_hist[c * COLUMN + q];
+        even += x & 0x00ff00ffu;
+        odd += (x >> 8) & 0x00ff00ffu;
+      }
+      for (uint k = 0u; k < 4u; ++k) {
+        const uint d = 16u * q + 4u * k;
+        if (d < RADIX) {
+          s_total[d + 0u] += even[k] & 0xffffu;
+          s_total[d + 1u] += odd[k] & 0xffffu;
+          s_total[d + 2u] += even[k] >> 16;
+          s_total[d + 3u] += odd[k] >> 16;
+        }
+      }
+    }
+    // Every column is read before the next tile clears it.
+    barrier();
+  }
+  // The group's inversions.
   uint inversions;
   workgroup_exclusive_scan(g_inversions, inversions);
 
-  for (uint q = t; q < ROW_QUADS; q += WG) {
-    // Bytes 0 and 2 widen into the 16-bit halves of `even`, bytes 1 and 3 into `odd`; a block's
-    // count of one digit is at most BLOCK < 2^16.
-    uvec4 even = uvec4(0u), odd = uvec4(0u);
-    for (uint c = 0u; c < WG; ++c) {
-      const uvec4 x = s_hist[c * COLUMN + q];
-      even += x & 0x00ff00ffu;
-      odd += (x >> 8) & 0x00ff00ffu;
-    }
-    for (uint k = 0u; k < 4u; ++k) {
-      const uint d = 16u * q + 4u * k;
-      if (d < RADIX) {
-        counts.w[(d + 0u) * pc.blocks + block] = even[k] & 0xffffu;
-        counts.w[(d + 1u) * pc.blocks + block] = odd[k] & 0xffffu;
-        counts.w[(d + 2u) * pc.blocks + block] = even[k] >> 16;
-        counts.w[(d + 3u) * pc.blocks + block] = odd[k] >> 16;
-      }
-    }
-  }
-  if (t == 0u) {
-    counts.w[RADIX * pc.blocks + block] = inversions;
-    if (block == 0u) counts.w[(RADIX + 1u) * pc.blocks] = 0u;
-  }
+  // Own totals only (the same quads as above).
+  for (uint q = t; q < ROW_QUADS; q += WG)
+    for (uint d = 16u * q; d < min(16u * q + 16u, RADIX); ++d) counts.w[d * pc.groups + group] = s_total[d];
+  if (t == 0u) counts.w[RADIX * pc.groups + group] = inversions;
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// Radix sort, step 1 of a pass, for blocks ranked by counter columns (scatter_columns.comp): the same
-// output as count.comp (the block's digit histogram, digit-major, and its adjacent inversions), plus
-// the counter columns themselves for the scatter, with the scatter's shape: invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of the block into its
-// own column of 32-bit counters, s_count[d * WG + t], and then sums the digit rows it owns. Small
-// workgroups of many keys each: count.comp's 8-bit counters would overflow, and its column sums
-// assume many invocations to share them.
+// Radix sort (reduce-then-scan), step 1 of a pass, for tiles ranked by counter columns
+// (scatter_columns.comp): the same output as count.comp (each group's digit histogram over its range of
+// tiles, digit-major, and its adjacent inversions), plus every tile's counter columns themselves for
+// the scatter, with the scatter's shape: invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of the
+// tile into its own column of 32-bit counters, s_count[d * WG + t], and then sums the digit rows it
+// owns. Small workgroups of many keys each: count.comp's 8-bit counters would overflow, and its column
+// sums assume many invocations to share them.
 //
 // The order check: an inversion is a pair (key i, key i + 1) with key i + 1 < key i on the ordered
-// bits, counted for pairs starting in the block (so the pair across the next block boundary too).
-// Block 0 also clears the entry after the inversion row, which the scan turns into the grand total.
+// bits, counted for pairs starting in the group's tiles (so the pair across the next tile boundary too).
 #define PUSH_RADIX
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -26,6 +26,8 @@ const uint CHUNK = 4u / KEY_WORDS;            // keys per two 8-byte loads
 const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 
 shared uint s_count[RADIX * WG];
+// The group's count of each digit so far; entry d written only by the invocation owning row d.
+shared uint s_total[RADIX];
 
 #define WG_SCAN_T uint
 #include "common/workgroup_scan.glsl"
@@ -45,8 +47,8 @@ void count_key(Key k, Key next, uint t) {
 }
 
 void main() {
-  const uint block = linear_group_id();
-  if (block >= pc.blocks) return;
+  const uint group = linear_group_id();
+  if (group >= pc.groups) return;
   invocation_rank_init();
   const uint t = invocation_rank();
   g_encoded = Words(pc.control).w[RADIX_CONTROL_CURRENT] != 0u;
@@ -55,67 +57,76 @@ void main() {
   Keys keys = Keys(address);
   Pairs pairs = Pairs(address);
   Words counts = Words(pc.counts);
-  // Blocks past the keys (a GPU-side count below the most keys) hold none.
+  Words columns = Words(pc.columns);
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
-  const uint base = block * BLOCK;
-  const uint count = base < n ? min(BLOCK, n - base) : 0u;
-  const uint first = base + t * ITEMS;
-  const uint mine = min(ITEMS, count - min(count, t * ITEMS));
 
-  // Own column only: nobody else touches it before the barrier.
-  for (uint d = 0u; d < RADIX; ++d) s_count[d * WG + t] = 0u;
-  if (mine > 0u) {
-    // The key after this invocation's last one (the next block's first for the last invocation), or
-    // KEY_MAX past the end, which is never an inversion.
-    const uint last = first + mine - 1u;
-    const Key after = last + 1u < n ? encoded(keys.k[last + 1u]) : KEY_MAX;
-    if (mine == ITEMS) {
-      // Two 8-byte loads per chunk, aligned since first is a multiple of 4; each chunk's last key
-      // pairs with the next chunk's first, kept from the previous round.
-      const uint pair0 = first * KEY_WORDS / 2u;
-      uvec2 a = pairs.p[pair0], b = pairs.p[pair0 + 1u];
-      for (uint j = 0u; j < ITEMS; j += CHUNK) {
-        uvec2 na = uvec2(0u), nb = uvec2(0u);
-        if (j + CHUNK < ITEMS) na = pairs.p[pair0 + (j + CHUNK) * KEY_WORDS / 2u], nb = pairs.p[pair0 + (j + CHUNK) * KEY_WORDS / 2u + 1u];
+  for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) s_total[t * ROWS_PER_INVOCATION + r] = 0u;
+  const uint first_tile = group * pc.tiles_per_group;
+  const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    // Tiles past the keys (a GPU-side count below the most keys) hold none.
+    const uint base = tile * BLOCK;
+    const uint count = base < n ? min(BLOCK, n - base) : 0u;
+    const uint first = base + t * ITEMS;
+    const uint mine = min(ITEMS, count - min(count, t * ITEMS));
+    // Own column only: the previous tile's readers finished before the barrier ending it.
+    for (uint d = 0u; d < RADIX; ++d) s_count[d * WG + t] = 0u;
+    if (mine > 0u) {
+      // The key after this invocation's last one (the next tile's first for the last invocation), or
+      // KEY_MAX past the end, which is never an inversion.
+      const uint last = first + mine - 1u;
+      const Key after = last + 1u < n ? encoded(keys.k[last + 1u]) : KEY_MAX;
+      if (mine == ITEMS) {
+        // Two 8-byte loads per chunk, aligned since first is a multiple of 4; each chunk's last key
+        // pairs with the next chunk's first, kept from the previous round.
+        const uint pair0 = first * KEY_WORDS / 2u;
+        uvec2 a = pairs.p[pair0], b = pairs.p[pair0 + 1u];
+        for (uint j = 0u; j < ITEMS; j += CHUNK) {
+          uvec2 na = uvec2(0u), nb = uvec2(0u);
+          if (j + CHUNK < ITEMS) na = pairs.p[pair0 + (j + CHUNK) * KEY_WORDS / 2u], nb = pairs.p[pair0 + (j + CHUNK) * KEY_WORDS / 2u + 1u];
 #if KEY_WORDS == 1
-        const Key k0 = encoded(a.x), k1 = encoded(a.y), k2 = encoded(b.x), k3 = encoded(b.y);
-        const Key next = j + CHUNK < ITEMS ? encoded(na.x) : after;
-        count_key(k0, k1, t), count_key(k1, k2, t), count_key(k2, k3, t), count_key(k3, next, t);
+          const Key k0 = encoded(a.x), k1 = encoded(a.y), k2 = encoded(b.x), k3 = encoded(b.y);
+          const Key next = j + CHUNK < ITEMS ? encoded(na.x) : after;
+          count_key(k0, k1, t), count_key(k1, k2, t), count_key(k2, k3, t), count_key(k3, next, t);
 #else
-        const Key k0 = encoded(a), k1 = encoded(b);
-        const Key next = j + CHUNK < ITEMS ? encoded(na) : after;
-        count_key(k0, k1, t), count_key(k1, next, t);
+          const Key k0 = encoded(a), k1 = encoded(b);
+          const Key next = j + CHUNK < ITEMS ? encoded(na) : after;
+          count_key(k0, k1, t), count_key(k1, next, t);
 #endif
-        a = na, b = nb;
-      }
-    } else {
-      Key k = encoded(keys.k[first]);
-      for (uint j = 0u; j < mine; ++j) {
-        const Key next = j + 1u < mine ? encoded(keys.k[first + j + 1u]) : after;
-        count_key(k, next, t);
-        k = next;
+          a = na, b = nb;
+        }
+      } else {
+        Key k = encoded(keys.k[first]);
+        for (uint j = 0u; j < mine; ++j) {
+          const Key next = j + 1u < mine ? encoded(keys.k[first + j + 1u]) : after;
+          count_key(k, next, t);
+          k = next;
+        }
       }
     }
+    // Every column of the tile is complete.
+    barrier();
+    // The rows themselves for the scatter (which then need not count again): the tile's RADIX * WG
+    // counters in the same digit-major order, each invocation its own rows; their sums for the spine.
+    for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
+      const uint d = t * ROWS_PER_INVOCATION + r;
+      uint sum = 0u;
+      for (uint c = 0u; c < WG; ++c) {
+        const uint keys_here = s_count[d * WG + c];
+        columns.w[tile * (RADIX * WG) + d * WG + c] = keys_here;
+        sum += keys_here;
+      }
+      s_total[d] += sum;
+    }
+    // Every row is read before the next tile clears the columns.
+    barrier();
   }
-  // The block's inversions; the scan's first barrier also completes every column.
+  // The group's inversions.
   uint inversions;
   workgroup_exclusive_scan(g_inversions, inversions);
-
-  // Row sums for the scan, and the rows themselves for the scatter (which then need not count again):
-  // the block's RADIX * WG counters in the same digit-major order, each invocation its own rows.
-  Words columns = Words(pc.columns);
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
     const uint d = t * ROWS_PER_INVOCATION + r;
-    uint sum = 0u;
-    for (uint c = 0u; c < WG; ++c) {
-      const uint keys_here = s_count[d * WG + c];
-      columns.w[block * (RADIX * WG) + d * WG + c] = keys_here;
-      sum += keys_here;
-    }
-    counts.w[d * pc.blocks + block] = sum;
+    counts.w[d * pc.groups + group] = s_total[d];
   }
-  if (t == 0u) {
-    counts.w[RADIX * pc.blocks + block] = inversions;
-    if (block == 0u) counts.w[(RADIX + 1u) * pc.blocks] = 0u;
-  }
+  if (t == 0u) counts.w[RADIX * pc.groups + group] = inversions;
 }

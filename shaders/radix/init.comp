@@ -2,7 +2,7 @@
 #version 460
 // Radix sort, before the first pass: one invocation writes the control words (RADIX_CONTROL_*): state
 // cleared, the data in the caller's buffers, the per-slot grids as templates and as live arguments
-// (the first pass always counts and scans), scatter and finish empty until a gate opens them.
+// (the first pass always counts), scatter and finish empty until a spine opens them.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 #define PUSH_RADIX_INIT
@@ -27,9 +27,9 @@ void main() {
     c.w[RADIX_CONTROL_SLOT_GRIDS + 4u * s + 3u] = 0u;
     c.w[RADIX_CONTROL_SLOT_ARGS + 4u * s + 3u] = 0u;
   }
-  // Scatter and finish run on slot 0's grid (one workgroup per block) once a gate sets x.
+  // Scatter and finish run on the passes' grid once a spine sets x.
   for (uint a = 1u; a < 3u; ++a) {
-    c.w[RADIX_CONTROL_SCATTER_ARGS + a] = pc.grids[a];
-    c.w[RADIX_CONTROL_FINISH_ARGS + a] = pc.grids[a];
+    c.w[RADIX_CONTROL_SCATTER_ARGS + a] = pc.grids[3u * RADIX_SLOT_PASSES + a];
+    c.w[RADIX_CONTROL_FINISH_ARGS + a] = pc.grids[3u * RADIX_SLOT_PASSES + a];
   }
 }

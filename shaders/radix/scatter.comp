@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// Radix sort, step 3 of a pass: each workgroup reloads its block of BLOCK = WORKGROUP_SIZE * ITEMS keys
-// from the pass's source buffer, sorts it by the pass's digit in shared memory, stably, and writes
-// each key (and value) to the other buffer at
-//     P_d[block] + (its rank among the block's keys of digit d)        (Ha et al. equation 1)
-// where P_d[block] is the scanned digit-major count. The block-local sort is a sequence of four-way
+// Radix sort (reduce-then-scan), step 3 of a pass: each workgroup walks its range of tiles (blocks of
+// BLOCK = WORKGROUP_SIZE * ITEMS keys) in order; it reloads each from the pass's source buffer, sorts it
+// by the pass's digit in shared memory, stably, and writes each key (and value) to the other buffer at
+//     P_d[group] + (its rank among the group's keys of digit d)        (Ha et al. equation 1)
+// where P_d[group] is the scanned spine (digit-major group counts), and the rank is the keys of digit
+// d in the group's earlier tiles plus the rank within the tile. The block-local sort is a sequence of four-way
 // splits, one per 2 bits of the digit, least significant first (Algorithm 2: counts of the four
 // values, their prefix sum, a stable shuffle in shared memory). Because the block ends up sorted by
 // digit, keys of one digit sit in one run and go to consecutive addresses: the coalesced cluster-wise
@@ -43,7 +44,9 @@ const uint MINE_VEC4S = ITEMS * ITEM_WORDS / 4u;    // ... per invocation's slot
 // [i, i + 1) * ITEM_WORDS of the flat view starting at b * BUFFER_VEC4S. Before split s the items sit
 // in buffer s % 2, slot i holding the item of rank i in the order so far.
 shared uvec4 s_items[2u * BUFFER_VEC4S];
-// P_d[block] minus the first slot of digit d once the block is sorted by digit: slot i of digit d
+// Per digit d, first the sorted tile's run of d, slots [start, end), as start | end << 16 (0 if the digit
+// is absent; a tile holds at most 2^15 keys), set by the invocations whose slots start and end the run;
+// then, set by d's owner (invocation d / DIGITS_PER_INVOCATION), where the run goes: slot i of digit d
 // goes to s_offset[d] + i.
 shared uint s_offset[RADIX];
 
@@ -141,106 +144,128 @@ void load_block(uvec2 src_keys, uvec2 src_values, bool from_scratch, uint base, 
   }
 }
 
+Key slot_key(uint words, uint i) {
+  const uint w = words + i * ITEM_WORDS;
+#if KEY_WORDS == 1
+  return get_word(w);
+#else
+  return uvec2(get_word(w), get_word(w + 1u));
+#endif
+}
+
 void main() {
-  const uint block = linear_group_id();
-  if (block >= pc.blocks) return;
+  const uint group = linear_group_id();
+  if (group >= pc.groups) return;
   invocation_rank_init();
   const uint t = invocation_rank();
   const bool from_scratch = Words(pc.control).w[RADIX_CONTROL_PASS_SOURCE] != 0u;
   Keys dst = Keys(from_scratch ? pc.keys : pc.alt_keys);
   Words dst_values = Words(from_scratch ? pc.values : pc.alt_values);
   Words counts = Words(pc.counts);
-  const uint base = block * BLOCK;
-  // Blocks past the keys (a GPU-side count below the most keys) hold none.
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
-  const uint count = base < n ? min(BLOCK, n - base) : 0u;
 
-  load_block(from_scratch ? pc.alt_keys : pc.keys, from_scratch ? pc.alt_values : pc.values, from_scratch, base,
-             count);
-
-  // Where each digit's run goes: P_d[block] from the scanned counts, minus the run's first slot (the
-  // block's keys of smaller digits; a block's count of d is the step to the next entry of row d).
-  // The scan's first barrier also completes buffer 0.
-  {
-    uint p[DIGITS_PER_INVOCATION], c[DIGITS_PER_INVOCATION];
-    uint sum = 0u;
-    for (uint k = 0u; k < DIGITS_PER_INVOCATION; ++k) {
-      const uint d = t * DIGITS_PER_INVOCATION + k;
-      p[k] = 0u, c[k] = 0u;
-      if (d < RADIX) {
-        p[k] = counts.w[d * pc.blocks + block];
-        c[k] = counts.w[d * pc.blocks + block + 1u] - p[k];
-      }
-      sum += c[k];
-    }
-    uvec2 total;
-    uint start = workgroup_exclusive_scan(uvec2(sum, 0u), total).x;
-    for (uint k = 0u; k < DIGITS_PER_INVOCATION; ++k) {
-      const uint d = t * DIGITS_PER_INVOCATION + k;
-      if (d < RADIX) s_offset[d] = p[k] - start;
-      start += c[k];
-    }
+  // Where the group's next key of each digit this invocation owns goes, after its tiles so far.
+  uint next[DIGITS_PER_INVOCATION];
+  for (uint k = 0u; k < DIGITS_PER_INVOCATION; ++k) {
+    const uint d = t * DIGITS_PER_INVOCATION + k;
+    next[k] = d < RADIX ? counts.w[d * pc.groups + group] : 0u;
   }
-
-  // Invocation t owns slots [t * ITEMS, (t + 1) * ITEMS) of the current order: blocked, so that the
-  // prefix over invocations counts exactly the keys before each one and every split is stable.
-  const uint mine = t * MINE_VEC4S;
-  uint from = 0u;  // buffer holding the current order
-  for (uint s = 0u; s < pc.bits; s += 2u) {
-    const uint shift = pc.shift + s, width = min(2u, pc.bits - s);
-    const uint src = from * BUFFER_VEC4S + mine, to = (from ^ 1u) * BUFFER_VEC4S * 4u;
-    uvec2 counters = uvec2(0u);
-    for (uint q = 0u; q < MINE_VEC4S; ++q) {
-      const uvec4 w = s_items[src + q];
-      for (uint k = 0u; k < ITEMS_PER_VEC4; ++k) counters += unit(key_digit(vec4_key(w, k), shift, width));
+  const uint first_tile = group * pc.tiles_per_group;
+  const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    const uint base = tile * BLOCK;
+    // Tiles past the keys (a GPU-side count below the most keys) hold none.
+    const uint count = base < n ? min(BLOCK, n - base) : 0u;
+    // The previous tile's readers of these finished before the barrier ending it.
+    for (uint k = 0u; k < DIGITS_PER_INVOCATION; ++k) {
+      const uint d = t * DIGITS_PER_INVOCATION + k;
+      if (d < RADIX) s_offset[d] = 0u;
     }
-    // Every invocation's counters are in before the scan reads them. (Nobody writes buffer `from`
-    // in this split, and buffer `from ^ 1` was last read before the previous split's barrier.)
-    uvec2 total;
-    uvec2 rank = workgroup_exclusive_scan(counters, total);
-    // Value v's run starts after all keys of smaller values: add those totals to each counter.
-    const uint t0 = total.x & 0xffffu, t01 = t0 + (total.x >> 16), t012 = t01 + (total.y & 0xffffu);
-    rank += uvec2(t0 << 16, t01 | (t012 << 16));
-    for (uint q = 0u; q < MINE_VEC4S; ++q) {
-      const uvec4 w = s_items[src + q];
-      for (uint k = 0u; k < ITEMS_PER_VEC4; ++k) {
-        const Key key = vec4_key(w, k);
-        const uint v = key_digit(key, shift, width);
-        const uint slot = field(rank, v);
-        rank += unit(v);
-#if KEY_WORDS == 1
-        put_word(to + slot * ITEM_WORDS, key);
-#else
-        put_word(to + slot * ITEM_WORDS, key.x);
-        put_word(to + slot * ITEM_WORDS + 1u, key.y);
-#endif
-#if VALUE_WORDS == 1
-        put_word(to + slot * ITEM_WORDS + KEY_WORDS, vec4_value(w, k));
-#endif
-      }
-    }
-    from ^= 1u;
-    // The shuffled block (and s_offset) is complete before the next split or the write-out reads it.
+    load_block(from_scratch ? pc.alt_keys : pc.keys, from_scratch ? pc.alt_values : pc.values, from_scratch, base,
+               count);
+    // Buffer 0 is complete (and the run bounds cleared) before the splits read it.
     barrier();
-  }
 
-  // Coalesced write-out: consecutive invocations take consecutive slots, so each digit's run is
-  // written to consecutive addresses.
-  const uint words = from * BUFFER_VEC4S * 4u;
-  for (uint j = 0u; j < ITEMS; ++j) {
-    const uint i = t + j * WG;
-    if (i < count) {
-      const uint w = words + i * ITEM_WORDS;
+    // Invocation t owns slots [t * ITEMS, (t + 1) * ITEMS) of the current order: blocked, so that the
+    // prefix over invocations counts exactly the keys before each one and every split is stable.
+    const uint mine = t * MINE_VEC4S;
+    uint from = 0u;  // buffer holding the current order
+    for (uint s = 0u; s < pc.bits; s += 2u) {
+      const uint shift = pc.shift + s, width = min(2u, pc.bits - s);
+      const uint src = from * BUFFER_VEC4S + mine, to = (from ^ 1u) * BUFFER_VEC4S * 4u;
+      uvec2 counters = uvec2(0u);
+      for (uint q = 0u; q < MINE_VEC4S; ++q) {
+        const uvec4 w = s_items[src + q];
+        for (uint k = 0u; k < ITEMS_PER_VEC4; ++k) counters += unit(key_digit(vec4_key(w, k), shift, width));
+      }
+      // Every invocation's counters are in before the scan reads them. (Nobody writes buffer `from`
+      // in this split, and buffer `from ^ 1` was last read before the previous split's barrier.)
+      uvec2 total;
+      uvec2 rank = workgroup_exclusive_scan(counters, total);
+      // Value v's run starts after all keys of smaller values: add those totals to each counter.
+      const uint t0 = total.x & 0xffffu, t01 = t0 + (total.x >> 16), t012 = t01 + (total.y & 0xffffu);
+      rank += uvec2(t0 << 16, t01 | (t012 << 16));
+      for (uint q = 0u; q < MINE_VEC4S; ++q) {
+        const uvec4 w = s_items[src + q];
+        for (uint k = 0u; k < ITEMS_PER_VEC4; ++k) {
+          const Key key = vec4_key(w, k);
+          const uint v = key_digit(key, shift, width);
+          const uint slot = field(rank, v);
+          rank += unit(v);
 #if KEY_WORDS == 1
-      const Key k = get_word(w);
+          put_word(to + slot * ITEM_WORDS, key);
 #else
-      const Key k = uvec2(get_word(w), get_word(w + 1u));
+          put_word(to + slot * ITEM_WORDS, key.x);
+          put_word(to + slot * ITEM_WORDS + 1u, key.y);
 #endif
-      const uint to = s_offset[key_digit(k, pc.shift, pc.bits)] + i;
-      dst.k[to] = from_scratch ? decode_key(k) : k;
 #if VALUE_WORDS == 1
-      dst_values.w[to] = get_word(w + KEY_WORDS);
+          put_word(to + slot * ITEM_WORDS + KEY_WORDS, vec4_value(w, k));
 #endif
+        }
+      }
+      from ^= 1u;
+      // The shuffled tile is complete before the next split or the run bounds read it.
+      barrier();
     }
+
+    // The tile is sorted by digit: each digit's run is where its digit differs from its neighbours'.
+    const uint words = from * BUFFER_VEC4S * 4u;
+    for (uint j = 0u; j < ITEMS; ++j) {
+      const uint i = t + j * WG;
+      if (i < count) {
+        const uint d = key_digit(slot_key(words, i), pc.shift, pc.bits);
+        if (i == 0u || key_digit(slot_key(words, i - 1u), pc.shift, pc.bits) != d) atomicOr(s_offset[d], i);
+        if (i + 1u == count || key_digit(slot_key(words, i + 1u), pc.shift, pc.bits) != d)
+          atomicOr(s_offset[d], (i + 1u) << 16);
+      }
+    }
+    // Every run bound is in.
+    barrier();
+    for (uint k = 0u; k < DIGITS_PER_INVOCATION; ++k) {
+      const uint d = t * DIGITS_PER_INVOCATION + k;
+      if (d < RADIX) {
+        const uint start = s_offset[d] & 0xffffu, end = s_offset[d] >> 16;
+        s_offset[d] = next[k] - start;
+        next[k] += end - start;
+      }
+    }
+    // Every offset is in.
+    barrier();
+
+    // Coalesced write-out: consecutive invocations take consecutive slots, so each digit's run is
+    // written to consecutive addresses.
+    for (uint j = 0u; j < ITEMS; ++j) {
+      const uint i = t + j * WG;
+      if (i < count) {
+        const Key k = slot_key(words, i);
+        const uint to = s_offset[key_digit(k, pc.shift, pc.bits)] + i;
+        dst.k[to] = from_scratch ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+        dst_values.w[to] = get_word(words + i * ITEM_WORDS + KEY_WORDS);
+#endif
+      }
+    }
+    // The write-out has read the tile and the offsets before the next tile overwrites them.
+    barrier();
   }
 }

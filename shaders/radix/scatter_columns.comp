@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// Radix sort, step 3 of a pass, ranking with counter columns: the same result as scatter.comp (every
-// key of the block goes to P_d[block] + its stable rank among the block's keys of digit d, Ha et al.
-// equation 1), found with one counter per (digit, invocation) instead of four-way splits.
+// Radix sort (reduce-then-scan), step 3 of a pass, ranking with counter columns: the same result as
+// scatter.comp (each workgroup walks its range of tiles in order; every key goes to P_d[group] + its
+// stable rank among the group's keys of digit d, Ha et al. equation 1 over groups), found with one
+// counter per (digit, invocation) instead of four-way splits. Per tile:
 //
-//   1. Invocation t owns the block's keys [t * ITEMS, (t + 1) * ITEMS) (blocked, so invocation order
+//   1. Invocation t owns the tile's keys [t * ITEMS, (t + 1) * ITEMS) (blocked, so invocation order
 //      is input order); it counted its keys of each digit into its own column (count_columns.comp,
 //      which leaves the columns in scratch: counting them again here would cost as much as the count).
 //   2. Invocation t owns digit rows t * RADIX / WG, ...: it walks each row across the columns and
 //      turns every count into where that column's first key of the digit goes,
-//          P_d[block] + (keys of digit d in columns before it)     into s_next[d * WG + t].
+//          s_base[d] + (keys of digit d in columns before it)     into s_next[d * WG + t],
+//      where s_base[d] starts at P_d[group] and moves past each tile's keys of digit d.
 //   3. Each invocation walks its keys in order and sends each to s_next[digit * WG + t]++.
 //
-// Per key that is one read and one counter update, none shared with another invocation, and one
-// barrier per block; the splits need bits/2 rounds of two reads, a shared-memory shuffle and a
+// Per key that is one read and one counter update, none shared with another invocation, and two
+// barriers per tile; the splits need bits/2 rounds of two reads, a shared-memory shuffle and a
 // workgroup scan. The columns cost RADIX counters per invocation, so the runtime uses this kernel
 // only when each invocation holds at least RADIX keys and owns whole digit rows (RADIX >= WG): small
 // workgroups of many keys each, the shape CPU drivers (lavapipe) run fastest. Keys go straight to their
@@ -38,6 +40,8 @@ const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 
 // Column t of digit d: s_next[d * WG + t]; a count after step 1, the next destination after step 2.
 shared uint s_next[RADIX * WG];
+// Where the group's next key of digit d goes after the tiles so far; entry d only its row's owner's.
+shared uint s_base[RADIX];
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 
@@ -56,8 +60,8 @@ void send_key(Key k, uint value, Keys dst, Words dst_values, uint t) {
 }
 
 void main() {
-  const uint block = linear_group_id();
-  if (block >= pc.blocks) return;
+  const uint group = linear_group_id();
+  if (group >= pc.groups) return;
   const uint t = gl_LocalInvocationID.x;
   g_encoded = Words(pc.control).w[RADIX_CONTROL_PASS_SOURCE] != 0u;
   const uvec2 src_address = g_encoded ? pc.alt_keys : pc.keys;
@@ -67,57 +71,71 @@ void main() {
   Keys dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
   Words dst_values = Words(g_encoded ? pc.values : pc.alt_values);
   Words counts = Words(pc.counts);
-  // Blocks past the keys (a GPU-side count below the most keys) hold none.
-  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
-  const uint base = block * BLOCK;
-  const uint count = base < n ? min(BLOCK, n - base) : 0u;
-  const uint first = base + t * ITEMS;  // this invocation's keys: [first, first + mine)
-  const uint mine = min(ITEMS, count - min(count, t * ITEMS));
-
-  // 1-2. The count left this block's columns in scratch; the rows this invocation owns become
-  // destinations. A block's keys of digit d start at P_d[block] (the scanned counts).
   Words columns = Words(pc.columns);
+  const uint n = Words(pc.control).w[RADIX_CONTROL_N];
+
+  // The group's keys of digit d start at P_d[group] (the scanned spine).
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
     const uint d = t * ROWS_PER_INVOCATION + r;
-    uint to = counts.w[d * pc.blocks + block];
-    for (uint c = 0u; c < WG; ++c) {
-      const uint keys_here = columns.w[block * (RADIX * WG) + d * WG + c];
-      s_next[d * WG + c] = to;
-      to += keys_here;
-    }
+    s_base[d] = counts.w[d * pc.groups + group];
   }
-  barrier();
+  const uint first_tile = group * pc.tiles_per_group;
+  const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    // Tiles past the keys (a GPU-side count below the most keys) hold none.
+    const uint base = tile * BLOCK;
+    const uint count = base < n ? min(BLOCK, n - base) : 0u;
+    const uint first = base + t * ITEMS;  // this invocation's keys: [first, first + mine)
+    const uint mine = min(ITEMS, count - min(count, t * ITEMS));
 
-  // 3. The same keys in the same order, each to its column's next destination.
-  if (count == BLOCK) {
-    for (uint j = 0u; j < ITEMS; j += CHUNK) {
-      const uint pair = (first + j) * KEY_WORDS / 2u;
-      const uvec2 a = src_pairs.p[pair], b = src_pairs.p[pair + 1u];
-#if VALUE_WORDS == 1
-      const uvec2 va = Pairs(src_values).p[(first + j) / 2u];
-#if KEY_WORDS == 1
-      const uvec2 vb = Pairs(src_values).p[(first + j) / 2u + 1u];
-      send_key(encoded(a.x), va.x, dst, dst_values, t), send_key(encoded(a.y), va.y, dst, dst_values, t);
-      send_key(encoded(b.x), vb.x, dst, dst_values, t), send_key(encoded(b.y), vb.y, dst, dst_values, t);
-#else
-      send_key(encoded(a), va.x, dst, dst_values, t), send_key(encoded(b), va.y, dst, dst_values, t);
-#endif
-#else
-#if KEY_WORDS == 1
-      send_key(encoded(a.x), 0u, dst, dst_values, t), send_key(encoded(a.y), 0u, dst, dst_values, t);
-      send_key(encoded(b.x), 0u, dst, dst_values, t), send_key(encoded(b.y), 0u, dst, dst_values, t);
-#else
-      send_key(encoded(a), 0u, dst, dst_values, t), send_key(encoded(b), 0u, dst, dst_values, t);
-#endif
-#endif
+    // 1-2. The count left this tile's columns in scratch; the rows this invocation owns become
+    // destinations. (The previous tile's senders finished before the barrier ending it.)
+    for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
+      const uint d = t * ROWS_PER_INVOCATION + r;
+      uint to = s_base[d];
+      for (uint c = 0u; c < WG; ++c) {
+        const uint keys_here = columns.w[tile * (RADIX * WG) + d * WG + c];
+        s_next[d * WG + c] = to;
+        to += keys_here;
+      }
+      s_base[d] = to;
     }
-  } else {
-    for (uint j = 0u; j < mine; ++j) {
-      uint value = 0u;
+    // Every destination is in.
+    barrier();
+
+    // 3. The same keys in the same order, each to its column's next destination.
+    if (count == BLOCK) {
+      for (uint j = 0u; j < ITEMS; j += CHUNK) {
+        const uint pair = (first + j) * KEY_WORDS / 2u;
+        const uvec2 a = src_pairs.p[pair], b = src_pairs.p[pair + 1u];
 #if VALUE_WORDS == 1
-      value = src_values.w[first + j];
+        const uvec2 va = Pairs(src_values).p[(first + j) / 2u];
+#if KEY_WORDS == 1
+        const uvec2 vb = Pairs(src_values).p[(first + j) / 2u + 1u];
+        send_key(encoded(a.x), va.x, dst, dst_values, t), send_key(encoded(a.y), va.y, dst, dst_values, t);
+        send_key(encoded(b.x), vb.x, dst, dst_values, t), send_key(encoded(b.y), vb.y, dst, dst_values, t);
+#else
+        send_key(encoded(a), va.x, dst, dst_values, t), send_key(encoded(b), va.y, dst, dst_values, t);
 #endif
-      send_key(encoded(src.k[first + j]), value, dst, dst_values, t);
+#else
+#if KEY_WORDS == 1
+        send_key(encoded(a.x), 0u, dst, dst_values, t), send_key(encoded(a.y), 0u, dst, dst_values, t);
+        send_key(encoded(b.x), 0u, dst, dst_values, t), send_key(encoded(b.y), 0u, dst, dst_values, t);
+#else
+        send_key(encoded(a), 0u, dst, dst_values, t), send_key(encoded(b), 0u, dst, dst_values, t);
+#endif
+#endif
+      }
+    } else {
+      for (uint j = 0u; j < mine; ++j) {
+        uint value = 0u;
+#if VALUE_WORDS == 1
+        value = src_values.w[first + j];
+#endif
+        send_key(encoded(src.k[first + j]), value, dst, dst_values, t);
+      }
     }
+    // Every key is sent before the next tile's destinations overwrite s_next.
+    barrier();
   }
 }

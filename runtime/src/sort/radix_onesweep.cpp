@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "sort/key_spec.hpp"
+#include "sort/loop_budget.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::algo {
@@ -42,11 +43,6 @@ uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
   return key_bytes(key) == 8 ? 8 : 16;
 }
 uint32_t ballot_workgroup(const DeviceInfo& info) { return info.type == "cpu" ? info.subgroup_size : 256; }
-
-// Loop iterations one invocation of a kernel may spend on its keys. lavapipe (gallivm) ends every loop
-// of an invocation once they have iterated 65535 times in all, silently: a kernel that loops longer gives
-// wrong results there. Half of that leaves room for the kernels' other loops.
-constexpr uint32_t loop_budget = 32768;
 
 void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
   if (!std::has_single_bit(v) || v > most)
@@ -218,6 +214,8 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   copy.control = t.scratch_address;
   copy.n = t.n;
   copy.blocks = l.tiles;
+  copy.groups = l.tiles;
+  copy.tiles_per_group = 1;
   rec.dispatch_indirect(finish_, copy, t.scratch, t.scratch_offset + VkDeviceSize(RADIX_CONTROL_FINISH_ARGS) * 4);
 }
 

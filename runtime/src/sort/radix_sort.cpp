@@ -5,15 +5,16 @@
 #include <bit>
 
 #include "sort/key_spec.hpp"
+#include "sort/loop_budget.hpp"
 #include "sort/subgroup_scan.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::algo {
 
-using shader::RadixGatePush;
 using shader::RadixInitPush;
 using shader::RadixPush;
-static_assert(sizeof(RadixPush) == 80 && sizeof(RadixGatePush) == 40 && sizeof(RadixInitPush) == 120,
+using shader::RadixSpinePush;
+static_assert(sizeof(RadixPush) == 88 && sizeof(RadixSpinePush) == 32 && sizeof(RadixInitPush) == 40,
               "push constants must match the GLSL std430 layout");
 
 namespace {
@@ -26,6 +27,13 @@ uint32_t preferred_workgroup(const DeviceInfo& info) {
   return info.type == "cpu" ? std::max(8u, info.subgroup_size) : 128;
 }
 constexpr uint32_t max_block = 2048;
+// Workgroups of the count and the scatter, each looping over a contiguous range of tiles: enough to keep
+// the device busy, few enough that the spine (RADIX counts per group) stays one workgroup's work. CPU
+// drivers run a workgroup per thread: 16 keep up to 16 threads busy (LP_NUM_THREADS) while tiles are
+// many per group. GPUs: a few per multiprocessor on large GPUs (unmeasured; no GPU yet).
+uint32_t target_groups(const DeviceInfo& info) { return info.type == "cpu" ? 16 : 1024; }
+// The spine: one workgroup.
+uint32_t spine_workgroup(const DeviceInfo& info) { return std::bit_floor(std::min(256u, info.max_workgroup_invocations)); }
 // Keys per block when ranking by counter columns (they need no shared memory per key). Larger blocks
 // spread each block's RADIX x workgroup counters over more keys. Measured on lavapipe, 2^20 uniform
 // u32 keys, 8 invocations, CPU time (the machine shared, so relative): blocks of 2048 keys 1.0,
@@ -50,7 +58,7 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
 
 }  // namespace
 
-RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx), options_(options), scan_(ctx) {
+RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx), options_(options) {
   const uint32_t width = key_bytes(options.key) * 8;
   begin_bit_ = options.begin_bit;
   end_bit_ = options.end_bit ? options.end_bit : width;
@@ -126,7 +134,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
                                "radix sort");
   } else {
     // Two buffers of a block of items (key, then value, padded to 1, 2 or 4 words), plus per
-    // invocation two uvec2 of the scan and per digit its output offset.
+    // invocation two uvec2 of the scan and per digit its run in the tile, then its output offset.
     const uint32_t item_words = key_bytes(options.key) / 4 + options.value_bytes / 4;
     const uint32_t item_bytes = 4 * (item_words == 3 ? 4 : item_words);
     const uint32_t wg_bound = std::max(options.tuning.workgroup_size, preferred);
@@ -169,7 +177,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const uint32_t kind = key_kind(options.key);
   const bool descending = options.order == Order::descending, values = options.value_bytes == 4;
   init_ = gpu::Kernel(ctx, "radix_init", 1, {}, sizeof(RadixInitPush));
-  gate_ = gpu::Kernel(ctx, "radix_gate", 1, {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(RadixGatePush));
+  spine_ = gpu::Kernel(ctx, "radix_spine", spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(RadixSpinePush));
   // The splits' kernels scan across the workgroup several times per block: subgroup scans where the
   // device has them. The column kernels scan once per block (the count's inversions) and need none.
   const std::string sg = columns_ ? "" : scan_variant(ctx.info);
@@ -193,6 +201,31 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
                          {SPEC_HAS_VALUES, values},
                          {SPEC_ITEMS_PER_THREAD, shape_.items_per_thread}},
                         sizeof(RadixPush));
+  target_groups_ = target_groups(ctx.info);
+  // Outside the tile loop a group loops over its share of the digits and scans once.
+  const uint32_t per_group = 1024 + radix;
+  most_tiles_per_group_ = std::max(1u, (loop_budget - per_group) / loops_per_tile());
+}
+
+uint32_t RadixSort::loops_per_tile() const {
+  const uint32_t radix = 1u << radix_bits_, wg = shape_.workgroup_size, items = shape_.items_per_thread;
+  if (columns_)  // count: clear a column, its keys, its rows; scatter: its rows, its keys
+    return 2 * radix + items + radix / wg + 8;
+  // count: clear a column, its keys, sum the quads it owns
+  const uint32_t quads = std::max(1u, radix / 16);
+  const uint32_t count = quads + count_shape_.items_per_thread + (quads + count_shape_.workgroup_size - 1) /
+                                                                     count_shape_.workgroup_size * (count_shape_.workgroup_size + 4);
+  // scatter: load (with encoding) at most 3 * items; per 2-bit split two walks over its items of at most
+  // 2 iterations per key and a workgroup scan; run bounds and write-out items each; its digits thrice.
+  const uint32_t splits = radix_bits_ / 2;
+  const uint32_t scatter = 5 * items + splits * (4 * items + wg + 16) + 3 * std::max(1u, radix / wg);
+  return std::max(count, scatter);
+}
+
+uint32_t RadixSort::spine_loops(uint64_t groups) const {
+  const uint64_t wg = spine_workgroup(ctx_.info), words = (uint64_t(1) << radix_bits_) * groups;
+  // read and scan its words, sum its inversions, check its digits, the workgroup scan's steps
+  return uint32_t(std::min<uint64_t>(~0u, 2 * ((words + wg - 1) / wg) + (groups + wg - 1) / wg + 64));
 }
 
 uint32_t RadixSort::passes_for(uint64_t n) const {
@@ -204,12 +237,18 @@ uint32_t RadixSort::control_words() const { return single_pass_ ? ONESWEEP_CONTR
 RadixSort::Layout RadixSort::layout(uint64_t n) const {
   auto align = [](VkDeviceSize v) { return (v + 15) / 16 * 16; };
   Layout l;
-  l.blocks = uint32_t((n + shape_.tile() - 1) / shape_.tile());
-  l.count_words = uint32_t(((uint64_t(1) << radix_bits_) + 1) * l.blocks + 1);
-  l.scan = scan_.plan(l.count_words);
+  const uint64_t tiles = (n + shape_.tile() - 1) / shape_.tile();
+  l.blocks = uint32_t(tiles);
+  // As many groups as the device wants, or more where a group would loop past the budget; then tiles
+  // shared out evenly, and no group left without one.
+  const uint64_t groups = std::max<uint64_t>(std::min<uint64_t>(target_groups_, tiles),
+                                             (tiles + most_tiles_per_group_ - 1) / std::max(1u, most_tiles_per_group_));
+  const uint64_t per = std::max<uint64_t>(1, (tiles + groups - 1) / std::max<uint64_t>(1, groups));
+  l.tiles_per_group = uint32_t(per);
+  l.groups = uint32_t((tiles + per - 1) / per);
+  l.count_words = uint32_t(((uint64_t(1) << radix_bits_) + 1) * l.groups);
   l.counts = align(RADIX_CONTROL_WORDS * 4);
-  l.sums = align(l.counts + uint64_t(l.count_words) * 4);
-  l.alt_keys = align(l.sums + l.scan.sums_bytes);
+  l.alt_keys = align(l.counts + uint64_t(l.count_words) * 4);
   l.alt_values = align(l.alt_keys + n * key_bytes(options_.key));
   l.columns = align(l.alt_values + n * options_.value_bytes);
   l.bytes = l.columns + (columns_ ? uint64_t(l.blocks) * column_words_per_block() * 4 : 0);
@@ -226,12 +265,13 @@ void RadixSort::check_size(uint64_t n) const {
   if (!reduce_then_scan_)
     throw Error("radix sort: " + std::to_string(n) + " keys are more than the single pass counts (" +
                 std::to_string(ONESWEEP_MAX_KEYS) + "); use Tuning::radix_scan automatic or reduce_then_scan");
-  const uint64_t blocks = (n + shape_.tile() - 1) / shape_.tile();
-  const uint64_t words = ((uint64_t(1) << radix_bits_) + 1) * blocks + 1;
-  // Shaders index the counts with 32-bit integers, and the scan's levels need dispatch slots.
-  if (words >= (uint64_t(1) << 31) || scan_.plan(uint32_t(words)).sizes.size() + 1 > RADIX_MAX_SLOTS)
-    throw Error("radix sort: " + std::to_string(n) + " keys in blocks of " + std::to_string(shape_.tile()) + " need " +
-                std::to_string(words) + " digit counters, more than one pass can scan; use a larger tile or fewer radix bits");
+  const uint64_t tiles = (n + shape_.tile() - 1) / shape_.tile();
+  const uint64_t groups = (tiles + most_tiles_per_group_ - 1) / most_tiles_per_group_;
+  // The spine is one workgroup, within the loop budget; shaders index the columns with 32-bit integers.
+  if (spine_loops(groups) > loop_budget || (columns_ && tiles * column_words_per_block() >= (uint64_t(1) << 32)))
+    throw Error("radix sort: " + std::to_string(n) + " keys in tiles of " + std::to_string(shape_.tile()) + " need " +
+                std::to_string(groups) + " workgroups, more than one workgroup's spine scan covers; use a larger "
+                "tile or fewer radix bits");
 }
 
 void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_budget) const {
@@ -245,7 +285,6 @@ void RadixSort::record(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_bu
 void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t, uint32_t mark_budget) const {
   const Layout l = layout(t.n);
   const uint32_t passes = passes_for(t.n);
-  const uint32_t slots = uint32_t(1 + l.scan.sizes.size());
   const bool detailed = timestamp_marks(t.n) <= mark_budget;
   auto phase = [&](const char* name) {
     if (detailed) rec.phase(name);
@@ -256,13 +295,12 @@ void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t,
   init.control = t.scratch_address;
   init.count = t.count;
   init.n = t.n;
-  init.slots = slots;
+  init.slots = RADIX_MAX_SLOTS;
   auto set_grid = [&](uint32_t slot, uint64_t groups) {
     const gpu::Grid g = gpu::grid_for(ctx_, groups);
     init.grids[3 * slot + 0] = g.x, init.grids[3 * slot + 1] = g.y, init.grids[3 * slot + 2] = g.z;
   };
-  set_grid(0, l.blocks);
-  for (size_t s = 0; s < l.scan.groups.size(); ++s) set_grid(uint32_t(1 + s), l.scan.groups[s]);
+  set_grid(RADIX_SLOT_PASSES, l.groups);
 
   RadixPush push{};
   push.keys = t.keys;
@@ -275,19 +313,18 @@ void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t,
   push.counts = counts;
   push.n = t.n;
   push.blocks = l.blocks;
+  push.groups = l.groups;
+  push.tiles_per_group = l.tiles_per_group;
   // The ordered bits as a 64-bit mask, split into the two words of the push constants.
   const uint64_t range = (end_bit_ == 64 ? ~uint64_t(0) : (uint64_t(1) << end_bit_) - 1) & ~((uint64_t(1) << begin_bit_) - 1);
   push.range_lo = uint32_t(range);
   push.range_hi = uint32_t(range >> 32);
 
-  RadixGatePush gate{};
-  gate.control = t.scratch_address;
-  gate.counts = counts;
-  gate.n = t.n;
-  gate.blocks = l.blocks;
-  gate.slots = slots;
+  RadixSpinePush spine{};
+  spine.control = t.scratch_address;
+  spine.counts = counts;
+  spine.groups = l.groups;
 
-  const ExclusiveScan::Indirect scan_args{t.scratch, offset_of(RADIX_CONTROL_SLOT_ARGS + 4), 16};
   rec.phase(detailed ? "count" : "passes");
   rec.dispatch(init_, init, 1);
   rec.compute_barrier();
@@ -295,13 +332,12 @@ void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t,
     push.shift = begin_bit_ + p * radix_bits_;
     push.bits = std::min(radix_bits_, end_bit_ - push.shift);
     if (p > 0) phase("count");
-    rec.dispatch_indirect(count_, push, t.scratch, offset_of(RADIX_CONTROL_SLOT_ARGS));
+    rec.dispatch_indirect(count_, push, t.scratch, offset_of(RADIX_CONTROL_SLOT_ARGS + 4 * RADIX_SLOT_PASSES));
     rec.compute_barrier();
     phase("scan");
-    scan_.record(rec, l.scan, counts, t.scratch_address + l.sums, &scan_args);
-    gate.digits = 1u << push.bits;
-    gate.flags = (p == 0 ? RADIX_GATE_FIRST : 0u) | (p + 1 == passes ? RADIX_GATE_LAST : 0u);
-    rec.dispatch(gate_, gate, 1);
+    spine.digits = 1u << push.bits;
+    spine.flags = p == 0 ? RADIX_SPINE_FIRST : 0u;
+    rec.dispatch(spine_, spine, 1);
     rec.compute_barrier();
     phase("scatter");
     rec.dispatch_indirect(scatter_, push, t.scratch, offset_of(RADIX_CONTROL_SCATTER_ARGS));
@@ -318,19 +354,24 @@ std::vector<std::pair<std::string, double>> RadixSort::facts(const uint32_t* con
 std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(const uint32_t* control, uint32_t n) const {
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
   const uint32_t p = ran ? passes_for(n) : 0;
-  // Recorded: init, per pass count + scan levels + gate + scatter, finish; a barrier after each but the
-  // last. Bytes per key by design: per pass the count's read, the scatter's read and write of key and
-  // value (the counts and columns are small beside them).
-  const uint32_t levels = ran ? uint32_t(layout(n).scan.sizes.size()) : 0;
-  const uint32_t dispatches = ran ? 2 + p * (3 + 2 * levels - 1) : 0;
+  const Layout l = ran ? layout(n) : Layout{};
+  // Recorded: init, per pass count + spine + scatter, finish; a barrier after each but the last.
+  // Bytes per key by design: per pass the count's read, the scatter's read and write of key and value,
+  // the counts (written by the count, read and written by the spine, read by the scatter) and with
+  // column ranking the columns (written by the count, read by the scatter).
+  const uint32_t dispatches = ran ? 2 + 3 * p : 0;
   const double key = key_bytes(options_.key), value = options_.value_bytes == 4 ? 4.0 : 0.0;
+  const double spine = ran ? 4.0 * 4.0 * l.count_words / n : 0.0;
+  const double columns = ran && columns_ ? 2.0 * 4.0 * l.blocks * column_words_per_block() / n : 0.0;
   return {{"single_pass", 0.0},
           {"ranking_ballot", 0.0},
           {"staged", 0.0},
           {"lookback_fallbacks", 0.0},
           {"dispatches", double(dispatches)},
           {"global_barriers", ran ? double(dispatches - 1) : 0.0},
-          {"bytes_per_key", p * (3 * key + 2 * value)},
+          {"bytes_per_key", p * (3 * key + 2 * value + spine + columns)},
+          {"groups", double(l.groups)},
+          {"tiles_per_group", double(l.tiles_per_group)},
           {"workgroup", double(shape_.workgroup_size)},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},

@@ -6,34 +6,36 @@
 // with Decoupled Fallback: one dispatch per digit), used wherever it applies, and reduce-then-scan,
 // described below, the portable reference that needs no communication inside a dispatch.
 //
-// A pass sorts stably by one digit of the encoded key, over blocks of B = workgroup * items keys:
-//   count   each block's digit histogram, digit-major (counts[digit * blocks + block]), and its
-//           adjacent inversions (the order check, fused into the same read);
-//   scan    exclusive prefix sum over the whole counts array (ExclusiveScan, reduce-then-scan);
-//   gate    one invocation: data sorted -> stop (every later dispatch empty); one digit covers all n
-//           keys -> skip the scatter; else run it and flip the current buffer;
-//   scatter each block ranks its keys by the digit, stably, and writes key (and value) to
-//           P_d[block] + rank (the paper's equation 1). Ranking is by four-way splits in shared
-//           memory (scatter.comp, the paper's, for wide workgroups) or by per-invocation counter
-//           columns (scatter_columns.comp, for small workgroups of many keys: CPU drivers).
+// A pass sorts stably by one digit of the encoded key. The keys form tiles (blocks) of B = workgroup *
+// items keys, and a fixed number of workgroups, sized to the device (groups()), each take a contiguous
+// range of tiles, so the spine of counts is groups x radix, not tiles x radix:
+//   count   each group's digit histogram over its tiles, digit-major (counts[digit * groups + group]),
+//           and its adjacent inversions (the order check, fused into the same read);
+//   spine   ONE workgroup: the exclusive prefix sum of the counts in place, and the verdicts, taken in
+//           parallel: data sorted -> stop (every later dispatch empty); one digit covers all n keys ->
+//           skip the scatter; else run it and flip the current buffer;
+//   scatter each group walks its tiles in order, ranks each tile's keys by the digit, stably, and
+//           writes key (and value) to P_d[group] + (keys of d in its earlier tiles) + rank (the
+//           paper's equation 1 over groups). Ranking is by four-way splits in shared memory
+//           (scatter.comp, the paper's, for wide workgroups) or by per-invocation counter columns
+//           (scatter_columns.comp, for small workgroups of many keys: CPU drivers).
 // Passes ping-pong between the caller's buffers (raw keys) and scratch copies (encoded keys); which
 // one holds the data is a control word the kernels read, since the GPU decides skips and the stop.
 // A final gated copy brings the data home when it ended in scratch (never in the normal case).
 //
-// Scratch: the control words (RADIX_CONTROL_*), the counts ((RADIX + 1) * blocks + 1 words: the digit
-// rows, the inversion row and one entry that the scan turns into the grand total), the scan's chunk
-// sums, the alternate keys and values, and with column ranking every block's counter columns.
+// Scratch: the control words (RADIX_CONTROL_*), the counts ((RADIX + 1) * groups words: the digit rows
+// and the inversion row), the alternate keys and values, and with column ranking every tile's counter
+// columns.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "gpu/kernel.hpp"
-#include "gpu/recorder.hpp"
 #include <memory>
 
-#include "sort/exclusive_scan.hpp"
+#include "gpu/kernel.hpp"
+#include "gpu/recorder.hpp"
 #include "sort/radix_onesweep.hpp"
 #include "sort/sort_target.hpp"
 #include "sort/tile_shape.hpp"
@@ -58,8 +60,8 @@ class RadixSort {
   // The same; names every phase ("count", "scan", "scatter" per pass, "finish") if that takes at most
   // `mark_budget` timestamp marks, else times the whole sort as one phase, "passes".
   void record(gpu::Recorder& rec, const SortTarget& target, uint32_t mark_budget) const;
-  // Timestamp marks record() writes when it names every phase of every pass (reduce-then-scan: 3 per
-  // pass + finish; single pass: radix_onesweep.hpp).
+  // Timestamp marks record() writes when it names every phase of every pass (reduce-then-scan: count,
+  // scan (the spine) and scatter per pass + finish; single pass: radix_onesweep.hpp).
   uint32_t timestamp_marks(uint64_t n) const {
     return n < 2 ? 0 : uses_single_pass(n) ? single_pass_->timestamp_marks() : 3 * passes_for(n) + 1;
   }
@@ -72,10 +74,11 @@ class RadixSort {
 
  private:
   struct Layout {
-    uint32_t blocks = 0;
-    uint32_t count_words = 0;  // (RADIX + 1) * blocks + 1
-    ExclusiveScan::Plan scan;
-    VkDeviceSize counts = 0, sums = 0, alt_keys = 0, alt_values = 0, columns = 0, bytes = 0;  // offsets in scratch
+    uint32_t blocks = 0;           // tiles
+    uint32_t groups = 0;           // workgroups of count and scatter
+    uint32_t tiles_per_group = 0;  // the last group may have fewer
+    uint32_t count_words = 0;      // (RADIX + 1) * groups
+    VkDeviceSize counts = 0, alt_keys = 0, alt_values = 0, columns = 0, bytes = 0;  // offsets in scratch
   };
   Layout layout(uint64_t n) const;
   // The single pass sorts n keys when it is built and n fits its counts; reduce-then-scan otherwise.
@@ -85,7 +88,11 @@ class RadixSort {
   // Column ranking: the count hands each block's counter columns (a word per digit and invocation)
   // to the scatter through scratch.
   uint32_t column_words_per_block() const { return (1u << radix_bits_) * shape_.workgroup_size; }
-
+  // Loop iterations per tile of the count and the scatter, by a generous count of their loops: a group
+  // takes at most (loop_budget - per group) / that many tiles (loop_budget.hpp).
+  uint32_t loops_per_tile() const;
+  // The spine's loop iterations per invocation for `groups` groups.
+  uint32_t spine_loops(uint64_t groups) const;
   gpu::Context& ctx_;
   SortOptions options_;
   uint32_t radix_bits_ = 0;
@@ -93,8 +100,9 @@ class RadixSort {
   uint32_t begin_bit_ = 0, end_bit_ = 0;
   TileShape shape_;        // scatter and finish; B = shape_.tile()
   TileShape count_shape_;  // same B, a workgroup small enough for its per-invocation histograms
-  ExclusiveScan scan_;
-  gpu::Kernel init_, count_, gate_, scatter_, finish_;
+  uint32_t target_groups_ = 0;    // groups the device wants busy; more where tiles would exceed the budget
+  uint32_t most_tiles_per_group_ = 0;
+  gpu::Kernel init_, count_, spine_, scatter_, finish_;
   bool reduce_then_scan_ = false;  // its kernels above are built (else only the single pass sorts)
   std::unique_ptr<RadixOnesweep> single_pass_;
 };

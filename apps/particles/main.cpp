@@ -14,6 +14,7 @@
 #include <vksort/error.hpp>
 
 #include "gpu_context.hpp"
+#include "mixing_layer.hpp"
 #include "model.hpp"
 #include "observables.hpp"
 #include "output_png.hpp"
@@ -38,11 +39,15 @@ struct Options {
   std::string cells = "scatter";
   std::string frames;
   uint64_t frame_every = 0;
+  std::string montage;
+  uint32_t montage_columns = 3;
   std::string xyz, vtk;
   uint32_t batch = 32;
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;
   uint32_t reorder_every = 0;
+  std::string layout = "cell-order";
+  uint32_t cell_divisions = 1;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -55,16 +60,19 @@ void progress(uint64_t done, uint64_t total) {
   std::fflush(stderr);
 }
 
-void print_row(const particles::Simulation& sim, const particles::Observables& o,
-               const particles::StepTimes& t) {
+// `mixing`: also the Rayleigh-Taylor mixing-layer thickness (heavy fraction 5%..95%).
+void print_row(const particles::Simulation& sim, const particles::Observables& o, const particles::StepTimes& t,
+               const particles::Snapshot& s, bool mixing) {
   char ms[96] = "          -          -          -";
   if (t.timed && t.steps > 0)
     std::snprintf(ms, sizeof ms, "%11.3f%11.3f%11.3f", t.neighbours_ms / t.steps, t.forces_ms / t.steps,
                   t.integration_ms / t.steps);
   char dz[16] = "        -";  // mean height of heavy minus light, where both exist
   if (o.count[0] && o.count[1]) std::snprintf(dz, sizeof dz, "%9.3f", o.mean_z[1] - o.mean_z[0]);
-  std::printf("%8llu%9.4f%12.3e%11.0f%8.2f%s%s\n", static_cast<unsigned long long>(sim.step()), o.temperature,
-              o.momentum_norm, o.pairs, o.mean_neighbours, ms, dz);
+  char mix[16] = "";
+  if (mixing) std::snprintf(mix, sizeof mix, "%9.2f", particles::mixing_layer(sim.model(), s.pos).thickness());
+  std::printf("%8llu%9.4f%12.3e%11.0f%8.2f%s%s%s\n", static_cast<unsigned long long>(sim.step()), o.temperature,
+              o.momentum_norm, o.pairs, o.mean_neighbours, ms, dz, mix);
   std::fflush(stdout);
 }
 
@@ -73,6 +81,8 @@ struct Totals {
   double ms[3] = {0, 0, 0};  // neighbours, forces, integration
   uint64_t timed_steps = 0;
   double wall_s = 0;
+  double late_t = 0, late_p = 0;  // sums of T and P over the rows after a third of the run
+  uint64_t late_rows = 0;
   particles::Snapshot last;
 };
 
@@ -83,22 +93,29 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particle
   using namespace particles;
   const Grid grid = grid_for(model);
   Simulation sim(ctx, model, state);
+  const std::string search = model.layout == Layout::cell_order ? "particles in cell order"
+                                                                 : cells + " cell lists";
   std::printf("# %s: %u particles, box %.3g x %.3g x %.3g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
-              "%s cell lists, seed %u\n# device: %s\n",
+              "%s, seed %u\n# device: %s\n",
               opt.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz, model.periodic_z ? "periodic" : "walls in",
-              grid.nx, grid.ny, grid.nz, model.dt, opt.integrator.c_str(), opt.noise.c_str(), cells.c_str(),
+              grid.nx, grid.ny, grid.nz, model.dt, opt.integrator.c_str(), opt.noise.c_str(), search.c_str(),
               opt.seed, ctx.name().c_str());
-  std::printf("#   step        T     |P|total      pairs   neigh  ms/step: neighbours   forces  integration   zH-zL\n");
+  const bool mixing = opt.scenario == "rayleigh-taylor";
+  std::printf("#   step        T     |P|total      pairs   neigh  ms/step: neighbours   forces  integration   zH-zL%s\n",
+              mixing ? "   mixing" : "");
 
+  std::vector<Image> pictures;  // kept for --montage
   auto frame = [&](const Snapshot& s) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
-    write_png((std::filesystem::path(opt.frames) / name).string(), render_views(model, s.pos));
+    Image img = render_views(model, s.pos, double(s.step) * model.dt, s.step);
+    write_png((std::filesystem::path(opt.frames) / name).string(), img);
+    if (!opt.montage.empty()) pictures.push_back(std::move(img));
   };
   Totals totals;
   Snapshot& s = totals.last;
   s = sim.snapshot();
-  print_row(sim, measure(model, s), sim.times());
+  print_row(sim, measure(model, s), sim.times(), s, mixing);
   if (!opt.frames.empty()) frame(s);
 
   const auto wall0 = std::chrono::steady_clock::now();
@@ -115,15 +132,24 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particle
     if (!row && !pic) continue;
     s = sim.snapshot();
     if (row) {
+      if (sim.step() > opt.steps / 3) {  // past the start's transient: the equilibrium averages
+        const Observables o = measure(model, s);
+        totals.late_t += o.temperature, totals.late_p += o.pressure, ++totals.late_rows;
+      }
       const StepTimes& t = sim.times();
       totals.ms[0] += t.neighbours_ms, totals.ms[1] += t.forces_ms, totals.ms[2] += t.integration_ms;
       totals.timed_steps += t.timed ? t.steps : 0;
-      print_row(sim, measure(model, s), t);
+      print_row(sim, measure(model, s), t, s, mixing);
       sim.reset_times();
     }
     if (pic) frame(s);
   }
   totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (!opt.montage.empty()) write_png(opt.montage, montage(pictures, opt.montage_columns));
+  if (totals.late_rows > 0)
+    std::printf("# mean over steps > %llu: T %.4f, P %.4f (conservative virial pressure), %llu rows\n",
+                static_cast<unsigned long long>(opt.steps / 3), totals.late_t / double(totals.late_rows),
+                totals.late_p / double(totals.late_rows), static_cast<unsigned long long>(totals.late_rows));
   if (totals.timed_steps > 0) {
     const double gpu_ms = totals.ms[0] + totals.ms[1] + totals.ms[2];
     const double steps = double(totals.timed_steps);
@@ -154,9 +180,12 @@ int run(const Options& opt) {
   model.list_iterations = opt.list_iterations;
   model.list_parts = opt.list_parts;
   model.reorder_every = opt.reorder_every;
+  model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
+  model.cell_divisions = opt.cell_divisions;
   const State state = scenario_state(scenario, model, opt.n);
   grid_for(model);
   check_inside(model, state);
+  if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   gpu::Context ctx({opt.device, opt.validation});
   g_running = true;
@@ -221,6 +250,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
+  app.add_option("--montage", opt.montage, "also write all frames tiled into this PNG (with --frames)");
+  app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(CLI::Range(1u, 64u));
   app.add_option("--xyz", opt.xyz, "write the final state as extended XYZ");
   app.add_option("--vtk", opt.vtk, "write the final state as legacy VTK points");
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
@@ -230,6 +261,12 @@ int main(int argc, char** argv) {
   app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; 1: off)");
   app.add_option("--reorder-every", opt.reorder_every,
                  "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)");
+  app.add_option("--layout", opt.layout,
+                 "cell-order (particles sorted by cell every step, neighbours as slot ranges) | lists "
+                 "(vksort bucket lists; --cells and --reorder-every apply to it)")
+      ->check(CLI::IsMember({"cell-order", "lists"}));
+  app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k, searched k cells each way")
+      ->check(CLI::Range(1u, 4u));
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

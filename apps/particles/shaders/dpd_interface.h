@@ -41,7 +41,7 @@ DPD_PARAMS_BLOCK {
   uint rng;           // DPD_RNG_*
   uint seed;
   uint pair_capacity; // neighbour ids recorded per particle when Push.pairs is set
-  uint pad0;
+  uint reach;         // cells searched each way along an axis (cell order; 1 with bucket lists)
   float mass[2];      // per species
   float pad1[2];
   float a[4];         // per species pair k * 2 + l: conservative amplitude
@@ -65,6 +65,9 @@ DPD_PUSH_BLOCK {
   DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
   DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
   DPD_ADDRESS tmp;
+  DPD_ADDRESS starts;  // cell order: uint[cells + 2], first slot of every cell (the slots are sorted
+                       // by cell; starts[cells] = n), then the smallest id of a particle found
+                       // outside the box (DPD_NULL: none). Zero address: bucket lists instead.
   uint step;
   uint count;          // items for the noise kernel
 } DPD_PUSH_END;

@@ -47,7 +47,7 @@ struct Options {
   uint32_t list_parts = 1;
   uint32_t reorder_every = 0;
   std::string layout = "cell-order";
-  uint32_t cell_divisions = 1;
+  uint32_t cell_divisions = 4;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -265,8 +265,8 @@ int main(int argc, char** argv) {
                  "cell-order (particles sorted by cell every step, neighbours as slot ranges) | lists "
                  "(vksort bucket lists; --cells and --reorder-every apply to it)")
       ->check(CLI::IsMember({"cell-order", "lists"}));
-  app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k, searched k cells each way")
-      ->check(CLI::Range(1u, 4u));
+  app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k along x, searched k cells each way")
+      ->check(CLI::Range(1u, 8u));
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

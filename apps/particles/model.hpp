@@ -21,7 +21,7 @@ enum class Noise { counter, paper };
 enum class Cells { scatter, sort };  // vksort::BucketMode of the per-step cell build
 // How the force kernel finds neighbours. cell_order: every step the particles are sorted in memory by
 // cell (vksort's radix sort), so each row of neighbouring cells is one contiguous range of slots,
-// walked without pointer chasing, on cells of edge r_c / cell_divisions (fewer distance checks).
+// walked without pointer chasing, on cells of edge r_c / cell_divisions along x (fewer distance checks).
 // lists: vksort's bucket lists over cells of edge r_c, walked cell by cell (the original layout).
 enum class Layout { cell_order, lists };
 
@@ -47,20 +47,21 @@ struct Model {
   // it did not pay measurably (2^14: slower, 2^16: within the noise of a shared 2-core machine).
   uint32_t reorder_every = 0;
   Layout layout = Layout::cell_order;
-  // cell_order only: cells of edge >= r_c / cell_divisions, searched cell_divisions cells each way.
-  // 2 checks (5/2)^3 = 15.6 cell volumes per particle instead of 27, but on lavapipe it took 1.08x
-  // the CPU time of 1 (32000 particles, farm-bench): more, shorter ranges cost more than the distance
-  // checks saved.
-  uint32_t cell_divisions = 1;
+  // cell_order only: cells of edge >= r_c / cell_divisions along x (r_c along y and z), searched
+  // cell_divisions cells each way along x: still 9 ranges, each 2 + 1/d r_c long instead of 3 r_c.
+  // Measured on lavapipe (32000 particles, farm-bench, whole process): d = 4 took 0.935x the CPU time
+  // of d = 1, d = 8 1.03x that of 4 (more cells to sort and find). Dividing all three axes by 2 was
+  // slower than d = 1 (1.08x): 25 shorter rows cost more than the distance checks they saved.
+  uint32_t cell_divisions = 4;
   uint32_t seed = 1;
 };
 
 struct Grid {
   uint32_t nx, ny, nz;
-  uint32_t reach = 1;  // cells searched each way along an axis (Model::cell_divisions in cell order)
+  uint32_t reach = 1;  // cells searched each way along x (Model::cell_divisions in cell order); 1 along y, z
   uint32_t cells() const { return nx * ny * nz; }
 };
-// Cells per axis (edge >= rc, or >= rc / cell_divisions in cell order). Throws Error when a periodic
+// Cells per axis (edge >= rc; along x >= rc / cell_divisions in cell order). Throws Error when a periodic
 // axis is shorter than 3 r_c (the search would visit a cell twice) or a wall-bounded one than r_c.
 Grid grid_for(const Model& m);
 

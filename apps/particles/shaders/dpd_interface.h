@@ -41,7 +41,7 @@ DPD_PARAMS_BLOCK {
   uint rng;           // DPD_RNG_*
   uint seed;
   uint pair_capacity; // neighbour ids recorded per particle when Push.pairs is set
-  uint reach;         // cells searched each way along an axis (cell order; 1 with bucket lists)
+  uint reach;         // cells searched each way along x (cell order; 1 with bucket lists; 1 along y, z)
   float mass[2];      // per species
   float pad1[2];
   float a[4];         // per species pair k * 2 + l: conservative amplitude

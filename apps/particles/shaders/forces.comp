@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// DPD forces by gather: particle i visits the cells within `reach` cells of its own (periodic in x
-// and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within r_c
+// DPD forces by gather: particle i visits the cells within `reach` cells of its own along x and 1
+// along y and z (periodic in x and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within r_c
 // (Groot & Warren; seed 002, 4.1, with w_D = w_R^2 and w_R = 1 - r/r_c):
 //   F_ij = [a_kl w - gamma_kl w^2 (e.v_ij) + sigma_kl w Theta_ij / sqrt(dt)] e_ij,  e_ij = (r_i - r_j)/r
 // Each pair is evaluated from both sides. Every operation in the pair term flips sign exactly when i
@@ -12,8 +12,9 @@
 // of the particles in memory (reorder.comp): the run stays deterministic, and both neighbour walks
 // below give the same bits. No atomics.
 //   Cell order (pc.starts set): the slots are sorted by cell, so the 2 reach + 1 cells of a row along
-// x are one range of slots (two where the row wraps around the periodic x faces): 9 or 25 ranges of
-// consecutive slots, no pointer chasing. The walk only collects the j within r_c (a distance check
+// x are one range of slots (two where the row wraps around the periodic x faces): 9 ranges of
+// consecutive slots, no pointer chasing. Cells of r_c / reach along x cost no more ranges and trim
+// each row to 2 + 1 / reach r_c, from 3 r_c: fewer distance checks. The walk only collects the j within r_c (a distance check
 // each); the pair terms then run over that short list. On a SIMD machine (lavapipe's lanes, a GPU's
 // warps) this matters: fused into the walk, the pair term runs whenever any lane has a neighbour,
 // i.e. for most candidates, not for the ~15% that are within r_c.
@@ -101,7 +102,8 @@ vec3 separation(const vec3 xi, const uint j) {
   return d;
 }
 
-// Cell order: visits the slots of the cells within `reach` of cell (cx, cy, cz). Collects the first
+// Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
+// (cx, cy, cz): 9 rows, each one or two ranges of slots. Collects the first
 // kNear neighbours within r_c into `near`; with `overflow`, computes the pair terms of the ones after.
 // Returns how many it found.
 uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
@@ -111,7 +113,7 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
   UintsIn starts = UintsIn(pc.starts);
   Vec4sIn pos = Vec4sIn(pc.pos);
   uint found = 0;
-  for (int dz = -reach; dz <= reach; ++dz) {
+  for (int dz = -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
     float image_z = 0.0;
     if (g_periodic_z) {
@@ -120,7 +122,7 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
     } else if (z < 0 || z >= int(nz)) {
       continue;
     }
-    for (int dy = -reach; dy <= reach; ++dy) {
+    for (int dy = -1; dy <= 1; ++dy) {
       const float image_y = image_of(cell.y + dy, ny);
       const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
       // Cells cx - reach .. cx + reach of this row: [lo, hi) unwrapped, then the part that wrapped

@@ -103,9 +103,9 @@ vec3 separation(const vec3 xi, const uint j) {
 }
 
 // Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
-// (cx, cy, cz): 9 rows, each one or two ranges of slots. Collects the first
-// kNear neighbours within r_c into `near`; with `overflow`, computes the pair terms of the ones after.
-// Returns how many it found.
+// (cx, cy, cz): 9 rows, each one or two ranges of slots. Collects the first kNear neighbours within
+// r_c into `near`; with `overflow`, computes the pair terms of the ones after. Returns how many it
+// found (the same count, in the same order, on both passes).
 uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
                  inout uint near[kNear]) {
   Params p = Params(pc.params);

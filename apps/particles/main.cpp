@@ -132,14 +132,13 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const particle
     if (!row && !pic) continue;
     s = sim.snapshot();
     if (row) {
-      if (sim.step() > opt.steps / 3) {  // past the start's transient: the equilibrium averages
-        const Observables o = measure(model, s);
+      const Observables o = measure(model, s);
+      if (sim.step() > opt.steps / 3)  // past the start's transient: the equilibrium averages
         totals.late_t += o.temperature, totals.late_p += o.pressure, ++totals.late_rows;
-      }
       const StepTimes& t = sim.times();
       totals.ms[0] += t.neighbours_ms, totals.ms[1] += t.forces_ms, totals.ms[2] += t.integration_ms;
       totals.timed_steps += t.timed ? t.steps : 0;
-      print_row(sim, measure(model, s), t, s, mixing);
+      print_row(sim, o, t, s, mixing);
       sim.reset_times();
     }
     if (pic) frame(s);
@@ -248,7 +247,7 @@ int main(int argc, char** argv) {
   app.add_option("--cells", opt.cells,
                  "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
-  app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
+  app.add_option("--frames", opt.frames, "write PNG frames (side and top slices) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
   app.add_option("--montage", opt.montage, "also write all frames tiled into this PNG (with --frames)");
   app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(CLI::Range(1u, 64u));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
-// writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed.
+// writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed;
+// a Rayleigh-Taylor run prints its mixing layer and tiles its frames into a montage.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <sys/wait.h>
 
@@ -43,6 +45,8 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --init /nonexistent/start.xyz --lattice fcc", "--lattice"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --rdf g.csv --rdf-rmax 4", "r_max"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --gsd /nonexistent/t.gsd", "t.gsd"},
+      {"--scenario rayleigh-taylor --n 100 --box 5,3,4 --montage m.png", "--montage needs --frames"},
+      {"--scenario phase-separation --n 100 --layout rows", "layout"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -134,4 +138,27 @@ TEST_CASE("cli: a run prints its table and writes frames, XYZ and VTK; the same 
   CHECK(slurp(dir.path() / "b.xyz") == xyz);
   for (const auto& entry : fs::directory_iterator(dir.path()))
     CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+}
+
+TEST_CASE("cli: rayleigh-taylor prints the mixing layer and --montage tiles the frames") {
+  TempDir dir;
+  const fs::path frames = dir.path() / "rt", montage = dir.path() / "montage.png";
+  const Run r = run(dir, "--scenario rayleigh-taylor --n 540 --box 10,3,6 --steps 40 --every 20 --frames " +
+                             frames.string() + " --frame-every 10 --montage " + montage.string() +
+                             " --montage-columns 2");
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("   mixing") != std::string::npos);  // the header names the column
+  // PNG width and height: big-endian words at bytes 16 and 20 (the IHDR chunk).
+  auto size_of = [](const std::string& png) {
+    REQUIRE(png.size() > 24);
+    auto word = [&](size_t at) {
+      return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 |
+             uint32_t(uint8_t(png[at + 2])) << 8 | uint32_t(uint8_t(png[at + 3]));
+    };
+    return std::pair{word(16), word(20)};
+  };
+  const auto [fw, fh] = size_of(slurp(frames / "frame_00000000.png"));
+  const auto [mw, mh] = size_of(slurp(montage));
+  CHECK(mw == 2 * fw);  // 5 frames (steps 0, 10, 20, 30, 40) in 2 columns: 3 rows
+  CHECK(mh == 3 * fh);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "test_particles_support.hpp"
 
@@ -71,6 +72,7 @@ void check_against_brute_force(const Model& m, State s, uint32_t capacity = 96, 
 TEST_CASE("neighbours: bucket-list search equals brute force, periodic x y, walls in z") {
   Model m;
   m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;  // cells of edge > r_c, different along each axis
+  m.layout = Layout::lists;
   for (Cells cells : {Cells::scatter, Cells::sort}) {
     CAPTURE(int(cells));
     m.cells = cells;
@@ -78,10 +80,28 @@ TEST_CASE("neighbours: bucket-list search equals brute force, periodic x y, wall
   }
 }
 
+TEST_CASE("neighbours: cell-order search (slot ranges) equals brute force, cells of r_c / 1, 2, 3") {
+  Model m;
+  m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;
+  for (uint32_t divisions : {1u, 2u, 3u}) {
+    CAPTURE(divisions);
+    m.cell_divisions = divisions;
+    REQUIRE(grid_for(m).reach == divisions);
+    check_against_brute_force(m, boundary_heavy_state(m, 700, 5));
+    m.periodic_z = true;  // the wrapped ranges along z too
+    check_against_brute_force(m, boundary_heavy_state(m, 700, 9));
+    m.periodic_z = false;
+  }
+}
+
 TEST_CASE("neighbours: still exact after steps with the particles reordered in memory") {
   Model m;
   m.lx = 7.5f, m.ly = 6.3f, m.lz = 5.2f;
-  m.reorder_every = 5;
+  SUBCASE("bucket lists, reordered every 5 steps") {
+    m.layout = Layout::lists;
+    m.reorder_every = 5;
+  }
+  SUBCASE("cell order (reordered every step)") {}
   check_against_brute_force(m, boundary_heavy_state(m, 700, 8), 96, 12);
 }
 
@@ -95,8 +115,13 @@ TEST_CASE("neighbours: exactly 3 cells per axis, fully periodic") {
     m.lx = m.ly = 3.0f;
     m.lz = 1.5f;
   }
-  REQUIRE(grid_for(m).nx == 3);
-  check_against_brute_force(m, boundary_heavy_state(m, uint32_t(3 * m.lx * m.ly * m.lz), 6));
+  for (const auto& [layout, divisions] : {std::pair{Layout::lists, 1u}, {Layout::cell_order, 1u}, {Layout::cell_order, 2u}}) {
+    CAPTURE(divisions);
+    m.layout = layout;
+    m.cell_divisions = divisions;
+    REQUIRE(grid_for(m).nx == (layout == Layout::lists ? 3u : uint32_t(m.lx / (m.rc / float(divisions)))));
+    check_against_brute_force(m, boundary_heavy_state(m, uint32_t(3 * m.lx * m.ly * m.lz), 6));
+  }
 }
 
 TEST_CASE("neighbours: dense clusters overflow the scatter iterations into vksort's fallback") {

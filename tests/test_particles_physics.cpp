@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The particle app's physics: the pair noise, momentum conservation, the equation of state at the
-// standard parameters, determinism, and the Rayleigh-Taylor overturn. Sizes are chosen for lavapipe
-// (each ctest entry well under 90 s on two cores); the comments give the run lengths.
+// standard parameters, determinism, and the Rayleigh-Taylor instability's growing mixing layer.
+// Sizes are chosen for lavapipe (each ctest entry well under 90 s on two cores); the comments give
+// the run lengths.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
+#include "mixing_layer.hpp"
 #include "observables.hpp"
 #include "structure.hpp"
 #include "test_particles_support.hpp"
@@ -189,16 +192,25 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
   Model m = periodic_box(6.0f);
   m.a[0][1] = m.a[1][0] = 40;
   const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
-  // Lists in another order (scatter: whichever store won; sort: ascending) and particles reordered in
-  // memory at other steps (or never) must give the same sums, hence the same trajectory.
+  // Lists in another order (scatter: whichever store won; sort: ascending), particles reordered in
+  // memory at other steps (or never), and the cell-order walk over slot ranges on cells of r_c and
+  // r_c / 4 along x must give the same sums, hence the same trajectory.
   const struct {
+    Layout layout;
     Cells cells;
-    uint32_t reorder_every;
-  } runs[] = {{Cells::scatter, 0}, {Cells::sort, 20}, {Cells::scatter, 7}};
-  std::vector<float> pos[3], vel[3];
-  for (int run = 0; run < 3; ++run) {
+    uint32_t reorder_every, divisions;
+  } runs[] = {{Layout::lists, Cells::scatter, 0, 1},
+              {Layout::lists, Cells::sort, 20, 1},
+              {Layout::lists, Cells::scatter, 7, 1},
+              {Layout::cell_order, Cells::scatter, 0, 1},
+              {Layout::cell_order, Cells::scatter, 0, 4}};
+  constexpr int kRuns = int(std::size(runs));
+  std::vector<float> pos[kRuns], vel[kRuns];
+  for (int run = 0; run < kRuns; ++run) {
+    m.layout = runs[run].layout;
     m.cells = runs[run].cells;
     m.reorder_every = runs[run].reorder_every;
+    m.cell_divisions = runs[run].divisions;
     Simulation sim(context(), m, initial);
     sim.advance(100, 16);
     const Snapshot s = sim.snapshot();
@@ -206,22 +218,65 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
     vel[run] = s.vel;
   }
   CHECK(pos[0] != initial.pos);  // it moved
-  for (int run = 1; run < 3; ++run) {
+  for (int run = 1; run < kRuns; ++run) {
     CAPTURE(run);
     CHECK(std::memcmp(pos[0].data(), pos[run].data(), pos[0].size() * 4) == 0);
     CHECK(std::memcmp(vel[0].data(), vel[run].data(), vel[0].size() * 4) == 0);
   }
 }
 
-TEST_CASE("Rayleigh-Taylor: the heavy fluid on top sinks below the light one") {
+TEST_CASE("Rayleigh-Taylor: the mixing layer of a flat or seeded interface is as thick as the interface") {
+  Model m;
+  m.lx = 16, m.ly = 3, m.lz = 12;
+  // Particles on a fine grid, heavy above the interface: flat at z = 6, then a cosine of amplitude 2.
+  State flat, wavy;
+  for (float x = 0.05f; x < m.lx; x += 0.1f)
+    for (float z = 0.05f; z < m.lz; z += 0.1f) {
+      const float wave = 6.0f + 2.0f * std::cos(2.0f * float(M_PI) * x / m.lx);
+      flat.pos.insert(flat.pos.end(), {x, 1.5f, z, z > 6.0f ? 1.0f : 0.0f});
+      wavy.pos.insert(wavy.pos.end(), {x, 1.5f, z, z > wave ? 1.0f : 0.0f});
+    }
+  const MixingLayer f = mixing_layer(m, flat.pos), w = mixing_layer(m, wavy.pos);
+  CHECK(f.thickness() == 0.0);  // every slab is pure: no layer at all
+  // The cosine spans z in [4, 8]; slabs where 5% to 95% of the width is heavy: 2 (1 - cos 0.95 pi)
+  // ... 2 (1 - cos 0.05 pi), about 3.95 of the 4, in slabs of 0.5.
+  CHECK(w.bottom == doctest::Approx(4.0));
+  CHECK(w.top == doctest::Approx(8.0));
+  REQUIRE(w.heavy_fraction.size() == 24);
+  CHECK(w.heavy_fraction.front() == 0.0);
+  CHECK(w.heavy_fraction.back() == 1.0);
+}
+
+TEST_CASE("Rayleigh-Taylor: under gravity the seeded interface grows into fingers (the mixing layer grows); without, it does not") {
   particles::test::NoValidationMessages quiet;
-  const float box[3] = {8, 8, 10};
-  Model m = scenario_model(Scenario::rayleigh_taylor, 1920, box);
-  Simulation sim(context(), m, scenario_state(Scenario::rayleigh_taylor, m, 1920));
-  const Observables start = measure(m, sim.snapshot());
-  REQUIRE(start.mean_z[1] > start.mean_z[0] + 3.0);  // heavy on top at the start
-  sim.advance(1500, 64);  // t = 60 at dt = 0.04: about 25 s on lavapipe; the layers cross near step 900
-  const Observables end = measure(m, sim.snapshot());
-  MESSAGE("mean height heavy - light: " << start.mean_z[1] - start.mean_z[0] << " -> " << end.mean_z[1] - end.mean_z[0]);
-  CHECK(end.mean_z[1] < end.mean_z[0]);
+  // 16 x 3 x 12 at density 3: 1728 particles, 600 steps each with and without gravity: about 20 s on
+  // lavapipe. The seeded mode (wavelength 8) has sqrt(A g k) ~ 0.33 per unit time, t = 24 here.
+  const float box[3] = {16, 3, 12};
+  const uint32_t n = 1728;
+  double thickness[2][3] = {};  // [gravity off, on][step 0, 300, 600]
+  double sinking[2] = {};       // mean height heavy - light, end minus start
+  for (int on = 0; on < 2; ++on) {
+    Model m = scenario_model(Scenario::rayleigh_taylor, n, box);
+    if (!on) m.gravity = 0;
+    Simulation sim(context(), m, scenario_state(Scenario::rayleigh_taylor, m, n));
+    const Snapshot start = sim.snapshot();
+    thickness[on][0] = mixing_layer(m, start.pos).thickness();
+    sim.advance(300, 60);
+    thickness[on][1] = mixing_layer(m, sim.snapshot().pos).thickness();
+    sim.advance(300, 60);
+    const Snapshot end = sim.snapshot();
+    thickness[on][2] = mixing_layer(m, end.pos).thickness();
+    const Observables a = measure(m, start), b = measure(m, end);
+    sinking[on] = (b.mean_z[1] - b.mean_z[0]) - (a.mean_z[1] - a.mean_z[0]);
+    MESSAGE("gravity " << m.gravity << ": mixing layer " << thickness[on][0] << " -> " << thickness[on][1] << " -> "
+                       << thickness[on][2] << ", heavy - light height changed by " << sinking[on]);
+  }
+  CHECK(thickness[1][0] <= 2.0);  // the seeded cosine: amplitude 0.48
+  CHECK(thickness[1][1] > thickness[1][0]);
+  CHECK(thickness[1][2] > thickness[1][1] + 2.0);
+  CHECK(thickness[1][2] > 6.0);  // half the box height
+  CHECK(sinking[1] < -2.0);      // the heavy fluid went down
+  // Immiscible fluids without gravity: the interface stays sharp; the growth above is the instability.
+  CHECK(thickness[0][2] < 3.0);
+  CHECK(std::abs(sinking[0]) < 1.0);
 }

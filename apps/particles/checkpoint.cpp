@@ -76,8 +76,8 @@ class Reader {
 };
 
 // The model field by field (never the struct's bytes: padding and layout are not a file format).
-// Not the cell build, list iterations and parts or reordering: they change no bit of the trajectory
-// (fixed-point force sums), so a restart takes them from its own options.
+// Not the layout, cell divisions, cell build, list iterations and parts or reordering: they change no
+// bit of the trajectory (fixed-point force sums), so a restart takes them from its own options.
 template <class IO, class M>
 void model_fields(IO&& io, M& m) {
   io(m.lx), io(m.ly), io(m.lz), io(m.periodic_z), io(m.rc), io(m.kbt), io(m.dt), io(m.gravity);

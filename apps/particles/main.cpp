@@ -19,6 +19,7 @@
 #include "checkpoint.hpp"
 #include "gpu_context.hpp"
 #include "initial_state.hpp"
+#include "mixing_layer.hpp"
 #include "model.hpp"
 #include "observables.hpp"
 #include "output_png.hpp"
@@ -59,10 +60,14 @@ struct Options {
   uint64_t checkpoint_every = 0;  // 0: at the end only
   std::string restart, init;
   std::string lattice = "random";
+  std::string montage;
+  uint32_t montage_columns = 3;
   uint32_t batch = 32;
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;
   uint32_t reorder_every = 0;
+  std::string layout = "cell-order";
+  uint32_t cell_divisions = 4;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -75,17 +80,20 @@ void progress(uint64_t done, uint64_t total) {
   std::fflush(stderr);
 }
 
-void print_row(const particles::Simulation& sim, const particles::Observables& o,
-               const particles::StepTimes& t) {
+// `mixing`: also the Rayleigh-Taylor mixing-layer thickness (heavy fraction 5%..95%).
+void print_row(const particles::Simulation& sim, const particles::Observables& o, const particles::StepTimes& t,
+               const particles::Snapshot& s, bool mixing) {
   char ms[96] = "          -          -          -";
   if (t.timed && t.steps > 0)
     std::snprintf(ms, sizeof ms, "%11.3f%11.3f%11.3f", t.neighbours_ms / t.steps, t.forces_ms / t.steps,
                   t.integration_ms / t.steps);
   char dz[16] = "        -";  // mean height of heavy minus light, where both exist
   if (o.count[0] && o.count[1]) std::snprintf(dz, sizeof dz, "%9.3f", o.mean_z[1] - o.mean_z[0]);
-  std::printf("%8llu%9.4f%10.4f%10.4f%10.4f%11.2e%10.2e%10.2e%8.2f%s%s\n", static_cast<unsigned long long>(sim.step()),
+  char mix[16] = "";
+  if (mixing) std::snprintf(mix, sizeof mix, "%9.2f", particles::mixing_layer(sim.model(), s.pos).thickness());
+  std::printf("%8llu%9.4f%10.4f%10.4f%10.4f%11.2e%10.2e%10.2e%8.2f%s%s%s\n", static_cast<unsigned long long>(sim.step()),
               o.temperature, o.pressure, o.pressure_all, o.potential / sim.size(), o.momentum[0], o.momentum[1],
-              o.momentum[2], o.mean_neighbours, ms, dz);
+              o.momentum[2], o.mean_neighbours, ms, dz, mix);
   std::fflush(stdout);
 }
 
@@ -94,6 +102,8 @@ struct Totals {
   double ms[3] = {0, 0, 0};  // neighbours, forces, integration
   uint64_t timed_steps = 0;
   double wall_s = 0;
+  double late_t = 0, late_p = 0;  // sums of T and P over the rows after a third of the run
+  uint64_t late_rows = 0;
   particles::Snapshot last;
 };
 
@@ -127,28 +137,38 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   const Grid grid = grid_for(model);
   Simulation sim(ctx, model, setup.state);
   const uint64_t start = sim.step(), end = start + opt.steps;
+  const std::string search = model.layout == Layout::cell_order ? "particles in cell order"
+                                                                 : cells + " cell lists";
   std::printf("# %s: %u particles, box %.4g x %.4g x %.4g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
-              "%s cell lists, seed %u, steps %llu to %llu\n# device: %s\n",
+              "%s, seed %u, steps %llu to %llu\n# device: %s\n",
               setup.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz,
               model.periodic_z ? "periodic" : "walls in", grid.nx, grid.ny, grid.nz, model.dt,
               model.integrator == Integrator::leapfrog ? "leapfrog" : "vv",
-              model.noise == Noise::paper ? "paper" : "counter", cells.c_str(), model.seed,
+              model.noise == Noise::paper ? "paper" : "counter", search.c_str(), model.seed,
               static_cast<unsigned long long>(start), static_cast<unsigned long long>(end), ctx.name().c_str());
+  const bool mixing = setup.scenario == "rayleigh-taylor";
   std::printf("#   step        T         P     P_all       U/N         px        py        pz   neigh  ms/step: "
-              "neighbours   forces  integration   zH-zL\n");
+              "neighbours   forces  integration   zH-zL%s\n",
+              mixing ? "   mixing" : "");
 
+  std::vector<Image> shown;  // the frames, kept for --montage
   auto frame = [&](const Snapshot& s) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
-    write_png((std::filesystem::path(opt.frames) / name).string(), render_views(model, s.pos));
+    Image img = render_views(model, s.pos, double(s.step) * model.dt, s.step);
+    write_png((std::filesystem::path(opt.frames) / name).string(), img);
+    if (!opt.montage.empty()) shown.push_back(std::move(img));
   };
   const uint64_t rdf_from = end - std::min(opt.steps, opt.rdf_window ? opt.rdf_window : opt.steps / 2);
+  const uint64_t late_from = start + opt.steps / 3;  // past the start's transient: the equilibrium averages
+  Totals totals;
   // Everything due at this step: a table row (with the observables, g(r) and MSD samples), picture,
   // trajectory frame, checkpoint.
   auto record = [&](const Snapshot& s, bool row, bool pic, bool dump, bool save) {
     if (row) {
       const Observables o = measure(model, s);
-      print_row(sim, o, sim.times());
+      print_row(sim, o, sim.times(), s, mixing);
+      if (s.step > late_from) totals.late_t += o.temperature, totals.late_p += o.pressure, ++totals.late_rows;
       if (out && out->observables) out->observables->append(observables_row(model, s.step, o) + "\n");
       if (out && out->rdf && s.step >= rdf_from) out->rdf->add(s);
       if (out) out->msd->add(s);
@@ -161,7 +181,6 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
     }
     if (save && out && !opt.checkpoint.empty()) write_checkpoint(opt.checkpoint, setup.scenario, model, setup.species, s);
   };
-  Totals totals;
   Snapshot& s = totals.last;
   s = sim.snapshot();
   const bool pictures = !opt.frames.empty();
@@ -196,6 +215,11 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
     if (row) sim.reset_times();
   }
   totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (!opt.montage.empty()) write_png(opt.montage, montage(shown, opt.montage_columns));
+  if (totals.late_rows > 0)
+    std::printf("# mean over steps > %llu: T %.4f, P %.4f (conservative virial pressure), %llu rows\n",
+                static_cast<unsigned long long>(late_from), totals.late_t / double(totals.late_rows),
+                totals.late_p / double(totals.late_rows), static_cast<unsigned long long>(totals.late_rows));
   if (totals.timed_steps > 0) {
     const double gpu_ms = totals.ms[0] + totals.ms[1] + totals.ms[2];
     const double steps = double(totals.timed_steps);
@@ -279,6 +303,8 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
   model.list_iterations = opt.list_iterations;
   model.list_parts = opt.list_parts;
   model.reorder_every = opt.reorder_every;
+  model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
+  model.cell_divisions = opt.cell_divisions;
   grid_for(model);
   check_inside(model, r.state);
   return r;
@@ -290,6 +316,7 @@ int run(const Options& opt, const CLI::App& app) {
   if (opt.every == 0) throw Error("--every must be at least 1");
   Setup setup = setup_run(opt, app);
   Model& model = setup.model;
+  if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;
@@ -371,7 +398,7 @@ int main(int argc, char** argv) {
   app.add_option("--cells", opt.cells,
                  "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
-  app.add_option("--frames", opt.frames, "write PNG frames (side and top view) into this folder");
+  app.add_option("--frames", opt.frames, "write PNG frames (side and top slices) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
   app.add_option("--gsd", opt.gsd, "write a GSD trajectory (HOOMD-blue's format; frames as --dump-every)");
   app.add_option("--xyz", opt.xyz, "write an extended XYZ trajectory (ASE, OVITO; frames as --dump-every)");
@@ -397,6 +424,8 @@ int main(int argc, char** argv) {
   app.add_option("--init", opt.init, "start from the last frame of a GSD or extended XYZ file (its box unless --box)");
   app.add_option("--lattice", opt.lattice, "random positions | fcc (like LAMMPS' lattice fcc at density 3; box rounded to whole cells)")
       ->check(CLI::IsMember({"random", "fcc"}));
+  app.add_option("--montage", opt.montage, "also write all frames tiled into this PNG (with --frames)");
+  app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(CLI::Range(1u, 64u));
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
   app.add_option("--list-iterations", opt.list_iterations,
                  "bucket lists: scatter iterations before vksort's fallback links what is left")
@@ -404,6 +433,12 @@ int main(int argc, char** argv) {
   app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; 1: off)");
   app.add_option("--reorder-every", opt.reorder_every,
                  "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)");
+  app.add_option("--layout", opt.layout,
+                 "cell-order (particles sorted by cell every step, neighbours as slot ranges) | lists "
+                 "(vksort bucket lists; --cells and --reorder-every apply to it)")
+      ->check(CLI::IsMember({"cell-order", "lists"}));
+  app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k along x, searched k cells each way")
+      ->check(CLI::Range(1u, 8u));
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

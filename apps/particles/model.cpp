@@ -32,6 +32,13 @@ uint32_t cells_along(float length, float rc, const char* axis, bool periodic) {
 Grid grid_for(const Model& m) {
   Grid g{cells_along(m.lx, m.rc, "x", true), cells_along(m.ly, m.rc, "y", true),
          cells_along(m.lz, m.rc, "z", m.periodic_z)};
+  if (m.layout == Layout::cell_order) {
+    if (m.cell_divisions < 1 || m.cell_divisions > 8) throw Error("cell divisions must be 1 to 8");
+    // Only x is divided. With lx >= 3 r_c checked above, x holds >= 3 d cells >= 2 d + 1: the
+    // search (d cells each way along x) still visits every cell once.
+    g.nx = cells_along(m.lx, m.rc / float(m.cell_divisions), "x", true);
+    g.reach = m.cell_divisions;
+  }
   if (uint64_t(g.nx) * g.ny * g.nz >= (1ull << 31)) throw Error("too many cells (2^31 or more)");
   return g;
 }
@@ -91,6 +98,10 @@ Model scenario_model(Scenario s, uint32_t n, const float box[3]) {
     m.lx = box[0];
     m.ly = box[1];
     m.lz = box[2];
+  } else if (s == Scenario::rayleigh_taylor) {  // density 3 in a slab 3 r_c deep, Lx = 1.5 H: fingers in x-z
+    m.ly = 3.0f * m.rc;
+    m.lz = float(std::sqrt(double(n) / 3.0 / m.ly / 1.5));
+    m.lx = 1.5f * m.lz;
   } else {  // density 3 in a 2:2:1 box (Lx = Ly = 2h), like the paper's flat boxes
     const double h = std::cbrt(double(n) / 3.0 / 4.0);
     m.lx = m.ly = float(2 * h);
@@ -100,9 +111,14 @@ Model scenario_model(Scenario s, uint32_t n, const float box[3]) {
     case Scenario::phase_separation:  // immiscible: unlike pairs repel harder
       m.a[0][1] = m.a[1][0] = 40;
       break;
-    case Scenario::rayleigh_taylor:  // heavy above light, gravity down, mildly immiscible
+    case Scenario::rayleigh_taylor:
+      // Heavy (twice the mass: Atwood number 1/3) above light under gravity. Immiscible (a_HL = 50,
+      // like the phase-separation runs' strong repulsion) so the fluids stay apart and the interface
+      // deforms into fingers instead of interdiffusing; gravity strong enough that the seeded mode
+      // (wavelength Lx / 2) grows within a few hundred steps, sqrt(A g k) ~ 0.3 per unit time at
+      // the default 6000 particles (g = 1 also works but sloshes: T near 3 in the first 100 steps).
       m.mass[1] = 2.0f;
-      m.a[0][1] = m.a[1][0] = 30;
+      m.a[0][1] = m.a[1][0] = 50;
       m.gravity = 0.5f;
       break;
     case Scenario::equilibrium:  // one species, fully periodic: the equation-of-state check
@@ -112,12 +128,17 @@ Model scenario_model(Scenario s, uint32_t n, const float box[3]) {
   return m;
 }
 
+float rayleigh_taylor_interface(const Model& m, float x) {
+  const double amplitude = 0.04 * m.lz, waves = 2;  // two wavelengths across the box
+  return float(0.5 * m.lz + amplitude * std::cos(2.0 * M_PI * waves * x / m.lx));
+}
+
 SpeciesOf scenario_species(Scenario s) {
   switch (s) {
     case Scenario::phase_separation:
       return [](const Model& mm, float, float, float, uint32_t i) { return unit_random(mm.seed, 20, i) < 0.5 ? 1 : 0; };
-    case Scenario::rayleigh_taylor:  // the upper third heavy (seed 002: "the upper (smaller) part")
-      return [](const Model& mm, float, float, float z, uint32_t) { return z > mm.lz * (2.0f / 3.0f) ? 1 : 0; };
+    case Scenario::rayleigh_taylor:  // the upper half heavy, the interface seeded with a cosine
+      return [](const Model& mm, float x, float, float z, uint32_t) { return z > rayleigh_taylor_interface(mm, x) ? 1 : 0; };
     case Scenario::equilibrium:
       break;
   }

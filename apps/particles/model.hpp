@@ -19,6 +19,11 @@ class Error : public std::runtime_error {
 enum class Integrator { velocity_verlet, leapfrog };
 enum class Noise { counter, paper };
 enum class Cells { scatter, sort };  // vksort::BucketMode of the per-step cell build
+// How the force kernel finds neighbours. cell_order: every step the particles are sorted in memory by
+// cell (vksort's radix sort), so each row of neighbouring cells is one contiguous range of slots,
+// walked without pointer chasing, on cells of edge r_c / cell_divisions along x (fewer distance checks).
+// lists: vksort's bucket lists over cells of edge r_c, walked cell by cell (the original layout).
+enum class Layout { cell_order, lists };
 
 struct Model {
   float lx = 10, ly = 10, lz = 10;  // box; x, y periodic
@@ -41,15 +46,23 @@ struct Model {
   // bit for bit; only the force kernel's memory access gets more local. Off by default: on lavapipe
   // it did not pay measurably (2^14: slower, 2^16: within the noise of a shared 2-core machine).
   uint32_t reorder_every = 0;
+  Layout layout = Layout::cell_order;
+  // cell_order only: cells of edge >= r_c / cell_divisions along x (r_c along y and z), searched
+  // cell_divisions cells each way along x: still 9 ranges, each 2 + 1/d r_c long instead of 3 r_c.
+  // Measured on lavapipe (32000 particles, farm-bench, whole process): d = 4 took 0.935x the CPU time
+  // of d = 1, d = 8 1.03x that of 4 (more cells to sort and find). Dividing all three axes by 2 was
+  // slower than d = 1 (1.08x): 25 shorter rows cost more than the distance checks they saved.
+  uint32_t cell_divisions = 4;
   uint32_t seed = 1;
 };
 
 struct Grid {
   uint32_t nx, ny, nz;
+  uint32_t reach = 1;  // cells searched each way along x (Model::cell_divisions in cell order); 1 along y, z
   uint32_t cells() const { return nx * ny * nz; }
 };
-// Cells per axis (edge >= rc). Throws Error when a periodic axis has fewer than 3 cells (the 27-cell
-// search would visit a cell twice) or a wall-bounded one has none.
+// Cells per axis (edge >= rc; along x >= rc / cell_divisions in cell order). Throws Error when a periodic
+// axis is shorter than 3 r_c (the search would visit a cell twice) or a wall-bounded one than r_c.
 Grid grid_for(const Model& m);
 
 // Particles in id order: positions (x, y, z, species as 0.0 / 1.0) and velocities (vx, vy, vz, the
@@ -80,9 +93,12 @@ State random_state(const Model& m, uint32_t n, SpeciesOf species_of);
 enum class Scenario { phase_separation, rayleigh_taylor, equilibrium };
 Scenario parse_scenario(const std::string& name);  // throws Error
 // Standard parameters (Groot & Warren: a = 25 like pairs, gamma = 4.5, rho = 3) for a scenario at n
-// particles; box = {0,0,0} picks a 2:2:1 box of density 3, else the given box.
+// particles; box = {0,0,0} picks a 2:2:1 box of density 3 (Rayleigh-Taylor: a slab 3 r_c deep,
+// Lx = 1.5 H), else the given box.
 Model scenario_model(Scenario s, uint32_t n, const float box[3]);
 State scenario_state(Scenario s, const Model& m, uint32_t n);
 SpeciesOf scenario_species(Scenario s);  // how scenario_state (and the fcc start) assign species
+// Rayleigh-Taylor: the height of the seeded interface at x (heavy above it).
+float rayleigh_taylor_interface(const Model& m, float x);
 
 }  // namespace particles

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// output_png.hpp — a headless picture of the particles: side view (x right, z up) and top view
-// (x right, y up) next to each other, light species blue, heavy red, brighter where denser.
+// output_png.hpp — a headless picture of the particles: two slices one above the other, the side view
+// (x right, z up: particles within r_c / 2 of the box's middle in y) and the top view (x right, y up:
+// within r_c / 2 of the middle in z), each with axes in units of r_c; light species blue, heavy red,
+// brighter where denser; a header with the time stamp and the colour legend.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +18,11 @@ struct Image {
   std::vector<uint8_t> rgb;  // row-major, top row first
 };
 
-// `pixels_per_unit` 0 chooses about 1000 pixels of width in all.
-Image render_views(const Model& m, const std::vector<float>& pos, float pixels_per_unit = 0);
+// `time` and `step` go into the header; `pixels_per_unit` 0 chooses about 900 pixels for the box width.
+Image render_views(const Model& m, const std::vector<float>& pos, double time, uint64_t step,
+                   float pixels_per_unit = 0);
+// Frames side by side, `columns` per row (the last row may be short), on the background colour.
+Image montage(const std::vector<Image>& frames, uint32_t columns);
 // Written atomically; throws Error.
 void write_png(const std::string& path, const Image& image);
 

@@ -21,6 +21,9 @@ const uint32_t k_noise[] =
 const uint32_t k_reorder[] =
 #include "reorder.spv.inc"
     ;
+const uint32_t k_starts[] =
+#include "starts.spv.inc"
+    ;
 }  // namespace
 
 namespace particles {
@@ -31,6 +34,7 @@ std::span<const uint32_t> shader_code(std::string_view name) {
   if (name == "kick") return k_kick;
   if (name == "noise") return k_noise;
   if (name == "reorder") return k_reorder;
+  if (name == "starts") return k_starts;
   return {};
 }
 }  // namespace particles

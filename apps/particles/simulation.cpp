@@ -20,8 +20,9 @@ namespace particles {
 
 namespace {
 using shader::Push;
-static_assert(sizeof(shader::Params) == 36 * 4, "Params must match the std430 GLSL block");
-static_assert(sizeof(Push) == 15 * 8 + 8, "Push must match the GLSL push block");
+static_assert(sizeof(shader::Params) == 36 * 4 + 2 * 8, "Params must match the std430 GLSL block");
+static_assert(sizeof(Push) == 14 * 8 + 8, "Push must match the GLSL push block");
+static_assert(sizeof(Push) <= 128, "Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize)");
 
 // Timestamps per step: before move, after move, after the cell build, after forces, after kick.
 constexpr uint32_t kStamps = 5;
@@ -35,6 +36,7 @@ shader::Params params_for(const Model& m, const Grid& g, uint32_t n) {
   shader::Params p{};
   p.lx = m.lx, p.ly = m.ly, p.lz = m.lz, p.rc = m.rc;
   p.nx = g.nx, p.ny = g.ny, p.nz = g.nz, p.n = n;
+  p.reach = g.reach;
   p.cell_x = m.lx / float(g.nx), p.cell_y = m.ly / float(g.ny), p.cell_z = m.lz / float(g.nz);
   p.dt = m.dt;
   p.gravity = m.gravity;
@@ -73,12 +75,16 @@ struct Simulation::Impl {
   gpu::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
-  gpu::Kernel cells, move, forces, kick, noise, reorder;
+  gpu::Kernel cells, move, forces, kick, noise, reorder, starts_kernel;
   gpu::Kernel forces_tensor;  // forces.comp that also sums the pressure tensor (specialization constant 1)
   // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
   // then gathered through `tmp` and copied back.
   vksort::Sorter sorter;
   gpu::Buffer keys, perm, iota, scratch, tmp;
+  // Cell order: the first slot of every cell, then the outside-the-box word (dpd_interface.h).
+  bool cell_order;
+  uint32_t cell_count;
+  gpu::Buffer starts;
   gpu::Buffer report;  // a copy of vksort's report words from the last build of a batch
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t query_capacity = 0;  // steps
@@ -103,6 +109,7 @@ struct Simulation::Impl {
         kick(c, shader_code("kick"), sizeof(Push), "kick"),
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
         reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
+        starts_kernel(c, shader_code("starts"), sizeof(Push), "starts"),
         forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", 1),
         sorter(vk, sort_options(g)),
         keys(c, 4ull * n, "reorder keys"),
@@ -110,6 +117,9 @@ struct Simulation::Impl {
         iota(c, 4ull * n, "slot numbers"),
         scratch(c, sorter.scratch_bytes(n), "reorder scratch"),
         tmp(c, 68ull * n, "reorder staging"),
+        cell_order(m.layout == Layout::cell_order),
+        cell_count(g.cells()),
+        starts(c, 4ull * (g.cells() + 2), "cell starts"),
         report(c, vksort::BucketLists::report_bytes, "bucket report") {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
@@ -139,10 +149,16 @@ struct Simulation::Impl {
     return o;
   }
 
-  Push push(uint32_t step) const {
-    Push p{};
+  // The parameter block with the addresses it carries (the buffers that the push block has no room for).
+  shader::Params parameters(const Model& m, const Grid& g, uint32_t n) const {
+    shader::Params p = params_for(m, g, n);
     p.image = image.address();
     p.virial = virial.address();
+    return p;
+  }
+
+  Push push(uint32_t step) const {
+    Push p{};
     p.params = params.address();
     p.pos = pos.address();
     p.vel = vel.address();
@@ -153,6 +169,7 @@ struct Simulation::Impl {
     p.next = next;
     p.aux = aux.address();
     p.ids = ids.address();
+    if (cell_order) p.starts = starts.address();
     p.step = step;
     return p;
   }
@@ -171,9 +188,16 @@ struct Simulation::Impl {
     if (queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, query);
   }
 
-  // Cell ids, then vksort's lists over them; leaves head/next visible to the force kernel.
+  // Cell ids, then (cell order) the particles sorted by cell and every cell's first slot, or (lists)
+  // vksort's lists over the cells; leaves what the force kernel walks visible to it.
   void record_neighbours(VkCommandBuffer cmd, const Push& p, uint32_t n) {
     cells.dispatch(cmd, &p, n);
+    if (cell_order) {
+      record_reorder(cmd, p, n);
+      starts_kernel.dispatch(cmd, &p, cell_count + 1);
+      gpu::compute_barrier(cmd);
+      return;
+    }
     gpu::compute_barrier(cmd);  // vksort's contract: ids visible to COMPUTE_SHADER reads
     vksort::Status s = lists.record_build(cmd, cell.ref(), n);
     if (!s) throw Error("recording the bucket lists: " + s.message);
@@ -227,14 +251,25 @@ struct Simulation::Impl {
   }
 
   void check_report(uint64_t step) const {
-    std::vector<uint32_t> words(vksort::BucketLists::report_bytes / 4);
-    report.download(bytes(words));
-    const vksort::BucketReport r = vksort::BucketLists::decode_report(words);
-    if (r.out_of_range) {
+    uint32_t bad_slot = DPD_NULL;
+    if (cell_order) {  // the smallest id found outside; its slot after the sort
+      std::vector<uint32_t> bad(1);
+      starts.download(bytes(bad), 4ull * (cell_count + 1));
+      if (bad[0] != DPD_NULL) {
+        const std::vector<uint32_t> slot_ids = download_ids(uint32_t(ids.size() / 4));
+        bad_slot = uint32_t(std::find(slot_ids.begin(), slot_ids.end(), bad[0]) - slot_ids.begin());
+      }
+    } else {
+      std::vector<uint32_t> words(vksort::BucketLists::report_bytes / 4);
+      report.download(bytes(words));
+      const vksort::BucketReport r = vksort::BucketLists::decode_report(words);
+      if (r.out_of_range) bad_slot = r.bad_element;
+    }
+    if (bad_slot != DPD_NULL) {
       std::vector<float> p(4);
       std::vector<uint32_t> id(1);
-      pos.download(bytes(p), 16ull * r.bad_element);
-      ids.download(bytes(id), 4ull * r.bad_element);
+      pos.download(bytes(p), 16ull * bad_slot);
+      ids.download(bytes(id), 4ull * bad_slot);
       throw Error("step " + std::to_string(step) + ": particle " + std::to_string(id[0]) +
                   " left the box (at " + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
                   std::to_string(p[2]) + "); the time step is probably too large");
@@ -254,7 +289,7 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   if (step_ > 0xFFFFFFFFull) throw Error("step " + std::to_string(step_) + " is beyond the noise's 32-bit step counter");
   check_inside(model_, initial);
   impl_ = std::make_unique<Impl>(ctx, model_, grid_, n_);
-  const shader::Params p = params_for(model_, grid_, n_);
+  const shader::Params p = impl_->parameters(model_, grid_, n_);
   impl_->params.upload(std::as_bytes(std::span(&p, 1)));
   impl_->pos.upload(bytes(initial.pos));
   impl_->vel.upload(bytes(initial.vel));
@@ -265,6 +300,8 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   for (uint32_t i = 0; i < n_; ++i) iota[i] = i;
   impl_->iota.upload(bytes(iota));
   impl_->ids.upload(bytes(iota));  // slot i holds particle i until the first reorder
+  const std::vector<uint32_t> none(1, DPD_NULL);
+  impl_->starts.upload(bytes(none), 4ull * (grid_.cells() + 1));  // no particle outside yet
   // Initial forces F(0) (or F at the restart's step): the first move's half kick needs them.
   ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     const Push push = impl_->push(uint32_t(step_));
@@ -296,7 +333,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         gpu::compute_barrier(cmd);
         s.stamp(cmd, q + 1);
         const uint64_t step = step_ + k + 1;
-        if (model_.reorder_every && step % model_.reorder_every == 0) {
+        if (!s.cell_order && model_.reorder_every && step % model_.reorder_every == 0) {
           s.cells.dispatch(cmd, &push, n_);
           s.record_reorder(cmd, push, n_);
         }
@@ -364,7 +401,7 @@ Snapshot Simulation::snapshot() const {
 std::vector<std::vector<uint32_t>> Simulation::neighbour_lists(uint32_t capacity) {
   Impl& s = *impl_;
   gpu::Buffer found(s.ctx, 4ull * n_ * capacity, "neighbour slots");
-  shader::Params p = params_for(model_, grid_, n_);
+  shader::Params p = s.parameters(model_, grid_, n_);
   p.pair_capacity = capacity;
   s.params.upload(std::as_bytes(std::span(&p, 1)));
   s.ctx.submit_and_wait([&](VkCommandBuffer cmd) {

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // simulation.hpp — the DPD simulation on the GPU. Per step, in one command buffer of the app's own:
-//   move (half kick + drift + walls) -> cells (cell ids) -> vksort bucket lists over the cells ->
-//   forces (27-cell gather) -> kick (second half kick)
-// and, every Model::reorder_every steps (if set), between cells and lists, a spatial reorder (vksort radix sort of
-// the slots by cell, then a gather), so neighbours in space are neighbours in memory. GPU timestamps
+//   move (half kick + drift + walls) -> cells (cell ids) -> neighbour structure -> forces (gather over
+//   the cells around each particle) -> kick (second half kick)
+// where the neighbour structure is, in cell order (Layout::cell_order), a spatial reorder (vksort
+// radix sort of the slots by cell, then a gather) and every cell's first slot (starts.comp); with
+// Layout::lists, vksort bucket lists over the cells, preceded every Model::reorder_every steps (if
+// set) by the same reorder, so neighbours in space are neighbours in memory. GPU timestamps
 // around the neighbour search (cells + reorder + lists), the forces and the integration. Particles live
-// in slots; snapshots and test hooks speak particle ids. The host only records, submits and reads back.
+// in slots; snapshots and test hooks speak particle ids (the periodic image counts are kept by id, so
+// no reorder touches them). The last step of each advance() runs the force kernel's variant that also
+// sums the pressure tensor over the same pairs, whichever layout. The host only records, submits and
+// reads back.
 #pragma once
 
 #include <cstdint>

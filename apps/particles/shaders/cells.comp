@@ -2,7 +2,8 @@
 #version 460
 // Cell id of every particle: x + nx (y + ny z) on the grid of edge >= r_c, the bucket id vksort's
 // lists are built from. A particle outside the box (or with a NaN coordinate) gets DPD_NULL, an id out
-// of range that vksort reports; the host turns that into an error.
+// of range that vksort's lists report; in cell order (no lists) its id goes to starts[cells + 1]. The
+// host turns either into an error.
 #include "dpd.glsl"
 
 void main() {
@@ -17,4 +18,6 @@ void main() {
          p.nx * (cell_coord(x.y, p.cell_y, p.ny) + p.ny * cell_coord(x.z, p.cell_z, p.nz));
   }
   Uints(pc.cell).u[i] = id;
+  if (id == DPD_NULL && pc.starts != uvec2(0))
+    atomicMin(Uints(pc.starts).u[p.nx * p.ny * p.nz + 1u], Uints(pc.ids).u[i]);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The contract between the particle app and its shaders, valid as C++ and as GLSL so the two sides
 // cannot drift apart: the simulation parameters (a buffer the shaders reach by address) and the one
-// push-constant block every particle kernel takes. std430 layout: only 4-byte scalars and arrays of
-// them in Params; addresses (uvec2, 8-byte aligned) first in the push block.
+// push-constant block every particle kernel takes. std430 layout: 4-byte scalars and arrays of them
+// in Params, then its addresses (uvec2, 8-byte aligned: the scalars fill a multiple of 8 bytes);
+// addresses first in the push block, which must stay within 128 bytes (static_assert in simulation.cpp).
 #ifndef PARTICLES_DPD_INTERFACE_H
 #define PARTICLES_DPD_INTERFACE_H
 
@@ -41,12 +42,18 @@ DPD_PARAMS_BLOCK {
   uint rng;           // DPD_RNG_*
   uint seed;
   uint pair_capacity; // neighbour ids recorded per particle when Push.pairs is set
-  uint pad0;
+  uint reach;         // cells searched each way along x (cell order; 1 with bucket lists; 1 along y, z)
   float mass[2];      // per species
   float pad1[2];
   float a[4];         // per species pair k * 2 + l: conservative amplitude
   float gamma[4];     // dissipative amplitude
   float sigma[4];     // random amplitude, sigma^2 = 2 gamma kBT
+  // Addresses of buffers that stay put for the whole run and only some kernels touch, here rather than
+  // in the push block: Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize).
+  DPD_ADDRESS image;   // ivec4 by particle id: periodic images crossed (x y z, 0); move.comp counts them
+  DPD_ADDRESS virial;  // 4 vec4 per slot, written by forces.comp's sums_tensor variant, half per pair side:
+                       // conservative r_a F_b (xx yy zz, pair energy), (xy xz yz, 0), then all forces'
+                       // (xx yy zz, 0), (xy xz yz, 0)
 };
 
 DPD_PUSH_BLOCK {
@@ -65,10 +72,9 @@ DPD_PUSH_BLOCK {
   DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
   DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
   DPD_ADDRESS tmp;
-  DPD_ADDRESS image;   // ivec4 by particle id: periodic images crossed (x y z, 0); move.comp counts them
-  DPD_ADDRESS virial;  // 4 vec4 per slot, written by forces.comp's sums_tensor variant, half per pair side:
-                       // conservative r_a F_b (xx yy zz, pair energy), (xy xz yz, 0), then all forces'
-                       // (xx yy zz, 0), (xy xz yz, 0)
+  DPD_ADDRESS starts;  // cell order: uint[cells + 2], first slot of every cell (the slots are sorted
+                       // by cell; starts[cells] = n), then the smallest id of a particle found
+                       // outside the box (DPD_NULL: none). Zero address: bucket lists instead.
   uint step;
   uint count;          // items for the noise kernel
 } DPD_PUSH_END;

@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: MIT
 #version 460
-// DPD forces by gather: particle i walks the bucket lists of the 27 cells around its own (periodic
-// in x and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within
-// r_c (Groot & Warren; seed 002, 4.1, with w_D = w_R^2 and w_R = 1 - r/r_c):
+// DPD forces by gather: particle i visits the cells within `reach` cells of its own along x and 1
+// along y and z (periodic in x and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within r_c
+// (Groot & Warren; seed 002, 4.1, with w_D = w_R^2 and w_R = 1 - r/r_c):
 //   F_ij = [a_kl w - gamma_kl w^2 (e.v_ij) + sigma_kl w Theta_ij / sqrt(dt)] e_ij,  e_ij = (r_i - r_j)/r
 // Each pair is evaluated from both sides. Every operation in the pair term flips sign exactly when i
 // and j swap, and Theta_ij == Theta_ji, so F_ji == -F_ij bit for bit; the sum is accumulated in 64-bit
 // fixed point (2^-32 units), where addition is exact and order-free. So total force is zero exactly
 // (momentum is conserved to the rounding of the velocity update) and the result does not depend on
 // the order of the lists, which differs from run to run with vksort's scatter build, nor on the order
-// of the particles in memory (reorder.comp): the run stays deterministic. No atomics.
+// of the particles in memory (reorder.comp): the run stays deterministic, and both neighbour walks
+// below give the same bits. No atomics.
+//   Cell order (pc.starts set): the slots are sorted by cell, so the 2 reach + 1 cells of a row along
+// x are one range of slots (two where the row wraps around the periodic x faces): 9 ranges of
+// consecutive slots, no pointer chasing. Cells of r_c / reach along x cost no more ranges and trim
+// each row to 2 + 1 / reach r_c, from 3 r_c: fewer distance checks. The walk only collects the j within r_c (a distance check
+// each); the pair terms then run over that short list. On a SIMD machine (lavapipe's lanes, a GPU's
+// warps) this matters: fused into the walk, the pair term runs whenever any lane has a neighbour,
+// i.e. for most candidates, not for the ~15% that are within r_c.
+//   Bucket lists (pc.starts zero): the lists of the 27 cells around i's, cell by cell.
 #include "dpd.glsl"
 
 // Specialization constant 1: the variant that also sums the pressure tensor and pair energy (into
-// pc.virial). A separate pipeline, so the every-step kernel carries none of that work.
+// Params.virial) in add_pair, whichever neighbour walk found the pair. A separate pipeline, so the
+// every-step kernel carries none of that work.
 layout(constant_id = 1) const bool sums_tensor = false;
 
 // 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed. |f| is
@@ -34,104 +44,206 @@ void fixed_add(inout uvec2 acc, float f) {
 }
 float fixed_value(uvec2 acc) { return float(int(acc.y)) + float(acc.x) * (1.0 / 4294967296.0); }
 
-// Neighbour cell along a periodic axis (needs >= 3 cells, checked on the host, so the 27 cells are distinct).
+// Neighbour cell along a periodic axis (needs >= 2 reach + 1 cells, checked on the host, so the
+// cells visited are distinct).
 uint wrap_cell(int c, uint cells) { return uint(c < 0 ? c + int(cells) : (c >= int(cells) ? c - int(cells) : c)); }
+// The periodic image a wrapped neighbour cell lies in: -1 below 0, +1 past the last cell, else 0.
+float image_of(int c, uint cells) { return c < 0 ? -1.0 : (c >= int(cells) ? 1.0 : 0.0); }
+
+// Neighbours a particle keeps for the pair pass; beyond this, a second walk computes the rest directly.
+// Density 3 has ~12.6 within r_c on average; 64 is rare even in dense clusters.
+const uint kNear = 64u;
+
+// What one particle is, and what it sums over its neighbours.
+struct Self {
+  vec4 x;
+  vec3 v;
+  uint k, id;
+  float state;
+};
+struct Sums {
+  uvec2 fx, fy, fz;
+  uint count;
+  float virial_c, virial;
+  // The pressure tensor's pair part and the pair energy, summed in the sums_tensor variant only:
+  // r_a F_b = (f r) e_a e_b, half per side like the scalar virials.
+  vec3 wc_diag, wc_off, w_diag, w_off;
+  float energy;
+};
+
+// Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
+float g_rc2, g_lx, g_ly, g_lz;
+float g_inv_sqrt_dt, g_rc;
+uint g_rng, g_seed, g_capacity;
+vec4 g_a, g_gamma, g_sigma;
+bool g_record, g_periodic_z;
+
+// Particle j at separation d = x_i - x_j (minimum image already applied): the pair term on i.
+void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec3 d) {
+  const float r2 = dot(d, d);
+  if (r2 >= g_rc2) return;
+  if (g_record && s.count < g_capacity) Uints(pc.pairs).u[i * g_capacity + s.count] = j;
+  ++s.count;
+  if (r2 == 0.0) return;  // coincident: no direction, no force
+  const float r = sqrt(r2);
+  const vec3 e = d / r;
+  const float w = 1.0 - r / g_rc;
+  const uint kl = me.k * 2u + uint(Vec4sIn(pc.pos).v[j].w);
+  const float state_j = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[j].w : 0.0;
+  const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, UintsIn(pc.ids).u[j], me.state, state_j);
+  const float fc = g_a[kl] * w;
+  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - Vec4sIn(pc.vtilde).v[j].xyz) +
+                  g_sigma[kl] * w * theta * g_inv_sqrt_dt;
+  fixed_add(s.fx, f * e.x);
+  fixed_add(s.fy, f * e.y);
+  fixed_add(s.fz, f * e.z);
+  s.virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
+  s.virial += 0.5 * f * r;
+  if (sums_tensor) {
+    const vec3 diag = e * e, off = vec3(e.x * e.y, e.x * e.z, e.y * e.z);
+    s.wc_diag += (0.5 * fc * r) * diag;
+    s.wc_off += (0.5 * fc * r) * off;
+    s.w_diag += (0.5 * f * r) * diag;
+    s.w_off += (0.5 * f * r) * off;
+    s.energy += 0.25 * fc * g_rc * w;  // a r_c w^2 / 2 per pair, half per side
+  }
+}
+
+// x_i - x_j at the minimum image: d - L k with k = roundEven(d / L) in {-1, 0, 1}, an exact product,
+// so the cell-order walk's d - L (image) below is the same float.
+vec3 separation(const vec3 xi, const uint j) {
+  vec3 d = xi - Vec4sIn(pc.pos).v[j].xyz;
+  d.x -= g_lx * roundEven(d.x / g_lx);  // roundEven is odd-symmetric
+  d.y -= g_ly * roundEven(d.y / g_ly);
+  if (g_periodic_z) d.z -= g_lz * roundEven(d.z / g_lz);
+  return d;
+}
+
+// Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
+// (cx, cy, cz): 9 rows, each one or two ranges of slots. Collects the first kNear neighbours within
+// r_c into `near`; with `overflow`, computes the pair terms of the ones after. Returns how many it
+// found (the same count, in the same order, on both passes).
+uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
+                 inout uint near[kNear]) {
+  Params p = Params(pc.params);
+  const uint nx = p.nx, ny = p.ny, nz = p.nz;
+  UintsIn starts = UintsIn(pc.starts);
+  Vec4sIn pos = Vec4sIn(pc.pos);
+  uint found = 0;
+  for (int dz = -1; dz <= 1; ++dz) {
+    int z = cell.z + dz;
+    float image_z = 0.0;
+    if (g_periodic_z) {
+      image_z = image_of(z, nz);
+      z = int(wrap_cell(z, nz));
+    } else if (z < 0 || z >= int(nz)) {
+      continue;
+    }
+    for (int dy = -1; dy <= 1; ++dy) {
+      const float image_y = image_of(cell.y + dy, ny);
+      const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
+      // Cells cx - reach .. cx + reach of this row: [lo, hi) unwrapped, then the part that wrapped
+      // around x, [wlo, whi), lying in the periodic image image_x.
+      int first = cell.x - reach, last = cell.x + reach;
+      uint wlo = 0, whi = 0;
+      float image_x = 0.0;
+      if (first < 0) {
+        wlo = starts.u[row + uint(first + int(nx))], whi = starts.u[row + nx], image_x = -1.0;
+        first = 0;
+      } else if (last >= int(nx)) {
+        wlo = starts.u[row], whi = starts.u[row + uint(last - int(nx)) + 1u], image_x = 1.0;
+        last = int(nx) - 1;
+      }
+      const uint lo = starts.u[row + uint(first)], hi = starts.u[row + uint(last) + 1u];
+      const vec3 image = vec3(0.0, g_ly * image_y, g_lz * image_z);
+      const vec3 wimage = vec3(g_lx * image_x, image.yz);
+      for (uint j = lo; j < whi + (hi - wlo); ++j) {  // [lo, hi) then [wlo, whi) in one loop
+        const bool wrapped = j >= hi;
+        const uint slot = wrapped ? j - hi + wlo : j;
+        if (slot == i) continue;
+        const vec3 d = me.x.xyz - pos.v[slot].xyz - (wrapped ? wimage : image);
+        if (dot(d, d) >= g_rc2) continue;
+        if (found < kNear) {
+          near[found] = slot;
+        } else if (overflow) {
+          add_pair(s, me, i, slot, d);
+        }
+        ++found;
+      }
+    }
+  }
+  return found;
+}
 
 void main() {
   Params p = Params(pc.params);
   const uint n = p.n;
   const uint i = item_index();
   if (i >= n) return;
-  // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
-  const float lx = p.lx, ly = p.ly, lz = p.lz, rc = p.rc, inv_sqrt_dt = p.inv_sqrt_dt;
-  const uint nx = p.nx, ny = p.ny, nz = p.nz, rng = p.rng, seed = p.seed, capacity = p.pair_capacity;
-  const bool periodic_z = p.periodic_z != 0u;
-  const vec4 a = vec4(p.a[0], p.a[1], p.a[2], p.a[3]);
-  const vec4 gamma = vec4(p.gamma[0], p.gamma[1], p.gamma[2], p.gamma[3]);
-  const vec4 sigma = vec4(p.sigma[0], p.sigma[1], p.sigma[2], p.sigma[3]);
-  Vec4sIn pos = Vec4sIn(pc.pos);
-  Vec4sIn vt = Vec4sIn(pc.vtilde);
-  Vec4sIn vel = Vec4sIn(pc.vel);
-  UintsIn head = UintsIn(pc.head);
-  UintsIn next = UintsIn(pc.next);
-  const bool record = pc.pairs != uvec2(0);
-  UintsIn ids = UintsIn(pc.ids);
-  const uint id_i = ids.u[i];  // the noise is keyed by particle ids, not by slots
-  const vec4 xi = pos.v[i];
-  const vec3 vi = vt.v[i].xyz;
-  const uint ki = uint(xi.w);
-  const float state_i = rng == DPD_RNG_PAPER ? vel.v[i].w : 0.0;
-  const float rc2 = rc * rc;
+  const uint nx = p.nx, ny = p.ny, nz = p.nz;
+  g_rc = p.rc;
+  g_rc2 = p.rc * p.rc;
+  g_lx = p.lx, g_ly = p.ly, g_lz = p.lz;
+  g_periodic_z = p.periodic_z != 0u;
+  g_inv_sqrt_dt = p.inv_sqrt_dt;
+  g_rng = p.rng;
+  g_seed = p.seed;
+  g_capacity = p.pair_capacity;
+  g_a = vec4(p.a[0], p.a[1], p.a[2], p.a[3]);
+  g_gamma = vec4(p.gamma[0], p.gamma[1], p.gamma[2], p.gamma[3]);
+  g_sigma = vec4(p.sigma[0], p.sigma[1], p.sigma[2], p.sigma[3]);
+  g_record = pc.pairs != uvec2(0);
+  Self me;
+  me.x = Vec4sIn(pc.pos).v[i];
+  me.v = Vec4sIn(pc.vtilde).v[i].xyz;
+  me.k = uint(me.x.w);
+  me.id = UintsIn(pc.ids).u[i];  // the noise is keyed by particle ids, not by slots
+  me.state = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[i].w : 0.0;
 
-  uvec2 fx = uvec2(0), fy = uvec2(0), fz = uvec2(0);
-  uint count = 0;
-  float virial_c = 0.0, virial = 0.0;
-  // The pressure tensor's pair part and the pair energy, in the sums_tensor variant only: r_a F_b
-  // = (f r) e_a e_b, half per side like the scalar virials.
-  const bool tensor = sums_tensor;
-  vec3 wc_diag = vec3(0.0), wc_off = vec3(0.0), w_diag = vec3(0.0), w_off = vec3(0.0);
-  float energy = 0.0;
+  Sums s;
+  s.fx = uvec2(0), s.fy = uvec2(0), s.fz = uvec2(0);
+  s.count = 0;
+  s.virial_c = 0.0, s.virial = 0.0;
+  s.wc_diag = vec3(0.0), s.wc_off = vec3(0.0), s.w_diag = vec3(0.0), s.w_off = vec3(0.0);
+  s.energy = 0.0;
   const uint c = UintsIn(pc.cell).u[i];
-  if (c != DPD_NULL) {
-    const int cx = int(c % nx), cy = int((c / nx) % ny), cz = int(c / (nx * ny));
-    for (int dz = -1; dz <= 1; ++dz) {
-      int z = cz + dz;
-      if (periodic_z) {
-        z = int(wrap_cell(z, nz));
-      } else if (z < 0 || z >= int(nz)) {
-        continue;
-      }
-      for (int dy = -1; dy <= 1; ++dy) {
-        const uint y = wrap_cell(cy + dy, ny);
-        for (int dx = -1; dx <= 1; ++dx) {
-          const uint cell = wrap_cell(cx + dx, nx) + nx * (y + ny * uint(z));
-          uint j = head.u[cell];
-          for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
-            if (j == i) continue;
-            const vec4 xj = pos.v[j];
-            vec3 d = xi.xyz - xj.xyz;
-            d.x -= lx * roundEven(d.x / lx);  // minimum image; roundEven is odd-symmetric
-            d.y -= ly * roundEven(d.y / ly);
-            if (periodic_z) d.z -= lz * roundEven(d.z / lz);
-            const float r2 = dot(d, d);
-            if (r2 >= rc2) continue;
-            if (record && count < capacity) Uints(pc.pairs).u[i * capacity + count] = j;
-            ++count;
-            if (r2 == 0.0) continue;  // coincident: no direction, no force
-            const float r = sqrt(r2);
-            const vec3 e = d / r;
-            const float w = 1.0 - r / rc;
-            const uint kl = ki * 2u + uint(xj.w);
-            const float state_j = rng == DPD_RNG_PAPER ? vel.v[j].w : 0.0;
-            const float theta = pair_noise(seed, rng, pc.step, id_i, ids.u[j], state_i, state_j);
-            const float fc = a[kl] * w;
-            const float f = fc - gamma[kl] * w * w * dot(e, vi - vt.v[j].xyz) + sigma[kl] * w * theta * inv_sqrt_dt;
-            fixed_add(fx, f * e.x);
-            fixed_add(fy, f * e.y);
-            fixed_add(fz, f * e.z);
-            virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
-            virial += 0.5 * f * r;
-            if (tensor) {
-              const vec3 diag = e * e, off = vec3(e.x * e.y, e.x * e.z, e.y * e.z);
-              wc_diag += (0.5 * fc * r) * diag;
-              wc_off += (0.5 * fc * r) * off;
-              w_diag += (0.5 * f * r) * diag;
-              w_off += (0.5 * f * r) * off;
-              energy += 0.25 * fc * rc * w;  // a r_c w^2 / 2 per pair, half per side
+  if (c < nx * ny * nz) {
+    const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
+    if (pc.starts != uvec2(0)) {
+      uint near[kNear];
+      const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near);
+      for (uint k = 0; k < min(found, kNear); ++k) add_pair(s, me, i, near[k], separation(me.x.xyz, near[k]));
+      if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near);
+    } else {
+      UintsIn head = UintsIn(pc.head);
+      UintsIn next = UintsIn(pc.next);
+      for (int dz = -1; dz <= 1; ++dz) {
+        int z = cell.z + dz;
+        if (g_periodic_z) {
+          z = int(wrap_cell(z, nz));
+        } else if (z < 0 || z >= int(nz)) {
+          continue;
+        }
+        for (int dy = -1; dy <= 1; ++dy) {
+          const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
+          for (int dx = -1; dx <= 1; ++dx) {
+            uint j = head.u[wrap_cell(cell.x + dx, nx) + row];
+            for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
+              if (j != i) add_pair(s, me, i, j, separation(me.x.xyz, j));
             }
           }
         }
       }
     }
   }
-  const float m = p.mass[ki];
-  Vec4s(pc.force).v[i] = vec4(fixed_value(fx), fixed_value(fy), fixed_value(fz) - m * p.gravity, 0.0);
-  Vec4s(pc.aux).v[i] = vec4(float(count), virial_c, virial, 0.0);
-  if (tensor) {
-    Vec4s t = Vec4s(pc.virial);
-    t.v[4u * i] = vec4(wc_diag, energy);
-    t.v[4u * i + 1u] = vec4(wc_off, 0.0);
-    t.v[4u * i + 2u] = vec4(w_diag, 0.0);
-    t.v[4u * i + 3u] = vec4(w_off, 0.0);
+  const float m = p.mass[me.k];
+  Vec4s(pc.force).v[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fixed_value(s.fz) - m * p.gravity, 0.0);
+  Vec4s(pc.aux).v[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
+  if (sums_tensor) {
+    Vec4s t = Vec4s(p.virial);
+    t.v[4u * i] = vec4(s.wc_diag, s.energy);
+    t.v[4u * i + 1u] = vec4(s.wc_off, 0.0);
+    t.v[4u * i + 2u] = vec4(s.w_diag, 0.0);
+    t.v[4u * i + 3u] = vec4(s.w_off, 0.0);
   }
 }

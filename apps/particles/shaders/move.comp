@@ -40,7 +40,7 @@ void main() {
   }
   const float state = p.rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
   if (crossed != ivec3(0)) {
-    Ivec4s image = Ivec4s(pc.image);
+    Ivec4s image = Ivec4s(p.image);
     const uint id = Uints(pc.ids).u[i];
     image.v[id] = image.v[id] + ivec4(crossed, 0);
   }

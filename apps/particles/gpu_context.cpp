@@ -155,9 +155,10 @@ Context::Context(const ContextOptions& options) {
   qci.queueFamilyIndex = family_;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
-  VkPhysicalDeviceVulkan12Features enable12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  enable12.bufferDeviceAddress = VK_TRUE;
-  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enable12};
+  // Kept: vksort is told what was enabled (BorrowedVulkan::enabled_features) and checks it.
+  enabled12_.bufferDeviceAddress = VK_TRUE;
+  enabled_.pNext = &enabled12_;
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled_};
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
   check(vkCreateDevice(physical_, &dci, nullptr, &device_), "creating the Vulkan device");
@@ -190,6 +191,7 @@ vksort::BorrowedVulkan Context::borrowed() const {
   b.queue = queue_;
   b.queue_family = family_;
   b.get_instance_proc_addr = vkGetInstanceProcAddr;
+  b.enabled_features = &enabled_;
   return b;
 }
 

@@ -39,6 +39,7 @@ class Context {
   bool timestamps() const { return timestamp_bits_ != 0; }
   double timestamp_period_ns() const { return timestamp_period_ns_; }
   uint32_t max_group_count_x() const { return max_groups_x_; }
+  // The device lent to vksort, with the features it was created with; valid while this Context lives.
   vksort::BorrowedVulkan borrowed() const;
 
   // Records into a fresh primary command buffer, submits, waits. Throws on a Vulkan error.
@@ -56,6 +57,9 @@ class Context {
   uint32_t timestamp_bits_ = 0;
   double timestamp_period_ns_ = 0.0;
   uint32_t max_groups_x_ = 65535;
+  // The features the device was created with (the chain passed to vkCreateDevice).
+  VkPhysicalDeviceVulkan12Features enabled12_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 enabled_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
 };
 
 // Throws particles::Error naming `what` and the result when `r` is not VK_SUCCESS.

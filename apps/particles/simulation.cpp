@@ -71,8 +71,8 @@ void check_model(const Model& m) {
 struct Simulation::Impl {
   gpu::Context& ctx;
   vksort::Device vk;  // vksort on the app's device (borrowed)
-  gpu::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
-  gpu::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
+  vksort::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
+  vksort::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   gpu::Kernel cells, move, forces, kick, noise, reorder, starts_kernel;
@@ -80,28 +80,28 @@ struct Simulation::Impl {
   // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
   // then gathered through `tmp` and copied back.
   vksort::Sorter sorter;
-  gpu::Buffer keys, perm, iota, scratch, tmp;
+  vksort::Buffer keys, perm, iota, scratch, tmp;
   // Cell order: the first slot of every cell, then the outside-the-box word (dpd_interface.h).
   bool cell_order;
   uint32_t cell_count;
-  gpu::Buffer starts;
-  gpu::Buffer report;  // a copy of vksort's report words from the last build of a batch
+  vksort::Buffer starts;
+  vksort::Buffer report;  // a copy of vksort's report words from the last build of a batch
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t query_capacity = 0;  // steps
 
   Impl(gpu::Context& c, const Model& m, const Grid& g, uint32_t n)
       : ctx(c),
         vk(c.borrowed()),
-        params(c, sizeof(shader::Params), "parameters"),
-        pos(c, 16ull * n, "positions"),
-        vel(c, 16ull * n, "velocities"),
-        vtilde(c, 16ull * n, "dissipative velocities"),
-        force(c, 16ull * n, "forces"),
-        cell(c, 4ull * n, "cell ids"),
-        aux(c, 16ull * n, "pair statistics"),
-        ids(c, 4ull * n, "particle ids"),
-        image(c, 16ull * n, "periodic images"),
-        virial(c, 64ull * n, "pressure tensor sums"),
+        params(vk, sizeof(shader::Params), "parameters"),
+        pos(vk, 16ull * n, "positions"),
+        vel(vk, 16ull * n, "velocities"),
+        vtilde(vk, 16ull * n, "dissipative velocities"),
+        force(vk, 16ull * n, "forces"),
+        cell(vk, 4ull * n, "cell ids"),
+        aux(vk, 16ull * n, "pair statistics"),
+        ids(vk, 4ull * n, "particle ids"),
+        image(vk, 16ull * n, "periodic images"),
+        virial(vk, 64ull * n, "pressure tensor sums"),
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
@@ -112,15 +112,15 @@ struct Simulation::Impl {
         starts_kernel(c, shader_code("starts"), sizeof(Push), "starts"),
         forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", 1),
         sorter(vk, sort_options(g)),
-        keys(c, 4ull * n, "reorder keys"),
-        perm(c, 4ull * n, "reorder permutation"),
-        iota(c, 4ull * n, "slot numbers"),
-        scratch(c, sorter.scratch_bytes(n), "reorder scratch"),
-        tmp(c, 68ull * n, "reorder staging"),
+        keys(vk, 4ull * n, "reorder keys"),
+        perm(vk, 4ull * n, "reorder permutation"),
+        iota(vk, 4ull * n, "slot numbers"),
+        scratch(vk, sorter.scratch_bytes(n), "reorder scratch"),
+        tmp(vk, 68ull * n, "reorder staging"),
         cell_order(m.layout == Layout::cell_order),
         cell_count(g.cells()),
-        starts(c, 4ull * (g.cells() + 2), "cell starts"),
-        report(c, vksort::BucketLists::report_bytes, "bucket report") {
+        starts(vk, 4ull * (g.cells() + 2), "cell starts"),
+        report(vk, vksort::BucketLists::report_bytes, "bucket report") {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
   }
@@ -210,8 +210,8 @@ struct Simulation::Impl {
     const VkDeviceSize words = 4ull * n, vec4s = 16ull * n;
     gpu::compute_transfer_barrier(cmd);  // cell ids written; earlier uses of keys/perm/tmp done
     const VkBufferCopy whole{0, 0, words};
-    vkCmdCopyBuffer(cmd, cell.vk(), keys.vk(), 1, &whole);
-    vkCmdCopyBuffer(cmd, iota.vk(), perm.vk(), 1, &whole);
+    vkCmdCopyBuffer(cmd, cell.vk_buffer(), keys.vk_buffer(), 1, &whole);
+    vkCmdCopyBuffer(cmd, iota.vk_buffer(), perm.vk_buffer(), 1, &whole);
     gpu::compute_transfer_barrier(cmd);  // vksort's contract: keys and values visible to COMPUTE
     vksort::Status st = sorter.record(cmd, {.keys = keys.ref(), .values = perm.ref(), .scratch = scratch.ref()}, n);
     if (!st) throw Error("recording the spatial sort: " + st.message);
@@ -220,14 +220,14 @@ struct Simulation::Impl {
     p.tmp = tmp.address();
     reorder.dispatch(cmd, &p, n);
     gpu::compute_transfer_barrier(cmd);
-    const VkBuffer dst[4] = {pos.vk(), vel.vk(), vtilde.vk(), force.vk()};
+    const VkBuffer dst[4] = {pos.vk_buffer(), vel.vk_buffer(), vtilde.vk_buffer(), force.vk_buffer()};
     for (int k = 0; k < 4; ++k) {
       const VkBufferCopy r{k * vec4s, 0, vec4s};
-      vkCmdCopyBuffer(cmd, tmp.vk(), dst[k], 1, &r);
+      vkCmdCopyBuffer(cmd, tmp.vk_buffer(), dst[k], 1, &r);
     }
     const VkBufferCopy id_region{4 * vec4s, 0, words};
-    vkCmdCopyBuffer(cmd, tmp.vk(), ids.vk(), 1, &id_region);
-    vkCmdCopyBuffer(cmd, keys.vk(), cell.vk(), 1, &whole);  // the sorted keys are the new slots' cells
+    vkCmdCopyBuffer(cmd, tmp.vk_buffer(), ids.vk_buffer(), 1, &id_region);
+    vkCmdCopyBuffer(cmd, keys.vk_buffer(), cell.vk_buffer(), 1, &whole);  // the sorted keys are the new slots' cells
     gpu::compute_transfer_barrier(cmd);
   }
 
@@ -247,7 +247,7 @@ struct Simulation::Impl {
                          nullptr, 0, nullptr);
     const vksort::BufferRef r = lists.report();
     VkBufferCopy region{r.offset, 0, vksort::BucketLists::report_bytes};
-    vkCmdCopyBuffer(cmd, r.buffer, report.vk(), 1, &region);
+    vkCmdCopyBuffer(cmd, r.buffer, report.vk_buffer(), 1, &region);
   }
 
   void check_report(uint64_t step) const {
@@ -400,7 +400,7 @@ Snapshot Simulation::snapshot() const {
 
 std::vector<std::vector<uint32_t>> Simulation::neighbour_lists(uint32_t capacity) {
   Impl& s = *impl_;
-  gpu::Buffer found(s.ctx, 4ull * n_ * capacity, "neighbour slots");
+  vksort::Buffer found(s.vk, 4ull * n_ * capacity, "neighbour slots");
   shader::Params p = s.parameters(model_, grid_, n_);
   p.pair_capacity = capacity;
   s.params.upload(std::as_bytes(std::span(&p, 1)));
@@ -443,7 +443,7 @@ std::vector<float> Simulation::noise(const std::vector<std::pair<uint32_t, uint3
     flat.push_back(slot_of[i]);
     flat.push_back(slot_of[j]);
   }
-  gpu::Buffer in(s.ctx, 8ull * count, "noise pairs"), out(s.ctx, 4ull * count, "noise values");
+  vksort::Buffer in(s.vk, 8ull * count, "noise pairs"), out(s.vk, 4ull * count, "noise values");
   in.upload(bytes(flat));
   s.ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     Push push = s.push(step);

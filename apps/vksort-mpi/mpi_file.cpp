@@ -8,8 +8,11 @@
 #include <cstring>
 #include <filesystem>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/atomic_file.hpp"
 #include "steps.hpp"
 
 namespace vksort::mpi_cli {
@@ -34,12 +37,20 @@ void remove_temp_and_die(int signal) {
 // Faults on demand for tests/mpi/cli_test.sh, once the temporary output exists:
 //   VKSORT_MPI_TEST_FAULT=die:R  rank R exits at once without a word (a crashed rank: mpirun then ends
 //                                the others with SIGTERM, and rank 0's handler removes the temporary);
-//   VKSORT_MPI_TEST_FAULT=pause  every rank sleeps 60 s (so a test can interrupt a run mid-write).
+//   VKSORT_MPI_TEST_FAULT=pause  every rank sleeps 60 s (so a test can interrupt a run mid-write);
+//   VKSORT_MPI_TEST_FAULT=fsize:B  files may grow to B bytes only (RLIMIT_FSIZE, SIGXFSZ ignored): the
+//                                kernel's own "File too large" where a disk would say it is full. Set
+//                                here, not by the shell, because MPI_Init needs its shared-memory files.
 void test_fault_point(int rank) {
   const char* fault = std::getenv("VKSORT_MPI_TEST_FAULT");
   if (!fault) return;
   const std::string f = fault;
   if (f == "pause") sleep(60);
+  if (f.starts_with("fsize:")) {
+    const rlimit limit{rlim_t(std::atoll(f.c_str() + 6)), rlim_t(std::atoll(f.c_str() + 6))};
+    std::signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
   if (f.starts_with("die:") && std::atoi(f.c_str() + 4) == rank) _exit(3);
 }
 
@@ -127,6 +138,7 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     if (fd < 0)
       throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
                                     std::strerror(errno));
+    fchmod(fd, io::output_mode(destination));  // as any vksort output, not mkstemp's 0600
     close(fd);
     temp = pattern;
     std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
@@ -160,7 +172,15 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
         MPI_Status status;
         check(MPI_File_write_at(file, MPI_Offset(offset + done), mine.data() + done, n, MPI_BYTE, &status),
               "output " + in_quotes(destination) + ": writing");
-        done += uint64_t(n);
+        // Open MPI's ompio reports a failed write(2) (a full disk, EFBIG) only in the count written,
+        // with MPI_SUCCESS: a short count is the error, never a file to rename into place.
+        int written = 0;
+        MPI_Get_count(&status, MPI_BYTE, &written);
+        if (written <= 0)
+          throw Failure(exit_runtime, "output " + in_quotes(destination) + ": writing: " +
+                                          std::to_string(offset + done) + " bytes written, the next " +
+                                          std::to_string(n) + " were refused (is the disk full?)");
+        done += uint64_t(written);
       }
     });
     // Collective: flushes every rank's part to the file before anyone renames it.

@@ -33,6 +33,12 @@ done
 "${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 --keep-counts -v "$work/in_u64.bin" "$work/got.bin" > "$work/verbose.txt"
 cmp -s "$work/want_u64.bin" "$work/got.bin" || fail "u64 --keep-counts on 3 ranks differs from vksort sort"
 grep -q "^sorted 1001 u64 keys on 3 ranks" "$work/verbose.txt" || fail "-v printed: $(cat "$work/verbose.txt")"
+# Permissions as any output's: a new file gets what the umask gives, a replaced one keeps its own.
+(umask 022; rm -f "$work/got.bin"; "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin")
+[ "$(stat -c %a "$work/got.bin")" = 644 ] || fail "a new output has mode $(stat -c %a "$work/got.bin"), not 644"
+chmod 640 "$work/got.bin"
+"${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin"
+[ "$(stat -c %a "$work/got.bin")" = 640 ] || fail "a replaced output has mode $(stat -c %a "$work/got.bin"), not 640"
 echo "outputs equal the single-process sort: every type, 1-3 ranks, --keep-counts"
 
 # Fewer keys than ranks, and an empty file.
@@ -111,4 +117,15 @@ set -e
 [ $rc -ne 0 ] || fail "an interrupted run exited 0"
 [ $((SECONDS - started)) -lt 45 ] || fail "an interrupted run took $((SECONDS - started)) s to end"
 no_leftovers "Ctrl-C on mpiexec"
-echo "a dying rank and Ctrl-C end the run with a failure and leave nothing behind"
+# A full disk mid-write (files limited to 4000 bytes on every rank: the u64 file is 8008): exit 1, one
+# line from every rank naming the output, the existing output untouched, no temporary left.
+set +e
+VKSORT_MPI_TEST_FAULT=fsize:4000 timeout 120 "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" \
+  "$work/keep.bin" > "$work/out.txt" 2> "$work/err.txt"
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$work/err.txt" >&2; fail "a full disk: exit $rc"; }
+[ "$(grep -c -F "vksort-mpi: output '$work/keep.bin': writing: " "$work/err.txt")" -eq 2 ] ||
+  { cat "$work/err.txt" >&2; fail "a full disk: expected the write error from both ranks"; }
+no_leftovers "a full disk"
+echo "a dying rank, a full disk and Ctrl-C end the run with a failure and leave nothing behind"

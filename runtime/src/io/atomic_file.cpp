@@ -57,16 +57,6 @@ extern "C" void remove_temporaries_and_die(int sig) {
   std::raise(sig);
 }
 
-// Permissions a new output gets: those of the file it replaces, else what open(2) would give under
-// the umask. mkstemp creates 0600, which would silently hide outputs from the user's group.
-mode_t output_mode(const std::filesystem::path& destination) {
-  struct stat st {};
-  if (stat(destination.c_str(), &st) == 0) return st.st_mode & 07777;
-  const mode_t mask = umask(0);  // umask can only be read by setting it
-  umask(mask);
-  return 0666 & ~mask;
-}
-
 std::filesystem::path folder_of(const std::filesystem::path& p) {
   return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
 }
@@ -87,6 +77,16 @@ void sync_folder(const std::filesystem::path& folder) {
 }
 
 }  // namespace
+
+// Permissions a new output gets: those of the file it replaces, else what open(2) would give under
+// the umask. mkstemp creates 0600, which would silently hide outputs from the user's group.
+mode_t output_mode(const std::filesystem::path& destination) {
+  struct stat st {};
+  if (stat(destination.c_str(), &st) == 0) return st.st_mode & 07777;
+  const mode_t mask = umask(0);  // umask can only be read by setting it
+  umask(mask);
+  return 0666 & ~mask;
+}
 
 bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
 

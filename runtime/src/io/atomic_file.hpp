@@ -13,6 +13,8 @@
 // a shared libvksort: it is no part of the public API.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +38,10 @@ class FileError : public std::runtime_error {
  private:
   Kind kind_;
 };
+
+// Permissions a new output gets: those of the file it replaces, else what open(2) would give under
+// the umask (mkstemp's 0600 would silently hide outputs from the user's group).
+mode_t output_mode(const std::filesystem::path& destination);
 
 // True for the errno with which open(folder, O_TMPFILE) says the filesystem has no unnamed files
 // (EOPNOTSUPP; older kernels may say EISDIR, EINVAL or ENOENT): callers then fall back to a named file.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // particles — a Dissipative Particle Dynamics simulator on the GPU whose neighbour search runs on
-// vksort's bucket lists (seed 002, section 4). See README.md, "Particle app".
+// vksort's bucket lists (seed 002, section 4). See docs/particles.md.
 #include <unistd.h>
 
 #include <algorithm>

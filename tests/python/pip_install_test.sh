@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The way in the README shows users: a venv that sees the distribution's packages (NumPy), then
+# The way in docs/python.md shows users: a venv that sees the distribution's packages (NumPy), then
 # `pip install --no-build-isolation .` from the repository, then import and sort outside the tree.
 #   pip_install_test.sh PYTHON BUILD_DIR    pip takes the module BUILD_DIR built (quick: ctest)
 #   pip_install_test.sh PYTHON --fresh      pip configures and builds everything itself (minutes)

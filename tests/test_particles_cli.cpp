@@ -37,6 +37,7 @@ std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
   return {word(16), word(20)};
 }
 
+#ifdef PARTICLES_HAVE_GIF
 // What the test reads from a GIF's block structure (GIF89a specification), walked block by block.
 struct GifBlocks {
   uint32_t width = 0, height = 0;
@@ -89,6 +90,7 @@ GifBlocks read_gif_blocks(const std::string& gif) {
   }
   return r;
 }
+#endif
 }  // namespace
 
 TEST_CASE("cli: bad arguments give one message and exit code 2") {

@@ -15,6 +15,7 @@ packages=(
   vulkan-tools               # vulkaninfo, handy when a device misbehaves
   python3-matplotlib         # scripts/plot_bench.py: charts from vksort bench JSON
   libpng-dev                 # the particle app's PNG frames
+  libgif-dev                 # giflib: the particle app's animated GIF (--animation)
   libtbb-dev                 # oneTBB: tbb::parallel_sort, a parallel CPU baseline in vksort bench (optional)
   libopenmpi-dev openmpi-bin # the distributed sort (vksort::mpi, vksort-mpi) and its mpiexec tests
   python3-gsd python3-ase    # the particle app's readback test: its GSD and XYZ files through HOOMD's and ASE's readers

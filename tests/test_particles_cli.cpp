@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
 // writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed;
-// a Rayleigh-Taylor run prints its mixing layer and tiles its frames into a montage.
+// a Rayleigh-Taylor run prints its mixing layer, tiles its frames into a montage and animates them
+// into a looping GIF.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -22,6 +25,73 @@ using particles::test::Run;
 using particles::test::TempDir;
 using particles::test::run;
 using particles::test::slurp;
+
+namespace {
+// PNG width and height: big-endian words at bytes 16 and 20 (the IHDR chunk).
+std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
+  REQUIRE(png.size() > 24);
+  auto word = [&](size_t at) {
+    return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 |
+           uint32_t(uint8_t(png[at + 2])) << 8 | uint32_t(uint8_t(png[at + 3]));
+  };
+  return {word(16), word(20)};
+}
+
+#ifdef PARTICLES_HAVE_GIF
+// What the test reads from a GIF's block structure (GIF89a specification), walked block by block.
+struct GifBlocks {
+  uint32_t width = 0, height = 0;
+  int images = 0;
+  int images_of_screen_size = 0;
+  int loop_extensions = 0;  // NETSCAPE2.0 with a loop count of 0: forever
+  std::vector<int> delays;  // of the graphic control extensions, centiseconds
+  bool trailer = false;     // ends with 0x3B and nothing after it
+};
+
+GifBlocks read_gif_blocks(const std::string& gif) {
+  GifBlocks r;
+  REQUIRE(gif.size() > 13);
+  auto byte = [&](size_t at) {
+    REQUIRE(at < gif.size());
+    return uint8_t(gif[at]);
+  };
+  auto word = [&](size_t at) { return uint32_t(byte(at)) | uint32_t(byte(at + 1)) << 8; };
+  REQUIRE(gif.substr(0, 6) == "GIF89a");
+  r.width = word(6), r.height = word(8);
+  size_t at = 13;
+  if (byte(10) & 0x80) at += 3u << ((byte(10) & 7) + 1);  // the global colour table
+  auto skip_sub_blocks = [&](size_t from) {
+    while (byte(from) != 0) from += 1 + byte(from);
+    return from + 1;
+  };
+  while (true) {
+    const uint8_t kind = byte(at);
+    if (kind == 0x3B) {
+      r.trailer = at + 1 == gif.size();
+      break;
+    }
+    if (kind == 0x21) {  // extension: label, sub-blocks
+      const uint8_t label = byte(at + 1);
+      if (label == 0xFF && byte(at + 2) == 11 && gif.substr(at + 3, 11) == "NETSCAPE2.0" && byte(at + 14) == 3 &&
+          byte(at + 15) == 1 && word(at + 16) == 0)
+        ++r.loop_extensions;
+      if (label == 0xF9 && byte(at + 2) == 4) r.delays.push_back(int(word(at + 4)));
+      at = skip_sub_blocks(at + 2);
+    } else if (kind == 0x2C) {  // image: descriptor, local colour table, LZW code size, sub-blocks
+      ++r.images;
+      if (word(at + 1) == 0 && word(at + 3) == 0 && word(at + 5) == r.width && word(at + 7) == r.height)
+        ++r.images_of_screen_size;
+      size_t data = at + 10;
+      if (byte(at + 9) & 0x80) data += 3u << ((byte(at + 9) & 7) + 1);
+      at = skip_sub_blocks(data + 1);
+    } else {
+      FAIL("unknown GIF block 0x" << std::hex << int(kind) << " at byte " << std::dec << at);
+    }
+  }
+  return r;
+}
+#endif
+}  // namespace
 
 TEST_CASE("cli: bad arguments give one message and exit code 2") {
   TempDir dir;
@@ -148,17 +218,56 @@ TEST_CASE("cli: rayleigh-taylor prints the mixing layer and --montage tiles the 
                              " --montage-columns 2");
   REQUIRE_MESSAGE(r.code == 0, r.err);
   CHECK(r.out.find("   mixing") != std::string::npos);  // the header names the column
-  // PNG width and height: big-endian words at bytes 16 and 20 (the IHDR chunk).
-  auto size_of = [](const std::string& png) {
-    REQUIRE(png.size() > 24);
-    auto word = [&](size_t at) {
-      return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 |
-             uint32_t(uint8_t(png[at + 2])) << 8 | uint32_t(uint8_t(png[at + 3]));
-    };
-    return std::pair{word(16), word(20)};
-  };
-  const auto [fw, fh] = size_of(slurp(frames / "frame_00000000.png"));
-  const auto [mw, mh] = size_of(slurp(montage));
+  const auto [fw, fh] = png_size(slurp(frames / "frame_00000000.png"));
+  const auto [mw, mh] = png_size(slurp(montage));
   CHECK(mw == 2 * fw);  // 5 frames (steps 0, 10, 20, 30, 40) in 2 columns: 3 rows
   CHECK(mh == 3 * fh);
+}
+
+TEST_CASE("cli: --animation writes the frames as a looping GIF; bad arguments exit 2 and leave no file") {
+  TempDir dir;
+  const fs::path frames = dir.path() / "rt", gif = dir.path() / "rt.gif";
+  const std::string common = "--scenario rayleigh-taylor --n 540 --box 10,3,6 --steps 40 --every 20 ";
+#ifndef PARTICLES_HAVE_GIF
+  const Run r = run(dir, common + "--frames " + frames.string() + " --animation " + gif.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("this build has no GIF support") != std::string::npos);
+  CHECK(!fs::exists(gif));
+#else
+  const struct {
+    std::string args;
+    const char* says;
+    fs::path absent;
+  } bad[] = {
+      {"--animation " + gif.string(), "--animation needs --frames", gif},
+      {"--frames " + frames.string() + " --animation " + (dir.path() / "rt.png").string(), "FILE.gif",
+       dir.path() / "rt.png"},
+      {"--frames " + frames.string() + " --animation /nonexistent/rt.gif", "cannot write /nonexistent/rt.gif",
+       "/nonexistent/rt.gif"},
+      {"--frames " + frames.string() + " --animation " + gif.string() + " --animation-delay 0", "animation-delay",
+       gif},
+  };
+  for (const auto& c : bad) {
+    CAPTURE(c.args);
+    const Run r = run(dir, common + c.args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(!fs::exists(c.absent));
+  }
+  const Run r = run(dir, common + "--frames " + frames.string() + " --frame-every 10 --animation " + gif.string() +
+                             " --animation-delay 7");
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const GifBlocks blocks = read_gif_blocks(slurp(gif));
+  const auto [fw, fh] = png_size(slurp(frames / "frame_00000000.png"));
+  CHECK(blocks.width == fw);  // the same pictures as the PNG frames
+  CHECK(blocks.height == fh);
+  CHECK(blocks.images == 5);  // steps 0, 10, 20, 30, 40
+  CHECK(blocks.images_of_screen_size == 5);
+  CHECK(blocks.loop_extensions == 1);
+  CHECK(blocks.delays == std::vector<int>(5, 7));
+  CHECK(blocks.trailer);
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+#endif
 }

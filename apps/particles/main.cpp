@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <string>
@@ -23,6 +25,9 @@
 #include "model.hpp"
 #include "observables.hpp"
 #include "output_png.hpp"
+#ifdef PARTICLES_HAVE_GIF
+#include "output_gif.hpp"
+#endif
 #include "output_text.hpp"
 #include "simulation.hpp"
 #include "species.hpp"
@@ -62,6 +67,8 @@ struct Options {
   std::string lattice = "random";
   std::string montage;
   uint32_t montage_columns = 3;
+  std::string animation;
+  uint32_t animation_delay = 10;  // centiseconds
   uint32_t batch = 32;
   uint32_t list_iterations = 12;
   uint32_t list_parts = 1;
@@ -152,11 +159,18 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
               mixing ? "   mixing" : "");
 
   std::vector<Image> shown;  // the frames, kept for --montage
+#ifdef PARTICLES_HAVE_GIF
+  std::unique_ptr<Animation> animation;  // the frames, indexed, for --animation
+  if (!opt.animation.empty()) animation = std::make_unique<Animation>(uint16_t(opt.animation_delay));
+#endif
   auto frame = [&](const Snapshot& s) {
     char name[64];
     std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
     Image img = render_views(model, s.pos, double(s.step) * model.dt, s.step);
     write_png((std::filesystem::path(opt.frames) / name).string(), img);
+#ifdef PARTICLES_HAVE_GIF
+    if (animation) animation->add(img);
+#endif
     if (!opt.montage.empty()) shown.push_back(std::move(img));
   };
   const uint64_t rdf_from = end - std::min(opt.steps, opt.rdf_window ? opt.rdf_window : opt.steps / 2);
@@ -216,6 +230,9 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   }
   totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (!opt.montage.empty()) write_png(opt.montage, montage(shown, opt.montage_columns));
+#ifdef PARTICLES_HAVE_GIF
+  if (animation) animation->write(opt.animation);
+#endif
   if (totals.late_rows > 0)
     std::printf("# mean over steps > %llu: T %.4f, P %.4f (conservative virial pressure), %llu rows\n",
                 static_cast<unsigned long long>(late_from), totals.late_t / double(totals.late_rows),
@@ -247,6 +264,21 @@ bool is_gsd(const std::string& path) {
   uint64_t magic = 0;
   in.read(reinterpret_cast<char*>(&magic), 8);
   return in && magic == 0x65DF65DF65DF65DFull;
+}
+
+// --animation's file is written at the end of the run: what would stop it is refused before the run.
+void check_animation(const Options& opt) {
+  using particles::Error;
+#ifndef PARTICLES_HAVE_GIF
+  throw Error("--animation: this build has no GIF support (giflib, Debian libgif-dev, was not found when it was configured)");
+#endif
+  if (opt.frames.empty()) throw Error("--animation needs --frames");
+  const std::filesystem::path path(opt.animation);
+  if (path.extension() != ".gif") throw Error("--animation writes a GIF: give it a FILE.gif name, not " + opt.animation);
+  const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error("--animation: cannot write " + opt.animation + ": " + std::strerror(errno));
+  if (std::filesystem::is_directory(path)) throw Error("--animation: " + opt.animation + " is a directory");
 }
 
 Setup setup_run(const Options& opt, const CLI::App& app) {
@@ -317,6 +349,7 @@ int run(const Options& opt, const CLI::App& app) {
   Setup setup = setup_run(opt, app);
   Model& model = setup.model;
   if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");
+  if (!opt.animation.empty()) check_animation(opt);
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;
@@ -426,6 +459,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"random", "fcc"}));
   app.add_option("--montage", opt.montage, "also write all frames tiled into this PNG (with --frames)");
   app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(CLI::Range(1u, 64u));
+  app.add_option("--animation", opt.animation,
+                 "also write the frames as an animated GIF looping forever (FILE.gif, with --frames)");
+  app.add_option("--animation-delay", opt.animation_delay, "time each animation frame shows, in 1/100 s")
+      ->check(CLI::Range(1u, 65535u));
   app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
   app.add_option("--list-iterations", opt.list_iterations,
                  "bucket lists: scatter iterations before vksort's fallback links what is left")

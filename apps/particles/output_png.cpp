@@ -23,6 +23,8 @@ constexpr uint32_t kLeft = 44, kRight = 16;      // margins: the vertical axis' 
 constexpr uint32_t kHeader = 34, kTitle = 18;    // time stamp and legend; a view's title line
 constexpr uint32_t kBelow = 30;                  // a view's horizontal axis numbers and name
 
+constexpr double kDimmest = 0.3;                  // brightness of the sparsest occupied pixel of a slice
+
 // Light (f = 0) to heavy (f = 1): blue to red, at brightness `bright`.
 void colour(float f, float bright, uint8_t* px) {
   px[0] = uint8_t(255 * bright * (0.15f + 0.85f * f));
@@ -87,7 +89,7 @@ void draw_slice(Image& img, const std::vector<float>& pos, int up, int across, f
       const float l = counts[(size_t(y) * w + x) * 2], hv = counts[(size_t(y) * w + x) * 2 + 1];
       const float total = l + hv;
       if (total == 0) continue;
-      const float bright = float(std::min(1.0, 0.3 + 0.7 * total / (1.5 * mean)));
+      const float bright = float(std::min(1.0, kDimmest + (1 - kDimmest) * total / (1.5 * mean)));
       colour(hv / total, bright, &img.rgb[(size_t(y0 + y) * img.width + x0 + x) * 3]);
     }
 }
@@ -157,6 +159,20 @@ Image render_views(const Model& m, const std::vector<float>& pos, double time, u
   draw_axes(img, kLeft, top_y, w, hy, ppu, m.lx, m.ly, "y",
             "top: slice z = " + number(0.5 * m.lz) + " +- " + number(half_z));
   return img;
+}
+
+std::vector<std::array<uint8_t, 3>> frame_palette() {
+  // 16 greys, the three the frames use among them, and 16 compositions x 15 brightnesses of the map.
+  std::vector<std::array<uint8_t, 3>> palette;
+  for (int g : {0, int(kBackground), 40, 56, 72, 88, 104, 120, 135, int(kAxis[0]), 165, 180, 200, int(kText[0]), 238, 255})
+    palette.push_back({uint8_t(g), uint8_t(g), uint8_t(g)});
+  for (int b = 0; b < 15; ++b)
+    for (int f = 0; f < 16; ++f) {
+      std::array<uint8_t, 3> px;
+      colour(float(f) / 15.0f, float(kDimmest + (1 - kDimmest) * b / 14.0), px.data());
+      palette.push_back(px);
+    }
+  return palette;
 }
 
 Image montage(const std::vector<Image>& frames, uint32_t columns) {

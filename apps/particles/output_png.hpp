@@ -5,6 +5,7 @@
 // brighter where denser; a header with the time stamp and the colour legend.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct Image {
 // `time` and `step` go into the header; `pixels_per_unit` 0 chooses about 900 pixels for the box width.
 Image render_views(const Model& m, const std::vector<float>& pos, double time, uint64_t step,
                    float pixels_per_unit = 0);
+// The colours the frames are drawn with, in at most 256 entries: the greys of background, axes and text,
+// and the light-to-heavy colour map sampled over composition and brightness (for indexed formats: GIF).
+std::vector<std::array<uint8_t, 3>> frame_palette();
 // Frames side by side, `columns` per row (the last row may be short), on the background colour.
 Image montage(const std::vector<Image>& frames, uint32_t columns);
 // Written atomically; throws Error.

@@ -6,7 +6,7 @@
 //
 // Stability: the network sorts (encoded key, position in segment) pairs, so equal keys keep their
 // order; padding gets KEY_MAX and a position >= the segment's size, which puts it after every real key.
-// Only the first power of two >= the size is sorted (the network's stages stop there).
+// Only the first power of two >= the size is sorted (the network's steps cover only that much).
 //
 // index (when given) receives the input position of every output slot, for the record gather that
 // moves values after. A segment larger than pc.largest (<= TILE) is left as it is, with index[i] = i there, so
@@ -23,6 +23,9 @@ const uint TILE = gl_WorkGroupSize.x * ITEMS;
 
 shared Key s_key[TILE];
 shared uint s_idx[TILE];
+// The network covers the segment's power of two only, not the whole tile (set in main).
+uint extent = TILE;
+#define BITONIC_EXTENT extent
 
 #include "common/bitonic.glsl"
 
@@ -45,6 +48,7 @@ void main() {
   if (size == 0u) return;
   Keys keys = Keys(pc.keys);
   const uint width = max(2u, 1u << (findMSB(size - 1u) + 1u));  // the power of two >= size (size 1: 2)
+  extent = width;
   for (uint i = tid; i < width; i += gl_WorkGroupSize.x) {
     s_key[i] = i < size ? encode_key(keys.k[start + i]) : KEY_MAX;
     s_idx[i] = i;

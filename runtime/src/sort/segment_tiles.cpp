@@ -16,9 +16,12 @@ static_assert(sizeof(SegmentTilesPush) == 48, "push constants must match the GLS
 namespace {
 constexpr uint32_t fixed_shared = 64;  // what the compiler adds
 constexpr uint32_t largest_tile = 2048;
-// Invocations per tile: four keys each, as brick sort's smaller tiles; lavapipe runs a workgroup's
-// invocations one subgroup at a time, so fewer, busier invocations cost no parallelism there.
-constexpr uint32_t keys_per_invocation = 4;
+// Invocations per tile: 16 keys each. lavapipe runs a workgroup's invocations one subgroup at a time
+// and switches between them at every barrier (the network has one per step), so fewer, busier
+// invocations are faster there: 2^20 keys in segments of 16..1024, 4 keys each took 1530 ms, 16 886 ms,
+// 64 594 ms (single runs, noisy; pairs baseline 1320, 1270, 700 ms in the same runs). 16 keeps
+// workgroups of 64 invocations for a 1024-key tile, which real GPUs need to stay busy.
+constexpr uint32_t keys_per_invocation = 16;
 }  // namespace
 
 SegmentTiles::SegmentTiles(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx), options_(options) {

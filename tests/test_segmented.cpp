@@ -317,6 +317,17 @@ TEST_CASE("segmented sort: many small segments take the small-segment kernel, on
 TEST_CASE("segmented sort on the recording path with max_segment_keys: the small-segment kernel") {
   Device& gpu = test::device();
   CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {}, 1u << 20), doctest::Contains("max_segment_keys"), Error);
+  CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {.end_bit = 8}, 64), doctest::Contains("bit range"), Error);
+  // The host path with a bit range keeps the general path: stable by the low 4 bits only.
+  std::vector<uint32_t> k(3000), expected;
+  for (uint32_t i = 0; i < k.size(); ++i) k[i] = (i * 2654435761u) >> 3;
+  const std::vector<uint32_t> few_bits = offsets_of({1000, 7, 1993});
+  expected = k;
+  for (size_t seg = 0; seg + 1 < few_bits.size(); ++seg)
+    std::stable_sort(expected.begin() + few_bits[seg], expected.begin() + few_bits[seg + 1],
+                     [](uint32_t a, uint32_t b) { return (a & 15) < (b & 15); });
+  segmented_sort(gpu, std::span(k), std::span<const uint32_t>(few_bits), {.end_bit = 4});
+  CHECK(k == expected);
   for (const Algorithm a : {Algorithm::radix, Algorithm::brick}) {
     CAPTURE(a);
     const SortOptions o{.key = Key::f32, .order = Order::descending, .algorithm = a, .value_bytes = 12};

@@ -32,13 +32,14 @@ namespace vksort {
 // Small segments: when no segment has more keys than small_segment_limit() (2048 on most devices, less
 // where shared memory is small), one dispatch sorts them all, each by one workgroup in shared memory
 // (bitonic on (key, position in segment): stable), and values follow by one gather. The host path
-// sees the offsets and takes it by itself; the recording path, whose offsets only the GPU sees, takes
+// sees the offsets and takes it by itself (whole keys only: a bit range keeps the general path); the recording path, whose offsets only the GPU sees, takes
 // it when the caller promises a largest segment size (max_segment_keys below).
 class VKSORT_API SegmentedSorter {
  public:
   // Throws vksort::Error for invalid options (as Sorter). max_segment_keys != 0 promises that no
   // segment of any recording has more keys (at most small_segment_limit(), else this throws): every
-  // recording then uses the small-segment kernel alone (any Algorithm, also with a GPU-side count). A
+  // recording then uses the small-segment kernel alone (any Algorithm, also with a GPU-side count; not
+  // with a bit range, which throws). A
   // segment above the promise is left as it is (keys and values unchanged, nothing lost); offsets
   // that decrease may then leave keys of overlapping segments unspecified (no access leaves the buffers).
   SegmentedSorter(Device& device, const SortOptions& options, uint32_t max_segment_keys = 0);

@@ -22,6 +22,11 @@ namespace {
 VkDeviceSize align16(VkDeviceSize v) { return (v + 15) / 16 * 16; }
 constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
 
+// The small-segment kernel compares whole keys: a bit range keeps the general path.
+bool whole_keys(const SortOptions& o) {
+  return o.begin_bit == 0 && (o.end_bit == 0 || o.end_bit == key_bytes(o.key) * 8);
+}
+
 SortOptions carrying_index(SortOptions o) {
   o.value_bytes = 4;
   return o;
@@ -58,6 +63,9 @@ struct SegmentedSorter::Impl {
     if (promised > tiles.max_keys())
       throw Error("SegmentedSorter: max_segment_keys " + std::to_string(promised) + " is above the " +
                   std::to_string(tiles.max_keys()) + " keys one workgroup sorts on this device (0: any sizes)");
+    if (promised && !whole_keys(options))
+      throw Error("SegmentedSorter: max_segment_keys sorts whole keys; a bit range [begin_bit, end_bit) needs "
+                  "max_segment_keys 0 (the general path)");
     options.value_bytes = o.value_bytes;
     if (o.value_bytes) value_gather.emplace(detail::context_of(d), o.value_bytes);
     segment_sorter(32);
@@ -332,7 +340,7 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Segments that all fit one workgroup's tile: one dispatch sorts them in shared memory. Otherwise a
   // few large segments one by one, or the general path.
   const uint32_t largest = largest_segment(offsets, segments);
-  const bool small = largest <= sorter.tiles.max_keys();
+  const bool small = largest <= sorter.tiles.max_keys() && whole_keys(sorter.options);
   SortStats stats = !small && sorts_each(segments, n)
                         ? sort_each(device, sorter, keys, values, offsets, segments, n)
                         : sort_whole(device, sorter, keys, values, offsets, segments, n, small ? largest : 0);

@@ -72,3 +72,4 @@ vksort_add_shader(sample/locate.comp KEYED)
 vksort_add_shader(sample/relocate.comp KEYED)
 # Segmented sort: each sorted position's segment, by binary search in the offsets.
 vksort_add_shader(segmented/segment_ids.comp)
+vksort_add_shader(segmented/segment_tiles.comp KEYED)

@@ -3,8 +3,9 @@
 // own (workloads::reference_sort per segment), keys and values byte for byte, for every key type, both
 // orders, keys alone, 32-bit values and records, and segment layouts that break things: empty segments,
 // one segment, every key its own segment, segments crossing tile boundaries, tiny ones beside a huge
-// one. Then the recording path with offsets that a GPU pass writes in the same command buffer, and
-// refused offsets.
+// one, small segments of every size up to the small-segment kernel's tile and one past it. Then the
+// recording path with offsets that a GPU pass writes in the same command buffer (also with the promised
+// largest segment that selects the small-segment kernel), and refused offsets.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -69,6 +70,11 @@ std::vector<Layout> layouts() {
   for (int i = 0; i < 40; ++i) mixed.push_back(rng() % 40);
   std::vector<uint32_t> crossing;  // sizes around common tile sizes (256, 1024, 2048 keys)
   for (uint32_t s : {255u, 257u, 1023u, 1025u, 2047u, 2049u, 1u, 0u, 3u}) crossing.push_back(s);
+  // Every size class up to 2048 keys, lavapipe's small-segment tile (other devices: the general path).
+  std::vector<uint32_t> small;
+  for (uint32_t s : {0u, 1u, 2u, 3u, 5u, 8u, 15u, 16u, 17u, 31u, 33u, 63u, 64u, 65u, 100u, 127u, 128u, 129u, 255u, 256u,
+                     257u, 511u, 513u, 1023u, 1024u, 1025u, 2047u, 2048u, 0u, 7u})
+    small.push_back(s);
   return {{"n = 0", {0}},
           {"n = 0 in three empty segments", {0, 0, 0, 0}},
           {"n = 1", {0, 1}},
@@ -79,19 +85,25 @@ std::vector<Layout> layouts() {
           // Few and large (at least 1024 keys a segment on average): the host path sorts each on its own,
           // at padded positions (odd sizes move the next segment's start).
           {"a few large segments", offsets_of({2049, 1, 3001, 0, 1499, 2})},
-          {"tiny and huge", offsets_of(mixed)}};
+          {"tiny and huge", offsets_of(mixed)},
+          {"small segments of every size up to the tile", offsets_of(small)}};
 }
 
-// "" when segmented_sort_host matches the reference byte for byte.
-std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& offsets, uint64_t seed) {
+// "" when segmented_sort_host matches the reference byte for byte. Sets *small_kernel to whether the
+// small-segment kernel sorted them (the host path's fact).
+std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& offsets, uint64_t seed,
+                            bool* small_kernel = nullptr) {
   const uint64_t n = offsets.back();
   const Distribution d = is_floating(o.key) && seed % 2 ? Distribution::special : Distribution::few_unique;
   std::vector<std::byte> keys = workloads::generate_keys(o.key, {d, workloads::default_param(d)}, n, seed);
   std::vector<std::byte> values = make_values(n, o.value_bytes ? o.value_bytes : 4);
   std::vector<std::byte> expected_keys = keys, expected_values = values;
   reference_segmented(o.key, o.order, expected_keys, expected_values, o.value_bytes ? o.value_bytes : 4, offsets);
-  segmented_sort_host(test::device(), keys.data(), n, o.value_bytes ? values.data() : nullptr, o.value_bytes,
-                      offsets.data(), offsets.size() - 1, o);
+  const SortStats stats = segmented_sort_host(test::device(), keys.data(), n, o.value_bytes ? values.data() : nullptr,
+                                              o.value_bytes, offsets.data(), offsets.size() - 1, o);
+  if (small_kernel)
+    *small_kernel = std::any_of(stats.facts.begin(), stats.facts.end(),
+                                [](const auto& f) { return f.first == "small_segment_kernel" && f.second == 1.0; });
   const std::string diff = workloads::first_difference(o.key, expected_keys, keys);
   if (!diff.empty()) return "keys: " + diff;
   if (o.value_bytes && values != expected_values) return "values differ";
@@ -204,7 +216,10 @@ TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data al
 TEST_CASE("segmented sort: a few large segments take the host path that sorts each one") {
   std::vector<uint32_t> keys(4096);
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = (i * 2654435761u) >> 7;
-  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(std::vector<uint32_t>(64, 64));
+  // Many segments, one too large for the small-segment kernel: the general path.
+  std::vector<uint32_t> sizes(100, 8);
+  sizes.push_back(4096 - 800);
+  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(sizes);
   std::vector<uint32_t> a = keys, b = keys;
   const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
   const SortStats whole = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(many));
@@ -269,4 +284,108 @@ TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to 
   CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
                                 {}, max_n).ok());  // no count buffer
   other.submit_and_wait();
+}
+
+// The small-segment kernel: segments of 0 .. limit keys (the limit exactly, and limit + 1 beside them
+// sending the call to the general path), every key type, both orders, keys alone, values and records.
+TEST_CASE("segmented sort: many small segments take the small-segment kernel, one key more the general path") {
+  for (const Key key : all_keys) {
+    const uint32_t limit = SegmentedSorter(test::device(), {.key = key}).small_segment_limit();
+    REQUIRE(limit >= 64);
+    std::mt19937 rng{uint32_t(key)};
+    std::vector<uint32_t> sizes;
+    for (int i = 0; i < 200; ++i) sizes.push_back(rng() % 70);
+    sizes.push_back(limit);
+    for (const bool over : {false, true})
+      for (const Order order : {Order::ascending, Order::descending}) {
+        std::vector<uint32_t> these = sizes;
+        if (over) these.push_back(limit + 1);
+        const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order) + over) % 3];
+        bool small = false;
+        const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes},
+                                                 offsets_of(these), 20 + uint32_t(key), &small);
+        CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, " over=", over,
+                      ": ", diff);
+        CHECK_MESSAGE(small == !over, to_string(key), " over=", over);
+      }
+  }
+}
+
+// The recording path with the promise (SegmentedSorter's max_segment_keys): offsets written by a GPU
+// pass, 12-byte records, any algorithm (the kernel needs no key sort), a GPU-side count cutting segments;
+// a segment above the promise stays as it was, its records too.
+TEST_CASE("segmented sort on the recording path with max_segment_keys: the small-segment kernel") {
+  Device& gpu = test::device();
+  CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {}, 1u << 20), doctest::Contains("max_segment_keys"), Error);
+  CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {.end_bit = 8}, 64), doctest::Contains("bit range"), Error);
+  // The host path with a bit range keeps the general path: stable by the low 4 bits only.
+  std::vector<uint32_t> k(3000), expected;
+  for (uint32_t i = 0; i < k.size(); ++i) k[i] = (i * 2654435761u) >> 3;
+  const std::vector<uint32_t> few_bits = offsets_of({1000, 7, 1993});
+  expected = k;
+  for (size_t seg = 0; seg + 1 < few_bits.size(); ++seg)
+    std::stable_sort(expected.begin() + few_bits[seg], expected.begin() + few_bits[seg + 1],
+                     [](uint32_t a, uint32_t b) { return (a & 15) < (b & 15); });
+  segmented_sort(gpu, std::span(k), std::span<const uint32_t>(few_bits), {.end_bit = 4});
+  CHECK(k == expected);
+  for (const Algorithm a : {Algorithm::radix, Algorithm::brick}) {
+    CAPTURE(a);
+    const SortOptions o{.key = Key::f32, .order = Order::descending, .algorithm = a, .value_bytes = 12};
+    SegmentedSorter sorter(gpu, o, 300);
+    std::vector<uint32_t> sizes;
+    for (uint32_t i = 0; i < 400; ++i) sizes.push_back(i % 9 == 0 ? 0 : (i * 37) % 301);
+    sizes.push_back(301);  // above the promise: left alone
+    sizes.push_back(5);
+    const std::vector<uint32_t> offsets = offsets_of(sizes);
+    const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
+    const auto input = workloads::generate_keys(Key::f32, {Distribution::special, workloads::default_param(Distribution::special)}, max_n, 13);
+    const auto input_values = make_values(max_n, 12);
+    Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 12, "values"), count(gpu, 4, "count");
+    Buffer staged(gpu, offsets.size() * 4, "staged offsets"), device_offsets(gpu, offsets.size() * 4, "offsets");
+    Buffer scratch(gpu, std::max(sorter.scratch_bytes(max_n, segments), sorter.scratch_bytes_indirect(max_n, segments)),
+                   "scratch");
+    staged.upload(std::as_bytes(std::span(offsets)));
+    for (const uint32_t c : {uint32_t(max_n), 5000u, 0u}) {  // max_n: record(); the others: record_indirect()
+      CAPTURE(c);
+      keys.upload(input);
+      values.upload(input_values);
+      count.upload(std::as_bytes(std::span(&c, 1)));
+      test::AppCommands app(gpu);
+      auto& vk = vksort::detail::context_of(gpu).vk;
+      vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+      app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT);
+      VkBufferCopy region{0, 0, offsets.size() * 4};
+      vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
+      app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      const SortBuffers b{keys.ref(), values.ref(), scratch.ref()};
+      const Status s = c == max_n ? sorter.record(app.cmd(), b, device_offsets.ref(), segments, max_n)
+                                  : sorter.record_indirect(app.cmd(), b, device_offsets.ref(), segments, count.ref(), max_n);
+      REQUIRE_MESSAGE(s.ok(), s.message);
+      app.submit_and_wait();
+      std::vector<std::byte> got(max_n * 4), got_values(max_n * 12);
+      keys.download(got);
+      values.download(got_values);
+      // The reference: segments cut at the count, the one above the promise not sorted.
+      std::vector<uint32_t> cut;
+      for (uint32_t x : offsets) cut.push_back(std::min(x, c));
+      std::vector<std::byte> expected = input, expected_values = input_values;
+      const uint32_t over = uint32_t(segments - 2);
+      std::vector<std::byte> expected_part(expected.begin(), expected.begin() + uint64_t(cut.back()) * 4);
+      std::vector<std::byte> values_part(expected_values.begin(), expected_values.begin() + uint64_t(cut.back()) * 12);
+      for (uint32_t seg = 0; seg < segments; ++seg) {
+        if (seg == over && cut[seg + 1] - cut[seg] > 300) continue;
+        const std::vector<uint32_t> one = {0, cut[seg + 1] - cut[seg]};
+        std::vector<std::byte> k(expected_part.begin() + cut[seg] * 4, expected_part.begin() + cut[seg + 1] * 4);
+        std::vector<std::byte> v(values_part.begin() + cut[seg] * 12, values_part.begin() + cut[seg + 1] * 12);
+        reference_segmented(Key::f32, Order::descending, k, v, 12, one);
+        std::copy(k.begin(), k.end(), expected.begin() + cut[seg] * 4);
+        std::copy(v.begin(), v.end(), expected_values.begin() + cut[seg] * 12);
+      }
+      CHECK_MESSAGE(workloads::first_difference(Key::f32, expected, got).empty(),
+                    workloads::first_difference(Key::f32, expected, got));
+      CHECK(got_values == expected_values);
+    }
+  }
 }

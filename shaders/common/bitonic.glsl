@@ -5,7 +5,9 @@
 // direction bit is needed and a network stopped at stage `size` leaves independent sorted segments.
 //
 // Before including, declare TILE (a power of two) and the shared arrays s_key[TILE] (Key) and
-// s_idx[TILE] (uint), and include keys.glsl; or define BITONIC_PAIRS_ONLY for the pair arithmetic alone
+// s_idx[TILE] (uint), and include keys.glsl; optionally define BITONIC_EXTENT, an expression for the
+// number of elements the network covers (a power of two <= TILE; default TILE), for a kernel whose
+// data fills only the start of the tile; or define BITONIC_PAIRS_ONLY for the pair arithmetic alone
 // (kernels that run a step in global memory). Pairs are distinct (see interface.h), so the order of
 // the result does not depend on how ties would be broken.
 #ifndef VKSORT_BITONIC_GLSL
@@ -23,9 +25,12 @@ uvec2 bitonic_pair(uint t, uint size, uint stride) {
 }
 
 #ifndef BITONIC_PAIRS_ONLY
-// One step over the whole tile. Ends with a barrier: the next step reads what this one wrote.
+#ifndef BITONIC_EXTENT
+#define BITONIC_EXTENT TILE
+#endif
+// One step over the whole tile (its first BITONIC_EXTENT elements). Ends with a barrier: the next step reads what this one wrote.
 void bitonic_shared_step(uint size, uint stride) {
-  for (uint t = gl_LocalInvocationID.x; t < TILE / 2u; t += gl_WorkGroupSize.x) {
+  for (uint t = gl_LocalInvocationID.x; t < BITONIC_EXTENT / 2u; t += gl_WorkGroupSize.x) {
     const uvec2 p = bitonic_pair(t, size, stride);
     const Key a = s_key[p.x], b = s_key[p.y];
     const uint ia = s_idx[p.x], ib = s_idx[p.y];
@@ -45,7 +50,7 @@ void bitonic_shared_step(uint size, uint stride) {
 #define BITONIC_CLEANERS(N)                                                              \
   void bitonic_cleaners_##N(uint d) {                                                    \
     const uint low = d >> (N - 1u);                                                      \
-    for (uint u = gl_LocalInvocationID.x; u < (TILE >> N); u += gl_WorkGroupSize.x) {    \
+    for (uint u = gl_LocalInvocationID.x; u < (BITONIC_EXTENT >> N); u += gl_WorkGroupSize.x) {  \
       /* u with N zero bits inserted at the bit of `low` */                               \
       const uint b = (u / low) * (low << N) + u % low;                                   \
       Key k[1 << N];                                                                     \

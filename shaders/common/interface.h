@@ -108,6 +108,20 @@ VKSORT_PUSH_BLOCK(SegmentIdsPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// segment_tiles: one workgroup per segment sorts a segment that fits its tile in shared memory.
+#if defined(__cplusplus) || defined(PUSH_SEGMENT_TILES)
+VKSORT_PUSH_BLOCK(SegmentTilesPush) {
+  VKSORT_ADDRESS keys;     // n keys, sorted in place segment by segment
+  VKSORT_ADDRESS index;    // n words written (the input position of each output slot), or 0: none
+  VKSORT_ADDRESS offsets;  // segments + 1 words
+  VKSORT_ADDRESS count;    // a GPU-side key count (uint) or 0: then n
+  uint n;                  // keys, or the most keys with a GPU-side count
+  uint segments;           // at least 1
+  uint group_count;        // logical workgroups (= segments)
+  uint largest;            // segments with more keys (at most TILE) are left as they are
+} VKSORT_PUSH_END;
+#endif
+
 // --- prefix scan (shaders/scan) -------------------------------------------------------------------
 // Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
 // (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to

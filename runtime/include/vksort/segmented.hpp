@@ -28,15 +28,28 @@ namespace vksort {
 // Segments of any sizes cost the same: about one sort of the keys plus a few narrow radix passes.
 // A single segment is one plain sort. (The host path, which knows the offsets, sorts a few large
 // segments, at most 64 of 1024 keys or more on average, one by one in one submission instead.)
+//
+// Small segments: when no segment has more keys than small_segment_limit() (2048 on most devices, less
+// where shared memory is small), one dispatch sorts them all, each by one workgroup in shared memory
+// (bitonic on (key, position in segment): stable), and values follow by one gather. The host path
+// sees the offsets and takes it by itself (whole keys only: a bit range keeps the general path); the recording path, whose offsets only the GPU sees, takes
+// it when the caller promises a largest segment size (max_segment_keys below).
 class VKSORT_API SegmentedSorter {
  public:
-  // Throws vksort::Error for invalid options (as Sorter).
-  SegmentedSorter(Device& device, const SortOptions& options);
+  // Throws vksort::Error for invalid options (as Sorter). max_segment_keys != 0 promises that no
+  // segment of any recording has more keys (at most small_segment_limit(), else this throws): every
+  // recording then uses the small-segment kernel alone (any Algorithm, also with a GPU-side count; not
+  // with a bit range, which throws). A
+  // segment above the promise is left as it is (keys and values unchanged, nothing lost); offsets
+  // that decrease may then leave keys of overlapping segments unspecified (no access leaves the buffers).
+  SegmentedSorter(Device& device, const SortOptions& options, uint32_t max_segment_keys = 0);
   ~SegmentedSorter();
   SegmentedSorter(SegmentedSorter&&) noexcept;
   SegmentedSorter& operator=(SegmentedSorter&&) noexcept;
 
   const SortOptions& options() const;
+  // The most keys of a segment that one workgroup sorts in shared memory on this device (for these keys).
+  uint32_t small_segment_limit() const;
   // Bytes of scratch a segmented sort of n keys in `segments` segments needs (never 0). Arithmetic only.
   VkDeviceSize scratch_bytes(uint64_t n, uint64_t segments) const;
 
@@ -57,11 +70,13 @@ class VKSORT_API SegmentedSorter {
   // past them are not touched. Offsets beyond the count cut their segments short there, so a pass
   // that produces up to `segments` segments may leave the unused trailing offsets at any value of at
   // least the count. Buffers are checked against max_n; scratch must hold scratch_bytes_indirect.
-  // The keys' sort must be radix sort (Algorithm::radix or automatic), as for Sorter::record_indirect.
+  // The keys' sort must be radix sort (Algorithm::radix or automatic), as for Sorter::record_indirect,
+  // unless max_segment_keys was given.
   // The recording does not depend on the count or the offsets: record once, submit many times.
   Status record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                          BufferRef count, uint64_t max_n) noexcept;
-  // Scratch bytes record_indirect needs for up to max_n keys (0 for brick or sample sort).
+  // Scratch bytes record_indirect needs for up to max_n keys (0 for brick or sample sort without
+  // max_segment_keys).
   VkDeviceSize scratch_bytes_indirect(uint64_t max_n, uint64_t segments) const;
 
   struct Impl;

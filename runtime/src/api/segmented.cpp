@@ -14,12 +14,18 @@
 #include "gpu/memory.hpp"
 #include "sort/record_gather.hpp"
 #include "sort/segment_ids.hpp"
+#include "sort/segment_tiles.hpp"
 
 namespace vksort {
 
 namespace {
 VkDeviceSize align16(VkDeviceSize v) { return (v + 15) / 16 * 16; }
 constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+
+// The small-segment kernel compares whole keys: a bit range keeps the general path.
+bool whole_keys(const SortOptions& o) {
+  return o.begin_bit == 0 && (o.end_bit == 0 || o.end_bit == key_bytes(o.key) * 8);
+}
 
 SortOptions carrying_index(SortOptions o) {
   o.value_bytes = 4;
@@ -45,12 +51,21 @@ struct SegmentedSorter::Impl {
   algo::RecordGather key_gather;
   std::optional<algo::RecordGather> value_gather;
   algo::SegmentIds segment_ids;
+  algo::SegmentTiles tiles;  // segments that fit one workgroup's shared memory
+  uint32_t max_segment_keys = 0;  // the caller's promise for record(), 0: none
   // By segment id, one Sorter per bit width, made when first needed; [32] sizes scratch for all.
   std::array<std::optional<Sorter>, 33> segment_sorters;
 
-  Impl(Device& d, const SortOptions& o)
+  Impl(Device& d, const SortOptions& o, uint32_t promised = 0)
       : device(d), keys_sorter(d, carrying_index(o)), options(keys_sorter.options()),
-        key_gather(detail::context_of(d), key_bytes(options.key)), segment_ids(detail::context_of(d)) {
+        key_gather(detail::context_of(d), key_bytes(options.key)), segment_ids(detail::context_of(d)),
+        tiles(detail::context_of(d), options), max_segment_keys(promised) {
+    if (promised > tiles.max_keys())
+      throw Error("SegmentedSorter: max_segment_keys " + std::to_string(promised) + " is above the " +
+                  std::to_string(tiles.max_keys()) + " keys one workgroup sorts on this device (0: any sizes)");
+    if (promised && !whole_keys(options))
+      throw Error("SegmentedSorter: max_segment_keys sorts whole keys; a bit range [begin_bit, end_bit) needs "
+                  "max_segment_keys 0 (the general path)");
     options.value_bytes = o.value_bytes;
     if (o.value_bytes) value_gather.emplace(detail::context_of(d), o.value_bytes);
     segment_sorter(32);
@@ -88,8 +103,10 @@ struct SegmentedSorter::Impl {
   }
 
   // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
+  // largest != 0: no segment has more keys than that (at most tiles.max_keys()), so the small-segment
+  // kernel sorts them all; 0: the general method.
   void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
-              BufferRef count = {}) {
+              BufferRef count = {}, uint32_t largest = 0) {
     gpu::Context& ctx = detail::context_of(device);
     const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
                              " keys in " + std::to_string(segments) + " segments";
@@ -98,7 +115,7 @@ struct SegmentedSorter::Impl {
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     if (!options.value_bytes && !b.values.empty())
       throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    if (!count.empty() && keys_sorter.scratch_bytes_indirect(n) == 0)
+    if (!count.empty() && !largest && keys_sorter.scratch_bytes_indirect(n) == 0)
       throw Error(what + ": a GPU-side count needs radix sort (or automatic) for the keys; this SegmentedSorter is for " +
                   std::string(to_string(options.algorithm)) + " sort");
     const Layout l = layout(n, !count.empty());
@@ -124,6 +141,19 @@ struct SegmentedSorter::Impl {
       values.copy = address(in_scratch(l.values, 8));
     }
 
+    if (largest) {
+      // One dispatch sorts every segment in place; the values follow by the index it writes.
+      rec.phase("stage");
+      if (value_gather) value_gather->record_copy(rec, values);
+      rec.phase("sort segments in tiles");
+      tiles.record(rec, address(b.keys), value_gather ? address(index) : 0, address(offsets), keys.count, uint32_t(n),
+                   uint32_t(segments), largest);
+      if (value_gather) {
+        rec.phase("gather");
+        value_gather->record_gather(rec, values);
+      }
+      return;
+    }
     rec.phase("stage");
     if (value_gather) value_gather->record_copy(rec, values);
     key_gather.record_stage(rec, keys);  // index[i] = i, key copy; ends with a barrier
@@ -148,16 +178,18 @@ struct SegmentedSorter::Impl {
   }
 };
 
-SegmentedSorter::SegmentedSorter(Device& device, const SortOptions& options)
-    : impl_(std::make_unique<Impl>(device, options)) {}
+SegmentedSorter::SegmentedSorter(Device& device, const SortOptions& options, uint32_t max_segment_keys)
+    : impl_(std::make_unique<Impl>(device, options, max_segment_keys)) {}
 SegmentedSorter::~SegmentedSorter() = default;
 SegmentedSorter::SegmentedSorter(SegmentedSorter&&) noexcept = default;
 SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = default;
 
 const SortOptions& SegmentedSorter::options() const { return impl_->options; }
+uint32_t SegmentedSorter::small_segment_limit() const { return impl_->tiles.max_keys(); }
 VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
 VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
-  return impl_->keys_sorter.scratch_bytes_indirect(max_n) ? impl_->layout(max_n, true).bytes : 0;
+  return impl_->keys_sorter.scratch_bytes_indirect(max_n) || impl_->max_segment_keys ? impl_->layout(max_n, true).bytes
+                                                                                      : 0;
 }
 
 Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
@@ -166,7 +198,7 @@ Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& 
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record_indirect: no command buffer");
     if (count.empty()) throw Error("SegmentedSorter::record_indirect: no count buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
-    impl_->record(rec, buffers, offsets, segments, max_n, count);
+    impl_->record(rec, buffers, offsets, segments, max_n, count, impl_->max_segment_keys);
   });
 }
 
@@ -175,7 +207,7 @@ Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, 
   return api::status_of([&] {
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record: no command buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
-    impl_->record(rec, buffers, offsets, segments, n);
+    impl_->record(rec, buffers, offsets, segments, n, {}, impl_->max_segment_keys);
   });
 }
 
@@ -199,9 +231,17 @@ void check_offsets(const uint32_t* offsets, uint64_t segments, uint64_t n) {
 // segment on average, the general path's one pass over everything wins.
 bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= uint64_t(1024) * segments; }
 
-// Uploads, records the general path, downloads.
+// The most keys in one segment.
+uint32_t largest_segment(const uint32_t* offsets, uint64_t segments) {
+  uint32_t largest = 0;
+  for (uint64_t s = 0; s < segments; ++s) largest = std::max(largest, offsets[s + 1] - offsets[s]);
+  return largest;
+}
+
+// Uploads, records the small-segment kernel (largest != 0: every segment has at most that many keys)
+// or the general path, downloads.
 SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
-                     uint64_t segments, uint64_t n) {
+                     uint64_t segments, uint64_t n, uint32_t largest) {
   const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
   const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
   Buffer key_buffer(device, n * kb, count + " keys");
@@ -214,7 +254,7 @@ SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
   offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
   const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
   SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
-    sorter.record(rec, b, offset_buffer.ref(), segments, n);
+    sorter.record(rec, b, offset_buffer.ref(), segments, n, {}, largest);
   });
   key_buffer.download({static_cast<std::byte*>(keys), n * kb});
   if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
@@ -297,9 +337,15 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
   cached.completed = n == 0;
   if (n == 0) return {};
-  SortStats stats = sorts_each(segments, n) ? sort_each(device, sorter, keys, values, offsets, segments, n)
-                                            : sort_whole(device, sorter, keys, values, offsets, segments, n);
+  // Segments that all fit one workgroup's tile: one dispatch sorts them in shared memory. Otherwise a
+  // few large segments one by one, or the general path.
+  const uint32_t largest = largest_segment(offsets, segments);
+  const bool small = largest <= sorter.tiles.max_keys() && whole_keys(sorter.options);
+  SortStats stats = !small && sorts_each(segments, n)
+                        ? sort_each(device, sorter, keys, values, offsets, segments, n)
+                        : sort_whole(device, sorter, keys, values, offsets, segments, n, small ? largest : 0);
   stats.facts.push_back({"segments", double(segments)});
+  stats.facts.push_back({"small_segment_kernel", small ? 1.0 : 0.0});
   cached.completed = true;
   return stats;
 }

@@ -28,7 +28,11 @@ def check(ok, what):
 
 
 def run(folder, *args):
-    r = subprocess.run([particles, *args], cwd=folder, capture_output=True, text=True)
+    # Sanitizer builds: the app (not this interpreter) gets the ASan runtime (tests/CMakeLists.txt).
+    env = dict(os.environ)
+    if os.environ.get("VKSORT_TEST_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["VKSORT_TEST_PRELOAD"]
+    r = subprocess.run([particles, *args], cwd=folder, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print(r.stdout, r.stderr)
         sys.exit(1)

@@ -2,11 +2,18 @@
 #version 460
 // Radix sort (reduce-then-scan), step 1 of a pass, for tiles ranked by counter columns
 // (scatter_columns.comp): the same output as count.comp (each group's digit histogram over its range of
-// tiles, digit-major, and its adjacent inversions), plus every tile's counter columns themselves for
-// the scatter, with the scatter's shape: invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of the
-// tile into its own column of 32-bit counters, s_count[d * WG + t], and then sums the digit rows it
-// owns. Small workgroups of many keys each: count.comp's 8-bit counters would overflow, and its column
-// sums assume many invocations to share them.
+// tiles, digit-major, and its adjacent inversions), plus, for the scatter, where every column's first key
+// of each digit goes within the group. Invocation t counts the keys [t * ITEMS, (t + 1) * ITEMS) of each
+// tile into its own column of 32-bit counters, s_count[d * WG + t], and writes the column out to
+// columns[tile][d][t]. After the group's last tile, invocation t owns digit rows t * RADIX / WG, ...: it
+// walks each row across the group's tiles and columns in order and turns every count into the keys of
+// that digit before it in the group (an exclusive scan), the row's total going to the spine. Small
+// workgroups of many keys each: count.comp's 8-bit counters would overflow, and its column sums assume
+// many invocations to share them.
+//
+// The tile loop has no barrier: only invocation t touches column t until the loop ends. (lavapipe runs
+// a workgroup's lanes as coroutines that switch at each barrier; a barrier inside the tile loop made this
+// kernel a third slower there, measured.)
 //
 // The order check: an inversion is a pair (key i, key i + 1) with key i + 1 < key i on the ordered
 // bits, counted for pairs starting in the group's tiles (so the pair across the next tile boundary too).
@@ -26,13 +33,14 @@ const uint CHUNK = 4u / KEY_WORDS;            // keys per two 8-byte loads
 const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 
 shared uint s_count[RADIX * WG];
-// The group's count of each digit so far; entry d written only by the invocation owning row d.
-shared uint s_total[RADIX];
 
 #define WG_SCAN_T uint
 #include "common/workgroup_scan.glsl"
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
+// The columns: written by one invocation, then read back by another of the group after the barrier,
+// which makes the writes visible only to coherent reads.
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer ColumnWords { uint w[]; };
 
 bool g_encoded;
 Key g_range;
@@ -57,10 +65,10 @@ void main() {
   Keys keys = Keys(address);
   Pairs pairs = Pairs(address);
   Words counts = Words(pc.counts);
-  Words columns = Words(pc.columns);
+  ColumnWords columns = ColumnWords(pc.columns);
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
 
-  for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) s_total[t * ROWS_PER_INVOCATION + r] = 0u;
+  for (uint d = 0u; d < RADIX; ++d) s_count[d * WG + t] = 0u;
   const uint first_tile = group * pc.tiles_per_group;
   const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
   for (uint tile = first_tile; tile < end_tile; ++tile) {
@@ -69,8 +77,6 @@ void main() {
     const uint count = base < n ? min(BLOCK, n - base) : 0u;
     const uint first = base + t * ITEMS;
     const uint mine = min(ITEMS, count - min(count, t * ITEMS));
-    // Own column only: the previous tile's readers finished before the barrier ending it.
-    for (uint d = 0u; d < RADIX; ++d) s_count[d * WG + t] = 0u;
     if (mine > 0u) {
       // The key after this invocation's last one (the next tile's first for the last invocation), or
       // KEY_MAX past the end, which is never an inversion.
@@ -104,29 +110,30 @@ void main() {
         }
       }
     }
-    // Every column of the tile is complete.
-    barrier();
-    // The rows themselves for the scatter (which then need not count again): the tile's RADIX * WG
-    // counters in the same digit-major order, each invocation its own rows; their sums for the spine.
-    for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
-      const uint d = t * ROWS_PER_INVOCATION + r;
-      uint sum = 0u;
+    // The column out (consecutive invocations write consecutive words), cleared for the next tile.
+    for (uint d = 0u; d < RADIX; ++d) {
+      columns.w[tile * (RADIX * WG) + d * WG + t] = s_count[d * WG + t];
+      s_count[d * WG + t] = 0u;
+    }
+  }
+  // Every column of every tile is in memory and visible to the whole group.
+  memoryBarrierBuffer();
+  barrier();
+  // Each owned row across the group's (tile, column) pairs in order: counts become exclusive prefixes.
+  for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
+    const uint d = t * ROWS_PER_INVOCATION + r;
+    uint sum = 0u;
+    for (uint tile = first_tile; tile < end_tile; ++tile)
       for (uint c = 0u; c < WG; ++c) {
-        const uint keys_here = s_count[d * WG + c];
-        columns.w[tile * (RADIX * WG) + d * WG + c] = keys_here;
+        const uint at = tile * (RADIX * WG) + d * WG + c;
+        const uint keys_here = columns.w[at];
+        columns.w[at] = sum;
         sum += keys_here;
       }
-      s_total[d] += sum;
-    }
-    // Every row is read before the next tile clears the columns.
-    barrier();
+    counts.w[d * pc.groups + group] = sum;
   }
   // The group's inversions.
   uint inversions;
   workgroup_exclusive_scan(g_inversions, inversions);
-  for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
-    const uint d = t * ROWS_PER_INVOCATION + r;
-    counts.w[d * pc.groups + group] = s_total[d];
-  }
   if (t == 0u) counts.w[RADIX * pc.groups + group] = inversions;
 }

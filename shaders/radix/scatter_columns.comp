@@ -6,21 +6,19 @@
 // counter per (digit, invocation) instead of four-way splits. Per tile:
 //
 //   1. Invocation t owns the tile's keys [t * ITEMS, (t + 1) * ITEMS) (blocked, so invocation order
-//      is input order); it counted its keys of each digit into its own column (count_columns.comp,
-//      which leaves the columns in scratch: counting them again here would cost as much as the count).
-//   2. Invocation t owns digit rows t * RADIX / WG, ...: it walks each row across the columns and
-//      turns every count into where that column's first key of the digit goes,
-//          s_base[d] + (keys of digit d in columns before it)     into s_next[d * WG + t],
-//      where s_base[d] starts at P_d[group] and moves past each tile's keys of digit d.
-//   3. Each invocation walks its keys in order and sends each to s_next[digit * WG + t]++.
+//      is input order). The count (count_columns.comp) left, for each digit d, how many of the group's
+//      keys of digit d come before this column's in scratch (counting again here would cost as much as
+//      the count); plus P_d[group] that is where the column's first key of digit d goes, into
+//      s_next[d * WG + t].
+//   2. Each invocation walks its keys in order and sends each to s_next[digit * WG + t]++.
 //
-// Per key that is one read and one counter update, none shared with another invocation, and two
-// barriers per tile; the splits need bits/2 rounds of two reads, a shared-memory shuffle and a
-// workgroup scan. The columns cost RADIX counters per invocation, so the runtime uses this kernel
-// only when each invocation holds at least RADIX keys and owns whole digit rows (RADIX >= WG): small
-// workgroups of many keys each, the shape CPU drivers (lavapipe) run fastest. Keys go straight to their
-// destinations: no shuffle through shared memory, since a driver that runs a workgroup on one CPU
-// thread has nothing to coalesce.
+// Per key that is one read and one counter update, none shared with another invocation, and no barrier
+// in the tile loop (lavapipe switches between a workgroup's lanes at every barrier); the splits need
+// bits/2 rounds of two reads, a shared-memory shuffle and a workgroup scan. The columns cost RADIX
+// counters per invocation, so the runtime uses this kernel only when each invocation holds at least
+// RADIX keys and owns whole digit rows (RADIX >= WG): small workgroups of many keys each, the shape CPU
+// drivers (lavapipe) run fastest. Keys go straight to their destinations: no shuffle through shared
+// memory, since a driver that runs a workgroup on one CPU thread has nothing to coalesce.
 //
 // Encoding as in scatter.comp: scratch holds encoded keys, the caller's buffer raw ones.
 #define PUSH_RADIX
@@ -38,9 +36,9 @@ const uint RADIX = 1u << RADIX_BITS;
 const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
 const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 
-// Column t of digit d: s_next[d * WG + t]; a count after step 1, the next destination after step 2.
+// Column t of digit d: s_next[d * WG + t], where its next key of digit d goes.
 shared uint s_next[RADIX * WG];
-// Where the group's next key of digit d goes after the tiles so far; entry d only its row's owner's.
+// P_d[group]: where the group's keys of digit d start.
 shared uint s_base[RADIX];
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
@@ -79,6 +77,7 @@ void main() {
     const uint d = t * ROWS_PER_INVOCATION + r;
     s_base[d] = counts.w[d * pc.groups + group];
   }
+  barrier();
   const uint first_tile = group * pc.tiles_per_group;
   const uint end_tile = min(first_tile + pc.tiles_per_group, pc.blocks);
   for (uint tile = first_tile; tile < end_tile; ++tile) {
@@ -88,22 +87,11 @@ void main() {
     const uint first = base + t * ITEMS;  // this invocation's keys: [first, first + mine)
     const uint mine = min(ITEMS, count - min(count, t * ITEMS));
 
-    // 1-2. The count left this tile's columns in scratch; the rows this invocation owns become
-    // destinations. (The previous tile's senders finished before the barrier ending it.)
-    for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
-      const uint d = t * ROWS_PER_INVOCATION + r;
-      uint to = s_base[d];
-      for (uint c = 0u; c < WG; ++c) {
-        const uint keys_here = columns.w[tile * (RADIX * WG) + d * WG + c];
-        s_next[d * WG + c] = to;
-        to += keys_here;
-      }
-      s_base[d] = to;
-    }
-    // Every destination is in.
-    barrier();
+    // 1. This column's destinations (own column only: no other invocation touches it).
+    for (uint d = 0u; d < RADIX; ++d)
+      s_next[d * WG + t] = s_base[d] + columns.w[tile * (RADIX * WG) + d * WG + t];
 
-    // 3. The same keys in the same order, each to its column's next destination.
+    // 2. The same keys in the same order, each to its column's next destination.
     if (count == BLOCK) {
       for (uint j = 0u; j < ITEMS; j += CHUNK) {
         const uint pair = (first + j) * KEY_WORDS / 2u;
@@ -135,7 +123,5 @@ void main() {
         send_key(encoded(src.k[first + j]), value, dst, dst_values, t);
       }
     }
-    // Every key is sent before the next tile's destinations overwrite s_next.
-    barrier();
   }
 }

@@ -37,8 +37,10 @@ uint32_t spine_workgroup(const DeviceInfo& info) { return std::bit_floor(std::mi
 // Keys per block when ranking by counter columns (they need no shared memory per key). Larger blocks
 // spread each block's RADIX x workgroup counters over more keys. Measured on lavapipe, 2^20 uniform
 // u32 keys, 8 invocations, CPU time (the machine shared, so relative): blocks of 2048 keys 1.0,
-// 8192 0.72, 16384 0.66, 32768 0.66.
-constexpr uint32_t columns_block = 16384;
+// 8192 0.72, 16384 0.66, 32768 0.66. Since the tile loops have no barrier (a group's tiles cost only
+// their own work), GPU time of 2^20 keys: 16384 keys 42 ms, 32768 40 ms, 65536 40 ms; and of 2^18 keys
+// 12.4, 11.1, 10.6 ms on 2 threads. 32768 leaves 8 groups at 2^18 for machines with more threads.
+constexpr uint32_t columns_block = 32768;
 // Shared memory of the column kernels: a 32-bit counter per digit and invocation, the count's
 // workgroup scan (two words per invocation) and a little slack.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) { return uint64_t(radix) * workgroup * 4 + 8 * workgroup + 64; }
@@ -209,7 +211,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
 
 uint32_t RadixSort::loops_per_tile() const {
   const uint32_t radix = 1u << radix_bits_, wg = shape_.workgroup_size, items = shape_.items_per_thread;
-  if (columns_)  // count: clear a column, its keys, its rows; scatter: its rows, its keys
+  if (columns_)  // count: its keys, write and clear its column, its rows' scan; scatter: its column, its keys
     return 2 * radix + items + radix / wg + 8;
   // count: clear a column, its keys, sum the quads it owns
   const uint32_t quads = std::max(1u, radix / 16);

@@ -360,11 +360,12 @@ std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(co
   // Recorded: init, per pass count + spine + scatter, finish; a barrier after each but the last.
   // Bytes per key by design: per pass the count's read, the scatter's read and write of key and value,
   // the counts (written by the count, read and written by the spine, read by the scatter) and with
-  // column ranking the columns (written by the count, read by the scatter).
+  // column ranking the columns (written by the count, read and written by its scan, read by the
+  // scatter).
   const uint32_t dispatches = ran ? 2 + 3 * p : 0;
   const double key = key_bytes(options_.key), value = options_.value_bytes == 4 ? 4.0 : 0.0;
   const double spine = ran ? 4.0 * 4.0 * l.count_words / n : 0.0;
-  const double columns = ran && columns_ ? 2.0 * 4.0 * l.blocks * column_words_per_block() / n : 0.0;
+  const double columns = ran && columns_ ? 4.0 * 4.0 * l.blocks * column_words_per_block() / n : 0.0;
   return {{"single_pass", 0.0},
           {"ranking_ballot", 0.0},
           {"staged", 0.0},

@@ -163,11 +163,12 @@ int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& c) {
   throw UsageError("bench-splat: this build has no splat workload (it needs the Vulkan loader's headers at build time: "
                    "libvulkan-dev)");
 #else
-  if (global.validation && !validation_layer_available())
-    throw UsageError("--validation: VK_LAYER_KHRONOS_validation is not installed "
-                     "(Debian/Ubuntu package: vulkan-validationlayers)");
+  // As the library reads VKSORT_VALIDATION: set and not "0" turns the layer on.
   const char* env_validation = std::getenv("VKSORT_VALIDATION");
   const bool validate = global.validation || (env_validation && *env_validation && std::string(env_validation) != "0");
+  if (validate && !validation_layer_available())
+    throw UsageError(std::string(global.validation ? "--validation" : "VKSORT_VALIDATION") +
+                     ": VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu package: vulkan-validationlayers)");
   std::optional<io::AtomicFile> json_out;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   const DeviceListing device = chosen_device(global);

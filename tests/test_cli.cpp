@@ -943,6 +943,89 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
   check_usage_error(dir.run(with_globals({"bench", "--algo", "buckets"})), {"bench-buckets"});
 }
 
+#ifdef VKSORT_CLI_SPLAT
+TEST_CASE("cli: bench-splat culls and sorts splat frames on the GPU, checks every frame, reports cull and sort apart") {
+  TempDir dir;
+  const bool timed = test::device().info().timestamps;
+  const Run r = dir.run(with_globals({"bench-splat", "--n", "20000,2^12+1", "--frames", "2", "--format", "json", "--json",
+                                      dir / "s.json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.empty());
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc == nlohmann::json::parse(read_text(dir / "s.json")));
+  CHECK(doc["frames"] == 2);
+  CHECK(doc["warmup"] == 1);
+  CHECK(doc["device"]["name"] == test::device().info().name);
+  REQUIRE(doc["results"].size() == 2);
+  const uint64_t sizes[] = {20000, 4097};
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& c = doc["results"][i];
+    CAPTURE(c.dump());
+    CHECK(c["splats"] == sizes[i]);
+    // 1920x1080 pixels in 16x16 tiles: 120 x 68 = 8160 tiles, 13 bits above the 32 of depth.
+    CHECK(c["tiles"] == 8160);
+    CHECK(c["end_bit"] == 45);
+    CHECK(c["checked_frames"] == 3);
+    // The camera sees most of the cube, not all of it: the count is the GPU's own.
+    const double visible = c["visible"]["median"];
+    CHECK(visible > 0.5 * double(sizes[i]));
+    CHECK(visible < double(sizes[i]));
+    if (!timed) continue;
+    const auto cull = c["cull_ms"]["runs"], sort = c["sort_ms"]["runs"], frame = c["frame_ms"]["runs"];
+    REQUIRE(cull.size() == 2);
+    REQUIRE(sort.size() == 2);
+    REQUIRE(frame.size() == 2);
+    for (size_t f = 0; f < 2; ++f) {
+      CHECK(cull[f].get<double>() > 0);
+      CHECK(sort[f].get<double>() > 0);
+      CHECK(frame[f].get<double>() == doctest::Approx(cull[f].get<double>() + sort[f].get<double>()));
+    }
+  }
+
+  // A small camera: 64x48 pixels are 4 x 3 tiles, so the sort needs only 4 bits above the depth's 32.
+  const Run small = dir.run(with_globals({"bench-splat", "--n", "5000", "--frames", "1", "--width", "64", "--height", "48"}));
+  REQUIRE_MESSAGE(small.code == 0, small.err);
+  CHECK(small.out.find("bench-splat on") != std::string::npos);
+  CHECK(small.out.find("[0, 36)") != std::string::npos);
+  const Run csv = dir.run(with_globals({"bench-splat", "--n", "3000", "--frames", "1", "--format", "csv"}));
+  REQUIRE_MESSAGE(csv.code == 0, csv.err);
+  CHECK(csv.out.starts_with("device,git_commit,splats,visible_median,tiles,end_bit,cull_ms_median"));
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 2);
+}
+
+TEST_CASE("cli: bench-splat refuses bad input with exit 2 before any device work") {
+  TempDir dir;
+  struct Bad {
+    std::vector<std::string> args;
+    std::vector<std::string> needles;
+  };
+  const std::vector<Bad> cases = {
+      {{"--n", "0"}, {"--n", "at least 1"}},
+      {{"--n", "many"}, {"--n", "many"}},
+      {{"--n", "2^30"}, {"splats", "2^30 - 1"}},
+      {{"--frames", "0"}, {"--frames"}},
+      {{"--frames", "x"}, {"--frames"}},
+      {{"--width", "0"}, {"width 0"}},
+      {{"--height", "70000"}, {"height 70000", "65536"}},
+      {{"--width", "-3"}, {"--width", "-3"}},
+      {{"--format", "xml"}, {"--format", "xml"}},
+      {{"--json", dir / "nodir/s.json"}, {"nodir"}},
+  };
+  for (const Bad& c : cases) {
+    std::vector<std::string> args = {"bench-splat", "--n", "100", "--frames", "1"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    CAPTURE(show(args));
+    check_usage_error(dir.run(with_globals(args)), c.needles);
+  }
+  CHECK(dir.listing().empty());
+}
+#else
+TEST_CASE("cli: bench-splat says this build has no splat workload") {
+  TempDir dir;
+  check_usage_error(dir.run({"bench-splat", "--n", "100"}), {"bench-splat", "libvulkan-dev"});
+}
+#endif
+
 TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo auto follows") {
   TempDir dir;
   const std::string cache = dir / "cache";

@@ -68,6 +68,9 @@ std::vector<Layout> layouts() {
   for (int i = 0; i < 40; ++i) mixed.push_back(rng() % 5);
   mixed.push_back(5000);
   for (int i = 0; i < 40; ++i) mixed.push_back(rng() % 40);
+  // More than 64 segments above any device's small-segment tile (at most 2048 keys): the general path.
+  std::vector<uint32_t> many_large;
+  for (int i = 0; i < 65; ++i) many_large.push_back(2049 + rng() % 60);
   std::vector<uint32_t> crossing;  // sizes around common tile sizes (256, 1024, 2048 keys)
   for (uint32_t s : {255u, 257u, 1023u, 1025u, 2047u, 2049u, 1u, 0u, 3u}) crossing.push_back(s);
   // Every size class up to 2048 keys, lavapipe's small-segment tile (other devices: the general path).
@@ -85,14 +88,17 @@ std::vector<Layout> layouts() {
           // Few and large (at least 1024 keys a segment on average): the host path sorts each on its own,
           // at padded positions (odd sizes move the next segment's start).
           {"a few large segments", offsets_of({2049, 1, 3001, 0, 1499, 2})},
+          // Small ones through the small-segment kernel, the huge one sorted on its own (whole keys).
           {"tiny and huge", offsets_of(mixed)},
+          {"65 segments above the tile", offsets_of(many_large)},
           {"small segments of every size up to the tile", offsets_of(small)}};
 }
 
 // "" when segmented_sort_host matches the reference byte for byte. Sets *small_kernel to whether the
-// small-segment kernel sorted them (the host path's fact).
+// small-segment kernel sorted them and *apart to how many segments were sorted one by one beside it (the
+// host path's facts).
 std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& offsets, uint64_t seed,
-                            bool* small_kernel = nullptr) {
+                            bool* small_kernel = nullptr, double* apart = nullptr) {
   const uint64_t n = offsets.back();
   const Distribution d = is_floating(o.key) && seed % 2 ? Distribution::special : Distribution::few_unique;
   std::vector<std::byte> keys = workloads::generate_keys(o.key, {d, workloads::default_param(d)}, n, seed);
@@ -104,6 +110,9 @@ std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& o
   if (small_kernel)
     *small_kernel = std::any_of(stats.facts.begin(), stats.facts.end(),
                                 [](const auto& f) { return f.first == "small_segment_kernel" && f.second == 1.0; });
+  if (apart)
+    for (const auto& [name, value] : stats.facts)
+      if (name == "sorted_apart") *apart = value;
   const std::string diff = workloads::first_difference(o.key, expected_keys, keys);
   if (!diff.empty()) return "keys: " + diff;
   if (o.value_bytes && values != expected_values) return "values differ";
@@ -126,9 +135,9 @@ TEST_CASE("segmented sort: every key type and order, keys alone, values and reco
     }
 }
 
-TEST_CASE("segmented sort: every algorithm, on both host paths (many segments; a few large ones)") {
+TEST_CASE("segmented sort: every algorithm, on every host path (small segments; a huge one among tiny ones; many large)") {
   const auto all = layouts();
-  for (const auto& l : {all.back(), all[all.size() - 2]})
+  for (const auto& l : {all.back(), all[all.size() - 2], all[all.size() - 3]})
     for (const Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample})
       for (const uint32_t vb : {0u, 4u, 8u}) {
         const std::string diff = check_segmented({.key = Key::f32, .order = Order::descending, .algorithm = a,
@@ -213,24 +222,51 @@ TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data al
   app.submit_and_wait();
 }
 
-TEST_CASE("segmented sort: a few large segments take the host path that sorts each one") {
-  std::vector<uint32_t> keys(4096);
+TEST_CASE("segmented sort: a few large segments are sorted one by one, the small ones beside them by the kernel") {
+  std::vector<uint32_t> keys(140000);
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = (i * 2654435761u) >> 7;
-  // Many segments, one too large for the small-segment kernel: the general path.
+  const uint32_t limit = SegmentedSorter(test::device(), {.key = Key::u32}).small_segment_limit();
+  // Two segments: the host path sorts each (the first one too where the tile holds 2047 keys).
+  const std::vector<uint32_t> few = {0, 2047, 4096};
+  // Many small segments and one too large for the small-segment kernel: the kernel, and one sort apart.
   std::vector<uint32_t> sizes(100, 8);
   sizes.push_back(4096 - 800);
-  const std::vector<uint32_t> few = {0, 2047, 4096}, many = offsets_of(sizes);
-  std::vector<uint32_t> a = keys, b = keys;
+  const std::vector<uint32_t> mixed = offsets_of(sizes);
+  // More than 64 segments above the tile: the general path.
+  std::vector<uint32_t> large_sizes(65, limit + 1);
+  large_sizes.push_back(uint32_t(keys.size()) - 65 * (limit + 1));
+  const std::vector<uint32_t> many_large = offsets_of(large_sizes);
+  REQUIRE(many_large.back() == keys.size());
+  std::vector<uint32_t> a(keys.begin(), keys.begin() + 4096), b = a, c = keys;
   const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
-  const SortStats whole = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(many));
-  CHECK(std::is_sorted(a.begin(), a.begin() + 2047));
-  CHECK(std::is_sorted(a.begin() + 2047, a.end()));
+  const SortStats apart = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(mixed));
+  const SortStats whole = segmented_sort(test::device(), std::span(c), std::span<const uint32_t>(many_large));
+  auto sorted_in = [](const std::vector<uint32_t>& v, const std::vector<uint32_t>& offsets) {
+    for (size_t s = 0; s + 1 < offsets.size(); ++s)
+      if (!std::is_sorted(v.begin() + offsets[s], v.begin() + offsets[s + 1])) return false;
+    return true;
+  };
+  CHECK(sorted_in(a, few));
+  CHECK(sorted_in(b, mixed));
+  CHECK(sorted_in(c, many_large));
+  auto fact = [](const SortStats& s, const char* name) {
+    for (const auto& [key, value] : s.facts)
+      if (key == name) return value;
+    return -1.0;
+  };
+  CHECK(fact(apart, "sorted_apart") == 1);
+  CHECK(fact(apart, "small_segment_kernel") == 1);
+  CHECK(fact(whole, "sorted_apart") == 0);
+  CHECK(fact(whole, "small_segment_kernel") == 0);
   auto has = [](const SortStats& s, const char* phase) {
     return std::any_of(s.phases_ms.begin(), s.phases_ms.end(), [&](const auto& p) { return p.first == phase; });
   };
   if (!each.timed()) return;  // no timestamps, no phases to tell the paths apart (the results are checked above)
   CHECK(has(each, "sort each"));
   CHECK(!has(each, "segment ids"));
+  CHECK(has(apart, "sort segments in tiles"));
+  CHECK(has(apart, "sort each"));
+  CHECK(!has(apart, "segment ids"));
   CHECK(has(whole, "segment ids"));
 }
 
@@ -288,7 +324,7 @@ TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to 
 
 // The small-segment kernel: segments of 0 .. limit keys (the limit exactly, and limit + 1 beside them
 // sending the call to the general path), every key type, both orders, keys alone, values and records.
-TEST_CASE("segmented sort: many small segments take the small-segment kernel, one key more the general path") {
+TEST_CASE("segmented sort: many small segments take the small-segment kernel, one segment a key larger is sorted apart") {
   for (const Key key : all_keys) {
     const uint32_t limit = SegmentedSorter(test::device(), {.key = key}).small_segment_limit();
     REQUIRE(limit >= 64);
@@ -302,11 +338,16 @@ TEST_CASE("segmented sort: many small segments take the small-segment kernel, on
         if (over) these.push_back(limit + 1);
         const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order) + over) % 3];
         bool small = false;
+        double apart = -1;
         const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes},
-                                                 offsets_of(these), 20 + uint32_t(key), &small);
+                                                 offsets_of(these), 20 + uint32_t(key), &small, &apart);
         CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, " over=", over,
                       ": ", diff);
-        CHECK_MESSAGE(small == !over, to_string(key), " over=", over);
+        // The one large segment is sorted on its own where it has 1024 keys or more (a tile of 1024 or
+        // 2048 keys, as on lavapipe); a smaller one costs less on the general path.
+        const bool sorted_apart = over && limit + 1 >= 1024;
+        CHECK_MESSAGE(small == (!over || sorted_apart), to_string(key), " over=", over);
+        CHECK_MESSAGE(apart == (sorted_apart ? 1.0 : 0.0), to_string(key), " over=", over);
       }
   }
 }

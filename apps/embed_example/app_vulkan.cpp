@@ -12,6 +12,7 @@ namespace app {
 namespace {
 
 uint32_t g_messages = 0;
+const char* g_program = "embed_example";
 
 VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                           const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
@@ -39,8 +40,10 @@ uint32_t find_memory_type(const Gpu& gpu, uint32_t type_bits, VkMemoryPropertyFl
 
 }  // namespace
 
+void set_program_name(const char* name) { g_program = name; }
+
 void fail(const std::string& what) {
-  std::fprintf(stderr, "embed_example: %s failed\n", what.c_str());
+  std::fprintf(stderr, "%s: %s failed\n", g_program, what.c_str());
   std::exit(1);
 }
 

@@ -13,8 +13,10 @@
 
 namespace app {
 
-// Prints "<what> failed" and exits with status 1.
+// Prints "<program>: <what> failed" and exits with status 1.
 [[noreturn]] void fail(const std::string& what);
+// The program fail() names (default "embed_example"); the other programs that share this setup set it.
+void set_program_name(const char* name);
 // fail() naming `what` and the result unless r is VK_SUCCESS.
 void check(VkResult r, const char* what);
 

@@ -8,10 +8,12 @@
 //              and the values left to gather (so a lower bound for that approach)
 // Every result is checked against std::stable_sort per segment before it is timed.
 //
-//   bench_segmented [--n KEYS] [--min SIZE] [--max SIZE] [--segments S] [--repeat R] [--json FILE]
+//   bench_segmented [--n KEYS] [--min SIZE] [--max SIZE] [--segments S] [--large K:SIZE]
+//                   [--methods segmented,loop,pairs] [--repeat R] [--json FILE]
 //
 // Segment sizes are uniform in [min, max] until n keys are used (the last one shorter), or with
-// --segments S, S equal segments. Times: GPU timestamps (gpu_ms; for the loop, the sum over its sorts)
+// --segments S, S equal segments. --large K:SIZE puts K segments of SIZE keys among the uniform ones
+// (mixed small and large segments), at random places. --methods times only those named. Times: GPU timestamps (gpu_ms; for the loop, the sum over its sorts)
 // and wall-clock per call (host copies and submissions included); medians of R after one warm-up.
 #include <algorithm>
 #include <bit>
@@ -47,9 +49,10 @@ struct Timing {
 }  // namespace
 
 int main(int argc, char** argv) {
-  uint64_t n = 1 << 20, min_size = 16, max_size = 1024, equal_segments = 0;
+  uint64_t n = 1 << 20, min_size = 16, max_size = 1024, equal_segments = 0, large = 0, large_size = 0;
   int repeat = 5;
   std::string json;
+  std::vector<std::string> names = {"segmented", "loop", "pairs"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -60,19 +63,38 @@ int main(int argc, char** argv) {
     else if (a == "--min") min_size = std::stoull(next());
     else if (a == "--max") max_size = std::stoull(next());
     else if (a == "--segments") equal_segments = std::stoull(next());
-    else if (a == "--repeat") repeat = std::stoi(next());
+    else if (a == "--large") {
+      const std::string v = next();
+      const size_t colon = v.find(':');
+      if (colon == std::string::npos) die("--large K:SIZE, e.g. 4:100000");
+      large = std::stoull(v.substr(0, colon));
+      large_size = std::stoull(v.substr(colon + 1));
+    } else if (a == "--methods") {
+      names.clear();
+      std::string v = next() + ",";
+      for (size_t at = 0, comma; (comma = v.find(',', at)) != std::string::npos; at = comma + 1) {
+        names.push_back(v.substr(at, comma - at));
+        if (names.back() != "segmented" && names.back() != "loop" && names.back() != "pairs")
+          die("--methods: segmented, loop or pairs, not '" + names.back() + "'");
+      }
+    } else if (a == "--repeat") repeat = std::stoi(next());
     else if (a == "--json") json = next();
     else die("unknown option " + a);
   }
   if (n == 0 || min_size == 0 || max_size < min_size || repeat < 1) die("need n > 0, 0 < min <= max, repeat >= 1");
+  if (large * large_size >= n) die("--large K:SIZE: the large segments must leave keys for the uniform ones");
 
   std::mt19937_64 rng(42);
   std::vector<uint32_t> offsets{0};
   if (equal_segments) {
     for (uint64_t s = 1; s <= equal_segments; ++s) offsets.push_back(uint32_t(n * s / equal_segments));
   } else {
-    while (offsets.back() < n)
-      offsets.push_back(uint32_t(std::min<uint64_t>(n, offsets.back() + min_size + rng() % (max_size - min_size + 1))));
+    const uint64_t uniform_keys = n - large * large_size;
+    std::vector<uint64_t> sizes;
+    for (uint64_t used = 0; used < uniform_keys; used += sizes.back())
+      sizes.push_back(std::min<uint64_t>(uniform_keys - used, min_size + rng() % (max_size - min_size + 1)));
+    for (uint64_t k = 0; k < large; ++k) sizes.insert(sizes.begin() + rng() % (sizes.size() + 1), large_size);
+    for (uint64_t size : sizes) offsets.push_back(uint32_t(offsets.back() + size));
   }
   const uint64_t segments = offsets.size() - 1;
   std::vector<uint32_t> input(n);
@@ -110,15 +132,15 @@ int main(int argc, char** argv) {
     t.wall_ms.push_back(wall_ms);
   };
 
-  const std::vector<std::string> names = {"segmented", "loop", "pairs"};
   std::vector<Timing> timings(names.size()), warmup(names.size());
   for (size_t k = 0; k < names.size(); ++k) run(names[k], warmup[k], true);
   for (int r = 0; r < repeat; ++r)
     for (size_t k = 0; k < names.size(); ++k) run(names[k], timings[k], false);
 
-  std::printf("device: %s; %llu u32 keys in %llu segments (sizes %s), median of %d\n", gpu.info().name.c_str(),
+  std::printf("device: %s; %llu u32 keys in %llu segments (sizes %s%s), median of %d\n", gpu.info().name.c_str(),
               (unsigned long long)n, (unsigned long long)segments,
-              equal_segments ? "equal" : (std::to_string(min_size) + ".." + std::to_string(max_size)).c_str(), repeat);
+              equal_segments ? "equal" : (std::to_string(min_size) + ".." + std::to_string(max_size)).c_str(),
+              large ? (" and " + std::to_string(large) + " of " + std::to_string(large_size)).c_str() : "", repeat);
   std::printf("%-10s %12s %12s %14s\n", "method", "gpu_ms", "wall_ms", "Mkeys/s (gpu)");
   std::string rows;
   for (size_t k = 0; k < names.size(); ++k) {
@@ -131,7 +153,8 @@ int main(int argc, char** argv) {
     std::ofstream out(json);
     out << "{\n  \"device\": \"" << gpu.info().name << "\",\n  \"n\": " << n << ",\n  \"segments\": " << segments
         << ",\n  \"min_size\": " << (equal_segments ? n / equal_segments : min_size)
-        << ",\n  \"max_size\": " << (equal_segments ? n / equal_segments : max_size) << ",\n  \"repeat\": " << repeat
+        << ",\n  \"max_size\": " << (equal_segments ? n / equal_segments : max_size) << ",\n  \"large\": " << large
+        << ",\n  \"large_size\": " << large_size << ",\n  \"repeat\": " << repeat
         << ",\n  \"results\": [\n" << rows << "\n  ]\n}\n";
     if (!out) die("cannot write " + json);
   }

@@ -304,10 +304,9 @@ BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
   }
   if (p.tables.empty()) throw UsageError("--tables: no tables given");
   if (c.grid_per_bucket < 1) throw UsageError("--grid-per-bucket: at least 1 element per bucket on average");
-  p.csv = c.format == "csv";
-  p.json = c.format == "json";
-  if (!c.format.empty() && c.format != "table" && !p.csv && !p.json)
-    throw UsageError("--format: unknown format '" + c.format + "' (known: table, csv, json)");
+  const StdoutFormat format = parse_stdout_format(c.format);
+  p.csv = format == StdoutFormat::csv;
+  p.json = format == StdoutFormat::json;
   return p;
 }
 

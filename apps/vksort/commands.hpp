@@ -85,6 +85,15 @@ struct BucketBenchCommand {
   bool quiet = false;    // print nothing (a suite whose stdout is csv or json)
 };
 
+// The per-frame depth sort of a Gaussian-splat renderer (apps/splat_frames): a GPU cull, then
+// Sorter::record_indirect, in the CLI's own Vulkan device lent to vksort.
+struct SplatBenchCommand {
+  std::vector<std::string> sizes{"1M"};  // splats in the scene
+  uint32_t width = 1920, height = 1080;  // the camera's pixels
+  int64_t frames = 5;                    // timed frames, after one warm-up frame
+  std::string json, format, command_line;
+};
+
 // Measuring the crossovers of Algorithm::automatic for this device.
 struct TuneCommand {
   std::string max_n;  // largest size ("" = 2^20 on CPU devices, else 2^24)
@@ -108,6 +117,7 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, c
 int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
+int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& command);
 int run_tune(const GlobalOptions& global, const TuneCommand& command);
 // The same on an open device.
 int run_bench_buckets_on(vksort::Device& device, const BucketBenchCommand& command);

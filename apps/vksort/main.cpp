@@ -239,6 +239,21 @@ int main(int argc, char** argv) {
   buckets_cmd->add_option("--json", buckets.json, "Also write the results as JSON to this file")->type_name("FILE");
   add_global_options(*buckets_cmd, global);
 
+  SplatBenchCommand splat;
+  CLI::App* splat_cmd = app.add_subcommand(
+      "bench-splat", "Time a Gaussian-splat renderer's per-frame depth sort: GPU cull, then a sort of a GPU-side count");
+  splat_cmd->add_option("--n", splat.sizes, "Splats in the scene, comma-separated, e.g. 1M,6M (default: 1M)")
+      ->delimiter(',')->take_all()->type_name("N[,...]");
+  splat_cmd->add_option("--frames", splat.frames, "Timed frames per size, after one warm-up frame (default: 5)")
+      ->type_name("F");
+  splat_cmd->add_option("--width", splat.width, "Camera width in pixels (default: 1920)")->type_name("W")->check(not_negative);
+  splat_cmd->add_option("--height", splat.height, "Camera height in pixels (default: 1080)")->type_name("H")->check(not_negative);
+  splat_cmd->add_option("--format", splat.format, "stdout's form: table (default), csv or json")->type_name("F");
+  splat_cmd->add_option("--json", splat.json, "Also write the results as JSON to this file")->type_name("FILE");
+  add_global_options(*splat_cmd, global);
+  splat_cmd->footer("Every frame, the warm-up's too, is checked against std::stable_sort of the pairs the cull wrote; "
+                    "a wrong frame fails the run (exit 1). The camera turns between frames.\n");
+
   TuneCommand tune;
   CLI::App* tune_cmd = app.add_subcommand(
       "tune", "Measure where brick, radix and sample sort overtake each other here and save it for --algo auto");
@@ -254,6 +269,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
     buckets.command_line = bench.command_line;
+    splat.command_line = bench.command_line;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string where = "vksort";
@@ -262,7 +278,7 @@ int main(int argc, char** argv) {
   }
 
   if (app.get_subcommands().empty())
-    return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets or tune (see 'vksort --help')");
+    return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets, bench-splat or tune (see 'vksort --help')");
 
   try {
     if (*info) return run_info(global, info_format);
@@ -272,6 +288,7 @@ int main(int argc, char** argv) {
       return run_sort(global, sort);
     }
     if (*buckets_cmd) return run_bench_buckets(global, buckets);
+    if (*splat_cmd) return run_bench_splat(global, splat);
     if (*tune_cmd) return run_tune(global, tune);
     return run_bench(global, bench);
   } catch (const UsageError& e) {

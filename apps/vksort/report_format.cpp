@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli_error.hpp"
+
 namespace vksort::cli {
 
 // Three significant digits or more: enough to compare, few enough to read.
@@ -31,6 +33,13 @@ std::string format_ratio(double r) {
   else if (r >= 1 || r <= 0) std::snprintf(buf, sizeof buf, "%.2fx", r);
   else std::snprintf(buf, sizeof buf, "%.*fx", std::min(8, 1 - int(std::floor(std::log10(r)))), r);
   return buf;
+}
+
+StdoutFormat parse_stdout_format(const std::string& text) {
+  if (text.empty() || text == "table") return StdoutFormat::table;
+  if (text == "csv") return StdoutFormat::csv;
+  if (text == "json") return StdoutFormat::json;
+  throw UsageError("--format: unknown format '" + text + "' (known: table, csv, json)");
 }
 
 nlohmann::ordered_json device_json(const DeviceInfo& d) {

@@ -18,6 +18,11 @@ std::string format_rate(double mitems);
 // "2.50x", "0.0024x": two significant digits below 1, so a slow GPU still shows by how much.
 std::string format_ratio(double r);
 
+// What a bench subcommand prints on stdout (--format): a table for people ("" or "table"), csv or json;
+// anything else is a UsageError listing the three.
+enum class StdoutFormat { table, csv, json };
+StdoutFormat parse_stdout_format(const std::string& text);
+
 // Everything about a device that results from different machines are compared by.
 nlohmann::ordered_json device_json(const DeviceInfo& d);
 

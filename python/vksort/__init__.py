@@ -6,6 +6,7 @@
     s = vksort.sort(a)                       # == np.sort(a, kind="stable"), byte for byte
     i = vksort.argsort(a)                    # == np.argsort(a, kind="stable")
     g = vksort.segmented_sort(a, [0, 10, 500, len(a)])   # each of three segments sorted on its own
+    g, r = vksort.segmented_sort_by_key(a, records, [0, 10, 500, len(a)])   # records move with their keys
     k, v = vksort.sort_by_key(a, records)    # records: any array of len(a) rows, structured dtypes too
     vksort.last_stats().gpu_ms               # what the GPU took
 
@@ -88,10 +89,21 @@ def segmented_sort(a, offsets, descending=False, *, total_order=False):
     return default_device().segmented_sort(a, offsets, descending, total_order=total_order)
 
 
+def segmented_sort_by_key(keys, values, offsets, descending=False, *, total_order=False):
+    """(copy of keys with every segment sorted on its own, values reordered to match), stably; neither
+    input is changed.
+
+    keys and offsets as for vksort.segmented_sort; values as for vksort.sort_by_key: any array with one
+    entry (row) per key, structured records and extra axes included. Equal to sorting each segment with
+    np.argsort(kind="stable") and taking keys and values in that order. All segments in one GPU call.
+    """
+    return default_device().segmented_sort_by_key(keys, values, offsets, descending, total_order=total_order)
+
+
 def last_stats():
     """Stats of the last sort on the default device (None before the first)."""
     return default_device().last_stats
 
 
 __all__ = ["Device", "Error", "Stats", "SUPPORTED_DTYPES", "argsort", "default_device", "devices", "last_stats",
-           "segmented_sort", "sort", "sort_by_key"]
+           "segmented_sort", "segmented_sort_by_key", "sort", "sort_by_key"]

@@ -76,19 +76,44 @@ class Device:
     def sort_by_key(self, keys, values, descending=False, *, total_order=False):
         """(sorted keys, values in the same order), both new arrays; see vksort.sort_by_key."""
         keys = _keys.as_keys(keys, "keys")
+        return self._sorted_with_values(self._core.sort, keys, values, (), descending, total_order,
+                                        lambda: self.argsort(keys, descending, total_order=total_order))
+
+    def segmented_sort_by_key(self, keys, values, offsets, descending=False, *, total_order=False):
+        """(keys with every segment sorted, values in the same order); see vksort.segmented_sort_by_key."""
+        keys = _keys.as_keys(keys, "keys")
+        offsets = _keys.as_offsets(offsets, len(keys))
+        return self._sorted_with_values(self._core.segmented_sort, keys, values, (offsets,), descending, total_order,
+                                        lambda: self._segmented_order(keys, offsets, descending, total_order))
+
+    def _sorted_with_values(self, call, keys, values, extra, descending, total_order, order):
+        """(keys sorted by `call`, values moved with them), new arrays. Values the GPU can carry (records of
+        up to 256 bytes, padded where needed) move with their keys; the rest, and keys whose NumPy order
+        the GPU does not sort directly, are reordered on the host by the stable permutation `order()`."""
         values = np.asarray(values)
         if values.ndim == 0 or len(values) != len(keys):
             raise ValueError(f"values must have one entry per key: {len(keys)} keys, values of shape {values.shape}")
         size = _keys.record_bytes(values)
         padded = _keys.library_record_bytes(size)
         if padded is None or values.dtype.hasobject or _keys.needs_numpy_order(keys, total_order):
-            order = self.argsort(keys, descending, total_order=total_order)
-            return keys[order], values[order]
+            permutation = order()
+            return keys[permutation], values[permutation]
         out_keys = _keys.owned_copy(keys)
         if padded == size:
             out_values = _keys.owned_copy(values)
-            self._run(self._core.sort, out_keys, out_values, size, descending)
+            self._run(call, out_keys, out_values, size, *extra, descending)
             return out_keys, out_values
         records = _keys.padded_records(values, size, padded)
-        self._run(self._core.sort, out_keys, records, padded, descending)
+        self._run(call, out_keys, records, padded, *extra, descending)
         return out_keys, _keys.unpadded_values(records, size, values)
+
+    def _segmented_order(self, keys, offsets, descending, total_order):
+        """The stable permutation that sorts every segment of keys (in NumPy's order unless total_order):
+        the GPU sorts a copy of the keys carrying their indices as values."""
+        if _keys.needs_numpy_order(keys, total_order):
+            ordered = _keys.numpy_order_keys(keys)
+        else:
+            ordered = _keys.owned_copy(keys)
+        permutation = np.arange(len(keys), dtype=np.uint32)
+        self._run(self._core.segmented_sort, ordered, permutation, permutation.itemsize, offsets, descending)
+        return permutation

@@ -231,11 +231,25 @@ void check_offsets(const uint32_t* offsets, uint64_t segments, uint64_t n) {
 // segment on average, the general path's one pass over everything wins.
 bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= uint64_t(1024) * segments; }
 
-// The most keys in one segment.
-uint32_t largest_segment(const uint32_t* offsets, uint64_t segments) {
-  uint32_t largest = 0;
-  for (uint64_t s = 0; s < segments; ++s) largest = std::max(largest, offsets[s + 1] - offsets[s]);
-  return largest;
+// The segments the small-segment kernel takes (at most `limit` keys; limit 0: none) and the others.
+struct SegmentSplit {
+  uint32_t largest_small = 0;  // keys in the largest small segment
+  uint64_t large = 0;          // segments above the limit
+  uint64_t large_keys = 0;     // their keys
+};
+
+SegmentSplit split_segments(const uint32_t* offsets, uint64_t segments, uint32_t limit) {
+  SegmentSplit split;
+  for (uint64_t s = 0; s < segments; ++s) {
+    const uint32_t size = offsets[s + 1] - offsets[s];
+    if (size <= limit) {
+      split.largest_small = std::max(split.largest_small, size);
+    } else {
+      ++split.large;
+      split.large_keys += size;
+    }
+  }
+  return split;
 }
 
 // Uploads, records the small-segment kernel (largest != 0: every segment has at most that many keys)
@@ -261,20 +275,35 @@ SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
   return stats;
 }
 
-// One sort per segment. Each segment starts at an even position in the device buffers (padding between
-// them), so that every sub-range's byte offset is a multiple of 8 as BufferRef requires.
-SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
-                    uint64_t segments, uint64_t n) {
+// Small segments (at most `limit` keys; limit 0: none) packed at the front of the device buffers and
+// sorted by the small-segment kernel, every other segment by a plain sort of its own after them, all in
+// one submission. The large segments start at even positions (padding between them), so that every
+// sub-range's byte offset is a multiple of 8 as BufferRef requires; the small ones never meet them.
+SortStats sort_apart(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
+                     uint64_t segments, uint64_t n, uint32_t limit) {
   const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
   Sorter& each = sorter.each_sorter();
-  std::vector<uint64_t> at(segments + 1, 0);
-  VkDeviceSize scratch_bytes = 8;
+  // at[s]: where segment s starts in the device buffers; the small segments' own offsets there.
+  std::vector<uint64_t> at(segments, 0);
+  std::vector<uint32_t> small_offsets{0};
+  uint32_t largest_small = 0;
+  for (uint64_t s = 0; s < segments; ++s) {
+    const uint32_t size = offsets[s + 1] - offsets[s];
+    if (size > limit) continue;
+    at[s] = small_offsets.back();
+    small_offsets.push_back(small_offsets.back() + size);
+    largest_small = std::max(largest_small, size);
+  }
+  const uint64_t small_segments = small_offsets.size() - 1, small_keys = small_offsets.back();
+  VkDeviceSize scratch_bytes = small_segments ? sorter.layout(small_keys).bytes : 8;
+  uint64_t padded = (small_keys + 1) / 2 * 2;
   for (uint64_t s = 0; s < segments; ++s) {
     const uint64_t size = offsets[s + 1] - offsets[s];
-    at[s + 1] = at[s] + (size + 1) / 2 * 2;
+    if (size <= limit) continue;
+    at[s] = padded;
+    padded += (size + 1) / 2 * 2;
     if (size >= 2) scratch_bytes = std::max(scratch_bytes, each.scratch_bytes(size));
   }
-  const uint64_t padded = at[segments];
   auto pad = [&](const void* from, uint32_t bytes) {
     std::vector<std::byte> out(padded * bytes);
     for (uint64_t s = 0; s < segments; ++s)
@@ -291,16 +320,28 @@ SortStats sort_each(Device& device, SegmentedSorter::Impl& sorter, void* keys, v
   Buffer key_buffer(device, padded * kb, count + " keys");
   Buffer value_buffer;
   if (values) value_buffer = Buffer(device, padded * vb, count + " keys' values");
+  Buffer offset_buffer;
+  if (small_segments) {
+    offset_buffer = Buffer(device, small_offsets.size() * 4, "segment offsets");
+    offset_buffer.upload(std::as_bytes(std::span(small_offsets)));
+  }
   Buffer scratch(device, scratch_bytes, "segmented sort scratch");
   std::vector<std::byte> staged = pad(keys, kb);
   key_buffer.upload(staged);
   if (values) value_buffer.upload(pad(values, vb));
   SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
-    rec.phase("sort each");
     bool first = true;
+    if (small_segments && small_keys) {
+      const SortBuffers b{{key_buffer.vk_buffer(), 0, small_keys * kb},
+                          values ? BufferRef{value_buffer.vk_buffer(), 0, small_keys * vb} : BufferRef{},
+                          {scratch.vk_buffer(), 0, scratch_bytes}};
+      sorter.record(rec, b, offset_buffer.ref(), small_segments, small_keys, {}, std::max(largest_small, 1u));
+      first = false;
+    }
+    rec.phase("sort each");
     for (uint64_t s = 0; s < segments; ++s) {
       const uint64_t size = offsets[s + 1] - offsets[s];
-      if (size < 2) continue;
+      if (size <= limit || size < 2) continue;
       if (!first) rec.compute_barrier();  // the sorts share the scratch
       first = false;
       const SortBuffers b{{key_buffer.vk_buffer(), at[s] * kb, size * kb},
@@ -337,15 +378,19 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
   cached.completed = n == 0;
   if (n == 0) return {};
-  // Segments that all fit one workgroup's tile: one dispatch sorts them in shared memory. Otherwise a
-  // few large segments one by one, or the general path.
-  const uint32_t largest = largest_segment(offsets, segments);
-  const bool small = largest <= sorter.tiles.max_keys() && whole_keys(sorter.options);
-  SortStats stats = !small && sorts_each(segments, n)
-                        ? sort_each(device, sorter, keys, values, offsets, segments, n)
-                        : sort_whole(device, sorter, keys, values, offsets, segments, n, small ? largest : 0);
+  // Segments that fit one workgroup's tile: one dispatch sorts them in shared memory (whole keys only).
+  // When all do, that is all; when a few large segments are left, each of them gets a plain sort of its
+  // own in the same submission; otherwise the general path takes every segment.
+  const uint32_t limit = whole_keys(sorter.options) ? sorter.tiles.max_keys() : 0;
+  const SegmentSplit split = split_segments(offsets, segments, limit);
+  const bool apart = split.large > 0 && sorts_each(split.large, split.large_keys);
+  const bool small = limit > 0 && (split.large == 0 || (apart && split.largest_small > 0));
+  SortStats stats = split.large == 0 ? sort_whole(device, sorter, keys, values, offsets, segments, n, std::max(split.largest_small, 1u))
+                    : apart          ? sort_apart(device, sorter, keys, values, offsets, segments, n, limit)
+                                     : sort_whole(device, sorter, keys, values, offsets, segments, n, 0);
   stats.facts.push_back({"segments", double(segments)});
   stats.facts.push_back({"small_segment_kernel", small ? 1.0 : 0.0});
+  stats.facts.push_back({"sorted_apart", apart ? double(split.large) : 0.0});
   cached.completed = true;
   return stats;
 }

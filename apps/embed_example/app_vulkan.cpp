@@ -53,7 +53,7 @@ void check(VkResult r, const char* what) {
 
 uint32_t validation_messages() { return g_messages; }
 
-Gpu create_gpu(bool validate, const std::string& select) {
+Gpu create_gpu(bool validate, const std::string& select, const uint8_t* uuid) {
   Gpu gpu;
   VkApplicationInfo app_info{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app_info.pApplicationName = "vksort embed_example";
@@ -92,6 +92,13 @@ Gpu create_gpu(bool validate, const std::string& select) {
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(d, &p);
     if (p.apiVersion < VK_API_VERSION_1_2) continue;
+    if (uuid) {
+      VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+      VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      p2.pNext = &id;
+      vkGetPhysicalDeviceProperties2(d, &p2);
+      if (std::memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) != 0) continue;
+    }
     const int rank = select.empty() ? type_rank(p.deviceType) : (std::strstr(p.deviceName, select.c_str()) ? 0 : 99);
     if (rank < best_rank) {
       best_rank = rank;

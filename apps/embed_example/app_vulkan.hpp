@@ -37,8 +37,9 @@ struct Gpu {
 
 // Instance (Vulkan 1.2; with `validate`, VK_LAYER_KHRONOS_validation and a messenger that counts every
 // warning and error), the first physical device whose name contains `select` ("" = prefer discrete,
-// then integrated GPUs), and a device with one compute queue and bufferDeviceAddress.
-Gpu create_gpu(bool validate, const std::string& select);
+// then integrated GPUs), and a device with one compute queue and bufferDeviceAddress. With `uuid`
+// (VK_UUID_SIZE bytes), only the physical device of that UUID: two GPUs of one model share a name.
+Gpu create_gpu(bool validate, const std::string& select, const uint8_t* uuid = nullptr);
 void destroy_gpu(Gpu& gpu);
 // Warnings and errors the messenger saw (printed to stderr as they came).
 uint32_t validation_messages();

@@ -174,7 +174,7 @@ int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& c) {
   const DeviceListing device = chosen_device(global);
 
   app::set_program_name("vksort");  // the application side's own Vulkan failures end the process
-  app::Gpu gpu = app::create_gpu(validate, device.info.name);
+  app::Gpu gpu = app::create_gpu(validate, device.info.name, device.info.uuid);
   std::vector<SplatCase> cases;
   double total = 0;
   for (const Size& s : plan.sizes) total += double(s.n) * double(c.frames + 1);

@@ -73,3 +73,5 @@ vksort_add_shader(sample/relocate.comp KEYED)
 # Segmented sort: each sorted position's segment, by binary search in the offsets.
 vksort_add_shader(segmented/segment_ids.comp)
 vksort_add_shader(segmented/segment_tiles.comp KEYED)
+# Segments of a few keys: one invocation each, insertion sort, no barriers.
+vksort_add_shader(segmented/segment_serial.comp KEYED)

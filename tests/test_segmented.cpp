@@ -430,3 +430,61 @@ TEST_CASE("segmented sort on the recording path with max_segment_keys: the small
     }
   }
 }
+
+// The small-segment kernel's tiny segments, sorted one per invocation (segment_serial.comp; up to 16
+// keys on a GPU, 128 on a CPU device) beside the tile kernel: sizes around both limits and around
+// subgroup sizes 4..64 (each size +-1), every key type and order; 100k+ segments of 0..8 keys (the
+// serial kernel alone) on the host path and on the recording path with a promise of 8 keys.
+TEST_CASE("segmented sort: tiny segments sorted one per invocation beside the tile kernel") {
+  std::vector<uint32_t> around;
+  for (const uint32_t edge : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u})
+    for (const uint32_t size : {edge - 1, edge, edge + 1}) around.push_back(size);
+  for (const Key key : all_keys)
+    for (const Order order : {Order::ascending, Order::descending}) {
+      const uint32_t limit = SegmentedSorter(test::device(), {.key = key}).small_segment_limit();
+      std::vector<uint32_t> sizes = around;
+      sizes.push_back(limit);  // the tile kernel's largest, beside the tiny ones
+      sizes.insert(sizes.end(), around.rbegin(), around.rend());
+      const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order)) % 3];
+      bool small = false;
+      const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes},
+                                               offsets_of(sizes), 40 + uint32_t(key), &small);
+      CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, ": ", diff);
+      CHECK(small);
+    }
+
+  std::mt19937 rng{7};
+  std::vector<uint32_t> tiny(120000);
+  for (uint32_t& size : tiny) size = rng() % 9;
+  const std::vector<uint32_t> offsets = offsets_of(tiny);
+  for (const SortOptions o : {SortOptions{.key = Key::u32}, SortOptions{.key = Key::f64, .order = Order::descending, .value_bytes = 12},
+                              SortOptions{.key = Key::i32, .value_bytes = 4}}) {
+    bool small = false;
+    const std::string diff = check_segmented(o, offsets, 50 + uint32_t(o.key), &small);
+    CHECK_MESSAGE(diff.empty(), to_string(o.key), ": ", diff);
+    CHECK(small);
+  }
+
+  // The recording path, promised segments of at most 8 keys: f32 (NaNs of both signs, -0.0) with values.
+  Device& gpu = test::device();
+  const SortOptions o{.key = Key::f32, .value_bytes = 4};
+  SegmentedSorter sorter(gpu, o, 8);
+  const uint64_t n = offsets.back(), segments = tiny.size();
+  const auto input = workloads::generate_keys(Key::f32, {Distribution::special, workloads::default_param(Distribution::special)}, n, 61);
+  std::vector<std::byte> values = make_values(n, 4), expected = input, expected_values = values;
+  reference_segmented(o.key, o.order, expected, expected_values, 4, offsets);
+  Buffer keys(gpu, n * 4, "keys"), value_buffer(gpu, n * 4, "values"), offset_buffer(gpu, offsets.size() * 4, "offsets");
+  Buffer scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
+  keys.upload(input);
+  value_buffer.upload(values);
+  offset_buffer.upload(std::as_bytes(std::span(offsets)));
+  test::AppCommands app(gpu);
+  const Status s = sorter.record(app.cmd(), {keys.ref(), value_buffer.ref(), scratch.ref()}, offset_buffer.ref(), segments, n);
+  REQUIRE_MESSAGE(s.ok(), s.message);
+  app.submit_and_wait();
+  std::vector<std::byte> got(n * 4), got_values(n * 4);
+  keys.download(got);
+  value_buffer.download(got_values);
+  CHECK_MESSAGE(workloads::first_difference(Key::f32, expected, got).empty(), workloads::first_difference(Key::f32, expected, got));
+  CHECK(got_values == expected_values);
+}

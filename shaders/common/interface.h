@@ -119,6 +119,8 @@ VKSORT_PUSH_BLOCK(SegmentTilesPush) {
   uint segments;           // at least 1
   uint group_count;        // logical workgroups (= segments)
   uint largest;            // segments with more keys (at most TILE) are left as they are
+  uint serial;             // segment_tiles: segments of at most this many keys are left to segment_serial
+  uint pad_;
 } VKSORT_PUSH_END;
 #endif
 

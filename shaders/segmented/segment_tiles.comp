@@ -11,7 +11,8 @@
 // index (when given) receives the input position of every output slot, for the record gather that
 // moves values after. A segment larger than pc.largest (<= TILE) is left as it is, with index[i] = i there, so
 // the gather leaves its values in place too. Offsets are read when the kernel runs (an earlier GPU
-// pass may write them) and clamped to the key count, so no access leaves the buffers.
+// pass may write them) and clamped to the key count, so no access leaves the buffers. Segments of at
+// most pc.serial keys are left to segment_serial.comp (one invocation each, dispatched beside this).
 #define PUSH_SEGMENT_TILES
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -45,7 +46,8 @@ void main() {
       for (uint i = start + tid; i < end; i += gl_WorkGroupSize.x) index.w[i] = i;
     return;
   }
-  if (size == 0u) return;
+  // Empty, or sorted by segment_serial.comp (which wrote its index).
+  if (size <= pc.serial) return;
   Keys keys = Keys(pc.keys);
   const uint width = max(2u, 1u << (findMSB(size - 1u) + 1u));  // the power of two >= size (size 1: 2)
   extent = width;

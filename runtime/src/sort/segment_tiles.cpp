@@ -11,7 +11,7 @@
 namespace vksort::algo {
 
 using shader::SegmentTilesPush;
-static_assert(sizeof(SegmentTilesPush) == 48, "push constants must match the GLSL std430 layout");
+static_assert(sizeof(SegmentTilesPush) == 56, "push constants must match the GLSL std430 layout");
 
 namespace {
 constexpr uint32_t fixed_shared = 64;  // what the compiler adds
@@ -22,6 +22,14 @@ constexpr uint32_t largest_tile = 2048;
 // 64 594 ms (single runs, noisy; pairs baseline 1320, 1270, 700 ms in the same runs). 16 keeps
 // workgroups of 64 invocations for a 1024-key tile, which real GPUs need to stay busy.
 constexpr uint32_t keys_per_invocation = 16;
+// Segments of at most serial_keys(device) keys are sorted one per invocation (segment_serial.comp), in
+// workgroups of serial_workgroup invocations. On a CPU device (lavapipe) an invocation's private arrays
+// are ordinary memory and the tile kernel's barriers are the cost, so insertion sort pays up to 128 keys
+// (2^20 keys in segments of 16..128 on lavapipe: bench/results/lavapipe-llvm15-2core_segmented/serial_*).
+// On a GPU the arrays must stay in registers and a lane's quadratic work holds up its whole subgroup:
+// 16 keys, unmeasured there.
+uint32_t serial_keys(const DeviceInfo& device) { return device.type == "cpu" ? 128 : 16; }
+constexpr uint32_t serial_workgroup = 64;
 }  // namespace
 
 SegmentTiles::SegmentTiles(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx), options_(options) {
@@ -33,6 +41,7 @@ SegmentTiles::SegmentTiles(gpu::Context& ctx, const SortOptions& options) : ctx_
                 " keys per workgroup; the small-segment kernel needs " + std::to_string(min_tile));
   max_tile_ = shape.tile();
   max_workgroup_ = shape.workgroup_size;
+  serial_keys_ = std::min(serial_keys(ctx.info), max_tile_);
 }
 
 const gpu::Kernel& SegmentTiles::kernel_for(uint32_t tile) {
@@ -48,6 +57,18 @@ const gpu::Kernel& SegmentTiles::kernel_for(uint32_t tile) {
   return *k;
 }
 
+const gpu::Kernel& SegmentTiles::serial_kernel() {
+  if (!serial_) {
+    const uint32_t wg = std::min(max_workgroup_, serial_workgroup);
+    serial_.emplace(ctx_, keyed_shader("segmented_segment_serial", options_.key), wg,
+                    std::initializer_list<gpu::SpecValue>{{SPEC_KEY_KIND, key_kind(options_.key)},
+                                                          {SPEC_DESCENDING, options_.order == Order::descending},
+                                                          {SPEC_ITEMS_PER_THREAD, serial_keys_}},
+                    uint32_t(sizeof(SegmentTilesPush)));
+  }
+  return *serial_;
+}
+
 void SegmentTiles::record(gpu::Recorder& rec, VkDeviceAddress keys, VkDeviceAddress index, VkDeviceAddress offsets,
                           VkDeviceAddress count, uint32_t n, uint32_t segments, uint32_t largest) {
   const uint32_t tile = std::max(min_tile, std::bit_ceil(std::max(largest, 1u)));
@@ -61,8 +82,16 @@ void SegmentTiles::record(gpu::Recorder& rec, VkDeviceAddress keys, VkDeviceAddr
   push.count = count;
   push.n = n;
   push.segments = segments;
-  push.group_count = segments;
+  // Tiny segments one per invocation, the rest one per workgroup (which skips the tiny ones): disjoint
+  // ranges, so no barrier between the two dispatches. All tiny: the tile kernel is not needed.
+  const uint32_t wg = std::min(max_workgroup_, serial_workgroup);
+  push.largest = std::min(largest, serial_keys_);
+  push.group_count = (segments + wg - 1) / wg;
+  rec.dispatch(serial_kernel(), push, push.group_count);
+  if (largest <= serial_keys_) return;
   push.largest = largest;
+  push.group_count = segments;
+  push.serial = serial_keys_;
   rec.dispatch(kernel_for(tile), push, segments);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Segmented sort of small segments: one workgroup per segment sorts it in shared memory (bitonic, on
-// (key, position in segment) pairs: stable), for segments of up to max_keys() keys. Records one
-// dispatch; owns its kernels, one per tile size, made when first needed.
+// (key, position in segment) pairs: stable), for segments of up to max_keys() keys; segments of a few
+// keys instead one per invocation (insertion sort, no barriers). Records one or two dispatches; owns
+// its kernels, one per tile size and the serial one, made when first needed.
 #pragma once
 
 #include <array>
@@ -31,11 +32,14 @@ class SegmentTiles {
  private:
   static constexpr uint32_t min_tile = 64;
   const gpu::Kernel& kernel_for(uint32_t tile);
+  const gpu::Kernel& serial_kernel();
 
   gpu::Context& ctx_;
   SortOptions options_;
   uint32_t max_tile_ = 0, max_workgroup_ = 0;
+  uint32_t serial_keys_ = 0;  // segments of at most this many keys: one per invocation
   std::array<std::optional<gpu::Kernel>, 32> kernels_;  // by log2(tile)
+  std::optional<gpu::Kernel> serial_;                   // segments of a few keys, one per invocation
 };
 
 }  // namespace vksort::algo

@@ -25,9 +25,10 @@ constexpr uint32_t keys_per_invocation = 16;
 // Segments of at most serial_keys(device) keys are sorted one per invocation (segment_serial.comp), in
 // workgroups of serial_workgroup invocations. On a CPU device (lavapipe) an invocation's private arrays
 // are ordinary memory and the tile kernel's barriers are the cost, so insertion sort pays up to 128 keys
-// (2^20 keys in segments of 16..128 on lavapipe: bench/results/lavapipe-llvm15-2core_segmented/serial_*).
-// On a GPU the arrays must stay in registers and a lane's quadratic work holds up its whole subgroup:
-// 16 keys, unmeasured there.
+// (2^20 keys on lavapipe, old tile kernel vs new: segments of 1..8 keys 270 -> 20 ms, 16..128 keys
+// 115 -> 75 ms; limits 16, 32 and 64 were slower at 16..128: bench/results/lavapipe-llvm15-2core_segmented).
+// 128 keys take ~8.5k loop iterations, far below gallivm's 65535 per invocation. On a GPU the arrays
+// must stay in registers and a lane's quadratic work holds up its whole subgroup: 16 keys, unmeasured.
 uint32_t serial_keys(const DeviceInfo& device) { return device.type == "cpu" ? 128 : 16; }
 constexpr uint32_t serial_workgroup = 64;
 }  // namespace

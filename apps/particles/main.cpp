@@ -75,6 +75,7 @@ struct Options {
   uint32_t reorder_every = 0;
   std::string layout = "cell-order";
   uint32_t cell_divisions = 4;
+  std::string pairs = "once";
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -337,6 +338,7 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
   model.reorder_every = opt.reorder_every;
   model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
   model.cell_divisions = opt.cell_divisions;
+  model.newton = opt.pairs == "once";
   grid_for(model);
   check_inside(model, r.state);
   return r;
@@ -476,6 +478,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cell-order", "lists"}));
   app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k along x, searched k cells each way")
       ->check(CLI::Range(1u, 8u));
+  app.add_option("--pairs", opt.pairs,
+                 "cell order: once (each pair computed once, F_ji = -F_ij) | both (from both sides); the "
+                 "trajectory is the same")
+      ->check(CLI::IsMember({"once", "both"}));
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

@@ -54,8 +54,7 @@ struct Model {
   // slower than d = 1 (1.08x): 25 shorter rows cost more than the distance checks they saved.
   uint32_t cell_divisions = 4;
   // cell_order only: compute each pair once (F_ji = -F_ij, half the neighbourhood walked) on the steps
-  // that need no observables, when all species pairs share a and gamma (otherwise both sides, see
-  // forces.comp); false: from both sides every step. The trajectory is the same bit for bit.
+  // that need no observables; false: from both sides every step. The trajectory is the same bit for bit.
   bool newton = true;
   uint32_t seed = 1;
 };

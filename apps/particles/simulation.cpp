@@ -118,7 +118,7 @@ struct Simulation::Impl {
         forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR),
         forces_newton(c, shader_code("forces"), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON),
         forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals"),
-        newton(m.layout == Layout::cell_order && m.newton && uniform_pairs(m)),
+        newton(m.layout == Layout::cell_order && m.newton),
         sorter(vk, sort_options(g)),
         keys(vk, 4ull * n, "reorder keys"),
         perm(vk, 4ull * n, "reorder permutation"),
@@ -134,14 +134,6 @@ struct Simulation::Impl {
   }
   ~Impl() {
     if (queries) vkDestroyQueryPool(ctx.device(), queries, nullptr);
-  }
-
-  // Every species pair has the same parameters: the Newton variant's condition (forces.comp).
-  static bool uniform_pairs(const Model& m) {
-    for (int k = 0; k < 2; ++k)
-      for (int l = 0; l < 2; ++l)
-        if (m.a[k][l] != m.a[0][0] || m.gamma[k][l] != m.gamma[0][0]) return false;
-    return true;
   }
 
   static vksort::BucketOptions bucket_options(const Model& m, const Grid& g, uint32_t n) {

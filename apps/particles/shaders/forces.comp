@@ -33,7 +33,7 @@
 //     is summed in registers for i and subtracted from j's sum in Params.accum by integer atomics on the
 //     fixed-point words (exact, so still order-free); forces_total.comp turns the sums into forces. The
 //     same pair terms as the gather, so the same forces bit for bit; no aux (the observables come from
-//     the tensor variant). Only for models whose species pairs all have the same a and gamma.
+//     the tensor variant).
 layout(constant_id = 1) const uint variant = DPD_FORCES_GATHER;
 const bool sums_tensor = variant == DPD_FORCES_TENSOR;
 const bool newton = variant == DPD_FORCES_NEWTON;
@@ -80,8 +80,11 @@ void fixed_atomic_add(Uints acc, uint k, uvec2 v) {
 }
 void fixed_atomic_add(Uints acc, uint k, float f) { fixed_atomic_add(acc, k, fixed_of(f)); }
 
-// Particle j at separation d = x_i - x_j (minimum image already applied): the pair term on i.
-void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec3 d) {
+// Particle j of species species_j at separation d = x_i - x_j (minimum image already applied): the
+// pair term on i. The caller takes d and the species from one load of j's position: with the species
+// loaded here apart from the position, the Newton variant read a wrong species on lavapipe (a vec4
+// load split around the atomics, it seems; found by the determinism tests).
+void add_pair(inout Sums s, const Self me, const uint i, const uint j, const float species_j, const vec3 d) {
   const float r2 = dot(d, d);
   if (r2 >= g_rc2) return;
   if (!newton) {
@@ -92,10 +95,7 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec
   const float r = sqrt(r2);
   const vec3 e = d / r;
   const float w = 1.0 - r / g_rc;
-  // The Newton variant runs only when every species pair has the same parameters (the host checks):
-  // with the index read from the species it gave wrong forces on lavapipe for two species (a_01 != a_00:
-  // some like pairs got a_01), a fault not found yet.
-  const uint kl = newton ? 0u : me.k * 2u + uint(Vec4sIn(pc.pos).v[j].w);
+  const uint kl = me.k * 2u + uint(species_j);
   const float state_j = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[j].w : 0.0;
   const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, UintsIn(pc.ids).u[j], me.state, state_j);
   const float fc = g_a[kl] * w;
@@ -125,8 +125,8 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec
 
 // x_i - x_j at the minimum image: d - L k with k = roundEven(d / L) in {-1, 0, 1}, an exact product,
 // so the cell-order walk's d - L (image) below is the same float.
-vec3 separation(const vec3 xi, const uint j) {
-  vec3 d = xi - Vec4sIn(pc.pos).v[j].xyz;
+vec3 separation(const vec3 xi, const vec3 xj) {
+  vec3 d = xi - xj;
   d.x -= g_lx * roundEven(d.x / g_lx);  // roundEven is odd-symmetric
   d.y -= g_ly * roundEven(d.y / g_ly);
   if (g_periodic_z) d.z -= g_lz * roundEven(d.z / g_lz);
@@ -178,12 +178,13 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
         const bool wrapped = j >= hi;
         const uint slot = wrapped ? j - hi + wlo : j;
         if (slot == i) continue;
-        const vec3 d = me.x.xyz - pos.v[slot].xyz - (wrapped ? wimage : image);
+        const vec4 xj = pos.v[slot];
+        const vec3 d = me.x.xyz - xj.xyz - (wrapped ? wimage : image);
         if (dot(d, d) >= g_rc2) continue;
         if (found < kNear) {
           near[found] = slot;
         } else if (overflow) {
-          add_pair(s, me, i, slot, d);
+          add_pair(s, me, i, slot, xj.w, d);
         }
         ++found;
       }
@@ -229,7 +230,10 @@ void main() {
     if (newton || pc.starts != uvec2(0)) {  // the host runs the Newton variant in cell order only
       uint near[kNear];
       const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near);
-      for (uint k = 0; k < min(found, kNear); ++k) add_pair(s, me, i, near[k], separation(me.x.xyz, near[k]));
+      for (uint k = 0; k < min(found, kNear); ++k) {
+        const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+        add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+      }
       if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near);
     } else {
       UintsIn head = UintsIn(pc.head);
@@ -246,7 +250,8 @@ void main() {
           for (int dx = -1; dx <= 1; ++dx) {
             uint j = head.u[wrap_cell(cell.x + dx, nx) + row];
             for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
-              if (j != i) add_pair(s, me, i, j, separation(me.x.xyz, j));
+              const vec4 xj = Vec4sIn(pc.pos).v[j];
+              if (j != i) add_pair(s, me, i, j, xj.w, separation(me.x.xyz, xj.xyz));
             }
           }
         }

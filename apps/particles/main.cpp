@@ -382,7 +382,7 @@ int run(const Options& opt, const CLI::App& app) {
   const Snapshot& s = totals.back().last;
   if (out.gsd) out.gsd->close();
   if (out.xyz) out.xyz->close();
-  if (out.observables) out.observables->commit();
+  if (out.observables) out.observables->close();
   if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
   if (out.rdf) write_atomically(opt.rdf, [&](std::ostream& f) { f << out.rdf->csv(); });
   if (!opt.msd.empty()) write_atomically(opt.msd, [&](std::ostream& f) { f << out.msd->csv(); });

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Trajectories stream to disk as the run goes (issue 19): the GSD and extended XYZ files can be read
 while the app runs, and after it is killed (SIGKILL) they still hold whole frames, the ones written so
-far. A run with more frames than the GSD index's first room (16 frames) reads back in full.
+far; so does the --observables series as JSON. A run with more frames than the GSD index's first room
+(16 frames) reads back in full, and the JSON series holds the CSV's numbers.
 
 Usage: particles_stream.py PARTICLES_BINARY. Exits 77 (skipped) when gsd or ase is not installed."""
+import csv
+import json
 import os
 import signal
 import subprocess
@@ -25,12 +28,25 @@ small = ["--scenario", "equilibrium", "--n", "300", "--box", "5,5,5"]
 with tempfile.TemporaryDirectory() as d:
     # 40 frames: the index is moved to the end of the file twice (room for 16 frames, then 34, then 70).
     run(d, *small, "--steps", "39", "--every", "39", "--dump-every", "1", "--gsd", "long.gsd")
+
+    # The observables as CSV and (.json, by the name) as JSON, from the same run twice: the same numbers.
+    run(d, *small, "--steps", "40", "--every", "10", "--observables", "o.csv")
+    run(d, *small, "--steps", "40", "--every", "10", "--observables", "o.JSON")
+    with open(os.path.join(d, "o.csv")) as f:
+        table = list(csv.DictReader(f))
+    with open(os.path.join(d, "o.JSON")) as f:
+        rows = json.load(f)
+    check(len(table) == 5 and len(rows) == 5, f"5 rows each (CSV {len(table)}, JSON {len(rows)})")
+    check(all(list(r.keys()) == list(t.keys()) for r, t in zip(rows, table)), "JSON keys are the CSV's columns")
+    check(all(float(t[k]) == r[k] for r, t in zip(rows, table) for k in t), "JSON numbers equal the CSV's")
+    check([r["step"] for r in rows] == [0, 10, 20, 30, 40] and isinstance(rows[0]["step"], int), "JSON steps")
     steps, whole = gsd_steps(os.path.join(d, "long.gsd"))
     check(steps == list(range(40)) and whole, f"40 whole frames, steps 0..39 (got {len(steps)})")
 
     # A long run read while it goes, then killed.
-    app = subprocess.Popen([particles, *small, "--steps", "10000000", "--every", "10000000", "--dump-every", "2",
-                            "--gsd", "k.gsd", "--xyz", "k.xyz"], cwd=d, stdout=subprocess.DEVNULL,
+    app = subprocess.Popen([particles, *small, "--steps", "10000000", "--dump-every", "2",
+                            "--gsd", "k.gsd", "--xyz", "k.xyz", "--every", "2",
+                            "--observables", "k.json"], cwd=d, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, env=app_env())
     gsd_path, xyz_path = os.path.join(d, "k.gsd"), os.path.join(d, "k.xyz")
     seen = []
@@ -54,5 +70,9 @@ with tempfile.TemporaryDirectory() as d:
     frames = ase.io.read(xyz_path, f":{len(steps) - 1}")
     check(len(frames) == len(steps) - 1 and all(len(a) == 300 for a in frames),
           f"after SIGKILL the XYZ file holds the frames written ({len(frames)} of at least {len(steps) - 1})")
+    with open(os.path.join(d, "k.json")) as f:
+        series = json.load(f)  # valid JSON after every row
+    check(len(series) >= len(steps) - 1 and [r["step"] for r in series] == list(range(0, 2 * len(series), 2)),
+          f"after SIGKILL the JSON series holds the rows written ({len(series)})")
 
 finish("stream")

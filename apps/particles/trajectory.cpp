@@ -48,6 +48,12 @@ void GrowingFile::overwrite(uint64_t offset, const void* data, size_t bytes) {
   }
 }
 
+void GrowingFile::replace_tail(uint64_t tail, const std::string& text) {
+  if (tail > size_ || text.size() < tail) throw Error("internal: replace_tail beyond the file or shrinking it");
+  overwrite(size_ - tail, text.data(), text.size());
+  size_ += text.size() - tail;
+}
+
 void GrowingFile::close() {
   try {
     file_->close();

@@ -30,6 +30,8 @@ class GrowingFile {
   void append(const void* data, size_t bytes);
   void append(const std::string& text) { append(text.data(), text.size()); }
   void overwrite(uint64_t offset, const void* data, size_t bytes);  // within what was appended
+  // Writes `text` over the last `tail` bytes (text at least as long: the file never shrinks).
+  void replace_tail(uint64_t tail, const std::string& text);
   void close();
   uint64_t size() const { return size_; }
 

@@ -5,38 +5,9 @@ velocities, periodic images; and --init from each file reproduces that file's la
 
 Usage: particles_readback.py PARTICLES_BINARY. Exits 77 (skipped) when gsd or ase is not installed."""
 import os
-import subprocess
-import sys
 import tempfile
 
-try:
-    import numpy as np
-    import gsd.hoomd
-    import ase.io
-except ImportError as e:
-    print(f"skipped: {e} (install python3-gsd and python3-ase)")
-    sys.exit(77)
-
-particles = os.path.abspath(sys.argv[1])
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAILED:", what)
-
-
-def run(folder, *args):
-    # Sanitizer builds: the app (not this interpreter) gets the ASan runtime (tests/CMakeLists.txt).
-    env = dict(os.environ)
-    if os.environ.get("VKSORT_TEST_PRELOAD"):
-        env["LD_PRELOAD"] = os.environ["VKSORT_TEST_PRELOAD"]
-    r = subprocess.run([particles, *args], cwd=folder, capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        print(r.stdout, r.stderr)
-        sys.exit(1)
-
+from particles_script_support import ase, check, finish, gsd, np, run
 
 with tempfile.TemporaryDirectory() as d:
     box = np.array([5.0, 5.0, 6.0])
@@ -111,5 +82,4 @@ with tempfile.TemporaryDirectory() as d:
     check(np.array_equal(np.array(h.get_chemical_symbols()), np.where(np.arange(300) % 2 == 1, "Ar", "Ne")),
           "HOOMD file: frame 0's typeid for the frame that lacks it")
 
-print("readback:", "FAILED" if failures else "ok", f"({len(failures)} failures)")
-sys.exit(1 if failures else 0)
+finish("readback")

@@ -137,8 +137,11 @@ TEST_CASE("equilibrium: P 23.6-23.8 and kinetic temperature within 1% of kBT (a 
   particles::test::NoValidationMessages quiet;
   // 10^3 box, 3000 particles at random (zero momentum, T exact at the start); 400 steps to relax the
   // hot start (t = 4; T is back to within 2% by step 300), then 600 steps sampled every 5 (120
-  // samples, each T to about 1.5% and P to about 0.08, correlated over ~10 steps: the mean T to about
-  // 0.2%, and it sits near 1.005 at this dt): 1000 steps, 40-90 s on lavapipe on this shared machine. Groot & Warren's equation of state gives P = 23.6-23.7 here;
+  // samples, each T to about 1.5% and P to about 0.08, correlated over ~10 steps): 1000 steps, about
+  // 8 s on lavapipe. The margin on T is thin, and longer averaging would not widen it: velocity Verlet's
+  // own excess at dt = 0.01 is about 0.8% (runs of 3000 steps, seeds 11 and 12: ten windows of 500
+  // steps after the first 500, mean 1.0083, spread 1.000-1.019), and this window of 600 steps scatters
+  // by about 0.5% around that. Groot & Warren's equation of state gives P = 23.6-23.7 here;
   // LAMMPS on the same system 23.72 (issue 19).
   Model m = periodic_box(10.0f);
   m.dt = 0.01f;
@@ -194,16 +197,19 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
   const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
   // Lists in another order (scatter: whichever store won; sort: ascending), particles reordered in
   // memory at other steps (or never), and the cell-order walk over slot ranges on cells of r_c and
-  // r_c / 4 along x must give the same sums, hence the same trajectory.
+  // r_c / 4 along x, each pair computed once (atomics landing in any order) or from both sides, must
+  // give the same sums, hence the same trajectory.
   const struct {
     Layout layout;
     Cells cells;
     uint32_t reorder_every, divisions;
-  } runs[] = {{Layout::lists, Cells::scatter, 0, 1},
-              {Layout::lists, Cells::sort, 20, 1},
-              {Layout::lists, Cells::scatter, 7, 1},
-              {Layout::cell_order, Cells::scatter, 0, 1},
-              {Layout::cell_order, Cells::scatter, 0, 4}};
+    bool newton;
+  } runs[] = {{Layout::lists, Cells::scatter, 0, 1, false},
+              {Layout::lists, Cells::sort, 20, 1, false},
+              {Layout::lists, Cells::scatter, 7, 1, false},
+              {Layout::cell_order, Cells::scatter, 0, 1, true},
+              {Layout::cell_order, Cells::scatter, 0, 4, true},
+              {Layout::cell_order, Cells::scatter, 0, 4, false}};
   constexpr int kRuns = int(std::size(runs));
   std::vector<float> pos[kRuns], vel[kRuns];
   for (int run = 0; run < kRuns; ++run) {
@@ -211,6 +217,7 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
     m.cells = runs[run].cells;
     m.reorder_every = runs[run].reorder_every;
     m.cell_divisions = runs[run].divisions;
+    m.newton = runs[run].newton;
     Simulation sim(context(), m, initial);
     sim.advance(100, 16);
     const Snapshot s = sim.snapshot();
@@ -222,6 +229,37 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
     CAPTURE(run);
     CHECK(std::memcmp(pos[0].data(), pos[run].data(), pos[0].size() * 4) == 0);
     CHECK(std::memcmp(vel[0].data(), vel[run].data(), vel[0].size() * 4) == 0);
+  }
+}
+
+TEST_CASE("determinism: each pair computed once (F_ji = -F_ij, atomics in any order) gives the same bits as both sides") {
+  particles::test::NoValidationMessages quiet;
+  // Two species (unlike pairs repel harder, the heavy one twice the mass), periodic with the counter
+  // noise and between walls with the paper's, on cells of r_c and r_c / 4 along x.
+  for (const bool walls : {false, true}) {
+    for (const uint32_t divisions : {1u, 4u}) {
+      CAPTURE(walls);
+      CAPTURE(divisions);
+      Model m = periodic_box(6.0f);
+      m.periodic_z = !walls;
+      m.cell_divisions = divisions;
+      m.mass[1] = 2.0f;
+      m.a[0][1] = m.a[1][0] = 40;
+      m.noise = walls ? Noise::paper : Noise::counter;
+      const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
+      std::vector<float> pos[2], vel[2];
+      for (int once = 0; once < 2; ++once) {
+        m.newton = once == 1;
+        Simulation sim(context(), m, initial);
+        sim.advance(60, 16);  // one submission of 60 steps: 59 of them by the Newton variant
+        const Snapshot s = sim.snapshot();
+        pos[once] = s.pos;
+        vel[once] = s.vel;
+      }
+      CHECK(pos[0] != initial.pos);
+      CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
+      CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
+    }
   }
 }
 

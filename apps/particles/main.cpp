@@ -24,6 +24,7 @@
 #include "mixing_layer.hpp"
 #include "model.hpp"
 #include "observables.hpp"
+#include "observables_series.hpp"
 #include "output_png.hpp"
 #ifdef PARTICLES_HAVE_GIF
 #include "output_gif.hpp"
@@ -75,6 +76,7 @@ struct Options {
   uint32_t reorder_every = 0;
   std::string layout = "cell-order";
   uint32_t cell_divisions = 4;
+  std::string pairs = "once";
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -130,7 +132,7 @@ struct Outputs {
   std::unique_ptr<particles::Trajectory> gsd, xyz;
   std::unique_ptr<particles::RadialDistribution> rdf;
   std::unique_ptr<particles::MeanSquareDisplacement> msd;
-  std::unique_ptr<particles::GrowingFile> observables;
+  std::unique_ptr<particles::ObservablesSeries> observables;
 };
 
 // Next multiple of `every` after `step` (every == 0: never, i.e. `end`).
@@ -183,7 +185,7 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
       const Observables o = measure(model, s);
       print_row(sim, o, sim.times(), s, mixing);
       if (s.step > late_from) totals.late_t += o.temperature, totals.late_p += o.pressure, ++totals.late_rows;
-      if (out && out->observables) out->observables->append(observables_row(model, s.step, o) + "\n");
+      if (out && out->observables) out->observables->add(model, s.step, o);
       if (out && out->rdf && s.step >= rdf_from) out->rdf->add(s);
       if (out) out->msd->add(s);
     }
@@ -337,6 +339,7 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
   model.reorder_every = opt.reorder_every;
   model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
   model.cell_divisions = opt.cell_divisions;
+  model.newton = opt.pairs == "once";
   grid_for(model);
   check_inside(model, r.state);
   return r;
@@ -353,10 +356,7 @@ int run(const Options& opt, const CLI::App& app) {
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;
-  if (!opt.observables.empty()) {
-    out.observables = std::make_unique<GrowingFile>(opt.observables);
-    out.observables->append(std::string(observables_header()) + "\n");
-  }
+  if (!opt.observables.empty()) out.observables = std::make_unique<ObservablesSeries>(opt.observables);
   if (!opt.gsd.empty()) out.gsd = gsd_trajectory(opt.gsd, model, setup.species);
   if (!opt.xyz.empty()) out.xyz = xyz_trajectory(opt.xyz, model, setup.species);
   if (!opt.rdf.empty()) {
@@ -380,7 +380,7 @@ int run(const Options& opt, const CLI::App& app) {
   const Snapshot& s = totals.back().last;
   if (out.gsd) out.gsd->close();
   if (out.xyz) out.xyz->close();
-  if (out.observables) out.observables->commit();
+  if (out.observables) out.observables->close();
   if (!opt.vtk.empty()) write_vtk(opt.vtk, model, s);
   if (out.rdf) write_atomically(opt.rdf, [&](std::ostream& f) { f << out.rdf->csv(); });
   if (!opt.msd.empty()) write_atomically(opt.msd, [&](std::ostream& f) { f << out.msd->csv(); });
@@ -441,7 +441,8 @@ int main(int argc, char** argv) {
                  "a --gsd/--xyz/--vtk frame every k steps, the first and last included (0: the last step only)");
   app.add_option("--species", opt.species, "element symbols of species 0,1 in particle files (and --init XYZ)");
   app.add_option("--observables", opt.observables,
-                 "write the observables (T, energies, momentum, pressure tensors) as CSV, a row every --every steps");
+                 "write the observables (T, energies, momentum, pressure tensors) as CSV, or JSON when FILE ends in "
+                 ".json, a row every --every steps");
   app.add_option("--rdf", opt.rdf, "write g(r) (CSV r,g) averaged over the table rows in the --rdf-window");
   app.add_option("--rdf-bins", opt.rdf_bins, "g(r) bins")->check(CLI::Range(1u, 100000u));
   app.add_option("--rdf-rmax", opt.rdf_rmax, "g(r) range (default: 3 r_c or half the smallest periodic length)")
@@ -476,6 +477,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cell-order", "lists"}));
   app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k along x, searched k cells each way")
       ->check(CLI::Range(1u, 8u));
+  app.add_option("--pairs", opt.pairs,
+                 "cell order: once (each pair computed once, F_ji = -F_ij) | both (from both sides); the "
+                 "trajectory is the same")
+      ->check(CLI::IsMember({"once", "both"}));
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

@@ -53,6 +53,9 @@ struct Model {
   // of d = 1, d = 8 1.03x that of 4 (more cells to sort and find). Dividing all three axes by 2 was
   // slower than d = 1 (1.08x): 25 shorter rows cost more than the distance checks they saved.
   uint32_t cell_divisions = 4;
+  // cell_order only: compute each pair once (F_ji = -F_ij, half the neighbourhood walked) on the steps
+  // that need no observables; false: from both sides every step. The trajectory is the same bit for bit.
+  bool newton = true;
   uint32_t seed = 1;
 };
 

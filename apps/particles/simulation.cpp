@@ -20,7 +20,7 @@ namespace particles {
 
 namespace {
 using shader::Push;
-static_assert(sizeof(shader::Params) == 36 * 4 + 2 * 8, "Params must match the std430 GLSL block");
+static_assert(sizeof(shader::Params) == 36 * 4 + 3 * 8, "Params must match the std430 GLSL block");
 static_assert(sizeof(Push) == 14 * 8 + 8, "Push must match the GLSL push block");
 static_assert(sizeof(Push) <= 128, "Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize)");
 
@@ -73,10 +73,14 @@ struct Simulation::Impl {
   vksort::Device vk;  // vksort on the app's device (borrowed)
   vksort::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
   vksort::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
+  vksort::Buffer accum;          // per slot: the Newton variant's fixed-point force sums, zero between steps
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   gpu::Kernel cells, move, forces, kick, noise, reorder, starts_kernel;
   gpu::Kernel forces_tensor;  // forces.comp that also sums the pressure tensor (specialization constant 1)
+  // forces.comp computing each pair once into `accum`, then forces_total.comp turning the sums into forces.
+  gpu::Kernel forces_newton, forces_total;
+  bool newton;  // cell order with Model::newton
   // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
   // then gathered through `tmp` and copied back.
   vksort::Sorter sorter;
@@ -102,6 +106,7 @@ struct Simulation::Impl {
         ids(vk, 4ull * n, "particle ids"),
         image(vk, 16ull * n, "periodic images"),
         virial(vk, 64ull * n, "pressure tensor sums"),
+        accum(vk, 24ull * n, "fixed-point force sums"),
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
@@ -110,7 +115,10 @@ struct Simulation::Impl {
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
         reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
         starts_kernel(c, shader_code("starts"), sizeof(Push), "starts"),
-        forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", 1),
+        forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR),
+        forces_newton(c, shader_code("forces"), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON),
+        forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals"),
+        newton(m.layout == Layout::cell_order && m.newton),
         sorter(vk, sort_options(g)),
         keys(vk, 4ull * n, "reorder keys"),
         perm(vk, 4ull * n, "reorder permutation"),
@@ -154,6 +162,7 @@ struct Simulation::Impl {
     shader::Params p = params_for(m, g, n);
     p.image = image.address();
     p.virial = virial.address();
+    p.accum = accum.address();
     return p;
   }
 
@@ -296,6 +305,7 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   // At t = 0 the dissipative force sees v(0); a restart brings the one its run had.
   impl_->vtilde.upload(bytes(initial.vtilde.empty() ? initial.vel : initial.vtilde));
   impl_->image.upload(bytes(initial.image.empty() ? std::vector<int32_t>(4 * size_t(n_), 0) : initial.image));
+  impl_->accum.upload(bytes(std::vector<uint32_t>(6 * size_t(n_), 0)));
   std::vector<uint32_t> iota(n_);
   for (uint32_t i = 0; i < n_; ++i) iota[i] = i;
   impl_->iota.upload(bytes(iota));
@@ -339,7 +349,15 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         }
         s.record_neighbours(cmd, push, n_);
         s.stamp(cmd, q + 2);
-        (last ? s.forces_tensor : s.forces).dispatch(cmd, &push, n_);
+        if (last) {
+          s.forces_tensor.dispatch(cmd, &push, n_);
+        } else if (s.newton) {
+          s.forces_newton.dispatch(cmd, &push, n_);
+          gpu::compute_barrier(cmd);
+          s.forces_total.dispatch(cmd, &push, n_);
+        } else {
+          s.forces.dispatch(cmd, &push, n_);
+        }
         gpu::compute_barrier(cmd);
         s.stamp(cmd, q + 3);
         s.kick.dispatch(cmd, &push, n_);

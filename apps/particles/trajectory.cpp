@@ -3,8 +3,11 @@
 // (magic, index and namelist locations and sizes, versions, application and schema names), data
 // chunks, a namelist (2.0: the names packed, each ending in a zero byte, zero-padded to whole 64-byte
 // entries; 1.0: one name per 64-byte entry) and an index of 32-byte entries (frame, N, location, M,
-// name id, type, flags) sorted by frame, then by id. We write the chunks as frames come, the namelist and index at the
-// end, then the header over its placeholder.
+// name id, type, flags) sorted by frame, then by id; entries past the last have location 0 (readers stop
+// at the first). So the file is valid at every frame: the header, namelist and an index with room for
+// entries come first, then each frame's chunks are appended and only after them its index entries
+// written into the room; a run killed in between leaves the earlier frames. A full index is copied to
+// the end with twice the room and the header pointed at it (one 256-byte write).
 #include "trajectory.hpp"
 
 #include <algorithm>
@@ -20,7 +23,7 @@ namespace particles {
 
 GrowingFile::GrowingFile(const std::string& path) {
   try {
-    file_ = std::make_unique<vksort::io::AtomicFile>(path, "output");
+    file_ = std::make_unique<vksort::io::GrowingFile>(path, "output");
   } catch (const vksort::io::FileError& e) {
     throw Error(e.what());
   }
@@ -45,9 +48,15 @@ void GrowingFile::overwrite(uint64_t offset, const void* data, size_t bytes) {
   }
 }
 
-void GrowingFile::commit() {
+void GrowingFile::replace_tail(uint64_t tail, const std::string& text) {
+  if (tail > size_ || text.size() < tail) throw Error("internal: replace_tail beyond the file or shrinking it");
+  overwrite(size_ - tail, text.data(), text.size());
+  size_ += text.size() - tail;
+}
+
+void GrowingFile::close() {
   try {
-    file_->commit();
+    file_->close();
   } catch (const vksort::io::FileError& e) {
     throw Error(e.what());
   }
@@ -87,8 +96,19 @@ class GsdTrajectory final : public Trajectory {
  public:
   GsdTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
       : file_(path), m_(m), species_(species) {
-    const GsdHeader placeholder{};
-    file_.append(&placeholder, sizeof placeholder);
+    header_.magic = kGsdMagic;
+    header_.schema_version = (1u << 16) | 4u;  // HOOMD schema 1.4
+    header_.gsd_version = (2u << 16) | 0u;     // file layer 2.0
+    std::strncpy(header_.application, "vksort particles", sizeof header_.application - 1);
+    std::strncpy(header_.schema, "hoomd", sizeof header_.schema - 1);
+    std::string names;
+    for (const char* name : kGsdNames) names.append(name, std::strlen(name) + 1);
+    names.resize((names.size() + 63) / 64 * 64, '\0');
+    header_.namelist_location = sizeof header_;
+    header_.namelist_allocated = names.size() / 64;
+    file_.append(&header_, sizeof header_);
+    file_.append(names.data(), names.size());
+    move_index(16 * std::size(kGsdNames));  // 16 frames before the first move
   }
 
   void frame(const Snapshot& s) override {
@@ -121,28 +141,18 @@ class GsdTrajectory final : public Trajectory {
     for (int k = 0; k < 2; ++k) std::memcpy(&types[k * width], species_.name[k].data(), species_.name[k].size());
     chunk("particles/types", i8, 2, uint32_t(width), types.data());
     chunk("particles/velocity", f32, n, 3, velocity.data());
+    // The chunks are in the file; now the entries that make them a frame.
+    if (index_.size() > header_.index_allocated) {
+      move_index(2 * index_.size());
+    } else {
+      const size_t first = index_.size() - std::size(kGsdNames);
+      file_.overwrite(header_.index_location + first * sizeof(GsdIndexEntry), &index_[first],
+                      std::size(kGsdNames) * sizeof(GsdIndexEntry));
+    }
     ++frames_;
   }
 
-  void close() override {
-    GsdHeader h{};
-    h.magic = kGsdMagic;
-    h.namelist_location = file_.size();
-    std::string names;
-    for (const char* name : kGsdNames) names.append(name, std::strlen(name) + 1);
-    names.resize((names.size() + 63) / 64 * 64, '\0');
-    h.namelist_allocated = names.size() / 64;
-    file_.append(names.data(), names.size());
-    h.index_location = file_.size();
-    h.index_allocated = index_.size();
-    file_.append(index_.data(), index_.size() * sizeof(GsdIndexEntry));
-    h.schema_version = (1u << 16) | 4u;  // HOOMD schema 1.4
-    h.gsd_version = (2u << 16) | 0u;     // file layer 2.0
-    std::strncpy(h.application, "vksort particles", sizeof h.application - 1);
-    std::strncpy(h.schema, "hoomd", sizeof h.schema - 1);
-    file_.overwrite(0, &h, sizeof h);
-    file_.commit();
-  }
+  void close() override { file_.close(); }
 
  private:
   // Entries within a frame go in id order: chunk() is called in kGsdNames order.
@@ -152,10 +162,22 @@ class GsdTrajectory final : public Trajectory {
     file_.append(data, size_t(n) * m * item);
   }
 
+  // Writes the index (the entries so far, then empty room up to `entries`) at the end of the file and
+  // points the header at it.
+  void move_index(uint64_t entries) {
+    std::vector<GsdIndexEntry> room(entries, GsdIndexEntry{});
+    std::copy(index_.begin(), index_.end(), room.begin());
+    header_.index_location = file_.size();
+    header_.index_allocated = entries;
+    file_.append(room.data(), room.size() * sizeof(GsdIndexEntry));
+    file_.overwrite(0, &header_, sizeof header_);
+  }
+
   GrowingFile file_;
   Model m_;
   SpeciesNames species_;
-  std::vector<GsdIndexEntry> index_;
+  GsdHeader header_{};
+  std::vector<GsdIndexEntry> index_;  // every frame's entries (32 bytes per chunk: small)
   uint64_t frames_ = 0;
 };
 
@@ -164,7 +186,7 @@ class XyzTrajectory final : public Trajectory {
   XyzTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
       : file_(path), m_(m), species_(species) {}
   void frame(const Snapshot& s) override { file_.append(xyz_frame(m_, species_, s)); }
-  void close() override { file_.commit(); }
+  void close() override { file_.close(); }
 
  private:
   GrowingFile file_;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // trajectory.hpp — files that grow while a run goes: GSD (HOOMD-blue's format, our own writer of its
-// documented file layer and HOOMD schema), multi-frame extended XYZ, and time series. They go to a
-// temporary file beside the destination (vksort's atomic file writer), which replaces the destination
-// when the run ends: a run that dies leaves the old file, never part of a frame or row.
+// documented file layer and HOOMD schema), multi-frame extended XYZ, and time series. They are written
+// in place as the run goes (vksort's GrowingFile), each valid after every frame or row: a run that dies,
+// even by SIGKILL, leaves the frames written so far, readable; memory stays bounded by one frame.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +15,13 @@
 #include "species.hpp"
 
 namespace vksort::io {
-class AtomicFile;
+class GrowingFile;
 }
 
 namespace particles {
 
-// A file that grows while the run goes (a trajectory, a time series): appended to a temporary file
-// beside `path`, which replaces `path` on commit(). Without commit() the destination is left as it was.
+// A file that grows while the run goes (a trajectory, a time series), written in place: `path` is
+// truncated when it is created, and every append is in it at once. close() flushes it to the disk.
 class GrowingFile {
  public:
   // Throws Error when `path` cannot take a file (no such folder, a folder in the way).
@@ -29,20 +29,23 @@ class GrowingFile {
   ~GrowingFile();
   void append(const void* data, size_t bytes);
   void append(const std::string& text) { append(text.data(), text.size()); }
-  void overwrite(uint64_t offset, const void* data, size_t bytes);  // bytes already appended
-  void commit();
+  void overwrite(uint64_t offset, const void* data, size_t bytes);  // within what was appended
+  // Writes `text` over the last `tail` bytes (text at least as long: the file never shrinks).
+  void replace_tail(uint64_t tail, const std::string& text);
+  void close();
   uint64_t size() const { return size_; }
 
  private:
-  std::unique_ptr<vksort::io::AtomicFile> file_;
+  std::unique_ptr<vksort::io::GrowingFile> file_;
   uint64_t size_ = 0;
 };
 
 class Trajectory {
  public:
   virtual ~Trajectory() = default;
+  // Appends a frame; the file is complete and readable with it when this returns.
   virtual void frame(const Snapshot& s) = 0;
-  // Completes the file and puts it in place. Without close() the destination is left as it was.
+  // Flushes the file to the disk.
   virtual void close() = 0;
 };
 

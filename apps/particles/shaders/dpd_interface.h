@@ -31,6 +31,11 @@ struct alignas(8) Address {
 #define DPD_RNG_COUNTER 0u    // stateless hash of (seed, step, min(i,j), max(i,j))
 #define DPD_RNG_PAPER 1u      // per-particle x = 1.000005 (r + sqrt 3)^5, r' = frac(x) (seed 002, 4.2)
 
+// forces.comp's variants (its specialization constant 1).
+#define DPD_FORCES_GATHER 0u  // every pair from both sides
+#define DPD_FORCES_TENSOR 1u  // the same, also summing the pressure tensor
+#define DPD_FORCES_NEWTON 2u  // each pair once, into Params.accum (cell order)
+
 DPD_PARAMS_BLOCK {
   float lx; float ly; float lz; float rc;  // box (x, y periodic; z walls unless periodic_z), cut-off
   uint nx; uint ny; uint nz; uint n;       // cells per axis (edge >= rc), particles
@@ -54,6 +59,8 @@ DPD_PARAMS_BLOCK {
   DPD_ADDRESS virial;  // 4 vec4 per slot, written by forces.comp's sums_tensor variant, half per pair side:
                        // conservative r_a F_b (xx yy zz, pair energy), (xy xz yz, 0), then all forces'
                        // (xx yy zz, 0), (xy xz yz, 0)
+  DPD_ADDRESS accum;   // uint[6] per slot: the force's x, y, z as 64-bit fixed point (lo, hi) words, summed
+                       // by forces.comp's Newton variant; forces_total.comp reads them and zeroes them
 };
 
 DPD_PUSH_BLOCK {

@@ -20,29 +20,23 @@
 // i.e. for most candidates, not for the ~15% that are within r_c.
 //   Bucket lists (pc.starts zero): the lists of the 27 cells around i's, cell by cell.
 #include "dpd.glsl"
+#include "fixed_point.glsl"
 
-// Specialization constant 1: the variant that also sums the pressure tensor and pair energy (into
-// Params.virial) in add_pair, whichever neighbour walk found the pair. A separate pipeline, so the
-// every-step kernel carries none of that work.
-layout(constant_id = 1) const bool sums_tensor = false;
-
-// 64-bit two's complement fixed point held as (lo, hi) words, so no shaderInt64 is needed. |f| is
-// split into whole and fraction (both exact: trunc is exact in float and so is the difference), and
-// added or subtracted by its sign: the fixed value of -f is exactly minus that of f.
-void fixed_add(inout uvec2 acc, float f) {
-  const float m = abs(f);
-  const uint hi = uint(m);
-  const uint lo = uint((m - float(hi)) * 4294967296.0);  // scaling by 2^32 is exact
-  uint carry;
-  if (f < 0.0) {
-    acc.x = usubBorrow(acc.x, lo, carry);
-    acc.y -= hi + carry;
-  } else {
-    acc.x = uaddCarry(acc.x, lo, carry);
-    acc.y += hi + carry;
-  }
-}
-float fixed_value(uvec2 acc) { return float(int(acc.y)) + float(acc.x) * (1.0 / 4294967296.0); }
+// Specialization constant 1, the variant (a separate pipeline each, so the every-step kernel carries
+// none of the others' work):
+//   DPD_FORCES_GATHER: every pair from both sides, as described above; writes forces and aux.
+//   DPD_FORCES_TENSOR: the same, also summing the pressure tensor and pair energy (into Params.virial)
+//     in add_pair, whichever neighbour walk found the pair.
+//   DPD_FORCES_NEWTON (cell order only): each pair once, F_ji = -F_ij. Particle i walks the forward half
+//     of its neighbourhood (the rest of its own row after slot i, the row at y + 1, the three rows at
+//     z + 1), so half the candidates are loaded and half the pair terms, noise included, computed. F_ij
+//     is summed in registers for i and subtracted from j's sum in Params.accum by integer atomics on the
+//     fixed-point words (exact, so still order-free); forces_total.comp turns the sums into forces. The
+//     same pair terms as the gather, so the same forces bit for bit; no aux (the observables come from
+//     the tensor variant).
+layout(constant_id = 1) const uint variant = DPD_FORCES_GATHER;
+const bool sums_tensor = variant == DPD_FORCES_TENSOR;
+const bool newton = variant == DPD_FORCES_NEWTON;
 
 // Neighbour cell along a periodic axis (needs >= 2 reach + 1 cells, checked on the host, so the
 // cells visited are distinct).
@@ -78,17 +72,30 @@ uint g_rng, g_seed, g_capacity;
 vec4 g_a, g_gamma, g_sigma;
 bool g_record, g_periodic_z;
 
-// Particle j at separation d = x_i - x_j (minimum image already applied): the pair term on i.
-void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec3 d) {
+// Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc`: the carry out of the low word
+// comes from the value the atomic found there, so the pair of atomics adds exactly v in any order.
+void fixed_atomic_add(Uints acc, uint k, uvec2 v) {
+  const uint old = atomicAdd(acc.u[k], v.x);
+  atomicAdd(acc.u[k + 1u], v.y + uint(old > ~v.x));
+}
+void fixed_atomic_add(Uints acc, uint k, float f) { fixed_atomic_add(acc, k, fixed_of(f)); }
+
+// Particle j of species species_j at separation d = x_i - x_j (minimum image already applied): the
+// pair term on i. The caller takes d and the species from one load of j's position: with the species
+// loaded here apart from the position, the Newton variant read a wrong species on lavapipe (a vec4
+// load split around the atomics, it seems; found by the determinism tests).
+void add_pair(inout Sums s, const Self me, const uint i, const uint j, const float species_j, const vec3 d) {
   const float r2 = dot(d, d);
   if (r2 >= g_rc2) return;
-  if (g_record && s.count < g_capacity) Uints(pc.pairs).u[i * g_capacity + s.count] = j;
-  ++s.count;
+  if (!newton) {
+    if (g_record && s.count < g_capacity) Uints(pc.pairs).u[i * g_capacity + s.count] = j;
+    ++s.count;
+  }
   if (r2 == 0.0) return;  // coincident: no direction, no force
   const float r = sqrt(r2);
   const vec3 e = d / r;
   const float w = 1.0 - r / g_rc;
-  const uint kl = me.k * 2u + uint(Vec4sIn(pc.pos).v[j].w);
+  const uint kl = me.k * 2u + uint(species_j);
   const float state_j = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[j].w : 0.0;
   const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, UintsIn(pc.ids).u[j], me.state, state_j);
   const float fc = g_a[kl] * w;
@@ -97,6 +104,13 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec
   fixed_add(s.fx, f * e.x);
   fixed_add(s.fy, f * e.y);
   fixed_add(s.fz, f * e.z);
+  if (newton) {  // F_ji = -F_ij: the same fixed-point words, negated
+    Uints acc = Uints(Params(pc.params).accum);
+    fixed_atomic_add(acc, 6u * j, -(f * e.x));
+    fixed_atomic_add(acc, 6u * j + 2u, -(f * e.y));
+    fixed_atomic_add(acc, 6u * j + 4u, -(f * e.z));
+    return;
+  }
   s.virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
   s.virial += 0.5 * f * r;
   if (sums_tensor) {
@@ -111,8 +125,8 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const vec
 
 // x_i - x_j at the minimum image: d - L k with k = roundEven(d / L) in {-1, 0, 1}, an exact product,
 // so the cell-order walk's d - L (image) below is the same float.
-vec3 separation(const vec3 xi, const uint j) {
-  vec3 d = xi - Vec4sIn(pc.pos).v[j].xyz;
+vec3 separation(const vec3 xi, const vec3 xj) {
+  vec3 d = xi - xj;
   d.x -= g_lx * roundEven(d.x / g_lx);  // roundEven is odd-symmetric
   d.y -= g_ly * roundEven(d.y / g_ly);
   if (g_periodic_z) d.z -= g_lz * roundEven(d.z / g_lz);
@@ -120,7 +134,8 @@ vec3 separation(const vec3 xi, const uint j) {
 }
 
 // Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
-// (cx, cy, cz): 9 rows, each one or two ranges of slots. Collects the first kNear neighbours within
+// (cx, cy, cz): 9 rows, each one or two ranges of slots (the Newton variant: the forward half, 4 rows
+// and the part of its own row after slot i). Collects the first kNear neighbours within
 // r_c into `near`; with `overflow`, computes the pair terms of the ones after. Returns how many it
 // found (the same count, in the same order, on both passes).
 uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
@@ -130,7 +145,7 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
   UintsIn starts = UintsIn(pc.starts);
   Vec4sIn pos = Vec4sIn(pc.pos);
   uint found = 0;
-  for (int dz = -1; dz <= 1; ++dz) {
+  for (int dz = newton ? 0 : -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
     float image_z = 0.0;
     if (g_periodic_z) {
@@ -139,12 +154,13 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
     } else if (z < 0 || z >= int(nz)) {
       continue;
     }
-    for (int dy = -1; dy <= 1; ++dy) {
+    for (int dy = newton && dz == 0 ? 0 : -1; dy <= 1; ++dy) {
+      const bool forward_only = newton && dz == 0 && dy == 0;  // own row: cells cx .. cx + reach
       const float image_y = image_of(cell.y + dy, ny);
       const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
       // Cells cx - reach .. cx + reach of this row: [lo, hi) unwrapped, then the part that wrapped
       // around x, [wlo, whi), lying in the periodic image image_x.
-      int first = cell.x - reach, last = cell.x + reach;
+      int first = forward_only ? cell.x : cell.x - reach, last = cell.x + reach;
       uint wlo = 0, whi = 0;
       float image_x = 0.0;
       if (first < 0) {
@@ -154,19 +170,21 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
         wlo = starts.u[row], whi = starts.u[row + uint(last - int(nx)) + 1u], image_x = 1.0;
         last = int(nx) - 1;
       }
-      const uint lo = starts.u[row + uint(first)], hi = starts.u[row + uint(last) + 1u];
+      // Slot i lies in cell cx of its own row: the forward part starts right after it.
+      const uint lo = forward_only ? i + 1u : starts.u[row + uint(first)], hi = starts.u[row + uint(last) + 1u];
       const vec3 image = vec3(0.0, g_ly * image_y, g_lz * image_z);
       const vec3 wimage = vec3(g_lx * image_x, image.yz);
       for (uint j = lo; j < whi + (hi - wlo); ++j) {  // [lo, hi) then [wlo, whi) in one loop
         const bool wrapped = j >= hi;
         const uint slot = wrapped ? j - hi + wlo : j;
         if (slot == i) continue;
-        const vec3 d = me.x.xyz - pos.v[slot].xyz - (wrapped ? wimage : image);
+        const vec4 xj = pos.v[slot];
+        const vec3 d = me.x.xyz - xj.xyz - (wrapped ? wimage : image);
         if (dot(d, d) >= g_rc2) continue;
         if (found < kNear) {
           near[found] = slot;
         } else if (overflow) {
-          add_pair(s, me, i, slot, d);
+          add_pair(s, me, i, slot, xj.w, d);
         }
         ++found;
       }
@@ -209,10 +227,13 @@ void main() {
   const uint c = UintsIn(pc.cell).u[i];
   if (c < nx * ny * nz) {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
-    if (pc.starts != uvec2(0)) {
+    if (newton || pc.starts != uvec2(0)) {  // the host runs the Newton variant in cell order only
       uint near[kNear];
       const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near);
-      for (uint k = 0; k < min(found, kNear); ++k) add_pair(s, me, i, near[k], separation(me.x.xyz, near[k]));
+      for (uint k = 0; k < min(found, kNear); ++k) {
+        const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+        add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+      }
       if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near);
     } else {
       UintsIn head = UintsIn(pc.head);
@@ -229,12 +250,20 @@ void main() {
           for (int dx = -1; dx <= 1; ++dx) {
             uint j = head.u[wrap_cell(cell.x + dx, nx) + row];
             for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
-              if (j != i) add_pair(s, me, i, j, separation(me.x.xyz, j));
+              const vec4 xj = Vec4sIn(pc.pos).v[j];
+              if (j != i) add_pair(s, me, i, j, xj.w, separation(me.x.xyz, xj.xyz));
             }
           }
         }
       }
     }
+  }
+  if (newton) {  // i's own sum joins what its neighbours subtracted; forces_total.comp finishes
+    Uints acc = Uints(p.accum);
+    fixed_atomic_add(acc, 6u * i, s.fx);
+    fixed_atomic_add(acc, 6u * i + 2u, s.fy);
+    fixed_atomic_add(acc, 6u * i + 4u, s.fz);
+    return;
   }
   const float m = p.mass[me.k];
   Vec4s(pc.force).v[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fixed_value(s.fz) - m * p.gravity, 0.0);

@@ -76,6 +76,48 @@ void sync_folder(const std::filesystem::path& folder) {
   close(fd);
 }
 
+// The checks every output's destination gets before anything is created.
+void check_destination(const std::filesystem::path& destination, const std::string& role) {
+  namespace fs = std::filesystem;
+  const fs::path folder = folder_of(destination);
+  std::error_code ec;
+  if (!fs::exists(folder, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) + " does not exist");
+  if (!fs::is_directory(folder, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + in_quotes(folder) + " is not a folder");
+  if (fs::is_directory(destination, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is a folder, not a file");
+}
+
+// write(2) or, at an offset, pwrite(2) until all is written; `what` names the file in errors.
+void write_all(int fd, std::span<const std::byte> data, const std::string& what) {
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(FileError::Kind::io, "writing " + what + ": " + errno_text(errno));
+    }
+    p += w;
+    left -= size_t(w);
+  }
+}
+void write_all_at(int fd, uint64_t offset, std::span<const std::byte> data, const std::string& what) {
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t w = ::pwrite(fd, p, left, off_t(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(FileError::Kind::io, "writing " + what + ": " + errno_text(errno));
+    }
+    p += w;
+    offset += uint64_t(w);
+    left -= size_t(w);
+  }
+}
+
 }  // namespace
 
 // Permissions a new output gets: those of the file it replaces, else what open(2) would give under
@@ -92,15 +134,8 @@ bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR ||
 
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     : destination_(std::move(destination)), role_(std::move(role)) {
-  namespace fs = std::filesystem;
-  const fs::path folder = destination_.has_parent_path() ? destination_.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::exists(folder, ec))
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": folder " + in_quotes(folder) + " does not exist");
-  if (!fs::is_directory(folder, ec))
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": " + in_quotes(folder) + " is not a folder");
-  if (fs::is_directory(destination_, ec))
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + " is a folder, not a file");
+  check_destination(destination_, role_);
+  const std::filesystem::path folder = folder_of(destination_);
 
   // Preferably a file without a name (O_TMPFILE): nothing is left behind whatever ends the process,
   // SIGKILL included, until finish() links it. Filesystems without O_TMPFILE get a hidden temporary
@@ -132,33 +167,10 @@ AtomicFile::~AtomicFile() {
   release_slot(slot_);
 }
 
-void AtomicFile::write(std::span<const std::byte> data) {
-  const auto* p = reinterpret_cast<const char*>(data.data());
-  size_t left = data.size();
-  while (left > 0) {
-    const ssize_t w = ::write(fd_, p, left);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
-    }
-    p += w;
-    left -= size_t(w);
-  }
-}
+void AtomicFile::write(std::span<const std::byte> data) { write_all(fd_, data, role_ + " " + in_quotes(destination_)); }
 
 void AtomicFile::write_at(uint64_t offset, std::span<const std::byte> data) {
-  const auto* p = reinterpret_cast<const char*>(data.data());
-  size_t left = data.size();
-  while (left > 0) {
-    const ssize_t w = ::pwrite(fd_, p, left, off_t(offset));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
-    }
-    p += w;
-    offset += uint64_t(w);
-    left -= size_t(w);
-  }
+  write_all_at(fd_, offset, data, role_ + " " + in_quotes(destination_));
 }
 
 void AtomicFile::finish() {
@@ -214,6 +226,37 @@ void write_file(const std::filesystem::path& destination, const std::string& rol
   AtomicFile file(destination, role);
   file.write(contents);
   file.commit();
+}
+
+GrowingFile::GrowingFile(std::filesystem::path destination, std::string role)
+    : destination_(std::move(destination)), role_(std::move(role)) {
+  check_destination(destination_, role_);
+  fd_ = open(destination_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, output_mode(destination_));
+  if (fd_ < 0)
+    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create it: " + errno_text(errno));
+}
+
+GrowingFile::~GrowingFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void GrowingFile::write(std::span<const std::byte> data) { write_all(fd_, data, role_ + " " + in_quotes(destination_)); }
+
+void GrowingFile::write_at(uint64_t offset, std::span<const std::byte> data) {
+  write_all_at(fd_, offset, data, role_ + " " + in_quotes(destination_));
+}
+
+void GrowingFile::close() {
+  if (fd_ < 0) return;
+  const std::string what = "writing " + role_ + " " + in_quotes(destination_);
+  const int fd = fd_;
+  fd_ = -1;
+  if (fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw FileError(FileError::Kind::io, what + " to disk: " + errno_text(err));
+  }
+  if (::close(fd) != 0) throw FileError(FileError::Kind::io, what + ": " + errno_text(errno));
 }
 
 }  // namespace vksort::io

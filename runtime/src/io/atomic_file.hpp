@@ -80,6 +80,30 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// A file written in place as it grows (a trajectory, a time series), for outputs whose writer keeps
+// them valid after every append (a GSD frame and then its index entries, a whole XYZ frame, a whole CSV
+// row): what is written is in the destination at once, so a run that dies, even by SIGKILL, leaves the
+// part written so far, readable. Not atomic: the destination is truncated when the file is created.
+class GrowingFile {
+ public:
+  // The same destination checks as AtomicFile's. Throws FileError (destination).
+  GrowingFile(std::filesystem::path destination, std::string role);
+  ~GrowingFile();
+  GrowingFile(const GrowingFile&) = delete;
+  GrowingFile& operator=(const GrowingFile&) = delete;
+
+  // Appends, or overwrites bytes at `offset` (the next write() still appends). Throws FileError (io).
+  void write(std::span<const std::byte> data);
+  void write_at(uint64_t offset, std::span<const std::byte> data);
+  // Flushes the file to the disk and closes it. Throws FileError (io).
+  void close();
+
+ private:
+  std::filesystem::path destination_;
+  std::string role_;
+  int fd_ = -1;
+};
+
 // Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of live AtomicFiles before the
 // process dies of the signal as it otherwise would.
 void install_cleanup_on_signals();

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+"""Trajectories stream to disk as the run goes (issue 19): the GSD and extended XYZ files can be read
+while the app runs, and after it is killed (SIGKILL) they still hold whole frames, the ones written so
+far; so does the --observables series as JSON. A run with more frames than the GSD index's first room
+(16 frames) reads back in full, and the JSON series holds the CSV's numbers.
+
+Usage: particles_stream.py PARTICLES_BINARY. Exits 77 (skipped) when gsd or ase is not installed."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from particles_script_support import app_env, ase, check, finish, gsd, np, particles, run
+
+
+def gsd_steps(path):
+    with gsd.hoomd.open(path, "rb") as t:
+        steps = [int(f.configuration.step) for f in t]
+        whole = all(f.particles.N == 300 and f.particles.position.shape == (300, 3) and
+                    np.all(np.isfinite(f.particles.position)) for f in t)
+    return steps, whole
+
+
+small = ["--scenario", "equilibrium", "--n", "300", "--box", "5,5,5"]
+with tempfile.TemporaryDirectory() as d:
+    # 40 frames: the index is moved to the end of the file twice (room for 16 frames, then 34, then 70).
+    run(d, *small, "--steps", "39", "--every", "39", "--dump-every", "1", "--gsd", "long.gsd")
+
+    # The observables as CSV and (.json, by the name) as JSON, from the same run twice: the same numbers.
+    run(d, *small, "--steps", "40", "--every", "10", "--observables", "o.csv")
+    run(d, *small, "--steps", "40", "--every", "10", "--observables", "o.JSON")
+    with open(os.path.join(d, "o.csv")) as f:
+        table = list(csv.DictReader(f))
+    with open(os.path.join(d, "o.JSON")) as f:
+        rows = json.load(f)
+    check(len(table) == 5 and len(rows) == 5, f"5 rows each (CSV {len(table)}, JSON {len(rows)})")
+    check(all(list(r.keys()) == list(t.keys()) for r, t in zip(rows, table)), "JSON keys are the CSV's columns")
+    check(all(float(t[k]) == r[k] for r, t in zip(rows, table) for k in t), "JSON numbers equal the CSV's")
+    check([r["step"] for r in rows] == [0, 10, 20, 30, 40] and isinstance(rows[0]["step"], int), "JSON steps")
+    steps, whole = gsd_steps(os.path.join(d, "long.gsd"))
+    check(steps == list(range(40)) and whole, f"40 whole frames, steps 0..39 (got {len(steps)})")
+
+    # A long run read while it goes, then killed.
+    app = subprocess.Popen([particles, *small, "--steps", "10000000", "--dump-every", "2",
+                            "--gsd", "k.gsd", "--xyz", "k.xyz", "--every", "2",
+                            "--observables", "k.json"], cwd=d, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=app_env())
+    gsd_path, xyz_path = os.path.join(d, "k.gsd"), os.path.join(d, "k.xyz")
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and app.poll() is None:
+        if os.path.exists(gsd_path):
+            seen, whole = gsd_steps(gsd_path)  # valid at any moment: never a half-written index
+            if len(seen) >= 4:
+                break
+        time.sleep(0.05)
+    running = app.poll() is None
+    app.send_signal(signal.SIGKILL)
+    app.wait()
+    check(running, "the app was still running when the frames were read")
+    check(len(seen) >= 4 and seen == list(range(0, 2 * len(seen), 2)) and whole,
+          f"frames readable mid-run: steps 0, 2, 4, ... (saw {seen})")
+    steps, whole = gsd_steps(gsd_path)
+    check(len(steps) >= len(seen) and steps == list(range(0, 2 * len(steps), 2)) and whole,
+          f"after SIGKILL the GSD file holds every frame written, whole ({len(steps)} frames)")
+    # The XYZ frame of a step goes out just after its GSD frame: all but the GSD's last are in it whole.
+    frames = ase.io.read(xyz_path, f":{len(steps) - 1}")
+    check(len(frames) == len(steps) - 1 and all(len(a) == 300 for a in frames),
+          f"after SIGKILL the XYZ file holds the frames written ({len(frames)} of at least {len(steps) - 1})")
+    with open(os.path.join(d, "k.json")) as f:
+        series = json.load(f)  # valid JSON after every row
+    check(len(series) >= len(steps) - 1 and [r["step"] for r in series] == list(range(0, 2 * len(series), 2)),
+          f"after SIGKILL the JSON series holds the rows written ({len(series)})")
+
+finish("stream")

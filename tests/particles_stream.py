@@ -75,4 +75,23 @@ with tempfile.TemporaryDirectory() as d:
     check(len(series) >= len(steps) - 1 and [r["step"] for r in series] == list(range(0, 2 * len(series), 2)),
           f"after SIGKILL the JSON series holds the rows written ({len(series)})")
 
+    # A run that fails before its first frame or row leaves existing outputs as they were and no
+    # temporary beside them: a bad second output path, and a device that does not exist (found only
+    # after the outputs are set up).
+    for bad in (["--gsd", "old.gsd", "--xyz", os.path.join("no-such-folder", "x.xyz")],
+                ["--gsd", "old.gsd", "--xyz", "old.xyz", "--device", "no-such-device"]):
+        before = {}
+        for name in ("old.gsd", "old.xyz", "old.json"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(f"the user's {name}\n")
+            before[name] = f"the user's {name}\n"
+        listing = sorted(os.listdir(d))
+        r = subprocess.run([particles, *small, "--steps", "4", "--dump-every", "1", "--observables", "old.json", *bad],
+                           cwd=d, capture_output=True, text=True, env=app_env())
+        check(r.returncode != 0, f"{bad[-1]}: a failed run exits non-zero (got {r.returncode})")
+        for name, text in before.items():
+            with open(os.path.join(d, name)) as f:
+                check(f.read() == text, f"{bad[-1]}: {name} untouched by a run that failed before its first frame")
+        check(sorted(os.listdir(d)) == listing, f"{bad[-1]}: nothing left beside the outputs ({sorted(os.listdir(d))})")
+
 finish("stream")

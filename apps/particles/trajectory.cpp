@@ -54,6 +54,14 @@ void GrowingFile::replace_tail(uint64_t tail, const std::string& text) {
   size_ += text.size() - tail;
 }
 
+void GrowingFile::publish() {
+  try {
+    file_->publish();
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+}
+
 void GrowingFile::close() {
   try {
     file_->close();
@@ -150,6 +158,7 @@ class GsdTrajectory final : public Trajectory {
                       std::size(kGsdNames) * sizeof(GsdIndexEntry));
     }
     ++frames_;
+    file_.publish();
   }
 
   void close() override { file_.close(); }
@@ -185,7 +194,10 @@ class XyzTrajectory final : public Trajectory {
  public:
   XyzTrajectory(const std::string& path, const Model& m, const SpeciesNames& species)
       : file_(path), m_(m), species_(species) {}
-  void frame(const Snapshot& s) override { file_.append(xyz_frame(m_, species_, s)); }
+  void frame(const Snapshot& s) override {
+    file_.append(xyz_frame(m_, species_, s));
+    file_.publish();
+  }
   void close() override { file_.close(); }
 
  private:

@@ -20,8 +20,9 @@ class GrowingFile;
 
 namespace particles {
 
-// A file that grows while the run goes (a trajectory, a time series), written in place: `path` is
-// truncated when it is created, and every append is in it at once. close() flushes it to the disk.
+// A file that grows while the run goes (a trajectory, a time series): until the first publish() (its
+// writer's first frame or row) a temporary file that leaves `path` as it was if the run fails; from
+// then on `path` itself, every append in it at once. close() publishes and flushes it to the disk.
 class GrowingFile {
  public:
   // Throws Error when `path` cannot take a file (no such folder, a folder in the way).
@@ -32,6 +33,7 @@ class GrowingFile {
   void overwrite(uint64_t offset, const void* data, size_t bytes);  // within what was appended
   // Writes `text` over the last `tail` bytes (text at least as long: the file never shrinks).
   void replace_tail(uint64_t tail, const std::string& text);
+  void publish();
   void close();
   uint64_t size() const { return size_; }
 

@@ -229,24 +229,39 @@ void write_file(const std::filesystem::path& destination, const std::string& rol
 }
 
 GrowingFile::GrowingFile(std::filesystem::path destination, std::string role)
-    : destination_(std::move(destination)), role_(std::move(role)) {
-  check_destination(destination_, role_);
-  fd_ = open(destination_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, output_mode(destination_));
-  if (fd_ < 0)
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create it: " + errno_text(errno));
-}
+    : destination_(std::move(destination)), role_(std::move(role)),
+      pending_(std::make_unique<AtomicFile>(destination_, role_)) {}
 
 GrowingFile::~GrowingFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void GrowingFile::write(std::span<const std::byte> data) { write_all(fd_, data, role_ + " " + in_quotes(destination_)); }
+void GrowingFile::write(std::span<const std::byte> data) {
+  if (pending_)
+    pending_->write(data);
+  else
+    write_all(fd_, data, role_ + " " + in_quotes(destination_));
+}
 
 void GrowingFile::write_at(uint64_t offset, std::span<const std::byte> data) {
-  write_all_at(fd_, offset, data, role_ + " " + in_quotes(destination_));
+  if (pending_)
+    pending_->write_at(offset, data);
+  else
+    write_all_at(fd_, offset, data, role_ + " " + in_quotes(destination_));
+}
+
+void GrowingFile::publish() {
+  if (!pending_) return;
+  pending_->commit();
+  pending_.reset();
+  // The file just renamed into place, reopened to go on appending (commit closed the temporary's).
+  fd_ = open(destination_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0 || lseek(fd_, 0, SEEK_END) < 0)
+    throw FileError(FileError::Kind::io, "reopening " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
 }
 
 void GrowingFile::close() {
+  publish();
   if (fd_ < 0) return;
   const std::string what = "writing " + role_ + " " + in_quotes(destination_);
   const int fd = fd_;

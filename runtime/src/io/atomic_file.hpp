@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -82,8 +83,10 @@ class AtomicFile {
 
 // A file written in place as it grows (a trajectory, a time series), for outputs whose writer keeps
 // them valid after every append (a GSD frame and then its index entries, a whole XYZ frame, a whole CSV
-// row): what is written is in the destination at once, so a run that dies, even by SIGKILL, leaves the
-// part written so far, readable. Not atomic: the destination is truncated when the file is created.
+// row). Until the writer first calls publish() (after its first frame or row), it is an AtomicFile: a run
+// that fails before then (bad input, no device) leaves the old destination as it was. From publish() on,
+// what is written is in the destination at once, so a run that dies, even by SIGKILL, leaves the part
+// written so far, readable.
 class GrowingFile {
  public:
   // The same destination checks as AtomicFile's. Throws FileError (destination).
@@ -95,13 +98,17 @@ class GrowingFile {
   // Appends, or overwrites bytes at `offset` (the next write() still appends). Throws FileError (io).
   void write(std::span<const std::byte> data);
   void write_at(uint64_t offset, std::span<const std::byte> data);
-  // Flushes the file to the disk and closes it. Throws FileError (io).
+  // The first call puts the file written so far in place of the destination; later calls do nothing.
+  // Throws FileError (io).
+  void publish();
+  // Publishes, flushes the file to the disk and closes it. Throws FileError (io).
   void close();
 
  private:
   std::filesystem::path destination_;
   std::string role_;
-  int fd_ = -1;
+  std::unique_ptr<AtomicFile> pending_;  // until publish()
+  int fd_ = -1;                          // after it
 };
 
 // Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of live AtomicFiles before the

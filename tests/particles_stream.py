@@ -78,8 +78,10 @@ with tempfile.TemporaryDirectory() as d:
     # A run that fails before its first frame or row leaves existing outputs as they were and no
     # temporary beside them: a bad second output path, and a device that does not exist (found only
     # after the outputs are set up).
-    for bad in (["--gsd", "old.gsd", "--xyz", os.path.join("no-such-folder", "x.xyz")],
-                ["--gsd", "old.gsd", "--xyz", "old.xyz", "--device", "no-such-device"]):
+    # (VKSORT_DEVICE picks the app's device as it picks vksort's.)
+    for bad, env in ((["--gsd", "old.gsd", "--xyz", os.path.join("no-such-folder", "x.xyz")], {}),
+                     (["--gsd", "old.gsd", "--xyz", "old.xyz", "--device", "no-such-device"], {}),
+                     (["--gsd", "old.gsd", "--xyz", "old.xyz"], {"VKSORT_DEVICE": "no-such-device"})):
         before = {}
         for name in ("old.gsd", "old.xyz", "old.json"):
             with open(os.path.join(d, name), "w") as f:
@@ -87,8 +89,8 @@ with tempfile.TemporaryDirectory() as d:
             before[name] = f"the user's {name}\n"
         listing = sorted(os.listdir(d))
         r = subprocess.run([particles, *small, "--steps", "4", "--dump-every", "1", "--observables", "old.json", *bad],
-                           cwd=d, capture_output=True, text=True, env=app_env())
-        check(r.returncode != 0, f"{bad[-1]}: a failed run exits non-zero (got {r.returncode})")
+                           cwd=d, capture_output=True, text=True, env={**app_env(), **env})
+        check(r.returncode == 2 and "no-such" in r.stderr, f"{bad[-1]} {env}: bad input exits 2 naming it (got {r.returncode}: {r.stderr.strip()})")
         for name, text in before.items():
             with open(os.path.join(d, name)) as f:
                 check(f.read() == text, f"{bad[-1]}: {name} untouched by a run that failed before its first frame")

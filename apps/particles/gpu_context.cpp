@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -111,7 +112,10 @@ Context::Context(const ContextOptions& options) {
     if (f12.bufferDeviceAddress) usable.push_back({devices[i], i});
   }
   if (usable.empty()) throw Error("no Vulkan 1.2 device with buffer device addresses");
-  const std::string& sel = options.select;
+  // As vksort's own devices: --device, else $VKSORT_DEVICE, else the best.
+  const char* env = std::getenv("VKSORT_DEVICE");
+  const bool from_env = options.select.empty() && env && *env;
+  const std::string sel = from_env ? std::string(env) : options.select;
   if (sel.empty()) {
     std::stable_sort(usable.begin(), usable.end(), [](auto a, auto b) {
       VkPhysicalDeviceProperties pa, pb;
@@ -129,7 +133,7 @@ Context::Context(const ContextOptions& options) {
         break;
       }
     }
-    if (!physical_) throw Error("--device " + sel + ": no usable device matches");
+    if (!physical_) throw Error((from_env ? "VKSORT_DEVICE " : "--device ") + sel + ": no usable device matches");
   }
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical_, &props);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -149,13 +150,21 @@ class GsdTrajectory final : public Trajectory {
     for (int k = 0; k < 2; ++k) std::memcpy(&types[k * width], species_.name[k].data(), species_.name[k].size());
     chunk("particles/types", i8, 2, uint32_t(width), types.data());
     chunk("particles/velocity", f32, n, 3, velocity.data());
-    // The chunks are in the file; now the entries that make them a frame.
+    // The chunks are in the file; now the entries that make them a frame. Readers take the entries up
+    // to the first empty one (location 0), and a reader may see a write half done: so the frame's
+    // other entries go first, then its first entry still empty, and last that entry's location alone,
+    // 8 aligned bytes (index_location is a multiple of 8), which no reader sees torn.
     if (index_.size() > header_.index_allocated) {
       move_index(2 * index_.size());
     } else {
       const size_t first = index_.size() - std::size(kGsdNames);
-      file_.overwrite(header_.index_location + first * sizeof(GsdIndexEntry), &index_[first],
-                      std::size(kGsdNames) * sizeof(GsdIndexEntry));
+      const uint64_t at = header_.index_location + first * sizeof(GsdIndexEntry);
+      file_.overwrite(at + sizeof(GsdIndexEntry), &index_[first + 1],
+                      (std::size(kGsdNames) - 1) * sizeof(GsdIndexEntry));
+      GsdIndexEntry head = index_[first];
+      head.location = 0;
+      file_.overwrite(at, &head, sizeof head);
+      file_.overwrite(at + offsetof(GsdIndexEntry, location), &index_[first].location, sizeof head.location);
     }
     ++frames_;
     file_.publish();
@@ -176,6 +185,11 @@ class GsdTrajectory final : public Trajectory {
   void move_index(uint64_t entries) {
     std::vector<GsdIndexEntry> room(entries, GsdIndexEntry{});
     std::copy(index_.begin(), index_.end(), room.begin());
+    // Entries start 8-aligned (see frame()): pad after the last chunk.
+    if (const uint64_t odd = file_.size() % 8) {
+      const char zeros[8] = {};
+      file_.append(zeros, size_t(8 - odd));
+    }
     header_.index_location = file_.size();
     header_.index_allocated = entries;
     file_.append(room.data(), room.size() * sizeof(GsdIndexEntry));

@@ -49,26 +49,28 @@ with tempfile.TemporaryDirectory() as d:
                             "--observables", "k.json"], cwd=d, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, env=app_env())
     gsd_path, xyz_path = os.path.join(d, "k.gsd"), os.path.join(d, "k.xyz")
-    seen = []
+    seen, whole = [], False
     mid_run_races = []
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and app.poll() is None:
-        if os.path.exists(gsd_path):
-            try:
-                seen, whole = gsd_steps(gsd_path)
-            except RuntimeError as e:
-                # gsd's reader takes the file's size before it reads the index, so an open that races
-                # the writer's next frame (chunks appended, then their entries) sees entries past the
-                # size it took and calls the file corrupt; the next open sees a consistent file. The
-                # file itself is checked whole after SIGKILL below.
-                mid_run_races.append(str(e))
-                continue
-            if len(seen) >= 4:
-                break
-        time.sleep(0.05)
-    running = app.poll() is None
-    app.send_signal(signal.SIGKILL)
-    app.wait()
+    try:
+        while time.monotonic() < deadline and app.poll() is None:
+            if os.path.exists(gsd_path):
+                try:
+                    seen, whole = gsd_steps(gsd_path)
+                except RuntimeError as e:
+                    # gsd's reader takes the file's size before it reads the index, so an open that
+                    # races the writer's next frame (chunks appended, then their entries) sees entries
+                    # past the size it took and calls the file corrupt; the next open sees a consistent
+                    # file. The file itself is checked whole after SIGKILL below.
+                    mid_run_races.append(str(e))
+                if len(seen) >= 4:
+                    break
+            time.sleep(0.05)
+        running = app.poll() is None
+    finally:
+        # Whatever happened above, the app (10^7 steps) must not outlive the test.
+        app.send_signal(signal.SIGKILL)
+        app.wait()
     check(running, "the app was still running when the frames were read")
     check(len(mid_run_races) < 20, f"mid-run opens mostly succeed ({len(mid_run_races)} raced the writer)")
     check(len(seen) >= 4 and seen == list(range(0, 2 * len(seen), 2)) and whole,

@@ -126,6 +126,8 @@ VKSORT_PUSH_BLOCK(SegmentTilesPush) {
 
 // segment_compose / segment_decompose: segmented sort of 32-bit keys by one sort of 64-bit
 // (segment << 32 | encoded key) keys.
+#define SPEC_CONSECUTIVE 9  // bool: an invocation takes ITEMS consecutive positions (CPU devices), else
+                            // ITEMS positions a workgroup apart (side by side across a subgroup: GPUs)
 #if defined(__cplusplus) || defined(PUSH_SEGMENT_COMPOSE)
 VKSORT_PUSH_BLOCK(SegmentComposePush) {
   VKSORT_ADDRESS keys;      // n 32-bit keys: read by compose, written by decompose

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "distributions.hpp"
 #include "reference_sort.hpp"
@@ -583,4 +584,42 @@ TEST_CASE("segmented sort by composed (segment, key) keys: forced and chosen") {
   CHECK(SegmentedSorter(gpu, {.key = Key::u32}, 0, SegmentedPath::by_size).path() == SegmentedPath::by_size);
   CHECK(SegmentedSorter(gpu, {.key = Key::i64}).path() == SegmentedPath::by_size);
   CHECK(SegmentedSorter(gpu, {.key = Key::i32, .algorithm = Algorithm::brick}).path() == SegmentedPath::by_size);
+}
+
+// What a GPU gets, on a CPU driver pretending to be one (DeviceOptions::pretend.gpu): mid-sized
+// segments stay with the tile kernel (its barriers are cheap on a GPU), composed keys replace only the
+// general path, and forced composed keys run the compose kernels' GPU layout (positions a workgroup
+// apart); the recording path keeps the small-segment kernels for any promise.
+TEST_CASE("segmented sort by composed (segment, key) keys on a pretend GPU: the GPU's choices and layout") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.gpu = true;
+  Device gpu(options);
+  REQUIRE(gpu.info().type != "cpu");
+  std::mt19937 rng{5};
+  std::vector<uint32_t> mid;
+  for (uint32_t used = 0; used < 20000; used += mid.back()) mid.push_back(16 + rng() % 1009);
+  std::vector<uint32_t> many_large(70, 2100);
+  for (const auto& [sizes, path, composed] :
+       {std::tuple{&mid, SegmentedPath::automatic, false}, std::tuple{&mid, SegmentedPath::composed_keys, true},
+        std::tuple{&many_large, SegmentedPath::automatic, true}}) {
+    for (const SortOptions& o : {SortOptions{.key = Key::f32, .order = Order::descending, .value_bytes = 4},
+                                 SortOptions{.key = Key::i32, .value_bytes = 12}}) {
+      CAPTURE(to_string(o.key));
+      CAPTURE(sizes->size());
+      const std::vector<uint32_t> offsets = offsets_of(*sizes);
+      const uint64_t n = offsets.back();
+      std::vector<std::byte> keys = workloads::generate_keys(o.key, {Distribution::special, workloads::default_param(Distribution::special)}, n, 9);
+      if (o.key == Key::i32) keys = workloads::generate_keys(o.key, {Distribution::few_unique, 30}, n, 9);
+      std::vector<std::byte> values = make_values(n, o.value_bytes), expected = keys, expected_values = values;
+      reference_segmented(o.key, o.order, expected, expected_values, o.value_bytes, offsets);
+      const SortStats stats = segmented_sort_host(gpu, keys.data(), n, values.data(), o.value_bytes, offsets.data(),
+                                                  offsets.size() - 1, o, path);
+      CHECK_MESSAGE(workloads::first_difference(o.key, expected, keys).empty(), workloads::first_difference(o.key, expected, keys));
+      CHECK(values == expected_values);
+      CHECK(stats.fact("composed_keys") == (composed ? 1.0 : 0.0));
+    }
+  }
+  CHECK(SegmentedSorter(gpu, {.key = Key::f32}, 300).path() == SegmentedPath::by_size);
+  CHECK(SegmentedSorter(gpu, {.key = Key::u32}).path() == SegmentedPath::composed_keys);
 }

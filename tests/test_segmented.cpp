@@ -5,7 +5,8 @@
 // one segment, every key its own segment, segments crossing tile boundaries, tiny ones beside a huge
 // one, small segments of every size up to the small-segment kernel's tile and one past it. Then the
 // recording path with offsets that a GPU pass writes in the same command buffer (also with the promised
-// largest segment that selects the small-segment kernel), and refused offsets.
+// largest segment that selects the small-segment kernel), and refused offsets. Composed (segment, key)
+// keys for 32-bit keys: forced and by the automatic choice, on both paths, also on a pretend GPU.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -162,40 +163,46 @@ TEST_CASE("segmented sort: the typed API") {
 
 TEST_CASE("segmented sort on the recording path: offsets written by the GPU in the same command buffer") {
   Device& gpu = test::device();
-  const SortOptions o{.key = Key::u64, .value_bytes = 4};
-  SegmentedSorter sorter(gpu, o);
-  std::vector<uint32_t> sizes;
-  for (uint32_t i = 0; i < 300; ++i) sizes.push_back(i % 7 == 0 ? 0 : (i * 37) % 29);
-  sizes.push_back(3000);
-  const std::vector<uint32_t> offsets = offsets_of(sizes);
-  const uint64_t n = offsets.back(), segments = offsets.size() - 1;
-  const auto input = workloads::generate_keys(Key::u64, {Distribution::few_unique, 50}, n, 11);
-  const auto input_values = make_values(n, 4);
-  Buffer keys(gpu, n * 8, "keys"), values(gpu, n * 4, "values"), staged(gpu, offsets.size() * 4, "staged offsets");
-  Buffer device_offsets(gpu, offsets.size() * 4, "offsets"), scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
-  keys.upload(input);
-  values.upload(input_values);
-  staged.upload(std::as_bytes(std::span(offsets)));
-  test::AppCommands app(gpu);
-  // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
-  // contents are not known, and the sort reads them only when it runs.
-  vksort::detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
-  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-              VK_ACCESS_TRANSFER_WRITE_BIT);
-  VkBufferCopy region{0, 0, offsets.size() * 4};
-  vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
-  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);
-  REQUIRE_MESSAGE(s.ok(), s.message);
-  app.submit_and_wait();
-  std::vector<std::byte> got(n * 8), got_values(n * 4);
-  keys.download(got);
-  values.download(got_values);
-  std::vector<std::byte> expected = input, expected_values = input_values;
-  reference_segmented(Key::u64, Order::ascending, expected, expected_values, 4, offsets);
-  CHECK_MESSAGE(workloads::first_difference(Key::u64, expected, got).empty(), workloads::first_difference(Key::u64, expected, got));
-  CHECK(got_values == expected_values);
+  // 64-bit keys: the general path; 32-bit keys: composed keys (the automatic choice without a promise).
+  for (const Key key : {Key::u64, Key::i32}) {
+    CAPTURE(to_string(key));
+    const uint32_t kb = key_bytes(key);
+    const SortOptions o{.key = key, .value_bytes = 4};
+    SegmentedSorter sorter(gpu, o);
+    CHECK(sorter.path() == (kb == 4 ? SegmentedPath::composed_keys : SegmentedPath::by_size));
+    std::vector<uint32_t> sizes;
+    for (uint32_t i = 0; i < 300; ++i) sizes.push_back(i % 7 == 0 ? 0 : (i * 37) % 29);
+    sizes.push_back(3000);
+    const std::vector<uint32_t> offsets = offsets_of(sizes);
+    const uint64_t n = offsets.back(), segments = offsets.size() - 1;
+    const auto input = workloads::generate_keys(key, {Distribution::few_unique, 50}, n, 11);
+    const auto input_values = make_values(n, 4);
+    Buffer keys(gpu, n * kb, "keys"), values(gpu, n * 4, "values"), staged(gpu, offsets.size() * 4, "staged offsets");
+    Buffer device_offsets(gpu, offsets.size() * 4, "offsets"), scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
+    keys.upload(input);
+    values.upload(input_values);
+    staged.upload(std::as_bytes(std::span(offsets)));
+    test::AppCommands app(gpu);
+    // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
+    // contents are not known, and the sort reads them only when it runs.
+    vksort::detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+    app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, 0, offsets.size() * 4};
+    vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
+    app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);
+    REQUIRE_MESSAGE(s.ok(), s.message);
+    app.submit_and_wait();
+    std::vector<std::byte> got(n * kb), got_values(n * 4);
+    keys.download(got);
+    values.download(got_values);
+    std::vector<std::byte> expected = input, expected_values = input_values;
+    reference_segmented(key, Order::ascending, expected, expected_values, 4, offsets);
+    CHECK_MESSAGE(workloads::first_difference(key, expected, got).empty(), workloads::first_difference(key, expected, got));
+    CHECK(got_values == expected_values);
+  }
 }
 
 TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data alone") {

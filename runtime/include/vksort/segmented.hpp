@@ -27,21 +27,23 @@ namespace vksort {
 //   by_size        everything but composed keys: the small-segment kernels for segments that fit them,
 //                  a plain sort of each of a few large segments (host path), else the general path
 //                  (the keys sorted whole with their positions, then a radix sort of the segment ids).
-// automatic, where composed keys are possible: the small-segment kernels when every segment is tiny
-// (one invocation each) or, on a GPU, fits a workgroup's tile; a plain sort of each of a few large
-// segments with the small ones beside them unless those need the tile kernel on a CPU device (whose
-// barriers cost more there than a sort of everything); composed keys otherwise. Where they are not
-// possible, by_size. The stats' fact "composed_keys" (1 or 0), or SegmentedSorter::path(), says which.
+// automatic, where composed keys are possible: what by_size would do, except that composed keys replace
+// the general path, and on a CPU device also replace the tile kernel (and the sorts apart beside it)
+// when that would sort a quarter of the keys or more (its barriers cost more there than a sort of
+// everything; segments of up to 128 keys, one per invocation, are not the tile kernel's). Where they
+// are not possible, by_size. The stats' fact "composed_keys" (1 or 0), or SegmentedSorter::path(),
+// says which.
 enum class SegmentedPath : uint32_t { automatic, composed_keys, by_size };
 
 // Pipelines for segmented sorts of one SortOptions (any key, order, algorithm, value_bytes, bit range).
 // Every segment [offsets[s], offsets[s + 1]) of the n keys is sorted independently and stably; values
 // (or records) move with their keys.
 //
-// How (without composed keys, see SegmentedPath): the keys are sorted whole, stably, carrying their input position (written on the GPU); each
-// sorted position's segment is then found by binary search in the offsets, and a stable radix sort on
-// the segment id alone (only ceil(log2(segments)) bits) carrying that position groups the segments
-// while keeping each one's key order; finally keys and values move once, by a gather from copies.
+// How (the general path, without composed keys: see SegmentedPath): the keys are sorted whole, stably,
+// carrying their input position (written on the GPU); each sorted position's segment is then found by
+// binary search in the offsets, and a stable radix sort on the segment id alone (only
+// ceil(log2(segments)) bits) carrying that position groups the segments while keeping each one's key
+// order; finally keys and values move once, by a gather from copies.
 // Segments of any sizes cost the same: about one sort of the keys plus a few narrow radix passes.
 // A single segment is one plain sort. (The host path, which knows the offsets, sorts a few large
 // segments, at most 64 of 1024 keys or more on average, one by one in one submission instead.)

@@ -75,3 +75,6 @@ vksort_add_shader(segmented/segment_ids.comp)
 vksort_add_shader(segmented/segment_tiles.comp KEYED)
 # Segments of a few keys: one invocation each, insertion sort, no barriers.
 vksort_add_shader(segmented/segment_serial.comp KEYED)
+# Segmented sort of 32-bit keys by composed (segment, key) 64-bit keys: in and out of them.
+vksort_compile_shader(segmented/segment_compose.comp segmented_segment_compose "-DKEY_WORDS=1")
+vksort_compile_shader(segmented/segment_decompose.comp segmented_segment_decompose "-DKEY_WORDS=1")

@@ -5,13 +5,15 @@
 // one segment, every key its own segment, segments crossing tile boundaries, tiny ones beside a huge
 // one, small segments of every size up to the small-segment kernel's tile and one past it. Then the
 // recording path with offsets that a GPU pass writes in the same command buffer (also with the promised
-// largest segment that selects the small-segment kernel), and refused offsets.
+// largest segment that selects the small-segment kernel), and refused offsets. Composed (segment, key)
+// keys for 32-bit keys: forced and by the automatic choice, on both paths, also on a pretend GPU.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "distributions.hpp"
 #include "reference_sort.hpp"
@@ -95,10 +97,11 @@ std::vector<Layout> layouts() {
 }
 
 // "" when segmented_sort_host matches the reference byte for byte. Sets *small_kernel to whether the
-// small-segment kernel sorted them and *apart to how many segments were sorted one by one beside it (the
-// host path's facts).
+// small-segment kernel sorted them, *apart to how many segments were sorted one by one beside it and
+// *composed to whether composed keys sorted them (the host path's facts).
 std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& offsets, uint64_t seed,
-                            bool* small_kernel = nullptr, double* apart = nullptr) {
+                            bool* small_kernel = nullptr, double* apart = nullptr,
+                            SegmentedPath path = SegmentedPath::automatic, bool* composed = nullptr) {
   const uint64_t n = offsets.back();
   const Distribution d = is_floating(o.key) && seed % 2 ? Distribution::special : Distribution::few_unique;
   std::vector<std::byte> keys = workloads::generate_keys(o.key, {d, workloads::default_param(d)}, n, seed);
@@ -106,13 +109,14 @@ std::string check_segmented(const SortOptions& o, const std::vector<uint32_t>& o
   std::vector<std::byte> expected_keys = keys, expected_values = values;
   reference_segmented(o.key, o.order, expected_keys, expected_values, o.value_bytes ? o.value_bytes : 4, offsets);
   const SortStats stats = segmented_sort_host(test::device(), keys.data(), n, o.value_bytes ? values.data() : nullptr,
-                                              o.value_bytes, offsets.data(), offsets.size() - 1, o);
+                                              o.value_bytes, offsets.data(), offsets.size() - 1, o, path);
   if (small_kernel)
     *small_kernel = std::any_of(stats.facts.begin(), stats.facts.end(),
                                 [](const auto& f) { return f.first == "small_segment_kernel" && f.second == 1.0; });
   if (apart)
     for (const auto& [name, value] : stats.facts)
       if (name == "sorted_apart") *apart = value;
+  if (composed) *composed = stats.fact("composed_keys") == 1.0;
   const std::string diff = workloads::first_difference(o.key, expected_keys, keys);
   if (!diff.empty()) return "keys: " + diff;
   if (o.value_bytes && values != expected_values) return "values differ";
@@ -159,40 +163,46 @@ TEST_CASE("segmented sort: the typed API") {
 
 TEST_CASE("segmented sort on the recording path: offsets written by the GPU in the same command buffer") {
   Device& gpu = test::device();
-  const SortOptions o{.key = Key::u64, .value_bytes = 4};
-  SegmentedSorter sorter(gpu, o);
-  std::vector<uint32_t> sizes;
-  for (uint32_t i = 0; i < 300; ++i) sizes.push_back(i % 7 == 0 ? 0 : (i * 37) % 29);
-  sizes.push_back(3000);
-  const std::vector<uint32_t> offsets = offsets_of(sizes);
-  const uint64_t n = offsets.back(), segments = offsets.size() - 1;
-  const auto input = workloads::generate_keys(Key::u64, {Distribution::few_unique, 50}, n, 11);
-  const auto input_values = make_values(n, 4);
-  Buffer keys(gpu, n * 8, "keys"), values(gpu, n * 4, "values"), staged(gpu, offsets.size() * 4, "staged offsets");
-  Buffer device_offsets(gpu, offsets.size() * 4, "offsets"), scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
-  keys.upload(input);
-  values.upload(input_values);
-  staged.upload(std::as_bytes(std::span(offsets)));
-  test::AppCommands app(gpu);
-  // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
-  // contents are not known, and the sort reads them only when it runs.
-  vksort::detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
-  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-              VK_ACCESS_TRANSFER_WRITE_BIT);
-  VkBufferCopy region{0, 0, offsets.size() * 4};
-  vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
-  app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);
-  REQUIRE_MESSAGE(s.ok(), s.message);
-  app.submit_and_wait();
-  std::vector<std::byte> got(n * 8), got_values(n * 4);
-  keys.download(got);
-  values.download(got_values);
-  std::vector<std::byte> expected = input, expected_values = input_values;
-  reference_segmented(Key::u64, Order::ascending, expected, expected_values, 4, offsets);
-  CHECK_MESSAGE(workloads::first_difference(Key::u64, expected, got).empty(), workloads::first_difference(Key::u64, expected, got));
-  CHECK(got_values == expected_values);
+  // 64-bit keys: the general path; 32-bit keys: composed keys (the automatic choice without a promise).
+  for (const Key key : {Key::u64, Key::i32}) {
+    CAPTURE(to_string(key));
+    const uint32_t kb = key_bytes(key);
+    const SortOptions o{.key = key, .value_bytes = 4};
+    SegmentedSorter sorter(gpu, o);
+    CHECK(sorter.path() == (kb == 4 ? SegmentedPath::composed_keys : SegmentedPath::by_size));
+    std::vector<uint32_t> sizes;
+    for (uint32_t i = 0; i < 300; ++i) sizes.push_back(i % 7 == 0 ? 0 : (i * 37) % 29);
+    sizes.push_back(3000);
+    const std::vector<uint32_t> offsets = offsets_of(sizes);
+    const uint64_t n = offsets.back(), segments = offsets.size() - 1;
+    const auto input = workloads::generate_keys(key, {Distribution::few_unique, 50}, n, 11);
+    const auto input_values = make_values(n, 4);
+    Buffer keys(gpu, n * kb, "keys"), values(gpu, n * 4, "values"), staged(gpu, offsets.size() * 4, "staged offsets");
+    Buffer device_offsets(gpu, offsets.size() * 4, "offsets"), scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
+    keys.upload(input);
+    values.upload(input_values);
+    staged.upload(std::as_bytes(std::span(offsets)));
+    test::AppCommands app(gpu);
+    // The application's pass writes the offsets (zeroes them, then copies them in): at record time their
+    // contents are not known, and the sort reads them only when it runs.
+    vksort::detail::context_of(gpu).vk.vkCmdFillBuffer(app.cmd(), device_offsets.vk_buffer(), 0, VK_WHOLE_SIZE, 0);
+    app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{0, 0, offsets.size() * 4};
+    vksort::detail::context_of(gpu).vk.vkCmdCopyBuffer(app.cmd(), staged.vk_buffer(), device_offsets.vk_buffer(), 1, &region);
+    app.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const Status s = sorter.record(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments, n);
+    REQUIRE_MESSAGE(s.ok(), s.message);
+    app.submit_and_wait();
+    std::vector<std::byte> got(n * kb), got_values(n * 4);
+    keys.download(got);
+    values.download(got_values);
+    std::vector<std::byte> expected = input, expected_values = input_values;
+    reference_segmented(key, Order::ascending, expected, expected_values, 4, offsets);
+    CHECK_MESSAGE(workloads::first_difference(key, expected, got).empty(), workloads::first_difference(key, expected, got));
+    CHECK(got_values == expected_values);
+  }
 }
 
 TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data alone") {
@@ -237,10 +247,16 @@ TEST_CASE("segmented sort: a few large segments are sorted one by one, the small
   large_sizes.push_back(uint32_t(keys.size()) - 65 * (limit + 1));
   const std::vector<uint32_t> many_large = offsets_of(large_sizes);
   REQUIRE(many_large.back() == keys.size());
-  std::vector<uint32_t> a(keys.begin(), keys.begin() + 4096), b = a, c = keys;
-  const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few));
-  const SortStats apart = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(mixed));
-  const SortStats whole = segmented_sort(test::device(), std::span(c), std::span<const uint32_t>(many_large));
+  // The paths without composed keys (which automatic takes for many large segments, and on a CPU device
+  // for a segment of 2047 keys beside one of 2049: see the composed keys' test case).
+  std::vector<uint32_t> a(keys.begin(), keys.begin() + 4096), b = a, c = keys, d = keys;
+  const SortStats each = segmented_sort(test::device(), std::span(a), std::span(few), {}, SegmentedPath::by_size);
+  const SortStats apart = segmented_sort(test::device(), std::span(b), std::span<const uint32_t>(mixed), {}, SegmentedPath::by_size);
+  const SortStats whole = segmented_sort(test::device(), std::span(c), std::span<const uint32_t>(many_large), {}, SegmentedPath::by_size);
+  const SortStats composed = segmented_sort(test::device(), std::span(d), std::span<const uint32_t>(many_large));
+  // Tiny segments beside the large one: no tile kernel, so automatic sorts the large one apart too.
+  std::vector<uint32_t> e(keys.begin(), keys.begin() + 4096);
+  const SortStats apart_automatic = segmented_sort(test::device(), std::span(e), std::span<const uint32_t>(mixed));
   auto sorted_in = [](const std::vector<uint32_t>& v, const std::vector<uint32_t>& offsets) {
     for (size_t s = 0; s + 1 < offsets.size(); ++s)
       if (!std::is_sorted(v.begin() + offsets[s], v.begin() + offsets[s + 1])) return false;
@@ -249,6 +265,8 @@ TEST_CASE("segmented sort: a few large segments are sorted one by one, the small
   CHECK(sorted_in(a, few));
   CHECK(sorted_in(b, mixed));
   CHECK(sorted_in(c, many_large));
+  CHECK(d == c);
+  CHECK(e == b);
   auto fact = [](const SortStats& s, const char* name) {
     for (const auto& [key, value] : s.facts)
       if (key == name) return value;
@@ -258,6 +276,11 @@ TEST_CASE("segmented sort: a few large segments are sorted one by one, the small
   CHECK(fact(apart, "small_segment_kernel") == 1);
   CHECK(fact(whole, "sorted_apart") == 0);
   CHECK(fact(whole, "small_segment_kernel") == 0);
+  CHECK(fact(whole, "composed_keys") == 0);
+  CHECK(fact(composed, "composed_keys") == 1);
+  CHECK(fact(composed, "sorted_apart") == 0);
+  CHECK(fact(apart_automatic, "sorted_apart") == 1);
+  CHECK(fact(apart_automatic, "composed_keys") == 0);
   auto has = [](const SortStats& s, const char* phase) {
     return std::any_of(s.phases_ms.begin(), s.phases_ms.end(), [&](const auto& p) { return p.first == phase; });
   };
@@ -268,6 +291,8 @@ TEST_CASE("segmented sort: a few large segments are sorted one by one, the small
   CHECK(has(apart, "sort each"));
   CHECK(!has(apart, "segment ids"));
   CHECK(has(whole, "segment ids"));
+  CHECK(has(composed, "sort composed keys"));
+  CHECK(!has(composed, "segment ids"));
 }
 
 // Offsets and the key count both written by a GPU pass (SegmentedSorter::record_indirect): one recording,
@@ -275,55 +300,61 @@ TEST_CASE("segmented sort: a few large segments are sorted one by one, the small
 // count; the keys and values past it stay as they were.
 TEST_CASE("segmented sort with a GPU-side count: one recording, any count up to max_n") {
   Device& gpu = test::device();
-  SegmentedSorter sorter(gpu, {.key = Key::i32, .order = Order::descending, .value_bytes = 4});
-  const std::vector<uint32_t> offsets = offsets_of({100, 0, 1000, 7, 1, 2500, 300});
-  const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
-  const auto input = workloads::generate_keys(Key::i32, {Distribution::few_unique, 40}, max_n, 4);
-  const auto input_values = make_values(max_n, 4);
-  Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
-  Buffer device_offsets(gpu, offsets.size() * 4, "offsets");
-  Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n, segments), "scratch");
-  device_offsets.upload(std::as_bytes(std::span(offsets)));
-  test::AppCommands app(gpu);
-  const Status s = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(),
-                                          segments, count.ref(), max_n);
-  REQUIRE_MESSAGE(s.ok(), s.message);
-  bool first = true;
-  for (const uint32_t c : {0u, 1u, 99u, 1107u, 1300u, uint32_t(max_n), uint32_t(max_n) + 50}) {
-    CAPTURE(c);
-    keys.upload(input);
-    values.upload(input_values);
-    count.upload(std::as_bytes(std::span(&c, 1)));
-    if (first) app.submit_and_wait();
-    else app.submit_again_and_wait();
-    first = false;
-    std::vector<std::byte> got(max_n * 4), got_values(max_n * 4);
-    keys.download(got);
-    values.download(got_values);
-    const uint32_t sorted = std::min<uint32_t>(c, uint32_t(max_n));
-    std::vector<uint32_t> cut;
-    for (uint32_t o : offsets) cut.push_back(std::min(o, sorted));
-    std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
-    std::vector<std::byte> expected_values(input_values.begin(), input_values.begin() + sorted * 4);
-    reference_segmented(Key::i32, Order::descending, expected, expected_values, 4, cut);
-    expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
-    expected_values.insert(expected_values.end(), input_values.begin() + sorted * 4, input_values.end());
-    CHECK_MESSAGE(workloads::first_difference(Key::i32, expected, got).empty(), workloads::first_difference(Key::i32, expected, got));
-    CHECK(got_values == expected_values);
+  for (const SegmentedPath path : {SegmentedPath::automatic, SegmentedPath::by_size}) {
+    CAPTURE(path == SegmentedPath::by_size);
+    SegmentedSorter sorter(gpu, {.key = Key::i32, .order = Order::descending, .value_bytes = 4}, 0, path);
+    // 32-bit keys and no promise: composed keys, unless by_size (the general path) is asked for.
+    CHECK(sorter.path() == (path == SegmentedPath::by_size ? SegmentedPath::by_size : SegmentedPath::composed_keys));
+    const std::vector<uint32_t> offsets = offsets_of({100, 0, 1000, 7, 1, 2500, 300});
+    const uint64_t max_n = offsets.back(), segments = offsets.size() - 1;
+    const auto input = workloads::generate_keys(Key::i32, {Distribution::few_unique, 40}, max_n, 4);
+    const auto input_values = make_values(max_n, 4);
+    Buffer keys(gpu, max_n * 4, "keys"), values(gpu, max_n * 4, "values"), count(gpu, 4, "count");
+    Buffer device_offsets(gpu, offsets.size() * 4, "offsets");
+    Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n, segments), "scratch");
+    device_offsets.upload(std::as_bytes(std::span(offsets)));
+    test::AppCommands app(gpu);
+    const Status s = sorter.record_indirect(app.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(),
+                                            segments, count.ref(), max_n);
+    REQUIRE_MESSAGE(s.ok(), s.message);
+    bool first = true;
+    for (const uint32_t c : {0u, 1u, 99u, 1107u, 1300u, uint32_t(max_n), uint32_t(max_n) + 50}) {
+      CAPTURE(c);
+      keys.upload(input);
+      values.upload(input_values);
+      count.upload(std::as_bytes(std::span(&c, 1)));
+      if (first) app.submit_and_wait();
+      else app.submit_again_and_wait();
+      first = false;
+      std::vector<std::byte> got(max_n * 4), got_values(max_n * 4);
+      keys.download(got);
+      values.download(got_values);
+      const uint32_t sorted = std::min<uint32_t>(c, uint32_t(max_n));
+      std::vector<uint32_t> cut;
+      for (uint32_t o : offsets) cut.push_back(std::min(o, sorted));
+      std::vector<std::byte> expected(input.begin(), input.begin() + sorted * 4);
+      std::vector<std::byte> expected_values(input_values.begin(), input_values.begin() + sorted * 4);
+      reference_segmented(Key::i32, Order::descending, expected, expected_values, 4, cut);
+      expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
+      expected_values.insert(expected_values.end(), input_values.begin() + sorted * 4, input_values.end());
+      CHECK_MESSAGE(workloads::first_difference(Key::i32, expected, got).empty(), workloads::first_difference(Key::i32, expected, got));
+      CHECK(got_values == expected_values);
+    }
+    // Brick sort has no GPU-side count: a Status, nothing recorded.
+    SegmentedSorter brick(gpu, {.algorithm = Algorithm::brick});
+    CHECK(brick.scratch_bytes_indirect(max_n, segments) == 0);
+    test::AppCommands other(gpu);
+    CHECK(!brick.record_indirect(other.cmd(), {keys.ref(), {}, scratch.ref()}, device_offsets.ref(), segments, count.ref(),
+                                 max_n).ok());
+    CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
+                                  {}, max_n).ok());  // no count buffer
+    other.submit_and_wait();
   }
-  // Brick sort has no GPU-side count: a Status, nothing recorded.
-  SegmentedSorter brick(gpu, {.algorithm = Algorithm::brick});
-  CHECK(brick.scratch_bytes_indirect(max_n, segments) == 0);
-  test::AppCommands other(gpu);
-  CHECK(!brick.record_indirect(other.cmd(), {keys.ref(), {}, scratch.ref()}, device_offsets.ref(), segments, count.ref(),
-                               max_n).ok());
-  CHECK(!sorter.record_indirect(other.cmd(), {keys.ref(), values.ref(), scratch.ref()}, device_offsets.ref(), segments,
-                                {}, max_n).ok());  // no count buffer
-  other.submit_and_wait();
 }
 
 // The small-segment kernel: segments of 0 .. limit keys (the limit exactly, and limit + 1 beside them
 // sending the call to the general path), every key type, both orders, keys alone, values and records.
+// Without composed keys (SegmentedPath::by_size), which a CPU device would take for the large tiles.
 TEST_CASE("segmented sort: many small segments take the small-segment kernel, one segment a key larger is sorted apart") {
   for (const Key key : all_keys) {
     const uint32_t limit = SegmentedSorter(test::device(), {.key = key}).small_segment_limit();
@@ -340,7 +371,8 @@ TEST_CASE("segmented sort: many small segments take the small-segment kernel, on
         bool small = false;
         double apart = -1;
         const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes},
-                                                 offsets_of(these), 20 + uint32_t(key), &small, &apart);
+                                                 offsets_of(these), 20 + uint32_t(key), &small, &apart,
+                                                 SegmentedPath::by_size);
         CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, " over=", over,
                       ": ", diff);
         // The one large segment is sorted on its own where it has 1024 keys or more (a tile of 1024 or
@@ -354,7 +386,8 @@ TEST_CASE("segmented sort: many small segments take the small-segment kernel, on
 
 // The recording path with the promise (SegmentedSorter's max_segment_keys): offsets written by a GPU
 // pass, 12-byte records, any algorithm (the kernel needs no key sort), a GPU-side count cutting segments;
-// a segment above the promise stays as it was, its records too.
+// a segment above the promise stays as it was, its records too. The same with composed keys forced
+// (radix sort only), which sort that segment too.
 TEST_CASE("segmented sort on the recording path with max_segment_keys: the small-segment kernel") {
   Device& gpu = test::device();
   CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {}, 1u << 20), doctest::Contains("max_segment_keys"), Error);
@@ -369,10 +402,14 @@ TEST_CASE("segmented sort on the recording path with max_segment_keys: the small
                      [](uint32_t a, uint32_t b) { return (a & 15) < (b & 15); });
   segmented_sort(gpu, std::span(k), std::span<const uint32_t>(few_bits), {.end_bit = 4});
   CHECK(k == expected);
-  for (const Algorithm a : {Algorithm::radix, Algorithm::brick}) {
+  for (const auto& [a, path] : {std::pair{Algorithm::radix, SegmentedPath::by_size},
+                                 std::pair{Algorithm::brick, SegmentedPath::by_size},
+                                 std::pair{Algorithm::radix, SegmentedPath::composed_keys}}) {
     CAPTURE(a);
+    CAPTURE(path == SegmentedPath::composed_keys);
     const SortOptions o{.key = Key::f32, .order = Order::descending, .algorithm = a, .value_bytes = 12};
-    SegmentedSorter sorter(gpu, o, 300);
+    SegmentedSorter sorter(gpu, o, 300, path);
+    CHECK(sorter.path() == path);
     std::vector<uint32_t> sizes;
     for (uint32_t i = 0; i < 400; ++i) sizes.push_back(i % 9 == 0 ? 0 : (i * 37) % 301);
     sizes.push_back(301);  // above the promise: left alone
@@ -408,7 +445,7 @@ TEST_CASE("segmented sort on the recording path with max_segment_keys: the small
       std::vector<std::byte> got(max_n * 4), got_values(max_n * 12);
       keys.download(got);
       values.download(got_values);
-      // The reference: segments cut at the count, the one above the promise not sorted.
+      // The reference: segments cut at the count, the one above the promise not sorted (composed keys: sorted).
       std::vector<uint32_t> cut;
       for (uint32_t x : offsets) cut.push_back(std::min(x, c));
       std::vector<std::byte> expected = input, expected_values = input_values;
@@ -416,7 +453,7 @@ TEST_CASE("segmented sort on the recording path with max_segment_keys: the small
       std::vector<std::byte> expected_part(expected.begin(), expected.begin() + uint64_t(cut.back()) * 4);
       std::vector<std::byte> values_part(expected_values.begin(), expected_values.begin() + uint64_t(cut.back()) * 12);
       for (uint32_t seg = 0; seg < segments; ++seg) {
-        if (seg == over && cut[seg + 1] - cut[seg] > 300) continue;
+        if (seg == over && cut[seg + 1] - cut[seg] > 300 && path == SegmentedPath::by_size) continue;
         const std::vector<uint32_t> one = {0, cut[seg + 1] - cut[seg]};
         std::vector<std::byte> k(expected_part.begin() + cut[seg] * 4, expected_part.begin() + cut[seg + 1] * 4);
         std::vector<std::byte> v(values_part.begin() + cut[seg] * 12, values_part.begin() + cut[seg + 1] * 12);
@@ -448,7 +485,8 @@ TEST_CASE("segmented sort: tiny segments sorted one per invocation beside the ti
       const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order)) % 3];
       bool small = false;
       const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes},
-                                               offsets_of(sizes), 40 + uint32_t(key), &small);
+                                               offsets_of(sizes), 40 + uint32_t(key), &small, nullptr,
+                                               SegmentedPath::by_size);
       CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, ": ", diff);
       CHECK(small);
     }
@@ -487,4 +525,108 @@ TEST_CASE("segmented sort: tiny segments sorted one per invocation beside the ti
   value_buffer.download(got_values);
   CHECK_MESSAGE(workloads::first_difference(Key::f32, expected, got).empty(), workloads::first_difference(Key::f32, expected, got));
   CHECK(got_values == expected_values);
+}
+
+// Composed (segment, key) keys (SegmentedPath::composed_keys): forced on the host path for every 32-bit
+// key type, both orders, keys alone, values and records, over every layout (empty segments, one
+// segment, every key its own, sizes crossing tiles); chosen by automatic for mid-sized segments on a CPU
+// device (60k keys in segments of 16..1024, spanning many of the compose kernel's 4096-key blocks), not
+// for tiny ones nor for 64-bit keys; refused for options it cannot sort; the recording path's choice.
+// (Offsets written by the GPU and a GPU-side count with composed keys: the max_segment_keys and
+// GPU-side count test cases.)
+TEST_CASE("segmented sort by composed (segment, key) keys: forced and chosen") {
+  uint64_t seed = 100;
+  for (const Key key : {Key::u32, Key::i32, Key::f32})
+    for (const Order order : {Order::ascending, Order::descending}) {
+      const uint32_t value_bytes = std::array{0u, 4u, 12u}[(uint32_t(key) + uint32_t(order)) % 3];
+      for (const Layout& l : layouts()) {
+        bool composed = false;
+        const std::string diff = check_segmented({.key = key, .order = order, .value_bytes = value_bytes}, l.offsets,
+                                                 ++seed, nullptr, nullptr, SegmentedPath::composed_keys, &composed);
+        CHECK_MESSAGE(diff.empty(), to_string(key), " ", to_string(order), " value_bytes=", value_bytes, " ", l.name,
+                      ": ", diff);
+        CHECK_MESSAGE(composed == (l.offsets.back() > 0), l.name);  // n = 0 sorts nothing, reports nothing
+      }
+    }
+
+  const bool cpu = test::device().info().type == "cpu";
+  std::mt19937 rng{3};
+  std::vector<uint32_t> mid;
+  for (uint32_t used = 0; used < 60000; used += mid.back()) mid.push_back(16 + rng() % 1009);
+  std::vector<uint32_t> tiny(5000);
+  for (uint32_t& size : tiny) size = rng() % 9;
+  struct Case {
+    SortOptions options;
+    const std::vector<uint32_t>* sizes;
+    bool composed;
+  };
+  for (const Case& c : {Case{{.key = Key::f32, .order = Order::descending, .value_bytes = 4}, &mid, cpu},
+                        Case{{.key = Key::u32}, &mid, cpu}, Case{{.key = Key::i32, .value_bytes = 12}, &tiny, false},
+                        Case{{.key = Key::u64}, &mid, false}}) {
+    CAPTURE(to_string(c.options.key));
+    CAPTURE(c.sizes->size());
+    bool composed = !c.composed;
+    const std::string diff = check_segmented(c.options, offsets_of(*c.sizes), 7, nullptr, nullptr,
+                                             SegmentedPath::automatic, &composed);
+    CHECK_MESSAGE(diff.empty(), diff);
+    CHECK(composed == c.composed);
+  }
+
+  Device& gpu = test::device();
+  const std::vector<uint32_t> offsets = {0, 2, 4};
+  for (const SortOptions& o : {SortOptions{.key = Key::u64}, SortOptions{.key = Key::u32, .end_bit = 16},
+                               SortOptions{.key = Key::f32, .algorithm = Algorithm::sample}}) {
+    CAPTURE(to_string(o.key));
+    CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, o, 0, SegmentedPath::composed_keys), doctest::Contains("composed_keys needs"),
+                         Error);
+    std::vector<std::byte> k(4 * key_bytes(o.key), std::byte{7});
+    const std::vector<std::byte> before = k;
+    CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, k.data(), 4, nullptr, 0, offsets.data(), 2, o, SegmentedPath::composed_keys),
+                         doctest::Contains("composed_keys needs"), Error);
+    CHECK(k == before);
+  }
+  CHECK(SegmentedSorter(gpu, {.key = Key::u32}).path() == SegmentedPath::composed_keys);
+  CHECK(SegmentedSorter(gpu, {.key = Key::u32}, 8).path() == SegmentedPath::by_size);
+  CHECK(SegmentedSorter(gpu, {.key = Key::f32}, 300).path() == (cpu ? SegmentedPath::composed_keys : SegmentedPath::by_size));
+  CHECK(SegmentedSorter(gpu, {.key = Key::u32}, 0, SegmentedPath::by_size).path() == SegmentedPath::by_size);
+  CHECK(SegmentedSorter(gpu, {.key = Key::i64}).path() == SegmentedPath::by_size);
+  CHECK(SegmentedSorter(gpu, {.key = Key::i32, .algorithm = Algorithm::brick}).path() == SegmentedPath::by_size);
+}
+
+// What a GPU gets, on a CPU driver pretending to be one (DeviceOptions::pretend.gpu): mid-sized
+// segments stay with the tile kernel (its barriers are cheap on a GPU), composed keys replace only the
+// general path, and forced composed keys run the compose kernels' GPU layout (positions a workgroup
+// apart); the recording path keeps the small-segment kernels for any promise.
+TEST_CASE("segmented sort by composed (segment, key) keys on a pretend GPU: the GPU's choices and layout") {
+  DeviceOptions options;
+  options.validation = test::device().validation_enabled() ? 1 : 0;
+  options.pretend.gpu = true;
+  Device gpu(options);
+  REQUIRE(gpu.info().type != "cpu");
+  std::mt19937 rng{5};
+  std::vector<uint32_t> mid;
+  for (uint32_t used = 0; used < 20000; used += mid.back()) mid.push_back(16 + rng() % 1009);
+  std::vector<uint32_t> many_large(70, 2100);
+  for (const auto& [sizes, path, composed] :
+       {std::tuple{&mid, SegmentedPath::automatic, false}, std::tuple{&mid, SegmentedPath::composed_keys, true},
+        std::tuple{&many_large, SegmentedPath::automatic, true}}) {
+    for (const SortOptions& o : {SortOptions{.key = Key::f32, .order = Order::descending, .value_bytes = 4},
+                                 SortOptions{.key = Key::i32, .value_bytes = 12}}) {
+      CAPTURE(to_string(o.key));
+      CAPTURE(sizes->size());
+      const std::vector<uint32_t> offsets = offsets_of(*sizes);
+      const uint64_t n = offsets.back();
+      std::vector<std::byte> keys = workloads::generate_keys(o.key, {Distribution::special, workloads::default_param(Distribution::special)}, n, 9);
+      if (o.key == Key::i32) keys = workloads::generate_keys(o.key, {Distribution::few_unique, 30}, n, 9);
+      std::vector<std::byte> values = make_values(n, o.value_bytes), expected = keys, expected_values = values;
+      reference_segmented(o.key, o.order, expected, expected_values, o.value_bytes, offsets);
+      const SortStats stats = segmented_sort_host(gpu, keys.data(), n, values.data(), o.value_bytes, offsets.data(),
+                                                  offsets.size() - 1, o, path);
+      CHECK_MESSAGE(workloads::first_difference(o.key, expected, keys).empty(), workloads::first_difference(o.key, expected, keys));
+      CHECK(values == expected_values);
+      CHECK(stats.fact("composed_keys") == (composed ? 1.0 : 0.0));
+    }
+  }
+  CHECK(SegmentedSorter(gpu, {.key = Key::f32}, 300).path() == SegmentedPath::by_size);
+  CHECK(SegmentedSorter(gpu, {.key = Key::u32}).path() == SegmentedPath::composed_keys);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // bench_segmented — segmented sort (vksort/segmented.hpp) beside the two ways to do without it, on the
 // same u32 keys, interleaved in one run (one repetition of each in turn, so machine load hits all alike):
-//   segmented  segmented_sort_host: one submission for all segments
+//   segmented  segmented_sort_host: one submission for all segments, the path chosen automatically
+//   composed   the same, forced to composed (segment, key) keys (SegmentedPath::composed_keys)
+//   by_size    the same, forced to the paths without them (SegmentedPath::by_size: what automatic
+//              chose before composed keys existed)
 //   loop       one sort_host per segment (the device's cached Sorter; one submission each)
 //   pairs      one radix sort of 64-bit (segment << 32 | key) keys carrying a 32-bit index, bit range
 //              [0, 32 + ceil(log2(segments))): the sort alone, the keys composed beforehand on the host
@@ -9,11 +12,12 @@
 // Every result is checked against std::stable_sort per segment before it is timed.
 //
 //   bench_segmented [--n KEYS] [--min SIZE] [--max SIZE] [--segments S] [--large K:SIZE]
-//                   [--methods segmented,loop,pairs] [--repeat R] [--json FILE]
+//                   [--methods segmented,composed,by_size,loop,pairs] [--repeat R] [--json FILE]
 //
 // Segment sizes are uniform in [min, max] until n keys are used (the last one shorter), or with
 // --segments S, S equal segments. --large K:SIZE puts K segments of SIZE keys among the uniform ones
-// (mixed small and large segments), at random places. --methods times only those named. Times: GPU timestamps (gpu_ms; for the loop, the sum over its sorts)
+// (mixed small and large segments), at random places. --methods times only those named (default:
+// segmented, loop, pairs). Times: GPU timestamps (gpu_ms; for the loop, the sum over its sorts)
 // and wall-clock per call (host copies and submissions included); medians of R after one warm-up.
 #include <algorithm>
 #include <bit>
@@ -74,8 +78,9 @@ int main(int argc, char** argv) {
       std::string v = next() + ",";
       for (size_t at = 0, comma; (comma = v.find(',', at)) != std::string::npos; at = comma + 1) {
         names.push_back(v.substr(at, comma - at));
-        if (names.back() != "segmented" && names.back() != "loop" && names.back() != "pairs")
-          die("--methods: segmented, loop or pairs, not '" + names.back() + "'");
+        if (names.back() != "segmented" && names.back() != "composed" && names.back() != "by_size" &&
+            names.back() != "loop" && names.back() != "pairs")
+          die("--methods: segmented, composed, by_size, loop or pairs, not '" + names.back() + "'");
       }
     } else if (a == "--repeat") repeat = std::stoi(next());
     else if (a == "--json") json = next();
@@ -113,8 +118,15 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> keys = input;
     double gpu_ms = 0;
     const auto start = Clock::now();
-    if (which == "segmented") {
-      gpu_ms = vksort::segmented_sort_host(gpu, keys.data(), n, nullptr, 0, offsets.data(), segments, {.key = vksort::Key::u32}).gpu_ms;
+    if (which == "segmented" || which == "composed" || which == "by_size") {
+      const vksort::SegmentedPath path = which == "composed" ? vksort::SegmentedPath::composed_keys
+                                         : which == "by_size" ? vksort::SegmentedPath::by_size
+                                                              : vksort::SegmentedPath::automatic;
+      const vksort::SortStats stats = vksort::segmented_sort_host(gpu, keys.data(), n, nullptr, 0, offsets.data(), segments,
+                                                                  {.key = vksort::Key::u32}, path);
+      gpu_ms = stats.gpu_ms;
+      if (check && which == "segmented")
+        std::printf("segmented: automatic chose %s\n", stats.fact("composed_keys").value_or(0) ? "composed keys" : "by size");
     } else if (which == "loop") {
       for (uint64_t s = 0; s < segments; ++s)
         gpu_ms += vksort::sort(gpu, std::span(keys).subspan(offsets[s], offsets[s + 1] - offsets[s])).gpu_ms;

@@ -124,6 +124,23 @@ VKSORT_PUSH_BLOCK(SegmentTilesPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// segment_compose / segment_decompose: segmented sort of 32-bit keys by one sort of 64-bit
+// (segment << 32 | encoded key) keys.
+#define SPEC_CONSECUTIVE 9  // bool: an invocation takes ITEMS consecutive positions (CPU devices), else
+                            // ITEMS positions a workgroup apart (side by side across a subgroup: GPUs)
+#if defined(__cplusplus) || defined(PUSH_SEGMENT_COMPOSE)
+VKSORT_PUSH_BLOCK(SegmentComposePush) {
+  VKSORT_ADDRESS keys;      // n 32-bit keys: read by compose, written by decompose
+  VKSORT_ADDRESS composed;  // n uvec2 (x: encoded key, y: segment): written by compose, read by decompose
+  VKSORT_ADDRESS offsets;   // segments + 1 words (compose only)
+  VKSORT_ADDRESS count;     // a GPU-side key count (uint) or 0: then n
+  uint n;                   // keys, or the most keys with a GPU-side count
+  uint segments;            // at least 1 (compose only)
+  uint group_count;         // logical workgroups
+  uint pad_;
+} VKSORT_PUSH_END;
+#endif
+
 // --- prefix scan (shaders/scan) -------------------------------------------------------------------
 // Exclusive prefix sum of 32-bit words, reduce-then-scan over chunks of WORKGROUP_SIZE * ITEMS words
 // (no inter-workgroup communication inside a dispatch). scan_reduce writes each chunk's sum to

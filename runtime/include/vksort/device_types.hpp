@@ -57,6 +57,9 @@ struct DeviceOptions {
     uint32_t max_workgroup_count = 0;        // in each dimension
     bool no_timestamps = false;              // as if the queue could not write timestamps
     bool no_subgroups = false;               // as if compute had no subgroup operations: shared-memory paths
+    // As if a CPU driver (DeviceInfo::type "cpu", e.g. lavapipe) were a GPU ("discrete"): the shapes and
+    // choices vksort makes for GPUs run there, so that tests reach them.
+    bool gpu = false;
     // Device-local bytes vksort may hold at once (0: no pretend budget); allocations beyond it fail
     // with VK_ERROR_OUT_OF_DEVICE_MEMORY as a full device's would.
     uint64_t device_memory = 0;

@@ -13,6 +13,7 @@
 #include "api/ranges.hpp"
 #include "gpu/memory.hpp"
 #include "sort/record_gather.hpp"
+#include "sort/segment_compose.hpp"
 #include "sort/segment_ids.hpp"
 #include "sort/segment_tiles.hpp"
 
@@ -26,6 +27,35 @@ constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
 bool whole_keys(const SortOptions& o) {
   return o.begin_bit == 0 && (o.end_bit == 0 || o.end_bit == key_bytes(o.key) * 8);
 }
+
+// Composed (segment << 32 | key) keys hold 32-bit keys, whole, and are radix sorted.
+bool composable(const SortOptions& o) {
+  return key_bytes(o.key) == 4 && whole_keys(o) && (o.algorithm == Algorithm::automatic || o.algorithm == Algorithm::radix);
+}
+
+std::string composed_refusal(const std::string& who, const SortOptions& o) {
+  return who + ": SegmentedPath::composed_keys needs 32-bit keys (u32, i32, f32), whole keys (no bit range) and "
+               "radix sort (Algorithm::radix or automatic); these are " + std::string(to_string(o.key)) + " keys, bits [" +
+         std::to_string(o.begin_bit) + ", " + std::to_string(o.end_bit) + "), " + std::string(to_string(o.algorithm)) +
+         " sort";
+}
+
+// The composed keys' sort: 64-bit keys, ascending (the key's order is in its encoding), on the key's
+// 32 bits and the segment id's `bits`; values or records travel with them as the caller's options say.
+SortOptions composed_keys(const SortOptions& o, uint32_t bits) {
+  SortOptions c;
+  c.key = Key::u64;
+  c.algorithm = Algorithm::radix;
+  c.value_bytes = o.value_bytes;
+  c.tuning = o.tuning;
+  c.end_bit = 32 + bits;
+  return c;
+}
+
+// On a CPU device (lavapipe) a workgroup runs its invocations as coroutines that switch at every
+// barrier, so the tile kernel's bitonic network (a barrier per step) costs more than a sort of
+// everything by composed keys (2^20 keys in 16..1024-key segments: 193 ms against about 90 ms).
+bool tile_kernel_costly(const DeviceInfo& device) { return device.type == "cpu"; }
 
 SortOptions carrying_index(SortOptions o) {
   o.value_bytes = 4;
@@ -55,8 +85,13 @@ struct SegmentedSorter::Impl {
   uint32_t max_segment_keys = 0;  // the caller's promise for record(), 0: none
   // By segment id, one Sorter per bit width, made when first needed; [32] sizes scratch for all.
   std::array<std::optional<Sorter>, 33> segment_sorters;
+  // Composed keys, where the options allow them: the kernels in and out, and the 64-bit keys' Sorter
+  // per segment-id bit width (made when first needed; [32] sizes scratch for all).
+  std::optional<algo::SegmentCompose> compose;
+  std::array<std::optional<Sorter>, 33> composed_sorters;
+  SegmentedPath recording_path = SegmentedPath::by_size;  // what record() records: never automatic
 
-  Impl(Device& d, const SortOptions& o, uint32_t promised = 0)
+  Impl(Device& d, const SortOptions& o, uint32_t promised = 0, SegmentedPath path = SegmentedPath::automatic)
       : device(d), keys_sorter(d, carrying_index(o)), options(keys_sorter.options()),
         key_gather(detail::context_of(d), key_bytes(options.key)), segment_ids(detail::context_of(d)),
         tiles(detail::context_of(d), options), max_segment_keys(promised) {
@@ -69,6 +104,18 @@ struct SegmentedSorter::Impl {
     options.value_bytes = o.value_bytes;
     if (o.value_bytes) value_gather.emplace(detail::context_of(d), o.value_bytes);
     segment_sorter(32);
+    if (composable(options)) {
+      compose.emplace(detail::context_of(d), options);
+      composed_sorter(32);
+    } else if (path == SegmentedPath::composed_keys) {
+      throw Error(composed_refusal("SegmentedSorter", options));
+    }
+    // Recordings: composed keys unless the promise lets the serial kernel sort every segment, or (on a
+    // GPU) the tile kernel, whose barriers are cheap there.
+    const bool composed = path == SegmentedPath::composed_keys ||
+                          (path == SegmentedPath::automatic && compose &&
+                           (!promised || (promised > tiles.serial_limit() && tile_kernel_costly(d.info()))));
+    recording_path = composed ? SegmentedPath::composed_keys : SegmentedPath::by_size;
   }
 
   // The host path's few large segments: a plain sort of each (the caller's options, values travelling).
@@ -83,10 +130,17 @@ struct SegmentedSorter::Impl {
     return *segment_sorters[bits];
   }
 
-  // Scratch: the two sorts' own (one after the other, so they share it) at offset 0, then the input
-  // positions, the segment ids, the key copy and the value copy.
+  Sorter& composed_sorter(uint32_t bits) {
+    if (!composed_sorters[bits]) composed_sorters[bits].emplace(device, composed_keys(options, bits));
+    return *composed_sorters[bits];
+  }
+
+  // Scratch: the sorts' own (one after the other, so they share it) at offset 0, then the input
+  // positions, the segment ids, the key copy and the value copy. The composed keys (8 bytes each)
+  // take the place of the positions and segment ids, which their path does not use.
   struct Layout {
     VkDeviceSize sort = 0, index = 0, segment = 0, keys = 0, values = 0, bytes = 0;
+    VkDeviceSize composed() const { return index; }
   };
   // With a GPU-side count (indirect), n is its most, and the sorts' scratch is their indirect one.
   Layout layout(uint64_t n, bool indirect = false) const {
@@ -94,6 +148,10 @@ struct SegmentedSorter::Impl {
     const Sorter& by_segment = *segment_sorters[32];
     l.sort = indirect ? std::max(keys_sorter.scratch_bytes_indirect(n), by_segment.scratch_bytes_indirect(n))
                       : std::max(keys_sorter.scratch_bytes(n), by_segment.scratch_bytes(n));
+    if (compose) {
+      const Sorter& by_composed = *composed_sorters[32];
+      l.sort = std::max(l.sort, indirect ? by_composed.scratch_bytes_indirect(n) : by_composed.scratch_bytes(n));
+    }
     l.index = align16(l.sort);
     l.segment = align16(l.index + n * 4);
     l.keys = align16(l.segment + n * 4);
@@ -103,10 +161,10 @@ struct SegmentedSorter::Impl {
   }
 
   // With `count` (one uint32_t the GPU reads), n is the most keys: the first min(*count, n) are sorted.
-  // largest != 0: no segment has more keys than that (at most tiles.max_keys()), so the small-segment
-  // kernel sorts them all; 0: the general method.
+  // composed: by composed keys (compose must exist). Else largest != 0: no segment has more keys than
+  // that (at most tiles.max_keys()), so the small-segment kernel sorts them all; 0: the general method.
   void record(gpu::Recorder& rec, const SortBuffers& b, BufferRef offsets, uint64_t segments, uint64_t n,
-              BufferRef count = {}, uint32_t largest = 0) {
+              BufferRef count = {}, uint32_t largest = 0, bool composed = false) {
     gpu::Context& ctx = detail::context_of(device);
     const std::string what = "segmented sort of " + std::to_string(n) + " " + std::string(to_string(options.key)) +
                              " keys in " + std::to_string(segments) + " segments";
@@ -115,7 +173,7 @@ struct SegmentedSorter::Impl {
     if (n > max_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     if (!options.value_bytes && !b.values.empty())
       throw Error(what + ": a values buffer was given but SortOptions::value_bytes is 0");
-    if (!count.empty() && !largest && keys_sorter.scratch_bytes_indirect(n) == 0)
+    if (!count.empty() && !largest && !composed && keys_sorter.scratch_bytes_indirect(n) == 0)
       throw Error(what + ": a GPU-side count needs radix sort (or automatic) for the keys; this SegmentedSorter is for " +
                   std::string(to_string(options.algorithm)) + " sort");
     const Layout l = layout(n, !count.empty());
@@ -141,6 +199,21 @@ struct SegmentedSorter::Impl {
       values.copy = address(in_scratch(l.values, 8));
     }
 
+    if (composed) {
+      // One sort of (segment << 32 | encoded key), the caller's values or records travelling with it.
+      const BufferRef keys64 = in_scratch(l.composed(), n * 8);
+      rec.phase("compose keys");
+      compose->record_compose(rec, address(b.keys), address(keys64), address(offsets), keys.count, uint32_t(n),
+                              uint32_t(segments));
+      rec.compute_barrier();
+      rec.phase("sort composed keys");
+      const uint32_t bits = uint32_t(std::bit_width(segments - 1));
+      api::record_nested(rec, composed_sorter(bits), {keys64, b.values, sort_scratch}, n, count);
+      rec.compute_barrier();
+      rec.phase("decompose keys");
+      compose->record_decompose(rec, address(keys64), address(b.keys), keys.count, uint32_t(n));
+      return;
+    }
     if (largest) {
       // One dispatch sorts every segment in place; the values follow by the index it writes.
       rec.phase("stage");
@@ -178,18 +251,21 @@ struct SegmentedSorter::Impl {
   }
 };
 
-SegmentedSorter::SegmentedSorter(Device& device, const SortOptions& options, uint32_t max_segment_keys)
-    : impl_(std::make_unique<Impl>(device, options, max_segment_keys)) {}
+SegmentedSorter::SegmentedSorter(Device& device, const SortOptions& options, uint32_t max_segment_keys,
+                                 SegmentedPath path)
+    : impl_(std::make_unique<Impl>(device, options, max_segment_keys, path)) {}
 SegmentedSorter::~SegmentedSorter() = default;
 SegmentedSorter::SegmentedSorter(SegmentedSorter&&) noexcept = default;
 SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = default;
 
 const SortOptions& SegmentedSorter::options() const { return impl_->options; }
+SegmentedPath SegmentedSorter::path() const { return impl_->recording_path; }
 uint32_t SegmentedSorter::small_segment_limit() const { return impl_->tiles.max_keys(); }
 VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
 VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
-  return impl_->keys_sorter.scratch_bytes_indirect(max_n) || impl_->max_segment_keys ? impl_->layout(max_n, true).bytes
-                                                                                      : 0;
+  const bool any_count = impl_->keys_sorter.scratch_bytes_indirect(max_n) || impl_->max_segment_keys ||
+                         impl_->recording_path == SegmentedPath::composed_keys;
+  return any_count ? impl_->layout(max_n, true).bytes : 0;
 }
 
 Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
@@ -198,7 +274,8 @@ Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& 
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record_indirect: no command buffer");
     if (count.empty()) throw Error("SegmentedSorter::record_indirect: no count buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
-    impl_->record(rec, buffers, offsets, segments, max_n, count, impl_->max_segment_keys);
+    const bool composed = impl_->recording_path == SegmentedPath::composed_keys;
+    impl_->record(rec, buffers, offsets, segments, max_n, count, composed ? 0 : impl_->max_segment_keys, composed);
   });
 }
 
@@ -207,7 +284,8 @@ Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, 
   return api::status_of([&] {
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record: no command buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
-    impl_->record(rec, buffers, offsets, segments, n, {}, impl_->max_segment_keys);
+    const bool composed = impl_->recording_path == SegmentedPath::composed_keys;
+    impl_->record(rec, buffers, offsets, segments, n, {}, composed ? 0 : impl_->max_segment_keys, composed);
   });
 }
 
@@ -234,16 +312,18 @@ bool sorts_each(uint64_t segments, uint64_t n) { return segments <= 64 && n >= u
 // The segments the small-segment kernel takes (at most `limit` keys; limit 0: none) and the others.
 struct SegmentSplit {
   uint32_t largest_small = 0;  // keys in the largest small segment
+  uint64_t tile_keys = 0;      // keys in small segments above `serial` (the tile kernel's)
   uint64_t large = 0;          // segments above the limit
   uint64_t large_keys = 0;     // their keys
 };
 
-SegmentSplit split_segments(const uint32_t* offsets, uint64_t segments, uint32_t limit) {
+SegmentSplit split_segments(const uint32_t* offsets, uint64_t segments, uint32_t limit, uint32_t serial) {
   SegmentSplit split;
   for (uint64_t s = 0; s < segments; ++s) {
     const uint32_t size = offsets[s + 1] - offsets[s];
     if (size <= limit) {
       split.largest_small = std::max(split.largest_small, size);
+      if (size > serial) split.tile_keys += size;
     } else {
       ++split.large;
       split.large_keys += size;
@@ -255,7 +335,7 @@ SegmentSplit split_segments(const uint32_t* offsets, uint64_t segments, uint32_t
 // Uploads, records the small-segment kernel (largest != 0: every segment has at most that many keys)
 // or the general path, downloads.
 SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, void* values, const uint32_t* offsets,
-                     uint64_t segments, uint64_t n, uint32_t largest) {
+                     uint64_t segments, uint64_t n, uint32_t largest, bool composed = false) {
   const uint32_t kb = key_bytes(sorter.options.key), vb = sorter.options.value_bytes;
   const std::string count = std::to_string(n) + " " + std::string(to_string(sorter.options.key));
   Buffer key_buffer(device, n * kb, count + " keys");
@@ -268,7 +348,7 @@ SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
   offset_buffer.upload({reinterpret_cast<const std::byte*>(offsets), (segments + 1) * 4});
   const SortBuffers b{key_buffer.ref(), values ? value_buffer.ref() : BufferRef{}, scratch.ref()};
   SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
-    sorter.record(rec, b, offset_buffer.ref(), segments, n, {}, largest);
+    sorter.record(rec, b, offset_buffer.ref(), segments, n, {}, largest, composed);
   });
   key_buffer.download({static_cast<std::byte*>(keys), n * kb});
   if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
@@ -362,7 +442,7 @@ SortStats sort_apart(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
 }  // namespace
 
 SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
-                              const uint32_t* offsets, uint64_t segments, const SortOptions& options) {
+                              const uint32_t* offsets, uint64_t segments, const SortOptions& options, SegmentedPath path) {
   if (n > 0 && !keys) throw Error("segmented_sort: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (values && value_bytes == 0) throw Error("segmented_sort: values were given with value_bytes 0");
   if (!values && value_bytes != 0 && n > 0) throw Error("segmented_sort: value_bytes is set but values is a null pointer");
@@ -376,21 +456,30 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   });
   SegmentedSorter::Impl& sorter = *cached.impl;
   // Kept for the next call when this one completes (as sort_host's Sorters: one that threw is dropped).
+  if (path == SegmentedPath::composed_keys && !sorter.compose) throw Error(composed_refusal("segmented_sort", sorter.options));
   cached.completed = n == 0;
   if (n == 0) return {};
   // Segments that fit one workgroup's tile: one dispatch sorts them in shared memory (whole keys only).
   // When all do, that is all; when a few large segments are left, each of them gets a plain sort of its
   // own in the same submission; otherwise the general path takes every segment.
   const uint32_t limit = whole_keys(sorter.options) ? sorter.tiles.max_keys() : 0;
-  const SegmentSplit split = split_segments(offsets, segments, limit);
+  const SegmentSplit split = split_segments(offsets, segments, limit, sorter.tiles.serial_limit());
   const bool apart = split.large > 0 && sorts_each(split.large, split.large_keys);
-  const bool small = limit > 0 && (split.large == 0 || (apart && split.largest_small > 0));
-  SortStats stats = split.large == 0 ? sort_whole(device, sorter, keys, values, offsets, segments, n, std::max(split.largest_small, 1u))
-                    : apart          ? sort_apart(device, sorter, keys, values, offsets, segments, n, limit)
-                                     : sort_whole(device, sorter, keys, values, offsets, segments, n, 0);
+  // Composed keys, where possible, instead of the general path, and on a CPU device instead of the tile
+  // kernel when that would sort a quarter of the keys or more (tile_kernel_costly).
+  const bool general = split.large > 0 && !apart;
+  const bool costly_tiles = tile_kernel_costly(device.info()) && split.tile_keys * 4 >= n;
+  const bool composed = path == SegmentedPath::composed_keys ||
+                        (path == SegmentedPath::automatic && sorter.compose && (general || costly_tiles));
+  const bool small = !composed && limit > 0 && (split.large == 0 || (apart && split.largest_small > 0));
+  SortStats stats = composed           ? sort_whole(device, sorter, keys, values, offsets, segments, n, 0, true)
+                    : split.large == 0 ? sort_whole(device, sorter, keys, values, offsets, segments, n, std::max(split.largest_small, 1u))
+                    : apart            ? sort_apart(device, sorter, keys, values, offsets, segments, n, limit)
+                                       : sort_whole(device, sorter, keys, values, offsets, segments, n, 0);
   stats.facts.push_back({"segments", double(segments)});
+  stats.facts.push_back({"composed_keys", composed ? 1.0 : 0.0});
   stats.facts.push_back({"small_segment_kernel", small ? 1.0 : 0.0});
-  stats.facts.push_back({"sorted_apart", apart ? double(split.large) : 0.0});
+  stats.facts.push_back({"sorted_apart", apart && !composed ? double(split.large) : 0.0});
   cached.completed = true;
   return stats;
 }

@@ -267,6 +267,7 @@ void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& 
   lower(info.max_workgroup_invocations, p.max_workgroup_invocations);
   for (uint32_t& count : info.max_workgroup_count) lower(count, p.max_workgroup_count);
   if (p.no_timestamps) info.timestamps = false;
+  if (p.gpu && info.type == "cpu") info.type = "discrete";
   if (p.no_subgroups) {
     info.subgroup_size = 0;
     info.subgroup_arithmetic = info.subgroup_ballot = info.subgroup_shuffle = false;

@@ -22,6 +22,8 @@ class SegmentTiles {
   // The largest segment the kernels sort (a power of two, what the device's shared memory allows, at
   // most 2048).
   uint32_t max_keys() const { return max_tile_; }
+  // Segments of at most this many keys are sorted one per invocation (no shared memory, no barriers).
+  uint32_t serial_limit() const { return serial_keys_; }
 
   // Sorts every segment of at most `largest` keys (largest <= max_keys(); the tile is the smallest
   // power of two >= largest) in place, and leaves larger ones as they are; with index != 0, index[i] =

@@ -585,6 +585,17 @@ TEST_CASE("segmented sort by composed (segment, key) keys: forced and chosen") {
                          doctest::Contains("composed_keys needs"), Error);
     CHECK(k == before);
   }
+  // A path that names none is refused, not taken for by_size.
+  {
+    std::vector<uint32_t> k = {3, 1, 2, 0};
+    const std::vector<uint32_t> before = k;
+    CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {.key = Key::u32}, 0, SegmentedPath(7)),
+                         doctest::Contains("unknown SegmentedPath 7"), Error);
+    CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, k.data(), 4, nullptr, 0, offsets.data(), 2, {.key = Key::u32},
+                                             SegmentedPath(7)),
+                         doctest::Contains("unknown SegmentedPath 7"), Error);
+    CHECK(k == before);
+  }
   CHECK(SegmentedSorter(gpu, {.key = Key::u32}).path() == SegmentedPath::composed_keys);
   CHECK(SegmentedSorter(gpu, {.key = Key::u32}, 8).path() == SegmentedPath::by_size);
   CHECK(SegmentedSorter(gpu, {.key = Key::f32}, 300).path() == (cpu ? SegmentedPath::composed_keys : SegmentedPath::by_size));

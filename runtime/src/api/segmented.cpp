@@ -33,6 +33,13 @@ bool composable(const SortOptions& o) {
   return key_bytes(o.key) == 4 && whole_keys(o) && (o.algorithm == Algorithm::automatic || o.algorithm == Algorithm::radix);
 }
 
+// A SegmentedPath made from an integer that names none is refused, not taken for by_size.
+void check_path(const std::string& who, SegmentedPath path) {
+  if (path != SegmentedPath::automatic && path != SegmentedPath::composed_keys && path != SegmentedPath::by_size)
+    throw Error(who + ": unknown SegmentedPath " + std::to_string(uint32_t(path)) +
+                " (automatic, composed_keys or by_size)");
+}
+
 std::string composed_refusal(const std::string& who, const SortOptions& o) {
   return who + ": SegmentedPath::composed_keys needs 32-bit keys (u32, i32, f32), whole keys (no bit range) and "
                "radix sort (Algorithm::radix or automatic); these are " + std::string(to_string(o.key)) + " keys, bits [" +
@@ -95,6 +102,7 @@ struct SegmentedSorter::Impl {
       : device(d), keys_sorter(d, carrying_index(o)), options(keys_sorter.options()),
         key_gather(detail::context_of(d), key_bytes(options.key)), segment_ids(detail::context_of(d)),
         tiles(detail::context_of(d), options), max_segment_keys(promised) {
+    check_path("SegmentedSorter", path);
     if (promised > tiles.max_keys())
       throw Error("SegmentedSorter: max_segment_keys " + std::to_string(promised) + " is above the " +
                   std::to_string(tiles.max_keys()) + " keys one workgroup sorts on this device (0: any sizes)");
@@ -443,6 +451,7 @@ SortStats sort_apart(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
 
 SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
                               const uint32_t* offsets, uint64_t segments, const SortOptions& options, SegmentedPath path) {
+  check_path("segmented_sort", path);
   if (n > 0 && !keys) throw Error("segmented_sort: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (values && value_bytes == 0) throw Error("segmented_sort: values were given with value_bytes 0");
   if (!values && value_bytes != 0 && n > 0) throw Error("segmented_sort: value_bytes is set but values is a null pointer");

@@ -292,8 +292,9 @@ struct Simulation::Impl {
   // The Verlet list's step: whether it is due (list_check, list_decide), then the rebuild's passes,
   // all dispatched indirectly with the groups list_decide wrote (none on a step without a rebuild):
   // cell ids, the spatial sort (its key count from list_decide too), the reorder, the cell starts and
-  // the list itself. `rebuild` forces one (the steps that walk the cells: the initial forces, the
-  // pressure tensor's step, the test hooks).
+  // the list itself, which also sums the step's forces into accum (the steps without a rebuild take
+  // them from the list: record_list_forces). `rebuild` forces one without forces (the steps that walk
+  // the cells: the initial forces, the pressure tensor's step, the test hooks).
   void record_list(VkCommandBuffer cmd, Push p, uint32_t n, bool rebuild) {
     if (!rebuild) {
       list_check.dispatch(cmd, &p, n);
@@ -320,8 +321,17 @@ struct Simulation::Impl {
     gpu::compute_barrier(cmd);
     starts_kernel.dispatch_indirect(cmd, &p, args, cell_items);
     gpu::compute_barrier(cmd);
+    p.count = rebuild ? 1u : 0u;  // a forced rebuild's step computes its forces otherwise
     forces_list_build.dispatch_indirect(cmd, &p, args, items);
     gpu::compute_barrier(cmd);
+  }
+
+  // A step's forces after record_list: from the list unless this step rebuilt it (then the build has
+  // summed them), then the sums turned into forces.
+  void record_list_forces(VkCommandBuffer cmd, const Push& p, uint32_t n) {
+    forces_list.dispatch_indirect(cmd, &p, list_control.vk_buffer(), 4 * DPD_LIST_REUSE_ARGS);
+    gpu::compute_barrier(cmd);
+    forces_total.dispatch(cmd, &p, n);
   }
 
   // The rebuild's group counts (list_decide copies them on a rebuild step), nothing pending.
@@ -459,9 +469,7 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
         if (last) {
           s.forces_tensor.dispatch(cmd, &push, n_);
         } else if (s.verlet) {
-          s.forces_list.dispatch(cmd, &push, n_);
-          gpu::compute_barrier(cmd);
-          s.forces_total.dispatch(cmd, &push, n_);
+          s.record_list_forces(cmd, push, n_);
         } else if (s.newton) {
           s.forces_newton.dispatch(cmd, &push, n_);
           gpu::compute_barrier(cmd);

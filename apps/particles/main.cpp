@@ -149,8 +149,12 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   const Grid grid = grid_for(model);
   Simulation sim(ctx, model, setup.state);
   const uint64_t start = sim.step(), end = start + opt.steps;
-  const std::string search = model.layout == Layout::cell_order ? "particles in cell order"
-                                                                 : cells + " cell lists";
+  std::string search = model.layout == Layout::cell_order ? "particles in cell order" : cells + " cell lists";
+  if (model.verlet_list()) {
+    char list[64];
+    std::snprintf(list, sizeof list, ", Verlet list (skin %g)", double(model.skin));
+    search += list;
+  }
   std::printf("# %s: %u particles, box %.4g x %.4g x %.4g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
               "%s, seed %u, steps %llu to %llu\n# device: %s\n",
               setup.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz,

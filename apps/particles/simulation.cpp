@@ -363,6 +363,7 @@ struct Simulation::Impl {
   }
 
   void check_report(uint64_t step) const {
+    check_outside(step);  // first: a blown-up run also overfills the list
     if (verlet) {
       std::vector<uint32_t> most(1);
       list_control.download(bytes(most), 4 * DPD_LIST_MOST);
@@ -371,6 +372,9 @@ struct Simulation::Impl {
                     " neighbour list partners, more than its capacity of " + std::to_string(list_capacity) +
                     " (a dense cluster); use a smaller --skin or --neighbours cells");
     }
+  }
+
+  void check_outside(uint64_t step) const {
     uint32_t bad_slot = DPD_NULL;
     if (cell_order) {  // the smallest id found outside; its slot after the sort
       std::vector<uint32_t> bad(1);

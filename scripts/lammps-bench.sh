@@ -72,6 +72,7 @@ run $steps
 IN
 
 for k in $(seq 1 "$repeat"); do
+  # shellcheck disable=SC2086  # --app-args are words
   "$app" --scenario equilibrium --n 32000 --box 22.013,22.013,22.013 --dt 0.04 --steps "$steps" --every 50 \
     --seed "$k" --xyz "$work/app.xyz" $app_args >"$work/app_$k.txt"
   (cd "$work" && "$lmp" -in in.dpd -log "lammps_$k.log" -screen none)

@@ -9,15 +9,16 @@
 # keeps both programs' outputs under <out>/logs.
 #   scripts/lammps-bench.sh [--app build/apps/particles/particles] [--steps 300] [--repeat 3]
 #                           [--scratch /tmp/lammps-build] [--out bench/results/<machine>_dpd-vs-lammps]
+#                           [--app-args "--neighbours list"]   (more app options, split at spaces)
 # The LAMMPS build (~20 min on 2 busy cores) is kept in the scratch folder and reused when its
 # binary is there.
 set -euo pipefail
 command_line="$0 $*"
-app=build/apps/particles/particles steps=300 repeat=3 scratch=/tmp/lammps-build
+app=build/apps/particles/particles app_args="" steps=300 repeat=3 scratch=/tmp/lammps-build
 out=bench/results/lavapipe-llvm15-2core_dpd-vs-lammps
 while [ $# -gt 0 ]; do
   case "$1" in
-    --app) app="$2" ;; --steps) steps="$2" ;; --repeat) repeat="$2" ;; --scratch) scratch="$2" ;; --out) out="$2" ;;
+    --app) app="$2" ;; --app-args) app_args="$2" ;; --steps) steps="$2" ;; --repeat) repeat="$2" ;; --scratch) scratch="$2" ;; --out) out="$2" ;;
     *) echo "lammps-bench: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -71,8 +72,9 @@ run $steps
 IN
 
 for k in $(seq 1 "$repeat"); do
+  # shellcheck disable=SC2086  # --app-args are words
   "$app" --scenario equilibrium --n 32000 --box 22.013,22.013,22.013 --dt 0.04 --steps "$steps" --every 50 \
-    --seed "$k" --xyz "$work/app.xyz" >"$work/app_$k.txt"
+    --seed "$k" --xyz "$work/app.xyz" $app_args >"$work/app_$k.txt"
   (cd "$work" && "$lmp" -in in.dpd -log "lammps_$k.log" -screen none)
   echo "lammps-bench: pair $k of $repeat done" >&2
 done

@@ -117,6 +117,11 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --box 6,6,6 --gsd /nonexistent/t.gsd", "t.gsd"},
       {"--scenario rayleigh-taylor --n 100 --box 5,3,4 --montage m.png", "--montage needs --frames"},
       {"--scenario phase-separation --n 100 --layout rows", "layout"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --pairs both", "--neighbours list needs"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --layout lists", "--neighbours list needs"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 1.5", "needs at least 3"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 0", "--skin"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours verlet", "--neighbours"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);

@@ -102,6 +102,10 @@ TEST_CASE("neighbours: still exact after steps with the particles reordered in m
     m.reorder_every = 5;
   }
   SUBCASE("cell order (reordered every step)") {}
+  SUBCASE("Verlet list (reordered at its rebuilds; the search on cells of r_c + skin)") {
+    m.neighbours = Neighbours::list;
+    m.skin = 0.3f;
+  }
   check_against_brute_force(m, boundary_heavy_state(m, 700, 8), 96, 12);
 }
 
@@ -137,6 +141,24 @@ TEST_CASE("neighbours: dense clusters overflow the scatter iterations into vksor
       s.pos[4 * i + k] = i % 2 ? 1.05f + u : std::fmod(3.55f + u, 4.0f);
     }
   check_against_brute_force(m, s, 256);
+}
+
+TEST_CASE("Verlet list: a cluster with more partners than the list holds stops with a message") {
+  particles::test::NoValidationMessages quiet;
+  Model m;
+  m.lx = m.ly = m.lz = 4.0f;  // 3 cells of r_c + skin per axis
+  m.periodic_z = true;
+  m.neighbours = Neighbours::list;
+  State s = random_state(m, 400, [](const Model&, float, float, float, uint32_t) { return 0; });
+  for (uint32_t i = 0; i < s.size(); ++i)  // all 400 within a cube of 0.9: ~200 partners each
+    for (int k = 0; k < 3; ++k) s.pos[4 * i + k] = 1.05f + 0.9f * float(unit_random(7, k, i));
+  try {
+    Simulation sim(context(), m, s);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("more than its capacity") != std::string::npos);
+    CHECK(std::string(e.what()).find("--skin") != std::string::npos);
+  }
 }
 
 TEST_CASE("boxes with fewer than 3 cells along a periodic axis are refused") {

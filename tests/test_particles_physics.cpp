@@ -318,3 +318,65 @@ TEST_CASE("Rayleigh-Taylor: under gravity the seeded interface grows into finger
   CHECK(thickness[0][2] < 3.0);
   CHECK(std::abs(sinking[0]) < 1.0);
 }
+
+TEST_CASE("Verlet list: the same bits as the every-step cell walk, rebuilt often or seldom, restarted between builds") {
+  particles::test::NoValidationMessages quiet;
+  // Each case runs 300 steps three ways: the cell walk every step; the list in one advance() (one
+  // submission: the GPU alone decides when to rebuild); the list stopped at step 137, restarted from
+  // that state (a new Simulation builds a list at a step the continuous run did not) and run on.
+  // Two species, unlike pairs repel harder, the heavy one twice the mass.
+  const struct {
+    bool walls;
+    float skin, dt;
+    uint64_t min_builds, max_builds;  // rebuilds the continuous list run must have made
+  } cases[] = {
+      {false, 0.3f, 0.01f, 10, 200},  // rebuilt every few steps: many builds, some steps between
+      {true, 0.3f, 0.01f, 10, 200},   // the same between walls, with the paper's noise
+      {false, 1.0f, 0.005f, 1, 30},   // a large skin at a small dt: about 20 steps on one list
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.walls);
+    CAPTURE(c.skin);
+    Model m = periodic_box(6.0f);
+    m.periodic_z = !c.walls;
+    m.dt = c.dt;
+    m.skin = c.skin;
+    m.mass[1] = 2.0f;
+    m.a[0][1] = m.a[1][0] = 40;
+    m.noise = c.walls ? Noise::paper : Noise::counter;
+    const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
+    Snapshot cells, list, restarted;
+    {
+      m.neighbours = Neighbours::cells;
+      Simulation sim(context(), m, initial);
+      sim.advance(300, 300);
+      cells = sim.snapshot();
+    }
+    m.neighbours = Neighbours::list;
+    {
+      Simulation sim(context(), m, initial);
+      sim.advance(300, 300);
+      list = sim.snapshot();
+      CHECK(sim.times().list_builds >= c.min_builds);
+      CHECK(sim.times().list_builds <= c.max_builds);
+      MESSAGE("list rebuilt on " << sim.times().list_builds << " of 300 steps");
+    }
+    {
+      Simulation first(context(), m, initial);
+      first.advance(137, 300);
+      const Snapshot half = first.snapshot();
+      State s;
+      s.pos = half.pos, s.vel = half.vel, s.vtilde = half.vtilde, s.image = half.image, s.step = half.step;
+      Simulation rest(context(), m, s);
+      rest.advance(163, 300);
+      restarted = rest.snapshot();
+    }
+    CHECK(cells.pos != initial.pos);  // it moved
+    for (const Snapshot* other : {&list, &restarted}) {
+      CHECK(std::memcmp(cells.pos.data(), other->pos.data(), cells.pos.size() * 4) == 0);
+      CHECK(std::memcmp(cells.vel.data(), other->vel.data(), cells.vel.size() * 4) == 0);
+      CHECK(std::memcmp(cells.force.data(), other->force.data(), cells.force.size() * 4) == 0);
+      CHECK(cells.image == other->image);
+    }
+  }
+}

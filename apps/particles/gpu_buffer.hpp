@@ -19,5 +19,7 @@ VkDeviceAddress address_of(const Context& ctx, const vksort::BufferRef& ref);
 void compute_barrier(VkCommandBuffer cmd);
 // Compute and transfer writes visible to compute and transfer reads and writes (around buffer copies).
 void compute_transfer_barrier(VkCommandBuffer cmd);
+// Compute writes visible to compute reads and writes and to indirect dispatches' argument reads.
+void compute_indirect_barrier(VkCommandBuffer cmd);
 
 }  // namespace particles::gpu

@@ -45,9 +45,20 @@ void Kernel::dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const {
   if (n == 0) return;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
+  const std::array<uint32_t, 3> g = groups(n);
+  vkCmdDispatch(cmd, g[0], g[1], g[2]);
+}
+
+void Kernel::dispatch_indirect(VkCommandBuffer cmd, const void* push, VkBuffer args, VkDeviceSize offset) const {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
+  vkCmdDispatchIndirect(cmd, args, offset);
+}
+
+std::array<uint32_t, 3> Kernel::groups(uint32_t n) const {
   const uint32_t groups = (n + workgroup_size - 1) / workgroup_size;
-  const uint32_t x = std::min(groups, ctx_.max_group_count_x());
-  vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
+  const uint32_t x = std::max(1u, std::min(groups, ctx_.max_group_count_x()));
+  return {x, (groups + x - 1) / x, 1};
 }
 
 }  // namespace particles::gpu

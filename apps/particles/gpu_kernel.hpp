@@ -3,6 +3,7 @@
 // device addresses inside them, no descriptor sets), dispatched over n items.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -27,6 +28,11 @@ class Kernel {
   // Binds, pushes `push` and dispatches ceil(n / workgroup_size) groups on a 2-D grid (x stays within
   // maxComputeWorkGroupCount[0]); the shader recovers the linear group id and drops items >= n.
   void dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const;
+  // The same with the group counts (x, y, z) read from `args` at `offset` when the GPU runs it (some
+  // earlier pass wrote them: groups(n), or zeros for no work).
+  void dispatch_indirect(VkCommandBuffer cmd, const void* push, VkBuffer args, VkDeviceSize offset) const;
+  // The group counts dispatch() uses for n items.
+  std::array<uint32_t, 3> groups(uint32_t n) const;
 
  private:
   const Context& ctx_;

@@ -77,6 +77,8 @@ struct Options {
   std::string layout = "cell-order";
   uint32_t cell_divisions = 4;
   std::string pairs = "once";
+  std::string neighbours = "cells";
+  float skin = 0.3f;
 };
 
 void progress(uint64_t done, uint64_t total) {
@@ -110,6 +112,7 @@ void print_row(const particles::Simulation& sim, const particles::Observables& o
 struct Totals {
   double ms[3] = {0, 0, 0};  // neighbours, forces, integration
   uint64_t timed_steps = 0;
+  uint64_t steps = 0, list_builds = 0;  // all steps run, and those that rebuilt the Verlet list
   double wall_s = 0;
   double late_t = 0, late_p = 0;  // sums of T and P over the rows after a third of the run
   uint64_t late_rows = 0;
@@ -146,8 +149,12 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   const Grid grid = grid_for(model);
   Simulation sim(ctx, model, setup.state);
   const uint64_t start = sim.step(), end = start + opt.steps;
-  const std::string search = model.layout == Layout::cell_order ? "particles in cell order"
-                                                                 : cells + " cell lists";
+  std::string search = model.layout == Layout::cell_order ? "particles in cell order" : cells + " cell lists";
+  if (model.verlet_list()) {
+    char list[64];
+    std::snprintf(list, sizeof list, ", Verlet list (skin %g)", double(model.skin));
+    search += list;
+  }
   std::printf("# %s: %u particles, box %.4g x %.4g x %.4g (%s z), %u x %u x %u cells, dt %.3g, %s, %s noise, "
               "%s, seed %u, steps %llu to %llu\n# device: %s\n",
               setup.scenario.c_str(), sim.size(), model.lx, model.ly, model.lz,
@@ -226,6 +233,7 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
       const StepTimes& t = sim.times();
       totals.ms[0] += t.neighbours_ms, totals.ms[1] += t.forces_ms, totals.ms[2] += t.integration_ms;
       totals.timed_steps += t.timed ? t.steps : 0;
+      totals.steps += t.steps, totals.list_builds += t.list_builds;
     }
     record(s, row, pic, dump, save);
     if (row) sim.reset_times();
@@ -248,6 +256,11 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
                 totals.ms[2] / steps, double(sim.size()) * steps / (gpu_ms * 1e-3),
                 double(sim.size()) * double(opt.steps) / totals.wall_s, totals.wall_s);
   }
+  if (model.verlet_list() && totals.steps > 0)
+    std::printf("# neighbour list (skin %g) rebuilt on %llu of %llu steps (always on a batch's last step, whose "
+                "pressure tensor walks the cells)\n",
+                double(model.skin), static_cast<unsigned long long>(totals.list_builds),
+                static_cast<unsigned long long>(totals.steps));
   if (out) {
     const double d = out->msd->diffusion();
     if (std::isfinite(d))
@@ -340,6 +353,10 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
   model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
   model.cell_divisions = opt.cell_divisions;
   model.newton = opt.pairs == "once";
+  model.neighbours = opt.neighbours == "list" ? Neighbours::list : Neighbours::cells;
+  model.skin = opt.skin;
+  if (model.neighbours == Neighbours::list && !model.verlet_list())
+    throw Error("--neighbours list needs --layout cell-order and --pairs once");
   grid_for(model);
   check_inside(model, r.state);
   return r;
@@ -481,6 +498,13 @@ int main(int argc, char** argv) {
                  "cell order: once (each pair computed once, F_ji = -F_ij) | both (from both sides); the "
                  "trajectory is the same")
       ->check(CLI::IsMember({"once", "both"}));
+  app.add_option("--neighbours", opt.neighbours,
+                 "cell order, pairs once: cells (sorted into cell order and walked every step) | list (a Verlet "
+                 "list of the partners within r_c + skin, rebuilt when a particle has moved skin / 2); the "
+                 "trajectory is the same")
+      ->check(CLI::IsMember({"cells", "list"}));
+  app.add_option("--skin", opt.skin, "--neighbours list: the list's margin beyond r_c")
+      ->check(CLI::PositiveNumber);
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

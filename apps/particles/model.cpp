@@ -30,13 +30,17 @@ uint32_t cells_along(float length, float rc, const char* axis, bool periodic) {
 }  // namespace
 
 Grid grid_for(const Model& m) {
-  Grid g{cells_along(m.lx, m.rc, "x", true), cells_along(m.ly, m.rc, "y", true),
-         cells_along(m.lz, m.rc, "z", m.periodic_z)};
+  if (m.verlet_list() && !(m.skin > 0.0f)) throw Error("the neighbour list's skin must be positive");
+  // The Verlet list's build searches r_c + skin; so do the steps that walk the cells (which are the
+  // build's).
+  const float edge = m.verlet_list() ? m.rc + m.skin : m.rc;
+  Grid g{cells_along(m.lx, edge, "x", true), cells_along(m.ly, edge, "y", true),
+         cells_along(m.lz, edge, "z", m.periodic_z)};
   if (m.layout == Layout::cell_order) {
     if (m.cell_divisions < 1 || m.cell_divisions > 8) throw Error("cell divisions must be 1 to 8");
     // Only x is divided. With lx >= 3 r_c checked above, x holds >= 3 d cells >= 2 d + 1: the
     // search (d cells each way along x) still visits every cell once.
-    g.nx = cells_along(m.lx, m.rc / float(m.cell_divisions), "x", true);
+    g.nx = cells_along(m.lx, edge / float(m.cell_divisions), "x", true);
     g.reach = m.cell_divisions;
   }
   if (uint64_t(g.nx) * g.ny * g.nz >= (1ull << 31)) throw Error("too many cells (2^31 or more)");

@@ -24,6 +24,12 @@ enum class Cells { scatter, sort };  // vksort::BucketMode of the per-step cell 
 // walked without pointer chasing, on cells of edge r_c / cell_divisions along x (fewer distance checks).
 // lists: vksort's bucket lists over cells of edge r_c, walked cell by cell (the original layout).
 enum class Layout { cell_order, lists };
+// cell_order with each pair once: how the force kernel finds each step's pairs. cells: the walk over
+// the cell ranges every step, after sorting the particles by cell. list: a Verlet list of the partners
+// within r_c + skin (each pair once), walked every step and rebuilt (sort into cell order included)
+// only on the steps where some particle has moved more than skin / 2 since the last build, which the
+// GPU decides itself. The trajectory is the same bit for bit.
+enum class Neighbours { cells, list };
 
 struct Model {
   float lx = 10, ly = 10, lz = 10;  // box; x, y periodic
@@ -56,7 +62,11 @@ struct Model {
   // cell_order only: compute each pair once (F_ji = -F_ij, half the neighbourhood walked) on the steps
   // that need no observables; false: from both sides every step. The trajectory is the same bit for bit.
   bool newton = true;
+  Neighbours neighbours = Neighbours::cells;
+  float skin = 0.3f;  // Neighbours::list: partners within r_c + skin are listed
   uint32_t seed = 1;
+  // The Verlet list is used: cell order, each pair once, Neighbours::list.
+  bool verlet_list() const { return layout == Layout::cell_order && newton && neighbours == Neighbours::list; }
 };
 
 struct Grid {
@@ -64,7 +74,8 @@ struct Grid {
   uint32_t reach = 1;  // cells searched each way along x (Model::cell_divisions in cell order); 1 along y, z
   uint32_t cells() const { return nx * ny * nz; }
 };
-// Cells per axis (edge >= rc; along x >= rc / cell_divisions in cell order). Throws Error when a periodic
+// Cells per axis (edge >= rc, or rc + skin with the Verlet list; along x >= that / cell_divisions in
+// cell order). Throws Error when a periodic
 // axis is shorter than 3 r_c (the search would visit a cell twice) or a wall-bounded one than r_c.
 Grid grid_for(const Model& m);
 

@@ -27,6 +27,15 @@ const uint32_t k_reorder[] =
 const uint32_t k_starts[] =
 #include "starts.spv.inc"
     ;
+const uint32_t k_reorder_back[] =
+#include "reorder_back.spv.inc"
+    ;
+const uint32_t k_list_check[] =
+#include "list_check.spv.inc"
+    ;
+const uint32_t k_list_decide[] =
+#include "list_decide.spv.inc"
+    ;
 }  // namespace
 
 namespace particles {
@@ -39,6 +48,9 @@ std::span<const uint32_t> shader_code(std::string_view name) {
   if (name == "noise") return k_noise;
   if (name == "reorder") return k_reorder;
   if (name == "starts") return k_starts;
+  if (name == "reorder_back") return k_reorder_back;
+  if (name == "list_check") return k_list_check;
+  if (name == "list_decide") return k_list_decide;
   return {};
 }
 }  // namespace particles

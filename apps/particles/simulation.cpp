@@ -2,6 +2,7 @@
 #include "simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -20,7 +21,7 @@ namespace particles {
 
 namespace {
 using shader::Push;
-static_assert(sizeof(shader::Params) == 36 * 4 + 3 * 8, "Params must match the std430 GLSL block");
+static_assert(sizeof(shader::Params) == 38 * 4 + 7 * 8, "Params must match the std430 GLSL block");
 static_assert(sizeof(Push) == 14 * 8 + 8, "Push must match the GLSL push block");
 static_assert(sizeof(Push) <= 128, "Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize)");
 
@@ -53,6 +54,16 @@ shader::Params params_for(const Model& m, const Grid& g, uint32_t n) {
       p.sigma[k * 2 + l] = std::sqrt(2.0f * m.gamma[k][l] * m.kbt);  // fluctuation-dissipation
     }
   return p;
+}
+
+// Partners a slot's Verlet list holds: the forward half of the sphere of r_c + skin at the mean
+// density, 3 times over (clusters, walls' layering) plus some.
+uint32_t list_capacity_for(const Model& m, uint32_t n) {
+  if (!m.verlet_list()) return 0;
+  const double density = double(n) / (double(m.lx) * m.ly * m.lz);
+  const double r = double(m.rc) + m.skin;
+  const double half_sphere = density * 2.0 / 3.0 * 3.14159265358979 * r * r * r;
+  return uint32_t(std::ceil((3.0 * half_sphere + 16.0) / 8.0)) * 8u;
 }
 
 void check_model(const Model& m) {
@@ -90,6 +101,13 @@ struct Simulation::Impl {
   uint32_t cell_count;
   vksort::Buffer starts;
   vksort::Buffer report;  // a copy of vksort's report words from the last build of a batch
+  // The Verlet list (Model::verlet_list; see dpd_interface.h's Params): partners per slot, their count,
+  // positions at the build, the rebuild decision's words.
+  bool verlet;
+  uint32_t list_capacity;
+  vksort::Buffer list, list_count, list_origin, list_control;
+  gpu::Kernel list_check, list_decide, reorder_back, forces_list_build, forces_list;
+  uint32_t list_builds_seen = 0;  // DPD_LIST_BUILDS when the host last read it
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t query_capacity = 0;  // steps
 
@@ -123,12 +141,24 @@ struct Simulation::Impl {
         keys(vk, 4ull * n, "reorder keys"),
         perm(vk, 4ull * n, "reorder permutation"),
         iota(vk, 4ull * n, "slot numbers"),
-        scratch(vk, sorter.scratch_bytes(n), "reorder scratch"),
+        scratch(vk, std::max(sorter.scratch_bytes(n), m.verlet_list() ? sorter.scratch_bytes_indirect(n) : 0),
+                "reorder scratch"),
         tmp(vk, 68ull * n, "reorder staging"),
         cell_order(m.layout == Layout::cell_order),
         cell_count(g.cells()),
         starts(vk, 4ull * (g.cells() + 2), "cell starts"),
-        report(vk, vksort::BucketLists::report_bytes, "bucket report") {
+        report(vk, vksort::BucketLists::report_bytes, "bucket report"),
+        verlet(m.verlet_list()),
+        list_capacity(list_capacity_for(m, n)),
+        list(vk, verlet ? 4ull * n * list_capacity : 16, "neighbour list"),
+        list_count(vk, verlet ? 4ull * n : 16, "neighbour list counts"),
+        list_origin(vk, verlet ? 16ull * n : 16, "neighbour list origins"),
+        list_control(vk, 4 * DPD_LIST_WORDS, "neighbour list control"),
+        list_check(c, shader_code("list_check"), sizeof(Push), "list_check"),
+        list_decide(c, shader_code("list_decide"), sizeof(Push), "list_decide"),
+        reorder_back(c, shader_code("reorder_back"), sizeof(Push), "reorder_back"),
+        forces_list_build(c, shader_code("forces"), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD),
+        forces_list(c, shader_code("forces"), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST) {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
   }
@@ -163,6 +193,20 @@ struct Simulation::Impl {
     p.image = image.address();
     p.virial = virial.address();
     p.accum = accum.address();
+    if (verlet) {
+      p.list = list.address();
+      p.list_count = list_count.address();
+      p.list_origin = list_origin.address();
+      p.list_control = list_control.address();
+      p.list_capacity = list_capacity;
+      const float edge = m.rc + m.skin;
+      p.list_rc2 = edge * edge;
+      // A rebuild is due when a particle moved more than skin / 2, less a margin for the rounding of
+      // the separations (a few ulps of the box's coordinates), so no pair within r_c is missed.
+      const float half = 0.5f * m.skin - 4e-6f * std::max({m.lx, m.ly, m.lz});
+      if (!(half > 0.0f)) throw Error("the neighbour list's skin is too small for the box's rounding");
+      p.moved2 = half * half;
+    }
     return p;
   }
 
@@ -198,8 +242,13 @@ struct Simulation::Impl {
   }
 
   // Cell ids, then (cell order) the particles sorted by cell and every cell's first slot, or (lists)
-  // vksort's lists over the cells; leaves what the force kernel walks visible to it.
-  void record_neighbours(VkCommandBuffer cmd, const Push& p, uint32_t n) {
+  // vksort's lists over the cells; leaves what the force kernel walks visible to it. With the Verlet
+  // list, all that and the list's build only when it is due or `rebuild` asks (record_list).
+  void record_neighbours(VkCommandBuffer cmd, const Push& p, uint32_t n, bool rebuild = true) {
+    if (verlet) {
+      record_list(cmd, p, n, rebuild);
+      return;
+    }
     cells.dispatch(cmd, &p, n);
     if (cell_order) {
       record_reorder(cmd, p, n);
@@ -240,6 +289,60 @@ struct Simulation::Impl {
     gpu::compute_transfer_barrier(cmd);
   }
 
+  // The Verlet list's step: whether it is due (list_check, list_decide), then the rebuild's passes,
+  // all dispatched indirectly with the groups list_decide wrote (none on a step without a rebuild):
+  // cell ids, the spatial sort (its key count from list_decide too), the reorder, the cell starts and
+  // the list itself, which also sums the step's forces into accum (the steps without a rebuild take
+  // them from the list: record_list_forces). `rebuild` forces one without forces (the steps that walk
+  // the cells: the initial forces, the pressure tensor's step, the test hooks).
+  void record_list(VkCommandBuffer cmd, Push p, uint32_t n, bool rebuild) {
+    if (!rebuild) {
+      list_check.dispatch(cmd, &p, n);
+      gpu::compute_barrier(cmd);
+    }
+    p.count = rebuild ? 1u : 0u;
+    list_decide.dispatch(cmd, &p, 1);
+    p.count = 0;
+    gpu::compute_indirect_barrier(cmd);
+    const VkBuffer args = list_control.vk_buffer();
+    const VkDeviceSize items = 4 * DPD_LIST_ITEMS_ARGS, cell_items = 4 * DPD_LIST_CELLS_ARGS;
+    p.perm = perm.address();  // cells.comp sets the sort's values: slot numbers
+    p.tmp = tmp.address();
+    cells.dispatch_indirect(cmd, &p, args, items);
+    gpu::compute_barrier(cmd);
+    const vksort::BufferRef count{list_control.vk_buffer(), 4 * DPD_LIST_SORT_COUNT, 4};
+    vksort::Status st =
+        sorter.record_indirect(cmd, {.keys = cell.ref(), .values = perm.ref(), .scratch = scratch.ref()}, count, n);
+    if (!st) throw Error("recording the spatial sort: " + st.message);
+    gpu::compute_barrier(cmd);
+    reorder.dispatch_indirect(cmd, &p, args, items);
+    gpu::compute_barrier(cmd);
+    reorder_back.dispatch_indirect(cmd, &p, args, items);
+    gpu::compute_barrier(cmd);
+    starts_kernel.dispatch_indirect(cmd, &p, args, cell_items);
+    gpu::compute_barrier(cmd);
+    p.count = rebuild ? 1u : 0u;  // a forced rebuild's step computes its forces otherwise
+    forces_list_build.dispatch_indirect(cmd, &p, args, items);
+    gpu::compute_barrier(cmd);
+  }
+
+  // A step's forces after record_list: from the list unless this step rebuilt it (then the build has
+  // summed them), then the sums turned into forces.
+  void record_list_forces(VkCommandBuffer cmd, const Push& p, uint32_t n) {
+    forces_list.dispatch_indirect(cmd, &p, list_control.vk_buffer(), 4 * DPD_LIST_REUSE_ARGS);
+    gpu::compute_barrier(cmd);
+    forces_total.dispatch(cmd, &p, n);
+  }
+
+  // The rebuild's group counts (list_decide copies them on a rebuild step), nothing pending.
+  void init_list_control(uint32_t n) {
+    std::vector<uint32_t> words(DPD_LIST_WORDS, 0);
+    const std::array<uint32_t, 3> a = reorder.groups(n), b = starts_kernel.groups(cell_count + 1);
+    std::copy(a.begin(), a.end(), words.begin() + DPD_LIST_ITEMS_FULL);
+    std::copy(b.begin(), b.end(), words.begin() + DPD_LIST_CELLS_FULL);
+    list_control.upload(bytes(words));
+  }
+
   // slot -> particle id, as the GPU holds it now.
   std::vector<uint32_t> download_ids(uint32_t n) const {
     std::vector<uint32_t> v(n);
@@ -260,6 +363,18 @@ struct Simulation::Impl {
   }
 
   void check_report(uint64_t step) const {
+    check_outside(step);  // first: a blown-up run also overfills the list
+    if (verlet) {
+      std::vector<uint32_t> most(1);
+      list_control.download(bytes(most), 4 * DPD_LIST_MOST);
+      if (most[0] != 0)
+        throw Error("by step " + std::to_string(step) + " a particle had " + std::to_string(most[0]) +
+                    " neighbour list partners, more than its capacity of " + std::to_string(list_capacity) +
+                    " (a dense cluster); use a smaller --skin or --neighbours cells");
+    }
+  }
+
+  void check_outside(uint64_t step) const {
     uint32_t bad_slot = DPD_NULL;
     if (cell_order) {  // the smallest id found outside; its slot after the sort
       std::vector<uint32_t> bad(1);
@@ -312,6 +427,7 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
   impl_->ids.upload(bytes(iota));  // slot i holds particle i until the first reorder
   const std::vector<uint32_t> none(1, DPD_NULL);
   impl_->starts.upload(bytes(none), 4ull * (grid_.cells() + 1));  // no particle outside yet
+  impl_->init_list_control(n_);
   // Initial forces F(0) (or F at the restart's step): the first move's half kick needs them.
   ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     const Push push = impl_->push(uint32_t(step_));
@@ -320,6 +436,11 @@ Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initi
     impl_->record_report_copy(cmd);
   });
   impl_->check_report(0);
+  if (impl_->verlet) {  // that build was the initial forces', not a step's
+    std::vector<uint32_t> builds(1);
+    impl_->list_control.download(bytes(builds), 4 * DPD_LIST_BUILDS);
+    impl_->list_builds_seen = builds[0];
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -347,10 +468,12 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
           s.cells.dispatch(cmd, &push, n_);
           s.record_reorder(cmd, push, n_);
         }
-        s.record_neighbours(cmd, push, n_);
+        s.record_neighbours(cmd, push, n_, last);  // the tensor's step walks the cells
         s.stamp(cmd, q + 2);
         if (last) {
           s.forces_tensor.dispatch(cmd, &push, n_);
+        } else if (s.verlet) {
+          s.record_list_forces(cmd, push, n_);
         } else if (s.newton) {
           s.forces_newton.dispatch(cmd, &push, n_);
           gpu::compute_barrier(cmd);
@@ -380,6 +503,12 @@ void Simulation::advance(uint64_t steps, uint32_t batch) {
       times_.timed = true;
     }
     times_.steps += now;
+    if (s.verlet) {
+      std::vector<uint32_t> builds(1);
+      s.list_control.download(bytes(builds), 4 * DPD_LIST_BUILDS);
+      times_.list_builds += builds[0] - s.list_builds_seen;
+      s.list_builds_seen = builds[0];
+    }
     step_ += now;
     steps -= now;
     s.check_report(step_);

@@ -5,7 +5,11 @@
 // where the neighbour structure is, in cell order (Layout::cell_order), a spatial reorder (vksort
 // radix sort of the slots by cell, then a gather) and every cell's first slot (starts.comp); with
 // Layout::lists, vksort bucket lists over the cells, preceded every Model::reorder_every steps (if
-// set) by the same reorder, so neighbours in space are neighbours in memory. GPU timestamps
+// set) by the same reorder, so neighbours in space are neighbours in memory. With the Verlet list
+// (Model::verlet_list), the cell-order structure and a list of each slot's forward partners within
+// r_c + skin are rebuilt only on the steps the GPU finds a particle moved more than skin / 2 (and on
+// each advance()'s last step, whose tensor variant walks the cells); the other steps' forces walk the
+// list. GPU timestamps
 // around the neighbour search (cells + reorder + lists), the forces and the integration. Particles live
 // in slots; snapshots and test hooks speak particle ids (the periodic image counts are kept by id, so
 // no reorder touches them). The last step of each advance() runs the force kernel's variant that also
@@ -43,6 +47,7 @@ struct Snapshot {
 struct StepTimes {
   double neighbours_ms = 0, forces_ms = 0, integration_ms = 0;
   uint64_t steps = 0;
+  uint64_t list_builds = 0;  // steps that rebuilt the Verlet list (Model::neighbours list), forced ones included
   bool timed = false;  // false when the queue cannot write timestamps
 };
 

@@ -18,6 +18,8 @@ void main() {
          p.nx * (cell_coord(x.y, p.cell_y, p.ny) + p.ny * cell_coord(x.z, p.cell_z, p.nz));
   }
   Uints(pc.cell).u[i] = id;
+  // The Verlet list's rebuild sorts the cell ids in place with the slots as values.
+  if (pc.perm != uvec2(0)) Uints(pc.perm).u[i] = i;
   if (id == DPD_NULL && pc.starts != uvec2(0))
     atomicMin(Uints(pc.starts).u[p.nx * p.ny * p.nz + 1u], Uints(pc.ids).u[i]);
 }

@@ -35,6 +35,20 @@ struct alignas(8) Address {
 #define DPD_FORCES_GATHER 0u  // every pair from both sides
 #define DPD_FORCES_TENSOR 1u  // the same, also summing the pressure tensor
 #define DPD_FORCES_NEWTON 2u  // each pair once, into Params.accum (cell order)
+#define DPD_FORCES_LIST_BUILD 3u  // the Verlet list: each slot's forward partners within r_c + skin
+#define DPD_FORCES_LIST 4u        // each pair once, into Params.accum, from the Verlet list
+
+// Words of Params.list_control, the Verlet list's rebuild decision (list_check.comp, list_decide.comp).
+#define DPD_LIST_MOVED 1u         // set when some particle moved more than skin / 2 since the build
+#define DPD_LIST_SORT_COUNT 0u    // keys the spatial sort takes: n on a rebuild step, else 0
+#define DPD_LIST_ITEMS_ARGS 2u    // vkCmdDispatchIndirect groups over n items: all on a rebuild, else none
+#define DPD_LIST_CELLS_ARGS 5u    // ... over cells + 1 items
+#define DPD_LIST_REUSE_ARGS 8u    // ... over n items: none on a rebuild, else all (forces from the list)
+#define DPD_LIST_ITEMS_FULL 11u   // the groups of a rebuild, written once by the host
+#define DPD_LIST_CELLS_FULL 14u
+#define DPD_LIST_BUILDS 17u       // rebuilds so far (the host reads it after each submission)
+#define DPD_LIST_MOST 18u         // the most partners of a slot beyond list_capacity at a build (0: none)
+#define DPD_LIST_WORDS 20u
 
 DPD_PARAMS_BLOCK {
   float lx; float ly; float lz; float rc;  // box (x, y periodic; z walls unless periodic_z), cut-off
@@ -49,7 +63,10 @@ DPD_PARAMS_BLOCK {
   uint pair_capacity; // neighbour ids recorded per particle when Push.pairs is set
   uint reach;         // cells searched each way along x (cell order; 1 with bucket lists; 1 along y, z)
   float mass[2];      // per species
-  float pad1[2];
+  float list_rc2;     // the Verlet list: (r_c + skin)^2, the build's cut-off
+  float moved2;       // ... (skin / 2)^2 less a rounding margin: a rebuild is due beyond it
+  uint list_capacity; // ... partners stored per slot
+  uint pad1;
   float a[4];         // per species pair k * 2 + l: conservative amplitude
   float gamma[4];     // dissipative amplitude
   float sigma[4];     // random amplitude, sigma^2 = 2 gamma kBT
@@ -61,6 +78,11 @@ DPD_PARAMS_BLOCK {
                        // (xx yy zz, 0), (xy xz yz, 0)
   DPD_ADDRESS accum;   // uint[6] per slot: the force's x, y, z as 64-bit fixed point (lo, hi) words, summed
                        // by forces.comp's Newton variant; forces_total.comp reads them and zeroes them
+  // The Verlet list (Model::neighbours list; zero addresses otherwise):
+  DPD_ADDRESS list;         // uint[n * list_capacity]: slot i's forward partners (slots), built at a rebuild
+  DPD_ADDRESS list_count;   // uint[n]: how many (may exceed list_capacity: then the host throws)
+  DPD_ADDRESS list_origin;  // vec4[n]: slot i's position at the build
+  DPD_ADDRESS list_control; // uint[DPD_LIST_WORDS]
 };
 
 DPD_PUSH_BLOCK {

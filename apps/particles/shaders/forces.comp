@@ -34,9 +34,20 @@
 //     fixed-point words (exact, so still order-free); forces_total.comp turns the sums into forces. The
 //     same pair terms as the gather, so the same forces bit for bit; no aux (the observables come from
 //     the tensor variant).
+//   DPD_FORCES_LIST_BUILD (cell order, Model::neighbours list): the Newton variant's forward walk with
+//     the cut-off r_c + skin, storing the partners found as slot i's Verlet list (and i's position, which
+//     list_check.comp measures moves from); with pc.count 0 also the Newton variant itself over the
+//     partners within r_c that the same walk finds (a rebuild step's forces: no second pass over the new
+//     list); with 1 (the steps whose forces another variant computes) no pair terms.
+//   DPD_FORCES_LIST: the Newton variant's pair terms over slot i's Verlet list instead of a walk. The
+//     list holds every pair now within r_c (list_check.comp), each once, and the pair term re-checks
+//     r < r_c, so the pairs are the walk's and the fixed-point sums the same bits.
 layout(constant_id = 1) const uint variant = DPD_FORCES_GATHER;
 const bool sums_tensor = variant == DPD_FORCES_TENSOR;
-const bool newton = variant == DPD_FORCES_NEWTON;
+const bool build = variant == DPD_FORCES_LIST_BUILD;
+const bool from_list = variant == DPD_FORCES_LIST;
+const bool forward = variant == DPD_FORCES_NEWTON || build;  // walks the forward half
+const bool newton = variant == DPD_FORCES_NEWTON || from_list || build;  // j's share by atomics
 
 // Neighbour cell along a periodic axis (needs >= 2 reach + 1 cells, checked on the host, so the
 // cells visited are distinct).
@@ -66,11 +77,11 @@ struct Sums {
 };
 
 // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
-float g_rc2, g_lx, g_ly, g_lz;
+float g_rc2, g_walk_rc2, g_lx, g_ly, g_lz;  // the pair term's cut-off squared, the walk's
 float g_inv_sqrt_dt, g_rc;
-uint g_rng, g_seed, g_capacity;
+uint g_rng, g_seed, g_capacity, g_list_capacity;
 vec4 g_a, g_gamma, g_sigma;
-bool g_record, g_periodic_z;
+bool g_record, g_periodic_z, g_build_forces;
 
 // Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc`: the carry out of the low word
 // comes from the value the atomic found there, so the pair of atomics adds exactly v in any order.
@@ -134,18 +145,20 @@ vec3 separation(const vec3 xi, const vec3 xj) {
 }
 
 // Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
-// (cx, cy, cz): 9 rows, each one or two ranges of slots (the Newton variant: the forward half, 4 rows
+// (cx, cy, cz): 9 rows, each one or two ranges of slots (the forward variants: the forward half, 4 rows
 // and the part of its own row after slot i). Collects the first kNear neighbours within
-// r_c into `near`; with `overflow`, computes the pair terms of the ones after. Returns how many it
+// r_c into `near` (the list build: the first list_capacity within r_c + skin into slot i's list, and
+// those within r_c into `near`, counted in `close`); with `overflow`, computes the pair terms of the ones
+// after. Returns how many it
 // found (the same count, in the same order, on both passes).
 uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
-                 inout uint near[kNear]) {
+                 inout uint near[kNear], inout uint close) {
   Params p = Params(pc.params);
   const uint nx = p.nx, ny = p.ny, nz = p.nz;
   UintsIn starts = UintsIn(pc.starts);
   Vec4sIn pos = Vec4sIn(pc.pos);
   uint found = 0;
-  for (int dz = newton ? 0 : -1; dz <= 1; ++dz) {
+  for (int dz = forward ? 0 : -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
     float image_z = 0.0;
     if (g_periodic_z) {
@@ -154,8 +167,8 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
     } else if (z < 0 || z >= int(nz)) {
       continue;
     }
-    for (int dy = newton && dz == 0 ? 0 : -1; dy <= 1; ++dy) {
-      const bool forward_only = newton && dz == 0 && dy == 0;  // own row: cells cx .. cx + reach
+    for (int dy = forward && dz == 0 ? 0 : -1; dy <= 1; ++dy) {
+      const bool forward_only = forward && dz == 0 && dy == 0;  // own row: cells cx .. cx + reach
       const float image_y = image_of(cell.y + dy, ny);
       const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
       // Cells cx - reach .. cx + reach of this row: [lo, hi) unwrapped, then the part that wrapped
@@ -180,8 +193,18 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
         if (slot == i) continue;
         const vec4 xj = pos.v[slot];
         const vec3 d = me.x.xyz - xj.xyz - (wrapped ? wimage : image);
-        if (dot(d, d) >= g_rc2) continue;
-        if (found < kNear) {
+        if (dot(d, d) >= g_walk_rc2) continue;
+        if (build) {
+          if (!overflow && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
+          if (g_build_forces && dot(d, d) < g_rc2) {  // within r_c: near[] as the Newton variant's
+            if (close < kNear) {
+              if (!overflow) near[close] = slot;
+            } else if (overflow) {
+              add_pair(s, me, i, slot, xj.w, d);
+            }
+            ++close;
+          }
+        } else if (found < kNear) {
           near[found] = slot;
         } else if (overflow) {
           add_pair(s, me, i, slot, xj.w, d);
@@ -201,6 +224,9 @@ void main() {
   const uint nx = p.nx, ny = p.ny, nz = p.nz;
   g_rc = p.rc;
   g_rc2 = p.rc * p.rc;
+  g_walk_rc2 = build ? p.list_rc2 : g_rc2;
+  g_build_forces = build && pc.count == 0u;
+  g_list_capacity = p.list_capacity;
   g_lx = p.lx, g_ly = p.ly, g_lz = p.lz;
   g_periodic_z = p.periodic_z != 0u;
   g_inv_sqrt_dt = p.inv_sqrt_dt;
@@ -225,16 +251,55 @@ void main() {
   s.wc_diag = vec3(0.0), s.wc_off = vec3(0.0), s.w_diag = vec3(0.0), s.w_off = vec3(0.0);
   s.energy = 0.0;
   const uint c = UintsIn(pc.cell).u[i];
-  if (c < nx * ny * nz) {
+  if (build) {
+    const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
+    uint near[kNear];
+    uint close = 0;
+    const uint found = c < nx * ny * nz ? walk_ranges(s, me, i, cell, int(p.reach), false, near, close) : 0u;
+    Uints(p.list_count).u[i] = found;
+    Vec4s(p.list_origin).v[i] = me.x;
+    if (found > g_list_capacity) atomicMax(Uints(p.list_control).u[DPD_LIST_MOST], found);
+    if (!g_build_forces) return;
+    for (uint k = 0; k < min(close, kNear); ++k) {
+      const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+      add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+    }
+    if (close > kNear) {
+      uint again = 0;
+      walk_ranges(s, me, i, cell, int(p.reach), true, near, again);
+    }
+  } else if (from_list) {  // as the walk: the partners within r_c first, then the pair terms over them only
+    UintsIn list = UintsIn(p.list);
+    const uint count = min(UintsIn(p.list_count).u[i], g_list_capacity);
+    uint near[kNear];
+    uint found = 0;
+    for (uint k = 0; k < count; ++k) {
+      const uint j = list.u[i * g_list_capacity + k];
+      const vec4 xj = Vec4sIn(pc.pos).v[j];
+      const vec3 d = separation(me.x.xyz, xj.xyz);
+      if (dot(d, d) >= g_rc2) continue;
+      if (found < kNear) {
+        near[found] = j;
+      } else {
+        add_pair(s, me, i, j, xj.w, d);
+      }
+      ++found;
+    }
+    for (uint k = 0; k < min(found, kNear); ++k) {
+      const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+      add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+    }
+  } else if (c < nx * ny * nz) {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
     if (newton || pc.starts != uvec2(0)) {  // the host runs the Newton variant in cell order only
       uint near[kNear];
-      const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near);
+      uint unused = 0;
+      const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near, unused);
       for (uint k = 0; k < min(found, kNear); ++k) {
         const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
         add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
       }
-      if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near);
+      if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near, unused);
     } else {
       UintsIn head = UintsIn(pc.head);
       UintsIn next = UintsIn(pc.next);

@@ -234,12 +234,19 @@ TEST_CASE("determinism: the same seed gives bit-identical states, whatever order
 
 TEST_CASE("determinism: each pair computed once (F_ji = -F_ij, atomics in any order) gives the same bits as both sides") {
   particles::test::NoValidationMessages quiet;
+  // The sums by 64-bit atomics where the device has them (lavapipe does), else by pairs of 32-bit ones:
+  // both kernels, the second on a device created without 64-bit atomics.
+  gpu::Context& with64 = context();
+  std::unique_ptr<gpu::Context> without64 = particles::test::make_context([](gpu::ContextOptions& o) { o.atomic64 = false; });
+  REQUIRE_FALSE(without64->atomic64());
   // Two species (unlike pairs repel harder, the heavy one twice the mass), periodic with the counter
   // noise and between walls with the paper's, on cells of r_c and r_c / 4 along x.
   for (const bool walls : {false, true}) {
     for (const uint32_t divisions : {1u, 4u}) {
+     for (gpu::Context* newton_context : {&with64, without64.get()}) {
       CAPTURE(walls);
       CAPTURE(divisions);
+      CAPTURE(newton_context->atomic64());
       Model m = periodic_box(6.0f);
       m.periodic_z = !walls;
       m.cell_divisions = divisions;
@@ -250,7 +257,7 @@ TEST_CASE("determinism: each pair computed once (F_ji = -F_ij, atomics in any or
       std::vector<float> pos[2], vel[2];
       for (int once = 0; once < 2; ++once) {
         m.newton = once == 1;
-        Simulation sim(context(), m, initial);
+        Simulation sim(m.newton ? *newton_context : context(), m, initial);
         sim.advance(60, 16);  // one submission of 60 steps: 59 of them by the Newton variant
         const Snapshot s = sim.snapshot();
         pos[once] = s.pos;
@@ -259,8 +266,34 @@ TEST_CASE("determinism: each pair computed once (F_ji = -F_ij, atomics in any or
       CHECK(pos[0] != initial.pos);
       CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
       CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
+     }
     }
   }
+}
+
+TEST_CASE("determinism: each pair once in a dense cluster (more neighbours than a walk pass holds) gives the same bits as both sides") {
+  particles::test::NoValidationMessages quiet;
+  // 400 particles in a cube of 0.9: ~200 neighbours within r_c each, so the force kernel walks the
+  // cells in several passes of 64 (and the Newton variant's forward half in at least two).
+  Model m;
+  m.lx = m.ly = m.lz = 4.0f;
+  m.periodic_z = true;
+  m.dt = 0.001f;
+  State initial = random_state(m, 400, [](const Model&, float, float, float, uint32_t i) { return int(i % 2); });
+  for (uint32_t i = 0; i < initial.size(); ++i)
+    for (int k = 0; k < 3; ++k) initial.pos[4 * i + k] = 1.05f + 0.9f * float(unit_random(7, k, i));
+  std::vector<float> pos[2], vel[2];
+  for (int once = 0; once < 2; ++once) {
+    m.newton = once == 1;
+    Simulation sim(context(), m, initial);
+    sim.advance(5, 5);
+    const Snapshot s = sim.snapshot();
+    pos[once] = s.pos;
+    vel[once] = s.vel;
+  }
+  CHECK(pos[0] != initial.pos);
+  CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
+  CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
 }
 
 TEST_CASE("Rayleigh-Taylor: the mixing layer of a flat or seeded interface is as thick as the interface") {

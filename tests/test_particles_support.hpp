@@ -28,19 +28,24 @@ namespace particles::test {
 // The app's Vulkan context for every test of the run, destroyed when the run ends (ContextReleaser).
 inline std::unique_ptr<gpu::Context> g_context;
 
-inline gpu::Context& context() {
-  std::unique_ptr<gpu::Context>& ctx = g_context;
-  if (!ctx) {
-    gpu::ContextOptions o;
-    o.validation = true;
-    try {
-      ctx = std::make_unique<gpu::Context>(o);
-    } catch (const Error&) {  // layer not installed: run without (test_main says so too)
-      o.validation = false;
-      ctx = std::make_unique<gpu::Context>(o);
-    }
+// A context with validation where the layer is installed (test_main says so when not), its options
+// adjusted by `adjust`.
+template <class Adjust>
+std::unique_ptr<gpu::Context> make_context(Adjust adjust) {
+  gpu::ContextOptions o;
+  adjust(o);
+  o.validation = true;
+  try {
+    return std::make_unique<gpu::Context>(o);
+  } catch (const Error&) {  // layer not installed: run without
+    o.validation = false;
+    return std::make_unique<gpu::Context>(o);
   }
-  return *ctx;
+}
+
+inline gpu::Context& context() {
+  if (!g_context) g_context = make_context([](gpu::ContextOptions&) {});
+  return *g_context;
 }
 
 // Checked at the end of every test case: the validation layer said nothing.

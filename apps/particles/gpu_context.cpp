@@ -161,6 +161,15 @@ Context::Context(const ContextOptions& options) {
   qci.pQueuePriorities = &priority;
   // Kept: vksort is told what was enabled (BorrowedVulkan::enabled_features) and checks it.
   enabled12_.bufferDeviceAddress = VK_TRUE;
+  if (options.atomic64) {
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+    vkGetPhysicalDeviceFeatures2(physical_, &f);
+    if (f.features.shaderInt64 && f12.shaderBufferInt64Atomics) {
+      enabled_.features.shaderInt64 = VK_TRUE;
+      enabled12_.shaderBufferInt64Atomics = VK_TRUE;
+    }
+  }
   enabled_.pNext = &enabled12_;
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled_};
   dci.queueCreateInfoCount = 1;

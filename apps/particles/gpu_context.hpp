@@ -17,6 +17,9 @@ namespace particles::gpu {
 struct ContextOptions {
   std::string select;       // "" first usable device by type (discrete first), else index or name substring
   bool validation = false;  // VK_LAYER_KHRONOS_validation; every message is counted (and printed)
+  // 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics) for the force sums, where the device
+  // has them; false runs as if it had not (the tests cover both kernels).
+  bool atomic64 = true;
 };
 
 // Messages the validation layer reported since the process started (all contexts).
@@ -39,6 +42,8 @@ class Context {
   bool timestamps() const { return timestamp_bits_ != 0; }
   double timestamp_period_ns() const { return timestamp_period_ns_; }
   uint32_t max_group_count_x() const { return max_groups_x_; }
+  // Whether the device was created with 64-bit buffer atomics (ContextOptions::atomic64).
+  bool atomic64() const { return enabled12_.shaderBufferInt64Atomics == VK_TRUE; }
   // The device lent to vksort, with the features it was created with; valid while this Context lives.
   vksort::BorrowedVulkan borrowed() const;
 

@@ -12,6 +12,9 @@ const uint32_t k_move[] =
 const uint32_t k_forces[] =
 #include "forces.spv.inc"
     ;
+const uint32_t k_forces_atomic64[] =
+#include "forces_atomic64.spv.inc"
+    ;
 const uint32_t k_forces_total[] =
 #include "forces_total.spv.inc"
     ;
@@ -43,6 +46,7 @@ std::span<const uint32_t> shader_code(std::string_view name) {
   if (name == "cells") return k_cells;
   if (name == "move") return k_move;
   if (name == "forces") return k_forces;
+  if (name == "forces_atomic64") return k_forces_atomic64;
   if (name == "forces_total") return k_forces_total;
   if (name == "kick") return k_kick;
   if (name == "noise") return k_noise;

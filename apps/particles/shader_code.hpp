@@ -7,6 +7,6 @@
 #include <string_view>
 
 namespace particles {
-// "cells", "move", "forces", "kick", "noise", "reorder"; empty if unknown.
+// "cells", "move", "forces", "forces_atomic64", "kick", "noise", "reorder"; empty if unknown.
 std::span<const uint32_t> shader_code(std::string_view name);
 }  // namespace particles

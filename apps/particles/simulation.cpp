@@ -128,13 +128,13 @@ struct Simulation::Impl {
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
-        forces(c, shader_code("forces"), sizeof(Push), "forces"),
+        forces(c, shader_code(forces_source(c)), sizeof(Push), "forces"),
         kick(c, shader_code("kick"), sizeof(Push), "kick"),
         noise(c, shader_code("noise"), sizeof(Push), "noise"),
         reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
         starts_kernel(c, shader_code("starts"), sizeof(Push), "starts"),
-        forces_tensor(c, shader_code("forces"), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR),
-        forces_newton(c, shader_code("forces"), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON),
+        forces_tensor(c, shader_code(forces_source(c)), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR),
+        forces_newton(c, shader_code(forces_source(c)), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON),
         forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals"),
         newton(m.layout == Layout::cell_order && m.newton),
         sorter(vk, sort_options(g)),
@@ -157,14 +157,17 @@ struct Simulation::Impl {
         list_check(c, shader_code("list_check"), sizeof(Push), "list_check"),
         list_decide(c, shader_code("list_decide"), sizeof(Push), "list_decide"),
         reorder_back(c, shader_code("reorder_back"), sizeof(Push), "reorder_back"),
-        forces_list_build(c, shader_code("forces"), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD),
-        forces_list(c, shader_code("forces"), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST) {
+        forces_list_build(c, shader_code(forces_source(c)), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD),
+        forces_list(c, shader_code(forces_source(c)), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST) {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
   }
   ~Impl() {
     if (queries) vkDestroyQueryPool(ctx.device(), queries, nullptr);
   }
+
+  // forces.comp as built for this device: with 64-bit atomics for the Newton variants' sums where it has them.
+  static std::string_view forces_source(const gpu::Context& c) { return c.atomic64() ? "forces_atomic64" : "forces"; }
 
   static vksort::BucketOptions bucket_options(const Model& m, const Grid& g, uint32_t n) {
     vksort::BucketOptions o;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 #version 460
+#ifdef DPD_ATOMIC64  // forces_atomic64.spv: built with -DDPD_ATOMIC64, run where the device has 64-bit buffer atomics
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#endif
 // DPD forces by gather: particle i visits the cells within `reach` cells of its own along x and 1
 // along y and z (periodic in x and y, and in z when periodic_z; walls otherwise) and sums F_C + F_D + F_R over every j within r_c
 // (Groot & Warren; seed 002, 4.1, with w_D = w_R^2 and w_R = 1 - r/r_c):
@@ -83,12 +87,20 @@ uint g_rng, g_seed, g_capacity, g_list_capacity;
 vec4 g_a, g_gamma, g_sigma;
 bool g_record, g_periodic_z, g_build_forces;
 
-// Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc`: the carry out of the low word
-// comes from the value the atomic found there, so the pair of atomics adds exactly v in any order.
+// Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc` (k even).
+#ifdef DPD_ATOMIC64
+// One 64-bit atomic: the same little-endian words, half the atomics of the pair below. On lavapipe each
+// atomic is a loop over the lanes, so this is about 6% of the Newton variant's time.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Uint64s { uint64_t u[]; };
+void fixed_atomic_add(Uints acc, uint k, uvec2 v) { atomicAdd(Uint64s(acc).u[k >> 1], packUint2x32(v)); }
+#else
+// The carry out of the low word comes from the value the atomic found there, so the pair of atomics adds
+// exactly v in any order.
 void fixed_atomic_add(Uints acc, uint k, uvec2 v) {
   const uint old = atomicAdd(acc.u[k], v.x);
   atomicAdd(acc.u[k + 1u], v.y + uint(old > ~v.x));
 }
+#endif
 void fixed_atomic_add(Uints acc, uint k, float f) { fixed_atomic_add(acc, k, fixed_of(f)); }
 
 // Particle j of species species_j at separation d = x_i - x_j (minimum image already applied): the
@@ -146,12 +158,15 @@ vec3 separation(const vec3 xi, const vec3 xj) {
 
 // Cell order: visits the slots of the cells within `reach` along x and 1 along y and z of cell
 // (cx, cy, cz): 9 rows, each one or two ranges of slots (the forward variants: the forward half, 4 rows
-// and the part of its own row after slot i). Collects the first kNear neighbours within
-// r_c into `near` (the list build: the first list_capacity within r_c + skin into slot i's list, and
-// those within r_c into `near`, counted in `close`); with `overflow`, computes the pair terms of the ones
-// after. Returns how many it
-// found (the same count, in the same order, on both passes).
-uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, const int reach, const bool overflow,
+// and the part of its own row after slot i). Collects the neighbours within r_c numbered start ..
+// start + kNear - 1 (in walk order) into `near` (the list build: also the first list_capacity within
+// r_c + skin into slot i's list on the first pass, start 0; `close` counts those within r_c). Returns
+// how many it found (the same count, in the same order, on every pass).
+//   Why passes rather than computing the pair terms of the neighbours past kNear inside the walk: lavapipe
+// (gallivm) never branches around code whose lanes are all masked off, it only leaves loops when no
+// lane goes on. A pair term inside the walk ran, masked, at every row of every walk; a second walk
+// for the rare overflow ran, masked, every time. A loop over passes runs once unless a lane overflows.
+uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach, const uint start,
                  inout uint near[kNear], inout uint close) {
   Params p = Params(pc.params);
   const uint nx = p.nx, ny = p.ny, nz = p.nz;
@@ -195,19 +210,13 @@ uint walk_ranges(inout Sums s, const Self me, const uint i, const ivec3 cell, co
         const vec3 d = me.x.xyz - xj.xyz - (wrapped ? wimage : image);
         if (dot(d, d) >= g_walk_rc2) continue;
         if (build) {
-          if (!overflow && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
+          if (start == 0u && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
           if (g_build_forces && dot(d, d) < g_rc2) {  // within r_c: near[] as the Newton variant's
-            if (close < kNear) {
-              if (!overflow) near[close] = slot;
-            } else if (overflow) {
-              add_pair(s, me, i, slot, xj.w, d);
-            }
+            if (close - start < kNear) near[close - start] = slot;  // unsigned: false below start
             ++close;
           }
-        } else if (found < kNear) {
-          near[found] = slot;
-        } else if (overflow) {
-          add_pair(s, me, i, slot, xj.w, d);
+        } else if (found - start < kNear) {
+          near[found - start] = slot;
         }
         ++found;
       }
@@ -255,18 +264,22 @@ void main() {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
     uint near[kNear];
     uint close = 0;
-    const uint found = c < nx * ny * nz ? walk_ranges(s, me, i, cell, int(p.reach), false, near, close) : 0u;
+    const bool inside = c < nx * ny * nz;
+    const uint found = inside ? walk_ranges(me, i, cell, int(p.reach), 0u, near, close) : 0u;
     Uints(p.list_count).u[i] = found;
     Vec4s(p.list_origin).v[i] = me.x;
     if (found > g_list_capacity) atomicMax(Uints(p.list_control).u[DPD_LIST_MOST], found);
     if (!g_build_forces) return;
-    for (uint k = 0; k < min(close, kNear); ++k) {
-      const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
-      add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
-    }
-    if (close > kNear) {
-      uint again = 0;
-      walk_ranges(s, me, i, cell, int(p.reach), true, near, again);
+    for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours within r_c (see walk_ranges)
+      if (start > 0u) {
+        close = 0;
+        walk_ranges(me, i, cell, int(p.reach), start, near, close);
+      }
+      for (uint k = 0; k < min(close - start, kNear); ++k) {
+        const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+        add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+      }
+      if (close <= start + kNear) break;
     }
   } else if (from_list) {  // as the walk: the partners within r_c first, then the pair terms over them only
     UintsIn list = UintsIn(p.list);
@@ -294,12 +307,14 @@ void main() {
     if (newton || pc.starts != uvec2(0)) {  // the host runs the Newton variant in cell order only
       uint near[kNear];
       uint unused = 0;
-      const uint found = walk_ranges(s, me, i, cell, int(p.reach), false, near, unused);
-      for (uint k = 0; k < min(found, kNear); ++k) {
-        const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
-        add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+      for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours (see walk_ranges)
+        const uint found = walk_ranges(me, i, cell, int(p.reach), start, near, unused);
+        for (uint k = 0; k < min(found - start, kNear); ++k) {
+          const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+          add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
+        }
+        if (found <= start + kNear) break;
       }
-      if (found > kNear) walk_ranges(s, me, i, cell, int(p.reach), true, near, unused);
     } else {
       UintsIn head = UintsIn(pc.head);
       UintsIn next = UintsIn(pc.next);

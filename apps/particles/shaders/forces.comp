@@ -80,9 +80,19 @@ struct Sums {
   float energy;
 };
 
+// The first three components of vec4 element k of `v`. On lavapipe a load whose address differs
+// between lanes is a loop over the lanes per component, and a vec4 load stays four loops even where
+// only .xyz is used: three scalar loads are three.
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly restrict buffer FloatsIn { float f[]; };
+vec3 xyz_of(const uvec2 v, const uint k) {
+  FloatsIn f = FloatsIn(v);
+  return vec3(f.f[4u * k], f.f[4u * k + 1u], f.f[4u * k + 2u]);
+}
+
 // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
 float g_rc2, g_walk_rc2, g_lx, g_ly, g_lz;  // the pair term's cut-off squared, the walk's
 float g_inv_sqrt_dt, g_rc;
+uvec2 g_accum;  // Params.accum: read once, not per pair (a uniform load is a loop over the lanes too)
 uint g_rng, g_seed, g_capacity, g_list_capacity;
 vec4 g_a, g_gamma, g_sigma;
 bool g_record, g_periodic_z, g_build_forces;
@@ -122,13 +132,13 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const flo
   const float state_j = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[j].w : 0.0;
   const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, UintsIn(pc.ids).u[j], me.state, state_j);
   const float fc = g_a[kl] * w;
-  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - Vec4sIn(pc.vtilde).v[j].xyz) +
+  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - xyz_of(pc.vtilde, j)) +
                   g_sigma[kl] * w * theta * g_inv_sqrt_dt;
   fixed_add(s.fx, f * e.x);
   fixed_add(s.fy, f * e.y);
   fixed_add(s.fz, f * e.z);
   if (newton) {  // F_ji = -F_ij: the same fixed-point words, negated
-    Uints acc = Uints(Params(pc.params).accum);
+    Uints acc = Uints(g_accum);
     fixed_atomic_add(acc, 6u * j, -(f * e.x));
     fixed_atomic_add(acc, 6u * j + 2u, -(f * e.y));
     fixed_atomic_add(acc, 6u * j + 4u, -(f * e.z));
@@ -206,8 +216,8 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
         const bool wrapped = j >= hi;
         const uint slot = wrapped ? j - hi + wlo : j;
         if (slot == i) continue;
-        const vec4 xj = pos.v[slot];
-        const vec3 d = me.x.xyz - xj.xyz - (wrapped ? wimage : image);
+        const vec3 xj = xyz_of(pc.pos, slot);
+        const vec3 d = me.x.xyz - xj - (wrapped ? wimage : image);
         if (dot(d, d) >= g_walk_rc2) continue;
         if (build) {
           if (start == 0u && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
@@ -232,6 +242,7 @@ void main() {
   if (i >= n) return;
   const uint nx = p.nx, ny = p.ny, nz = p.nz;
   g_rc = p.rc;
+  g_accum = p.accum;
   g_rc2 = p.rc * p.rc;
   g_walk_rc2 = build ? p.list_rc2 : g_rc2;
   g_build_forces = build && pc.count == 0u;

@@ -255,7 +255,7 @@ struct Simulation::Impl {
     cells.dispatch(cmd, &p, n);
     if (cell_order) {
       record_reorder(cmd, p, n);
-      starts_kernel.dispatch(cmd, &p, cell_count + 1);
+      starts_kernel.dispatch(cmd, &p, n);
       gpu::compute_barrier(cmd);
       return;
     }
@@ -308,7 +308,7 @@ struct Simulation::Impl {
     p.count = 0;
     gpu::compute_indirect_barrier(cmd);
     const VkBuffer args = list_control.vk_buffer();
-    const VkDeviceSize items = 4 * DPD_LIST_ITEMS_ARGS, cell_items = 4 * DPD_LIST_CELLS_ARGS;
+    const VkDeviceSize items = 4 * DPD_LIST_ITEMS_ARGS;
     p.perm = perm.address();  // cells.comp sets the sort's values: slot numbers
     p.tmp = tmp.address();
     cells.dispatch_indirect(cmd, &p, args, items);
@@ -322,7 +322,7 @@ struct Simulation::Impl {
     gpu::compute_barrier(cmd);
     reorder_back.dispatch_indirect(cmd, &p, args, items);
     gpu::compute_barrier(cmd);
-    starts_kernel.dispatch_indirect(cmd, &p, args, cell_items);
+    starts_kernel.dispatch_indirect(cmd, &p, args, items);
     gpu::compute_barrier(cmd);
     p.count = rebuild ? 1u : 0u;  // a forced rebuild's step computes its forces otherwise
     forces_list_build.dispatch_indirect(cmd, &p, args, items);
@@ -340,9 +340,8 @@ struct Simulation::Impl {
   // The rebuild's group counts (list_decide copies them on a rebuild step), nothing pending.
   void init_list_control(uint32_t n) {
     std::vector<uint32_t> words(DPD_LIST_WORDS, 0);
-    const std::array<uint32_t, 3> a = reorder.groups(n), b = starts_kernel.groups(cell_count + 1);
+    const std::array<uint32_t, 3> a = reorder.groups(n);
     std::copy(a.begin(), a.end(), words.begin() + DPD_LIST_ITEMS_FULL);
-    std::copy(b.begin(), b.end(), words.begin() + DPD_LIST_CELLS_FULL);
     list_control.upload(bytes(words));
   }
 

@@ -42,13 +42,11 @@ struct alignas(8) Address {
 #define DPD_LIST_MOVED 1u         // set when some particle moved more than skin / 2 since the build
 #define DPD_LIST_SORT_COUNT 0u    // keys the spatial sort takes: n on a rebuild step, else 0
 #define DPD_LIST_ITEMS_ARGS 2u    // vkCmdDispatchIndirect groups over n items: all on a rebuild, else none
-#define DPD_LIST_CELLS_ARGS 5u    // ... over cells + 1 items
-#define DPD_LIST_REUSE_ARGS 8u    // ... over n items: none on a rebuild, else all (forces from the list)
-#define DPD_LIST_ITEMS_FULL 11u   // the groups of a rebuild, written once by the host
-#define DPD_LIST_CELLS_FULL 14u
-#define DPD_LIST_BUILDS 17u       // rebuilds so far (the host reads it after each submission)
-#define DPD_LIST_MOST 18u         // the most partners of a slot beyond list_capacity at a build (0: none)
-#define DPD_LIST_WORDS 20u
+#define DPD_LIST_REUSE_ARGS 5u    // ... over n items: none on a rebuild, else all (forces from the list)
+#define DPD_LIST_ITEMS_FULL 8u    // the groups of a rebuild, written once by the host
+#define DPD_LIST_BUILDS 11u       // rebuilds so far (the host reads it after each submission)
+#define DPD_LIST_MOST 12u         // the most partners of a slot beyond list_capacity at a build (0: none)
+#define DPD_LIST_WORDS 13u
 
 DPD_PARAMS_BLOCK {
   float lx; float ly; float lz; float rc;  // box (x, y periodic; z walls unless periodic_z), cut-off

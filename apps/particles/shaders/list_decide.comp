@@ -16,7 +16,6 @@ void main() {
   c.u[DPD_LIST_SORT_COUNT] = rebuild ? p.n : 0u;
   for (uint k = 0; k < 3u; ++k) {
     c.u[DPD_LIST_ITEMS_ARGS + k] = rebuild ? c.u[DPD_LIST_ITEMS_FULL + k] : 0u;
-    c.u[DPD_LIST_CELLS_ARGS + k] = rebuild ? c.u[DPD_LIST_CELLS_FULL + k] : 0u;
     c.u[DPD_LIST_REUSE_ARGS + k] = rebuild ? 0u : c.u[DPD_LIST_ITEMS_FULL + k];
   }
   if (rebuild) c.u[DPD_LIST_BUILDS] += 1u;

@@ -21,7 +21,7 @@ namespace particles {
 
 namespace {
 using shader::Push;
-static_assert(sizeof(shader::Params) == 38 * 4 + 7 * 8, "Params must match the std430 GLSL block");
+static_assert(sizeof(shader::Params) == 38 * 4 + 8 * 8, "Params must match the std430 GLSL block");
 static_assert(sizeof(Push) == 14 * 8 + 8, "Push must match the GLSL push block");
 static_assert(sizeof(Push) <= 128, "Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize)");
 
@@ -85,6 +85,7 @@ struct Simulation::Impl {
   vksort::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
   vksort::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::Buffer accum;          // per slot: the Newton variant's fixed-point force sums, zero between steps
+  vksort::Buffer packed;         // per slot: the position packed for the force walk (cell order)
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   gpu::Kernel cells, move, forces, kick, noise, reorder, starts_kernel;
@@ -125,6 +126,7 @@ struct Simulation::Impl {
         image(vk, 16ull * n, "periodic images"),
         virial(vk, 64ull * n, "pressure tensor sums"),
         accum(vk, 24ull * n, "fixed-point force sums"),
+        packed(vk, 4ull * n, "packed positions"),
         lists(vk, bucket_options(m, g, n)),
         cells(c, shader_code("cells"), sizeof(Push), "cells"),
         move(c, shader_code("move"), sizeof(Push), "move"),
@@ -196,6 +198,7 @@ struct Simulation::Impl {
     p.image = image.address();
     p.virial = virial.address();
     p.accum = accum.address();
+    p.packed = packed.address();
     if (verlet) {
       p.list = list.address();
       p.list_count = list_count.address();

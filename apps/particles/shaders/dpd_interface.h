@@ -81,6 +81,8 @@ DPD_PARAMS_BLOCK {
   DPD_ADDRESS list_count;   // uint[n]: how many (may exceed list_capacity: then the host throws)
   DPD_ADDRESS list_origin;  // vec4[n]: slot i's position at the build
   DPD_ADDRESS list_control; // uint[DPD_LIST_WORDS]
+  DPD_ADDRESS packed;       // uint per slot: its position packed for the force walk (packed_position.glsl),
+                            // written by reorder.comp (cell order)
 };
 
 DPD_PUSH_BLOCK {

@@ -25,6 +25,7 @@
 //   Bucket lists (pc.starts zero): the lists of the 27 cells around i's, cell by cell.
 #include "dpd.glsl"
 #include "fixed_point.glsl"
+#include "packed_position.glsl"
 
 // Specialization constant 1, the variant (a separate pipeline each, so the every-step kernel carries
 // none of the others' work):
@@ -92,7 +93,8 @@ vec3 xyz_of(const uvec2 v, const uint k) {
 // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
 float g_rc2, g_walk_rc2, g_lx, g_ly, g_lz;  // the pair term's cut-off squared, the walk's
 float g_inv_sqrt_dt, g_rc;
-uvec2 g_accum;  // Params.accum: read once, not per pair (a uniform load is a loop over the lanes too)
+uvec2 g_accum, g_packed;
+vec3 g_quantum, g_margin;  // packed_position.glsl's, for the walk  // Params.accum: read once, not per pair (a uniform load is a loop over the lanes too)
 uint g_rng, g_seed, g_capacity, g_list_capacity;
 vec4 g_a, g_gamma, g_sigma;
 bool g_record, g_periodic_z, g_build_forces;
@@ -195,7 +197,7 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
     for (int dy = forward && dz == 0 ? 0 : -1; dy <= 1; ++dy) {
       const bool forward_only = forward && dz == 0 && dy == 0;  // own row: cells cx .. cx + reach
       const float image_y = image_of(cell.y + dy, ny);
-      const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
+      const uint row_y = wrap_cell(cell.y + dy, ny), row = nx * (row_y + ny * uint(z));
       // Cells cx - reach .. cx + reach of this row: [lo, hi) unwrapped, then the part that wrapped
       // around x, [wlo, whi), lying in the periodic image image_x.
       int first = forward_only ? cell.x : cell.x - reach, last = cell.x + reach;
@@ -216,12 +218,15 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
         const bool wrapped = j >= hi;
         const uint slot = wrapped ? j - hi + wlo : j;
         if (slot == i) continue;
-        const vec3 xj = xyz_of(pc.pos, slot);
+        // The packed position: d within the margin of the true separation on every axis, so a
+        // candidate is dropped only where it lies beyond the cut-off; the pair terms check exactly.
+        const vec3 xj = unpack_position(UintsIn(g_packed).u[slot], row_y, uint(z), g_quantum);
         const vec3 d = me.x.xyz - xj - (wrapped ? wimage : image);
-        if (dot(d, d) >= g_walk_rc2) continue;
+        const vec3 low = max(abs(d) - g_margin, vec3(0.0));  // the least each |component| can be
+        if (dot(low, low) >= g_walk_rc2) continue;
         if (build) {
           if (start == 0u && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
-          if (g_build_forces && dot(d, d) < g_rc2) {  // within r_c: near[] as the Newton variant's
+          if (g_build_forces && dot(low, low) < g_rc2) {  // maybe within r_c: near[] as the Newton variant's
             if (close - start < kNear) near[close - start] = slot;  // unsigned: false below start
             ++close;
           }
@@ -243,6 +248,9 @@ void main() {
   const uint nx = p.nx, ny = p.ny, nz = p.nz;
   g_rc = p.rc;
   g_accum = p.accum;
+  g_packed = p.packed;
+  g_quantum = packed_quantum(p.lx, p.cell_y, p.cell_z);
+  g_margin = packed_margin(g_quantum, max(p.lx, max(p.ly, p.lz)));
   g_rc2 = p.rc * p.rc;
   g_walk_rc2 = build ? p.list_rc2 : g_rc2;
   g_build_forces = build && pc.count == 0u;
@@ -337,7 +345,7 @@ void main() {
           continue;
         }
         for (int dy = -1; dy <= 1; ++dy) {
-          const uint row = nx * (wrap_cell(cell.y + dy, ny) + ny * uint(z));
+          const uint row_y = wrap_cell(cell.y + dy, ny), row = nx * (row_y + ny * uint(z));
           for (int dx = -1; dx <= 1; ++dx) {
             uint j = head.u[wrap_cell(cell.x + dx, nx) + row];
             for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {

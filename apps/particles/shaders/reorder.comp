@@ -6,6 +6,7 @@
 // (positions, velocities, dissipative velocities, forces: n vec4 each, then n ids); the host copies
 // them back. The physics does not change: noise is keyed by ids and forces are summed exactly.
 #include "dpd.glsl"
+#include "packed_position.glsl"
 
 void main() {
   Params p = Params(pc.params);
@@ -14,7 +15,11 @@ void main() {
   if (k >= n) return;
   const uint s = Uints(pc.perm).u[k];
   Vec4s dst = Vec4s(pc.tmp);
-  dst.v[k] = Vec4s(pc.pos).v[s];
+  const vec4 x = Vec4s(pc.pos).v[s];
+  dst.v[k] = x;
+  // In cell order the force walk reads the positions packed (cell_coord's cells, as cells.comp's).
+  Uints(p.packed).u[k] = pack_position(x.xyz, cell_coord(x.y, p.cell_y, p.ny), cell_coord(x.z, p.cell_z, p.nz), p.lx,
+                                       p.cell_y, p.cell_z);
   dst.v[n + k] = Vec4s(pc.vel).v[s];
   dst.v[2u * n + k] = Vec4s(pc.vtilde).v[s];
   dst.v[3u * n + k] = Vec4s(pc.force).v[s];

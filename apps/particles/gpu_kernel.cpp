@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model.hpp"
 
 namespace particles::gpu {
 
 Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
-               uint32_t variant)
+               uint32_t variant, std::span<const uint32_t> constants)
     : ctx_(ctx), push_bytes_(push_bytes) {
   if (spirv.empty()) throw Error(std::string("shader ") + name + " is not embedded");
   const std::string what = std::string("creating the ") + name + " pipeline";
@@ -22,9 +23,12 @@ Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t pus
   plci.pushConstantRangeCount = 1;
   plci.pPushConstantRanges = &range;
   check(vkCreatePipelineLayout(ctx.device(), &plci, nullptr, &layout_), what.c_str());
-  const uint32_t constants[2] = {workgroup_size, variant};
-  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, 4, sizeof(uint32_t)}};
-  VkSpecializationInfo spec{2, entries, sizeof(constants), constants};
+  std::vector<uint32_t> words = {workgroup_size, variant};
+  words.insert(words.end(), constants.begin(), constants.end());
+  std::vector<VkSpecializationMapEntry> entries;
+  for (uint32_t k = 0; k < words.size(); ++k)
+    entries.push_back({k < 2 ? k : first_constant + k - 2, 4 * k, sizeof(uint32_t)});
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), 4 * words.size(), words.data()};
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

@@ -17,10 +17,12 @@ class Kernel {
  public:
   static constexpr uint32_t workgroup_size = 64;  // every particle shader's local_size_x (spec id 0)
 
-  // `variant` is specialization constant 1, for shaders that compile work in or out by it (ignored
-  // by shaders without one).
+  // `variant` is specialization constant 1, for shaders that compile work in or out by it, and
+  // constants[k] is specialization constant first_constant + k (the particle kernels: Params' words,
+  // shaders/params_constants.glsl); shaders without them ignore them.
+  static constexpr uint32_t first_constant = 16;
   Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
-         uint32_t variant = 0);
+         uint32_t variant = 0, std::span<const uint32_t> constants = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

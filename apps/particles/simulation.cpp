@@ -66,6 +66,31 @@ uint32_t list_capacity_for(const Model& m, uint32_t n) {
   return uint32_t(std::ceil((3.0 * half_sphere + 16.0) / 8.0)) * 8u;
 }
 
+// params_for and, with the Verlet list, its capacity and cut-offs: every word of Params but the addresses.
+shader::Params fixed_params(const Model& m, const Grid& g, uint32_t n) {
+  shader::Params p = params_for(m, g, n);
+  if (m.verlet_list()) {
+    p.list_capacity = list_capacity_for(m, n);
+    const float edge = m.rc + m.skin;
+    p.list_rc2 = edge * edge;
+    // A rebuild is due when a particle moved more than skin / 2, less a margin for the rounding of
+    // the separations (a few ulps of the box's coordinates), so no pair within r_c is missed.
+    const float half = 0.5f * m.skin - 4e-6f * std::max({m.lx, m.ly, m.lz});
+    if (!(half > 0.0f)) throw Error("the neighbour list's skin is too small for the box's rounding");
+    p.moved2 = half * half;
+  }
+  return p;
+}
+
+// The words of Params before its addresses: the run's fixed parameters, as the kernels' specialization
+// constants (gpu::Kernel::first_constant + word).
+std::vector<uint32_t> constant_words(const shader::Params& p) {
+  constexpr size_t words = offsetof(shader::Params, image) / 4;
+  std::vector<uint32_t> w(words);
+  std::memcpy(w.data(), &p, 4 * words);
+  return w;
+}
+
 void check_model(const Model& m) {
   if (!(m.dt > 0.0f) || !(m.kbt >= 0.0f)) throw Error("dt must be positive and kBT non-negative");
   for (int s = 0; s < 2; ++s)
@@ -88,6 +113,8 @@ struct Simulation::Impl {
   vksort::Buffer packed;         // per slot: the position packed for the force walk (cell order)
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
+  // Params' scalar words, every kernel's specialization constants (shaders/params_constants.glsl).
+  std::vector<uint32_t> constants;
   gpu::Kernel cells, move, forces, kick, noise, reorder, starts_kernel;
   gpu::Kernel forces_tensor;  // forces.comp that also sums the pressure tensor (specialization constant 1)
   // forces.comp computing each pair once into `accum`, then forces_total.comp turning the sums into forces.
@@ -128,16 +155,17 @@ struct Simulation::Impl {
         accum(vk, 24ull * n, "fixed-point force sums"),
         packed(vk, 4ull * n, "packed positions"),
         lists(vk, bucket_options(m, g, n)),
-        cells(c, shader_code("cells"), sizeof(Push), "cells"),
-        move(c, shader_code("move"), sizeof(Push), "move"),
-        forces(c, shader_code(forces_source(c)), sizeof(Push), "forces"),
-        kick(c, shader_code("kick"), sizeof(Push), "kick"),
-        noise(c, shader_code("noise"), sizeof(Push), "noise"),
-        reorder(c, shader_code("reorder"), sizeof(Push), "reorder"),
-        starts_kernel(c, shader_code("starts"), sizeof(Push), "starts"),
-        forces_tensor(c, shader_code(forces_source(c)), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR),
-        forces_newton(c, shader_code(forces_source(c)), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON),
-        forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals"),
+        constants(constant_words(fixed_params(m, g, n))),
+        cells(c, shader_code("cells"), sizeof(Push), "cells", 0, constants),
+        move(c, shader_code("move"), sizeof(Push), "move", 0, constants),
+        forces(c, shader_code(forces_source(c)), sizeof(Push), "forces", 0, constants),
+        kick(c, shader_code("kick"), sizeof(Push), "kick", 0, constants),
+        noise(c, shader_code("noise"), sizeof(Push), "noise", 0, constants),
+        reorder(c, shader_code("reorder"), sizeof(Push), "reorder", 0, constants),
+        starts_kernel(c, shader_code("starts"), sizeof(Push), "starts", 0, constants),
+        forces_tensor(c, shader_code(forces_source(c)), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR, constants),
+        forces_newton(c, shader_code(forces_source(c)), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON, constants),
+        forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals", 0, constants),
         newton(m.layout == Layout::cell_order && m.newton),
         sorter(vk, sort_options(g)),
         keys(vk, 4ull * n, "reorder keys"),
@@ -156,11 +184,11 @@ struct Simulation::Impl {
         list_count(vk, verlet ? 4ull * n : 16, "neighbour list counts"),
         list_origin(vk, verlet ? 16ull * n : 16, "neighbour list origins"),
         list_control(vk, 4 * DPD_LIST_WORDS, "neighbour list control"),
-        list_check(c, shader_code("list_check"), sizeof(Push), "list_check"),
-        list_decide(c, shader_code("list_decide"), sizeof(Push), "list_decide"),
-        reorder_back(c, shader_code("reorder_back"), sizeof(Push), "reorder_back"),
-        forces_list_build(c, shader_code(forces_source(c)), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD),
-        forces_list(c, shader_code(forces_source(c)), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST) {
+        list_check(c, shader_code("list_check"), sizeof(Push), "list_check", 0, constants),
+        list_decide(c, shader_code("list_decide"), sizeof(Push), "list_decide", 0, constants),
+        reorder_back(c, shader_code("reorder_back"), sizeof(Push), "reorder_back", 0, constants),
+        forces_list_build(c, shader_code(forces_source(c)), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD, constants),
+        forces_list(c, shader_code(forces_source(c)), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST, constants) {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
   }
@@ -194,7 +222,7 @@ struct Simulation::Impl {
 
   // The parameter block with the addresses it carries (the buffers that the push block has no room for).
   shader::Params parameters(const Model& m, const Grid& g, uint32_t n) const {
-    shader::Params p = params_for(m, g, n);
+    shader::Params p = fixed_params(m, g, n);
     p.image = image.address();
     p.virial = virial.address();
     p.accum = accum.address();
@@ -204,14 +232,6 @@ struct Simulation::Impl {
       p.list_count = list_count.address();
       p.list_origin = list_origin.address();
       p.list_control = list_control.address();
-      p.list_capacity = list_capacity;
-      const float edge = m.rc + m.skin;
-      p.list_rc2 = edge * edge;
-      // A rebuild is due when a particle moved more than skin / 2, less a margin for the rounding of
-      // the separations (a few ulps of the box's coordinates), so no pair within r_c is missed.
-      const float half = 0.5f * m.skin - 4e-6f * std::max({m.lx, m.ly, m.lz});
-      if (!(half > 0.0f)) throw Error("the neighbour list's skin is too small for the box's rounding");
-      p.moved2 = half * half;
     }
     return p;
   }

@@ -26,6 +26,7 @@
 #include "dpd.glsl"
 #include "fixed_point.glsl"
 #include "packed_position.glsl"
+#include "params_constants.glsl"
 
 // Specialization constant 1, the variant (a separate pipeline each, so the every-step kernel carries
 // none of the others' work):
@@ -181,7 +182,7 @@ vec3 separation(const vec3 xi, const vec3 xj) {
 uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach, const uint start,
                  inout uint near[kNear], inout uint close) {
   Params p = Params(pc.params);
-  const uint nx = p.nx, ny = p.ny, nz = p.nz;
+  const uint nx = c_nx, ny = c_ny, nz = c_nz;
   UintsIn starts = UintsIn(pc.starts);
   Vec4sIn pos = Vec4sIn(pc.pos);
   uint found = 0;
@@ -242,10 +243,10 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
 
 void main() {
   Params p = Params(pc.params);
-  const uint n = p.n;
+  const uint n = c_n;
   const uint i = item_index();
   if (i >= n) return;
-  const uint nx = p.nx, ny = p.ny, nz = p.nz;
+  const uint nx = c_nx, ny = c_ny, nz = c_nz;
   g_rc = p.rc;
   g_accum = p.accum;
   g_packed = p.packed;
@@ -254,12 +255,12 @@ void main() {
   g_rc2 = p.rc * p.rc;
   g_walk_rc2 = build ? p.list_rc2 : g_rc2;
   g_build_forces = build && pc.count == 0u;
-  g_list_capacity = p.list_capacity;
+  g_list_capacity = c_list_capacity;
   g_lx = p.lx, g_ly = p.ly, g_lz = p.lz;
-  g_periodic_z = p.periodic_z != 0u;
+  g_periodic_z = c_periodic_z != 0u;
   g_inv_sqrt_dt = p.inv_sqrt_dt;
-  g_rng = p.rng;
-  g_seed = p.seed;
+  g_rng = c_rng;
+  g_seed = c_seed;
   g_capacity = p.pair_capacity;
   g_a = vec4(p.a[0], p.a[1], p.a[2], p.a[3]);
   g_gamma = vec4(p.gamma[0], p.gamma[1], p.gamma[2], p.gamma[3]);
@@ -284,7 +285,7 @@ void main() {
     uint near[kNear];
     uint close = 0;
     const bool inside = c < nx * ny * nz;
-    const uint found = inside ? walk_ranges(me, i, cell, int(p.reach), 0u, near, close) : 0u;
+    const uint found = inside ? walk_ranges(me, i, cell, int(c_reach), 0u, near, close) : 0u;
     Uints(p.list_count).u[i] = found;
     Vec4s(p.list_origin).v[i] = me.x;
     if (found > g_list_capacity) atomicMax(Uints(p.list_control).u[DPD_LIST_MOST], found);
@@ -292,7 +293,7 @@ void main() {
     for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours within r_c (see walk_ranges)
       if (start > 0u) {
         close = 0;
-        walk_ranges(me, i, cell, int(p.reach), start, near, close);
+        walk_ranges(me, i, cell, int(c_reach), start, near, close);
       }
       for (uint k = 0; k < min(close - start, kNear); ++k) {
         const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
@@ -327,7 +328,7 @@ void main() {
       uint near[kNear];
       uint unused = 0;
       for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours (see walk_ranges)
-        const uint found = walk_ranges(me, i, cell, int(p.reach), start, near, unused);
+        const uint found = walk_ranges(me, i, cell, int(c_reach), start, near, unused);
         for (uint k = 0; k < min(found - start, kNear); ++k) {
           const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
           add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));

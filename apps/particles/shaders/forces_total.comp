@@ -4,12 +4,13 @@
 // the gather variants add it), and the sum is zeroed for the next step's atomics. The sums are zero
 // whenever no Newton pass is pending, so reordering the slots need not move them.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 #include "fixed_point.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
-  if (i >= p.n) return;
+  if (i >= c_n) return;
   Uints acc = Uints(p.accum);
   const uint k = 6u * i;
   const vec3 f = vec3(fixed_value(uvec2(acc.u[k], acc.u[k + 1u])), fixed_value(uvec2(acc.u[k + 2u], acc.u[k + 3u])),

@@ -5,14 +5,15 @@
 // particle has, every pair now within r_c was within r_c + skin at the build, so it is listed. A
 // position that is NaN also sets it: the rebuild's cell pass then reports the particle as outside.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
-  if (i >= p.n) return;
+  if (i >= c_n) return;
   vec3 d = Vec4sIn(pc.pos).v[i].xyz - Vec4sIn(p.list_origin).v[i].xyz;
   d.x -= p.lx * roundEven(d.x / p.lx);
   d.y -= p.ly * roundEven(d.y / p.ly);
-  if (p.periodic_z != 0u) d.z -= p.lz * roundEven(d.z / p.lz);
+  if (c_periodic_z != 0u) d.z -= p.lz * roundEven(d.z / p.lz);
   if (!(dot(d, d) <= p.moved2)) atomicOr(Uints(p.list_control).u[DPD_LIST_MOVED], 1u);
 }

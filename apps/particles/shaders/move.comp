@@ -7,6 +7,7 @@
 //   sees v(n+1/2) + dt/2 F(n)/m, the Adams-Bashforth extrapolation of the velocity (lambda = 1).
 // kick.comp completes v(n+1) = v(n+1/2) + dt/2 F(n+1)/m, the paper's p(n) = (p(n-1/2) + p(n+1/2)) / 2.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 
 // Periodic wrap into [0, L]: floor keeps the result in range for any float input.
 float wrap(float x, float l) { return x - l * floor(x / l); }
@@ -14,7 +15,7 @@ float wrap(float x, float l) { return x - l * floor(x / l); }
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
-  if (i >= p.n) return;
+  if (i >= c_n) return;
   Vec4s pos = Vec4s(pc.pos);
   Vec4s vel = Vec4s(pc.vel);
   const vec4 xs = pos.v[i];
@@ -28,7 +29,7 @@ void main() {
   ivec3 crossed = ivec3(floor(x.x / p.lx), floor(x.y / p.ly), 0);
   x.x = wrap(x.x, p.lx);
   x.y = wrap(x.y, p.ly);
-  if (p.periodic_z != 0u) {
+  if (c_periodic_z != 0u) {
     crossed.z = int(floor(x.z / p.lz));
     x.z = wrap(x.z, p.lz);
   } else if (x.z < 0.0) {  // reflecting walls: mirror the position, reverse v_z
@@ -38,7 +39,7 @@ void main() {
     x.z = 2.0 * p.lz - x.z;
     v.z = -v.z;
   }
-  const float state = p.rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
+  const float state = c_rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
   if (crossed != ivec3(0)) {
     Ivec4s image = Ivec4s(p.image);
     const uint id = Uints(pc.ids).u[i];

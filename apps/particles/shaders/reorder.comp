@@ -6,11 +6,12 @@
 // (positions, velocities, dissipative velocities, forces: n vec4 each, then n ids); the host copies
 // them back. The physics does not change: noise is keyed by ids and forces are summed exactly.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 #include "packed_position.glsl"
 
 void main() {
   Params p = Params(pc.params);
-  const uint n = p.n;
+  const uint n = c_n;
   const uint k = item_index();
   if (k >= n) return;
   const uint s = Uints(pc.perm).u[k];
@@ -18,7 +19,7 @@ void main() {
   const vec4 x = Vec4s(pc.pos).v[s];
   dst.v[k] = x;
   // In cell order the force walk reads the positions packed (cell_coord's cells, as cells.comp's).
-  Uints(p.packed).u[k] = pack_position(x.xyz, cell_coord(x.y, p.cell_y, p.ny), cell_coord(x.z, p.cell_z, p.nz), p.lx,
+  Uints(p.packed).u[k] = pack_position(x.xyz, cell_coord(x.y, p.cell_y, c_ny), cell_coord(x.z, p.cell_z, c_nz), p.lx,
                                        p.cell_y, p.cell_z);
   dst.v[n + k] = Vec4s(pc.vel).v[s];
   dst.v[2u * n + k] = Vec4s(pc.vtilde).v[s];

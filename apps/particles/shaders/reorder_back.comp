@@ -4,10 +4,11 @@
 // arrays. A kernel rather than the buffer copies of the every-step path, so that it can be dispatched
 // indirectly: on the steps without a rebuild it runs no groups, and the arrays stay as they are.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 
 void main() {
   Params p = Params(pc.params);
-  const uint n = p.n;
+  const uint n = c_n;
   const uint k = item_index();
   if (k >= n) return;
   Vec4s src = Vec4s(pc.tmp);

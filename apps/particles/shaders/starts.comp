@@ -12,10 +12,11 @@
 // lanes, i.e. a loop over the lanes; the search's ~17 probes per cell took 11% of a step (32000
 // particles, 42592 cells). Here a slot loads two ids and writes ~cells / n starts.
 #include "dpd.glsl"
+#include "params_constants.glsl"
 
 void main() {
   Params p = Params(pc.params);
-  const uint cells = p.nx * p.ny * p.nz, n = p.n;
+  const uint cells = c_nx * c_ny * c_nz, n = c_n;
   const uint k = item_index();
   if (k >= n) return;
   UintsIn cell = UintsIn(pc.cell);

@@ -190,6 +190,26 @@ TEST_CASE("equilibrium: P 23.6-23.8 and kinetic temperature within 1% of kBT (a 
   CHECK(msd.diffusion() < 0.5);
 }
 
+namespace {
+// Runs `initial` with every pair from both sides (on the tests' context) and with each pair once (on
+// `newton_context`), `steps` steps in submissions of `batch`, and checks that the two end in the same
+// bits (F_ji = -F_ij exactly, fixed-point sums in any order) and that the particles moved.
+void check_once_equals_both(Model m, const State& initial, uint32_t steps, uint32_t batch, gpu::Context& newton_context) {
+  std::vector<float> pos[2], vel[2];
+  for (int once = 0; once < 2; ++once) {
+    m.newton = once == 1;
+    Simulation sim(m.newton ? newton_context : context(), m, initial);
+    sim.advance(steps, batch);
+    const Snapshot s = sim.snapshot();
+    pos[once] = s.pos;
+    vel[once] = s.vel;
+  }
+  CHECK(pos[0] != initial.pos);
+  CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
+  CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
+}
+}  // namespace
+
 TEST_CASE("determinism: the same seed gives bit-identical states, whatever order the lists and particles are in") {
   particles::test::NoValidationMessages quiet;
   Model m = periodic_box(6.0f);
@@ -243,30 +263,19 @@ TEST_CASE("determinism: each pair computed once (F_ji = -F_ij, atomics in any or
   // noise and between walls with the paper's, on cells of r_c and r_c / 4 along x.
   for (const bool walls : {false, true}) {
     for (const uint32_t divisions : {1u, 4u}) {
-     for (gpu::Context* newton_context : {&with64, without64.get()}) {
-      CAPTURE(walls);
-      CAPTURE(divisions);
-      CAPTURE(newton_context->atomic64());
-      Model m = periodic_box(6.0f);
-      m.periodic_z = !walls;
-      m.cell_divisions = divisions;
-      m.mass[1] = 2.0f;
-      m.a[0][1] = m.a[1][0] = 40;
-      m.noise = walls ? Noise::paper : Noise::counter;
-      const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
-      std::vector<float> pos[2], vel[2];
-      for (int once = 0; once < 2; ++once) {
-        m.newton = once == 1;
-        Simulation sim(m.newton ? *newton_context : context(), m, initial);
-        sim.advance(60, 16);  // one submission of 60 steps: 59 of them by the Newton variant
-        const Snapshot s = sim.snapshot();
-        pos[once] = s.pos;
-        vel[once] = s.vel;
+      for (gpu::Context* newton_context : {&with64, without64.get()}) {
+        CAPTURE(walls);
+        CAPTURE(divisions);
+        CAPTURE(newton_context->atomic64());
+        Model m = periodic_box(6.0f);
+        m.periodic_z = !walls;
+        m.cell_divisions = divisions;
+        m.mass[1] = 2.0f;
+        m.a[0][1] = m.a[1][0] = 40;
+        m.noise = walls ? Noise::paper : Noise::counter;
+        const State initial = random_state(m, 648, [](const Model&, float, float, float, uint32_t i) { return int(i % 3 == 0); });
+        check_once_equals_both(m, initial, 60, 16, *newton_context);  // 60 steps, most by the Newton variant
       }
-      CHECK(pos[0] != initial.pos);
-      CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
-      CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
-     }
     }
   }
 }
@@ -282,18 +291,7 @@ TEST_CASE("determinism: each pair once in a dense cluster (more neighbours than 
   State initial = random_state(m, 400, [](const Model&, float, float, float, uint32_t i) { return int(i % 2); });
   for (uint32_t i = 0; i < initial.size(); ++i)
     for (int k = 0; k < 3; ++k) initial.pos[4 * i + k] = 1.05f + 0.9f * float(unit_random(7, k, i));
-  std::vector<float> pos[2], vel[2];
-  for (int once = 0; once < 2; ++once) {
-    m.newton = once == 1;
-    Simulation sim(context(), m, initial);
-    sim.advance(5, 5);
-    const Snapshot s = sim.snapshot();
-    pos[once] = s.pos;
-    vel[once] = s.vel;
-  }
-  CHECK(pos[0] != initial.pos);
-  CHECK(std::memcmp(pos[0].data(), pos[1].data(), pos[0].size() * 4) == 0);
-  CHECK(std::memcmp(vel[0].data(), vel[1].data(), vel[0].size() * 4) == 0);
+  check_once_equals_both(m, initial, 5, 5, context());
 }
 
 TEST_CASE("Rayleigh-Taylor: the mixing layer of a flat or seeded interface is as thick as the interface") {

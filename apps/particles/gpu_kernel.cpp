@@ -9,9 +9,9 @@
 
 namespace particles::gpu {
 
-Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
-               uint32_t variant, std::span<const uint32_t> constants)
-    : ctx_(ctx), push_bytes_(push_bytes) {
+Kernel::Kernel(const Context& ctx, const Bindings& bindings, std::span<const uint32_t> spirv, uint32_t push_bytes,
+               const char* name, uint32_t variant, std::span<const uint32_t> constants)
+    : ctx_(ctx), push_bytes_(push_bytes), bindings_(bindings) {
   if (spirv.empty()) throw Error(std::string("shader ") + name + " is not embedded");
   const std::string what = std::string("creating the ") + name + " pipeline";
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -22,6 +22,9 @@ Kernel::Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t pus
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.pushConstantRangeCount = 1;
   plci.pPushConstantRanges = &range;
+  const VkDescriptorSetLayout set_layout = bindings.layout();
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &set_layout;
   check(vkCreatePipelineLayout(ctx.device(), &plci, nullptr, &layout_), what.c_str());
   std::vector<uint32_t> words = {workgroup_size, variant};
   words.insert(words.end(), constants.begin(), constants.end());
@@ -48,6 +51,7 @@ Kernel::~Kernel() {
 void Kernel::dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const {
   if (n == 0) return;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  bind(cmd);
   vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
   const std::array<uint32_t, 3> g = groups(n);
   vkCmdDispatch(cmd, g[0], g[1], g[2]);
@@ -55,8 +59,14 @@ void Kernel::dispatch(VkCommandBuffer cmd, const void* push, uint32_t n) const {
 
 void Kernel::dispatch_indirect(VkCommandBuffer cmd, const void* push, VkBuffer args, VkDeviceSize offset) const {
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  bind(cmd);
   vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
   vkCmdDispatchIndirect(cmd, args, offset);
+}
+
+void Kernel::bind(VkCommandBuffer cmd) const {
+  const VkDescriptorSet set = bindings_.set();
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
 }
 
 std::array<uint32_t, 3> Kernel::groups(uint32_t n) const {

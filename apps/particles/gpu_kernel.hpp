@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// gpu_kernel.hpp — one compute pipeline from embedded SPIR-V, fed only by push constants (buffer
-// device addresses inside them, no descriptor sets), dispatched over n items.
+// gpu_kernel.hpp — one compute pipeline from embedded SPIR-V, fed by push constants (buffer device
+// addresses inside them) and the particle arrays' descriptor set (gpu::Bindings), dispatched over n items.
 #pragma once
 
 #include <array>
@@ -9,6 +9,7 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "gpu_bindings.hpp"
 #include "gpu_context.hpp"
 
 namespace particles::gpu {
@@ -21,8 +22,9 @@ class Kernel {
   // constants[k] is specialization constant first_constant + k (the particle kernels: Params' words,
   // shaders/params_constants.glsl); shaders without them ignore them.
   static constexpr uint32_t first_constant = 16;
-  Kernel(const Context& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes, const char* name,
-         uint32_t variant = 0, std::span<const uint32_t> constants = {});
+  // `bindings` is bound as set 0 at every dispatch; it must outlive the kernel.
+  Kernel(const Context& ctx, const Bindings& bindings, std::span<const uint32_t> spirv, uint32_t push_bytes,
+         const char* name, uint32_t variant = 0, std::span<const uint32_t> constants = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -37,8 +39,10 @@ class Kernel {
   std::array<uint32_t, 3> groups(uint32_t n) const;
 
  private:
+  void bind(VkCommandBuffer cmd) const;
   const Context& ctx_;
   uint32_t push_bytes_;
+  const Bindings& bindings_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;

@@ -13,6 +13,7 @@
 #include <vksort/sorter.hpp>
 
 #include "gpu_buffer.hpp"
+#include "gpu_bindings.hpp"
 #include "gpu_kernel.hpp"
 #include "shader_code.hpp"
 #include "shaders/dpd_interface.h"
@@ -21,8 +22,8 @@ namespace particles {
 
 namespace {
 using shader::Push;
-static_assert(sizeof(shader::Params) == 38 * 4 + 8 * 8, "Params must match the std430 GLSL block");
-static_assert(sizeof(Push) == 14 * 8 + 8, "Push must match the GLSL push block");
+static_assert(sizeof(shader::Params) == 38 * 4 + 6 * 8, "Params must match the std430 GLSL block");
+static_assert(sizeof(Push) == 5 * 8 + 4 * 4, "Push must match the GLSL push block");
 static_assert(sizeof(Push) <= 128, "Vulkan guarantees only 128 bytes of push constants (maxPushConstantsSize)");
 
 // Timestamps per step: before move, after move, after the cell build, after forces, after kick.
@@ -111,6 +112,12 @@ struct Simulation::Impl {
   vksort::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::Buffer accum;          // per slot: the Newton variant's fixed-point force sums, zero between steps
   vksort::Buffer packed;         // per slot: the position packed for the force walk (cell order)
+  // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
+  // then gathered into the staging tmp_* and copied back.
+  vksort::Buffer keys, perm, iota, tmp_pos, tmp_vel, tmp_vtilde, tmp_ids;
+  // Cell order: the first slot of every cell, then the outside-the-box word (dpd_interface.h).
+  vksort::Buffer starts;
+  gpu::Bindings bindings;  // the per-slot arrays as descriptor set 0 (dpd_interface.h's DPD_BIND_*)
   vksort::BucketLists lists;
   VkDeviceAddress head = 0, next = 0;
   // Params' scalar words, every kernel's specialization constants (shaders/params_constants.glsl).
@@ -120,14 +127,10 @@ struct Simulation::Impl {
   // forces.comp computing each pair once into `accum`, then forces_total.comp turning the sums into forces.
   gpu::Kernel forces_newton, forces_total;
   bool newton;  // cell order with Model::newton
-  // Spatial reordering: (cell id, slot) pairs sorted by vksort's radix sort on the cell id's bits,
-  // then gathered through `tmp` and copied back.
-  vksort::Sorter sorter;
-  vksort::Buffer keys, perm, iota, scratch, tmp;
-  // Cell order: the first slot of every cell, then the outside-the-box word (dpd_interface.h).
+  vksort::Sorter sorter;  // the spatial reordering's sort
+  vksort::Buffer scratch;
   bool cell_order;
   uint32_t cell_count;
-  vksort::Buffer starts;
   vksort::Buffer report;  // a copy of vksort's report words from the last build of a batch
   // The Verlet list (Model::verlet_list; see dpd_interface.h's Params): partners per slot, their count,
   // positions at the build, the rebuild decision's words.
@@ -154,29 +157,33 @@ struct Simulation::Impl {
         virial(vk, 64ull * n, "pressure tensor sums"),
         accum(vk, 24ull * n, "fixed-point force sums"),
         packed(vk, 4ull * n, "packed positions"),
-        lists(vk, bucket_options(m, g, n)),
-        constants(constant_words(fixed_params(m, g, n))),
-        cells(c, shader_code("cells"), sizeof(Push), "cells", 0, constants),
-        move(c, shader_code("move"), sizeof(Push), "move", 0, constants),
-        forces(c, shader_code(forces_source(c)), sizeof(Push), "forces", 0, constants),
-        kick(c, shader_code("kick"), sizeof(Push), "kick", 0, constants),
-        noise(c, shader_code("noise"), sizeof(Push), "noise", 0, constants),
-        reorder(c, shader_code("reorder"), sizeof(Push), "reorder", 0, constants),
-        starts_kernel(c, shader_code("starts"), sizeof(Push), "starts", 0, constants),
-        forces_tensor(c, shader_code(forces_source(c)), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR, constants),
-        forces_newton(c, shader_code(forces_source(c)), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON, constants),
-        forces_total(c, shader_code("forces_total"), sizeof(Push), "force totals", 0, constants),
-        newton(m.layout == Layout::cell_order && m.newton),
-        sorter(vk, sort_options(g)),
         keys(vk, 4ull * n, "reorder keys"),
         perm(vk, 4ull * n, "reorder permutation"),
         iota(vk, 4ull * n, "slot numbers"),
+        tmp_pos(vk, 16ull * n, "reordered positions"),
+        tmp_vel(vk, 16ull * n, "reordered velocities"),
+        tmp_vtilde(vk, 16ull * n, "reordered dissipative velocities"),
+        tmp_ids(vk, 4ull * n, "reordered ids"),
+        starts(vk, 4ull * (g.cells() + 2), "cell starts"),
+        bindings(c, binding_buffers()),
+        lists(vk, bucket_options(m, g, n)),
+        constants(constant_words(fixed_params(m, g, n))),
+        cells(c, bindings, shader_code("cells"), sizeof(Push), "cells", 0, constants),
+        move(c, bindings, shader_code("move"), sizeof(Push), "move", 0, constants),
+        forces(c, bindings, shader_code(forces_source(c)), sizeof(Push), "forces", 0, constants),
+        kick(c, bindings, shader_code("kick"), sizeof(Push), "kick", 0, constants),
+        noise(c, bindings, shader_code("noise"), sizeof(Push), "noise", 0, constants),
+        reorder(c, bindings, shader_code("reorder"), sizeof(Push), "reorder", 0, constants),
+        starts_kernel(c, bindings, shader_code("starts"), sizeof(Push), "starts", 0, constants),
+        forces_tensor(c, bindings, shader_code(forces_source(c)), sizeof(Push), "forces with the pressure tensor", DPD_FORCES_TENSOR, constants),
+        forces_newton(c, bindings, shader_code(forces_source(c)), sizeof(Push), "forces, each pair once", DPD_FORCES_NEWTON, constants),
+        forces_total(c, bindings, shader_code("forces_total"), sizeof(Push), "force totals", 0, constants),
+        newton(m.layout == Layout::cell_order && m.newton),
+        sorter(vk, sort_options(g)),
         scratch(vk, std::max(sorter.scratch_bytes(n), m.verlet_list() ? sorter.scratch_bytes_indirect(n) : 0),
                 "reorder scratch"),
-        tmp(vk, 68ull * n, "reorder staging"),
         cell_order(m.layout == Layout::cell_order),
         cell_count(g.cells()),
-        starts(vk, 4ull * (g.cells() + 2), "cell starts"),
         report(vk, vksort::BucketLists::report_bytes, "bucket report"),
         verlet(m.verlet_list()),
         list_capacity(list_capacity_for(m, n)),
@@ -184,13 +191,36 @@ struct Simulation::Impl {
         list_count(vk, verlet ? 4ull * n : 16, "neighbour list counts"),
         list_origin(vk, verlet ? 16ull * n : 16, "neighbour list origins"),
         list_control(vk, 4 * DPD_LIST_WORDS, "neighbour list control"),
-        list_check(c, shader_code("list_check"), sizeof(Push), "list_check", 0, constants),
-        list_decide(c, shader_code("list_decide"), sizeof(Push), "list_decide", 0, constants),
-        reorder_back(c, shader_code("reorder_back"), sizeof(Push), "reorder_back", 0, constants),
-        forces_list_build(c, shader_code(forces_source(c)), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD, constants),
-        forces_list(c, shader_code(forces_source(c)), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST, constants) {
+        list_check(c, bindings, shader_code("list_check"), sizeof(Push), "list_check", 0, constants),
+        list_decide(c, bindings, shader_code("list_decide"), sizeof(Push), "list_decide", 0, constants),
+        reorder_back(c, bindings, shader_code("reorder_back"), sizeof(Push), "reorder_back", 0, constants),
+        forces_list_build(c, bindings, shader_code(forces_source(c)), sizeof(Push), "neighbour list build", DPD_FORCES_LIST_BUILD, constants),
+        forces_list(c, bindings, shader_code(forces_source(c)), sizeof(Push), "forces from the neighbour list", DPD_FORCES_LIST, constants) {
     head = gpu::address_of(c, lists.head());
     next = gpu::address_of(c, lists.next());
+  }
+  // The buffers of bindings DPD_BIND_* in order.
+  std::vector<gpu::Bindings::Buffer> binding_buffers() const {
+    std::vector<gpu::Bindings::Buffer> b(DPD_BIND_COUNT);
+    const auto set = [&](uint32_t k, const vksort::Buffer& buffer, const char* what) {
+      b[k] = {buffer.vk_buffer(), buffer.size(), what};
+    };
+    set(DPD_BIND_POS, pos, "positions");
+    set(DPD_BIND_VEL, vel, "velocities");
+    set(DPD_BIND_VTILDE, vtilde, "dissipative velocities");
+    set(DPD_BIND_FORCE, force, "forces");
+    set(DPD_BIND_IDS, ids, "particle ids");
+    set(DPD_BIND_CELL, cell, "cell ids");
+    set(DPD_BIND_PACKED, packed, "packed positions");
+    set(DPD_BIND_ACCUM, accum, "fixed-point force sums");
+    set(DPD_BIND_PERM, perm, "reorder permutation");
+    set(DPD_BIND_STARTS, starts, "cell starts");
+    set(DPD_BIND_AUX, aux, "pair statistics");
+    set(DPD_BIND_TMP_POS, tmp_pos, "reordered positions");
+    set(DPD_BIND_TMP_VEL, tmp_vel, "reordered velocities");
+    set(DPD_BIND_TMP_VTILDE, tmp_vtilde, "reordered dissipative velocities");
+    set(DPD_BIND_TMP_IDS, tmp_ids, "reordered ids");
+    return b;
   }
   ~Impl() {
     if (queries) vkDestroyQueryPool(ctx.device(), queries, nullptr);
@@ -225,8 +255,6 @@ struct Simulation::Impl {
     shader::Params p = fixed_params(m, g, n);
     p.image = image.address();
     p.virial = virial.address();
-    p.accum = accum.address();
-    p.packed = packed.address();
     if (verlet) {
       p.list = list.address();
       p.list_count = list_count.address();
@@ -239,17 +267,10 @@ struct Simulation::Impl {
   Push push(uint32_t step) const {
     Push p{};
     p.params = params.address();
-    p.pos = pos.address();
-    p.vel = vel.address();
-    p.vtilde = vtilde.address();
-    p.force = force.address();
-    p.cell = cell.address();
     p.head = head;
     p.next = next;
-    p.aux = aux.address();
-    p.ids = ids.address();
-    if (cell_order) p.starts = starts.address();
     p.step = step;
+    p.flags = cell_order ? DPD_PUSH_CELL_ORDER : 0u;
     return p;
   }
 
@@ -292,7 +313,7 @@ struct Simulation::Impl {
   // (cell ids too, so the lists that follow are built from them). Runs between cells and the build.
   void record_reorder(VkCommandBuffer cmd, Push p, uint32_t n) {
     const VkDeviceSize words = 4ull * n, vec4s = 16ull * n;
-    gpu::compute_transfer_barrier(cmd);  // cell ids written; earlier uses of keys/perm/tmp done
+    gpu::compute_transfer_barrier(cmd);  // cell ids written; earlier uses of keys, perm, tmp_* done
     const VkBufferCopy whole{0, 0, words};
     vkCmdCopyBuffer(cmd, cell.vk_buffer(), keys.vk_buffer(), 1, &whole);
     vkCmdCopyBuffer(cmd, iota.vk_buffer(), perm.vk_buffer(), 1, &whole);
@@ -300,17 +321,13 @@ struct Simulation::Impl {
     vksort::Status st = sorter.record(cmd, {.keys = keys.ref(), .values = perm.ref(), .scratch = scratch.ref()}, n);
     if (!st) throw Error("recording the spatial sort: " + st.message);
     gpu::compute_barrier(cmd);
-    p.perm = perm.address();
-    p.tmp = tmp.address();
     reorder.dispatch(cmd, &p, n);
     gpu::compute_transfer_barrier(cmd);
-    const VkBuffer dst[4] = {pos.vk_buffer(), vel.vk_buffer(), vtilde.vk_buffer(), force.vk_buffer()};
-    for (int k = 0; k < 4; ++k) {
-      const VkBufferCopy r{k * vec4s, 0, vec4s};
-      vkCmdCopyBuffer(cmd, tmp.vk_buffer(), dst[k], 1, &r);
-    }
-    const VkBufferCopy id_region{4 * vec4s, 0, words};
-    vkCmdCopyBuffer(cmd, tmp.vk_buffer(), ids.vk_buffer(), 1, &id_region);
+    const VkBufferCopy all_vec4s{0, 0, vec4s};
+    vkCmdCopyBuffer(cmd, tmp_pos.vk_buffer(), pos.vk_buffer(), 1, &all_vec4s);
+    vkCmdCopyBuffer(cmd, tmp_vel.vk_buffer(), vel.vk_buffer(), 1, &all_vec4s);
+    vkCmdCopyBuffer(cmd, tmp_vtilde.vk_buffer(), vtilde.vk_buffer(), 1, &all_vec4s);
+    vkCmdCopyBuffer(cmd, tmp_ids.vk_buffer(), ids.vk_buffer(), 1, &whole);
     vkCmdCopyBuffer(cmd, keys.vk_buffer(), cell.vk_buffer(), 1, &whole);  // the sorted keys are the new slots' cells
     gpu::compute_transfer_barrier(cmd);
   }
@@ -332,8 +349,7 @@ struct Simulation::Impl {
     gpu::compute_indirect_barrier(cmd);
     const VkBuffer args = list_control.vk_buffer();
     const VkDeviceSize items = 4 * DPD_LIST_ITEMS_ARGS;
-    p.perm = perm.address();  // cells.comp sets the sort's values: slot numbers
-    p.tmp = tmp.address();
+    p.flags |= DPD_PUSH_SLOTS;  // cells.comp sets the sort's values: slot numbers
     cells.dispatch_indirect(cmd, &p, args, items);
     gpu::compute_barrier(cmd);
     const vksort::BufferRef count{list_control.vk_buffer(), 4 * DPD_LIST_SORT_COUNT, 4};
@@ -620,7 +636,7 @@ std::vector<float> Simulation::noise(const std::vector<std::pair<uint32_t, uint3
   s.ctx.submit_and_wait([&](VkCommandBuffer cmd) {
     Push push = s.push(step);
     push.pairs = in.address();
-    push.aux = out.address();
+    push.noise = out.address();
     push.count = count;
     s.noise.dispatch(cmd, &push, count);
   });

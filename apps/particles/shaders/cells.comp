@@ -6,21 +6,21 @@
 // host turns either into an error.
 #include "dpd.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
-  const vec3 x = Vec4s(pc.pos).v[i].xyz;
+  const vec3 x = b_pos[i].xyz;
   const bool inside = x.x >= 0.0 && x.x <= p.lx && x.y >= 0.0 && x.y <= p.ly && x.z >= 0.0 && x.z <= p.lz;
   uint id = DPD_NULL;
   if (inside) {
     id = cell_coord(x.x, p.cell_x, c_nx) +
          c_nx * (cell_coord(x.y, p.cell_y, c_ny) + c_ny * cell_coord(x.z, p.cell_z, c_nz));
   }
-  Uints(pc.cell).u[i] = id;
+  b_cell[i] = id;
   // The Verlet list's rebuild sorts the cell ids in place with the slots as values.
-  if (pc.perm != uvec2(0)) Uints(pc.perm).u[i] = i;
-  if (id == DPD_NULL && pc.starts != uvec2(0))
-    atomicMin(Uints(pc.starts).u[c_nx * c_ny * c_nz + 1u], Uints(pc.ids).u[i]);
+  if ((pc.flags & DPD_PUSH_SLOTS) != 0u) b_perm[i] = i;
+  if (id == DPD_NULL && (pc.flags & DPD_PUSH_CELL_ORDER) != 0u) atomicMin(b_starts[c_nx * c_ny * c_nz + 1u], b_ids[i]);
 }

@@ -34,9 +34,39 @@ struct alignas(8) Address {
 // forces.comp's variants (its specialization constant 1).
 #define DPD_FORCES_GATHER 0u  // every pair from both sides
 #define DPD_FORCES_TENSOR 1u  // the same, also summing the pressure tensor
-#define DPD_FORCES_NEWTON 2u  // each pair once, into Params.accum (cell order)
+#define DPD_FORCES_NEWTON 2u  // each pair once, into DPD_BIND_ACCUM (cell order)
 #define DPD_FORCES_LIST_BUILD 3u  // the Verlet list: each slot's forward partners within r_c + skin
-#define DPD_FORCES_LIST 4u        // each pair once, into Params.accum, from the Verlet list
+#define DPD_FORCES_LIST 4u        // each pair once, into DPD_BIND_ACCUM, from the Verlet list
+
+// Push.flags.
+#define DPD_PUSH_CELL_ORDER 1u  // the slots are sorted by cell and DPD_BIND_STARTS holds every cell's first
+                                // slot (then the smallest id of a particle found outside the box,
+                                // DPD_NULL: none); not set: vksort's bucket lists (head, next) instead
+#define DPD_PUSH_SLOTS 2u       // cells.comp also writes the slot numbers into DPD_BIND_PERM (the sort's values)
+
+// Bindings of descriptor set 0 (gpu::Bindings; shaders/dpd_bindings.glsl), every particle kernel's
+// per-slot arrays (slots: the particles in their current memory order):
+#define DPD_BIND_POS 0u     // vec4: x y z, w = species (0.0 or 1.0)
+#define DPD_BIND_VEL 1u     // vec4: velocity, w = the paper generator's state
+#define DPD_BIND_VTILDE 2u  // vec4: the velocity the dissipative force uses
+#define DPD_BIND_FORCE 3u   // vec4: total force on the particle
+#define DPD_BIND_IDS 4u     // uint: the particle id held in each slot (slots are reordered by cell)
+#define DPD_BIND_CELL 5u    // uint: cell id x + nx (y + ny z), or DPD_NULL when the particle is outside
+#define DPD_BIND_PACKED 6u  // uint: the position packed for the force walk (packed_position.glsl), cell order
+#define DPD_BIND_ACCUM 7u   // uint[6]: the force's x, y, z as 64-bit fixed point (lo, hi) words, summed by
+                            // forces.comp's Newton variants; forces_total.comp reads them and zeroes them
+#define DPD_BIND_PERM 8u    // uint: reorder.comp's old slot of new slot k (the spatial sort's values)
+#define DPD_BIND_STARTS 9u  // uint[cells + 2] in cell order: first slot of every cell (starts[cells] = n),
+                            // then the smallest id of a particle found outside the box (DPD_NULL: none)
+#define DPD_BIND_AUX 10u    // vec4: pairs within rc, conservative virial / 2, full virial / 2
+// reorder.comp's staging, what it gathers in the new order: pos, vel, vtilde, ids (not the forces:
+// move.comp used the last ones, the step computes new ones). Four buffers so none is larger than the
+// particle arrays (a binding is limited to maxStorageBufferRange).
+#define DPD_BIND_TMP_POS 11u
+#define DPD_BIND_TMP_VEL 12u
+#define DPD_BIND_TMP_VTILDE 13u
+#define DPD_BIND_TMP_IDS 14u
+#define DPD_BIND_COUNT 15u
 
 // Words of Params.list_control, the Verlet list's rebuild decision (list_check.comp, list_decide.comp).
 #define DPD_LIST_MOVED 1u         // set when some particle moved more than skin / 2 since the build
@@ -74,38 +104,24 @@ DPD_PARAMS_BLOCK {
   DPD_ADDRESS virial;  // 4 vec4 per slot, written by forces.comp's sums_tensor variant, half per pair side:
                        // conservative r_a F_b (xx yy zz, pair energy), (xy xz yz, 0), then all forces'
                        // (xx yy zz, 0), (xy xz yz, 0)
-  DPD_ADDRESS accum;   // uint[6] per slot: the force's x, y, z as 64-bit fixed point (lo, hi) words, summed
-                       // by forces.comp's Newton variant; forces_total.comp reads them and zeroes them
   // The Verlet list (Model::neighbours list; zero addresses otherwise):
   DPD_ADDRESS list;         // uint[n * list_capacity]: slot i's forward partners (slots), built at a rebuild
   DPD_ADDRESS list_count;   // uint[n]: how many (may exceed list_capacity: then the host throws)
   DPD_ADDRESS list_origin;  // vec4[n]: slot i's position at the build
   DPD_ADDRESS list_control; // uint[DPD_LIST_WORDS]
-  DPD_ADDRESS packed;       // uint per slot: its position packed for the force walk (packed_position.glsl),
-                            // written by reorder.comp (cell order)
 };
 
 DPD_PUSH_BLOCK {
   DPD_ADDRESS params;
-  DPD_ADDRESS pos;     // vec4: x y z, w = species (0.0 or 1.0)
-  DPD_ADDRESS vel;     // vec4: velocity, w = the paper generator's state
-  DPD_ADDRESS vtilde;  // vec4: the velocity the dissipative force uses
-  DPD_ADDRESS force;   // vec4: total force on the particle
-  DPD_ADDRESS cell;    // uint: cell id x + nx (y + ny z), or DPD_NULL when the particle is outside
   DPD_ADDRESS head;    // uint[cells]: vksort bucket lists
   DPD_ADDRESS next;    // uint[n]
-  DPD_ADDRESS aux;     // vec4 per particle: pairs within rc, conservative virial / 2, full virial / 2;
-                       // the noise kernel writes its float results here
   DPD_ADDRESS pairs;   // uint[n * pair_capacity] neighbour slots (zero address: not recorded); the
                        // noise kernel reads uvec2 pairs of slots from here
-  DPD_ADDRESS ids;     // uint: the particle id held in each slot (slots are reordered by cell)
-  DPD_ADDRESS perm;    // reorder.comp: uint, the old slot of new slot k; tmp: where it gathers to
-  DPD_ADDRESS tmp;
-  DPD_ADDRESS starts;  // cell order: uint[cells + 2], first slot of every cell (the slots are sorted
-                       // by cell; starts[cells] = n), then the smallest id of a particle found
-                       // outside the box (DPD_NULL: none). Zero address: bucket lists instead.
+  DPD_ADDRESS noise;   // float per pair: where the noise kernel writes
   uint step;
   uint count;          // items for the noise kernel
+  uint flags;          // DPD_PUSH_*
+  uint pad0;
 } DPD_PUSH_END;
 
 #ifdef __cplusplus

@@ -15,18 +15,19 @@
 // the order of the lists, which differs from run to run with vksort's scatter build, nor on the order
 // of the particles in memory (reorder.comp): the run stays deterministic, and both neighbour walks
 // below give the same bits. No atomics.
-//   Cell order (pc.starts set): the slots are sorted by cell, so the 2 reach + 1 cells of a row along
+//   Cell order (DPD_PUSH_CELL_ORDER set): the slots are sorted by cell, so the 2 reach + 1 cells of a row along
 // x are one range of slots (two where the row wraps around the periodic x faces): 9 ranges of
 // consecutive slots, no pointer chasing. Cells of r_c / reach along x cost no more ranges and trim
 // each row to 2 + 1 / reach r_c, from 3 r_c: fewer distance checks. The walk only collects the j within r_c (a distance check
 // each); the pair terms then run over that short list. On a SIMD machine (lavapipe's lanes, a GPU's
 // warps) this matters: fused into the walk, the pair term runs whenever any lane has a neighbour,
 // i.e. for most candidates, not for the ~15% that are within r_c.
-//   Bucket lists (pc.starts zero): the lists of the 27 cells around i's, cell by cell.
+//   Bucket lists (not set): the lists of the 27 cells around i's, cell by cell.
 #include "dpd.glsl"
 #include "fixed_point.glsl"
 #include "packed_position.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 
 // Specialization constant 1, the variant (a separate pipeline each, so the every-step kernel carries
 // none of the others' work):
@@ -36,7 +37,7 @@
 //   DPD_FORCES_NEWTON (cell order only): each pair once, F_ji = -F_ij. Particle i walks the forward half
 //     of its neighbourhood (the rest of its own row after slot i, the row at y + 1, the three rows at
 //     z + 1), so half the candidates are loaded and half the pair terms, noise included, computed. F_ij
-//     is summed in registers for i and subtracted from j's sum in Params.accum by integer atomics on the
+//     is summed in registers for i and subtracted from j's sum in DPD_BIND_ACCUM by integer atomics on the
 //     fixed-point words (exact, so still order-free); forces_total.comp turns the sums into forces. The
 //     same pair terms as the gather, so the same forces bit for bit; no aux (the observables come from
 //     the tensor variant).
@@ -82,39 +83,29 @@ struct Sums {
   float energy;
 };
 
-// The first three components of vec4 element k of `v`. On lavapipe a load whose address differs
-// between lanes is a loop over the lanes per component, and a vec4 load stays four loops even where
-// only .xyz is used: three scalar loads are three.
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly restrict buffer FloatsIn { float f[]; };
-vec3 xyz_of(const uvec2 v, const uint k) {
-  FloatsIn f = FloatsIn(v);
-  return vec3(f.f[4u * k], f.f[4u * k + 1u], f.f[4u * k + 2u]);
-}
-
 // Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
 float g_rc2, g_walk_rc2, g_lx, g_ly, g_lz;  // the pair term's cut-off squared, the walk's
 float g_inv_sqrt_dt, g_rc;
-uvec2 g_accum, g_packed;
-vec3 g_quantum, g_margin;  // packed_position.glsl's, for the walk  // Params.accum: read once, not per pair (a uniform load is a loop over the lanes too)
+
+vec3 g_quantum, g_margin;  // packed_position.glsl's, for the walk
 uint g_rng, g_seed, g_capacity, g_list_capacity;
 vec4 g_a, g_gamma, g_sigma;
 bool g_record, g_periodic_z, g_build_forces;
 
 // Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc` (k even).
 #ifdef DPD_ATOMIC64
-// One 64-bit atomic: the same little-endian words, half the atomics of the pair below. On lavapipe each
-// atomic is a loop over the lanes, so this is about 6% of the Newton variant's time.
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer Uint64s { uint64_t u[]; };
-void fixed_atomic_add(Uints acc, uint k, uvec2 v) { atomicAdd(Uint64s(acc).u[k >> 1], packUint2x32(v)); }
+// One 64-bit atomic: the same little-endian words, half the atomics of the pair below (on lavapipe each
+// atomic is a loop over the lanes).
+void fixed_atomic_add(uint k, uvec2 v) { atomicAdd(b_accum64[k >> 1], packUint2x32(v)); }
 #else
 // The carry out of the low word comes from the value the atomic found there, so the pair of atomics adds
 // exactly v in any order.
-void fixed_atomic_add(Uints acc, uint k, uvec2 v) {
-  const uint old = atomicAdd(acc.u[k], v.x);
-  atomicAdd(acc.u[k + 1u], v.y + uint(old > ~v.x));
+void fixed_atomic_add(uint k, uvec2 v) {
+  const uint old = atomicAdd(b_accum[k], v.x);
+  atomicAdd(b_accum[k + 1u], v.y + uint(old > ~v.x));
 }
 #endif
-void fixed_atomic_add(Uints acc, uint k, float f) { fixed_atomic_add(acc, k, fixed_of(f)); }
+void fixed_atomic_add(uint k, float f) { fixed_atomic_add(k, fixed_of(f)); }
 
 // Particle j of species species_j at separation d = x_i - x_j (minimum image already applied): the
 // pair term on i. The caller takes d and the species from one load of j's position: with the species
@@ -132,19 +123,18 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const flo
   const vec3 e = d / r;
   const float w = 1.0 - r / g_rc;
   const uint kl = me.k * 2u + uint(species_j);
-  const float state_j = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[j].w : 0.0;
-  const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, UintsIn(pc.ids).u[j], me.state, state_j);
+  const float state_j = g_rng == DPD_RNG_PAPER ? b_vel[j].w : 0.0;
+  const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, b_ids[j], me.state, state_j);
   const float fc = g_a[kl] * w;
-  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - xyz_of(pc.vtilde, j)) +
+  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - b_vtilde[j].xyz) +
                   g_sigma[kl] * w * theta * g_inv_sqrt_dt;
   fixed_add(s.fx, f * e.x);
   fixed_add(s.fy, f * e.y);
   fixed_add(s.fz, f * e.z);
   if (newton) {  // F_ji = -F_ij: the same fixed-point words, negated
-    Uints acc = Uints(g_accum);
-    fixed_atomic_add(acc, 6u * j, -(f * e.x));
-    fixed_atomic_add(acc, 6u * j + 2u, -(f * e.y));
-    fixed_atomic_add(acc, 6u * j + 4u, -(f * e.z));
+    fixed_atomic_add(6u * j, -(f * e.x));
+    fixed_atomic_add(6u * j + 2u, -(f * e.y));
+    fixed_atomic_add(6u * j + 4u, -(f * e.z));
     return;
   }
   s.virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
@@ -183,8 +173,6 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
                  inout uint near[kNear], inout uint close) {
   Params p = Params(pc.params);
   const uint nx = c_nx, ny = c_ny, nz = c_nz;
-  UintsIn starts = UintsIn(pc.starts);
-  Vec4sIn pos = Vec4sIn(pc.pos);
   uint found = 0;
   for (int dz = forward ? 0 : -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
@@ -205,14 +193,14 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
       uint wlo = 0, whi = 0;
       float image_x = 0.0;
       if (first < 0) {
-        wlo = starts.u[row + uint(first + int(nx))], whi = starts.u[row + nx], image_x = -1.0;
+        wlo = b_starts[row + uint(first + int(nx))], whi = b_starts[row + nx], image_x = -1.0;
         first = 0;
       } else if (last >= int(nx)) {
-        wlo = starts.u[row], whi = starts.u[row + uint(last - int(nx)) + 1u], image_x = 1.0;
+        wlo = b_starts[row], whi = b_starts[row + uint(last - int(nx)) + 1u], image_x = 1.0;
         last = int(nx) - 1;
       }
       // Slot i lies in cell cx of its own row: the forward part starts right after it.
-      const uint lo = forward_only ? i + 1u : starts.u[row + uint(first)], hi = starts.u[row + uint(last) + 1u];
+      const uint lo = forward_only ? i + 1u : b_starts[row + uint(first)], hi = b_starts[row + uint(last) + 1u];
       const vec3 image = vec3(0.0, g_ly * image_y, g_lz * image_z);
       const vec3 wimage = vec3(g_lx * image_x, image.yz);
       for (uint j = lo; j < whi + (hi - wlo); ++j) {  // [lo, hi) then [wlo, whi) in one loop
@@ -221,7 +209,7 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
         if (slot == i) continue;
         // The packed position: d within the margin of the true separation on every axis, so a
         // candidate is dropped only where it lies beyond the cut-off; the pair terms check exactly.
-        const vec3 xj = unpack_position(UintsIn(g_packed).u[slot], row_y, uint(z), g_quantum);
+        const vec3 xj = unpack_position(b_packed[slot], row_y, uint(z), g_quantum);
         const vec3 d = me.x.xyz - xj - (wrapped ? wimage : image);
         const vec3 low = max(abs(d) - g_margin, vec3(0.0));  // the least each |component| can be
         if (dot(low, low) >= g_walk_rc2) continue;
@@ -248,8 +236,6 @@ void main() {
   if (i >= n) return;
   const uint nx = c_nx, ny = c_ny, nz = c_nz;
   g_rc = p.rc;
-  g_accum = p.accum;
-  g_packed = p.packed;
   g_quantum = packed_quantum(p.lx, p.cell_y, p.cell_z);
   g_margin = packed_margin(g_quantum, max(p.lx, max(p.ly, p.lz)));
   g_rc2 = p.rc * p.rc;
@@ -267,11 +253,11 @@ void main() {
   g_sigma = vec4(p.sigma[0], p.sigma[1], p.sigma[2], p.sigma[3]);
   g_record = pc.pairs != uvec2(0);
   Self me;
-  me.x = Vec4sIn(pc.pos).v[i];
-  me.v = Vec4sIn(pc.vtilde).v[i].xyz;
+  me.x = b_pos[i];
+  me.v = b_vtilde[i].xyz;
   me.k = uint(me.x.w);
-  me.id = UintsIn(pc.ids).u[i];  // the noise is keyed by particle ids, not by slots
-  me.state = g_rng == DPD_RNG_PAPER ? Vec4sIn(pc.vel).v[i].w : 0.0;
+  me.id = b_ids[i];  // the noise is keyed by particle ids, not by slots
+  me.state = g_rng == DPD_RNG_PAPER ? b_vel[i].w : 0.0;
 
   Sums s;
   s.fx = uvec2(0), s.fy = uvec2(0), s.fz = uvec2(0);
@@ -279,7 +265,7 @@ void main() {
   s.virial_c = 0.0, s.virial = 0.0;
   s.wc_diag = vec3(0.0), s.wc_off = vec3(0.0), s.w_diag = vec3(0.0), s.w_off = vec3(0.0);
   s.energy = 0.0;
-  const uint c = UintsIn(pc.cell).u[i];
+  const uint c = b_cell[i];
   if (build) {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
     uint near[kNear];
@@ -296,7 +282,7 @@ void main() {
         walk_ranges(me, i, cell, int(c_reach), start, near, close);
       }
       for (uint k = 0; k < min(close - start, kNear); ++k) {
-        const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+        const vec4 xj = b_pos[near[k]];
         add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
       }
       if (close <= start + kNear) break;
@@ -308,7 +294,7 @@ void main() {
     uint found = 0;
     for (uint k = 0; k < count; ++k) {
       const uint j = list.u[i * g_list_capacity + k];
-      const vec4 xj = Vec4sIn(pc.pos).v[j];
+      const vec4 xj = b_pos[j];
       const vec3 d = separation(me.x.xyz, xj.xyz);
       if (dot(d, d) >= g_rc2) continue;
       if (found < kNear) {
@@ -319,18 +305,18 @@ void main() {
       ++found;
     }
     for (uint k = 0; k < min(found, kNear); ++k) {
-      const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+      const vec4 xj = b_pos[near[k]];
       add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
     }
   } else if (c < nx * ny * nz) {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
-    if (newton || pc.starts != uvec2(0)) {  // the host runs the Newton variant in cell order only
+    if (newton || (pc.flags & DPD_PUSH_CELL_ORDER) != 0u) {  // the host runs the Newton variant in cell order only
       uint near[kNear];
       uint unused = 0;
       for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours (see walk_ranges)
         const uint found = walk_ranges(me, i, cell, int(c_reach), start, near, unused);
         for (uint k = 0; k < min(found - start, kNear); ++k) {
-          const vec4 xj = Vec4sIn(pc.pos).v[near[k]];
+          const vec4 xj = b_pos[near[k]];
           add_pair(s, me, i, near[k], xj.w, separation(me.x.xyz, xj.xyz));
         }
         if (found <= start + kNear) break;
@@ -350,7 +336,7 @@ void main() {
           for (int dx = -1; dx <= 1; ++dx) {
             uint j = head.u[wrap_cell(cell.x + dx, nx) + row];
             for (uint guard = 0; j != DPD_NULL && guard < n; ++guard, j = next.u[j]) {
-              const vec4 xj = Vec4sIn(pc.pos).v[j];
+              const vec4 xj = b_pos[j];
               if (j != i) add_pair(s, me, i, j, xj.w, separation(me.x.xyz, xj.xyz));
             }
           }
@@ -359,15 +345,14 @@ void main() {
     }
   }
   if (newton) {  // i's own sum joins what its neighbours subtracted; forces_total.comp finishes
-    Uints acc = Uints(p.accum);
-    fixed_atomic_add(acc, 6u * i, s.fx);
-    fixed_atomic_add(acc, 6u * i + 2u, s.fy);
-    fixed_atomic_add(acc, 6u * i + 4u, s.fz);
+    fixed_atomic_add(6u * i, s.fx);
+    fixed_atomic_add(6u * i + 2u, s.fy);
+    fixed_atomic_add(6u * i + 4u, s.fz);
     return;
   }
   const float m = p.mass[me.k];
-  Vec4s(pc.force).v[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fixed_value(s.fz) - m * p.gravity, 0.0);
-  Vec4s(pc.aux).v[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
+  b_force[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fixed_value(s.fz) - m * p.gravity, 0.0);
+  b_aux[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
   if (sums_tensor) {
     Vec4s t = Vec4s(p.virial);
     t.v[4u * i] = vec4(s.wc_diag, s.energy);

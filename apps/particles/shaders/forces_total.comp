@@ -5,17 +5,17 @@
 // whenever no Newton pass is pending, so reordering the slots need not move them.
 #include "dpd.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 #include "fixed_point.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
-  Uints acc = Uints(p.accum);
   const uint k = 6u * i;
-  const vec3 f = vec3(fixed_value(uvec2(acc.u[k], acc.u[k + 1u])), fixed_value(uvec2(acc.u[k + 2u], acc.u[k + 3u])),
-                      fixed_value(uvec2(acc.u[k + 4u], acc.u[k + 5u])));
-  for (uint w = 0; w < 6u; ++w) acc.u[k + w] = 0u;
-  const float m = p.mass[uint(Vec4sIn(pc.pos).v[i].w)];
-  Vec4s(pc.force).v[i] = vec4(f.xy, f.z - m * p.gravity, 0.0);
+  const vec3 f = vec3(fixed_value(uvec2(b_accum[k], b_accum[k + 1u])), fixed_value(uvec2(b_accum[k + 2u], b_accum[k + 3u])),
+                      fixed_value(uvec2(b_accum[k + 4u], b_accum[k + 5u])));
+  for (uint w = 0; w < 6u; ++w) b_accum[k + w] = 0u;
+  const float m = p.mass[uint(b_pos[i].w)];
+  b_force[i] = vec4(f.xy, f.z - m * p.gravity, 0.0);
 }

@@ -6,12 +6,13 @@
 // position that is NaN also sets it: the rebuild's cell pass then reports the particle as outside.
 #include "dpd.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
-  vec3 d = Vec4sIn(pc.pos).v[i].xyz - Vec4sIn(p.list_origin).v[i].xyz;
+  vec3 d = b_pos[i].xyz - Vec4sIn(p.list_origin).v[i].xyz;
   d.x -= p.lx * roundEven(d.x / p.lx);
   d.y -= p.ly * roundEven(d.y / p.ly);
   if (c_periodic_z != 0u) d.z -= p.lz * roundEven(d.z / p.lz);

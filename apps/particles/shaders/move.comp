@@ -8,6 +8,7 @@
 // kick.comp completes v(n+1) = v(n+1/2) + dt/2 F(n+1)/m, the paper's p(n) = (p(n-1/2) + p(n+1/2)) / 2.
 #include "dpd.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 
 // Periodic wrap into [0, L]: floor keeps the result in range for any float input.
 float wrap(float x, float l) { return x - l * floor(x / l); }
@@ -16,12 +17,10 @@ void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
-  Vec4s pos = Vec4s(pc.pos);
-  Vec4s vel = Vec4s(pc.vel);
-  const vec4 xs = pos.v[i];
-  const vec4 vs = vel.v[i];
+  const vec4 xs = b_pos[i];
+  const vec4 vs = b_vel[i];
   const float inv_m = 1.0 / p.mass[uint(xs.w)];
-  const vec3 a = Vec4s(pc.force).v[i].xyz * inv_m;
+  const vec3 a = b_force[i].xyz * inv_m;
   vec3 v = vs.xyz + (0.5 * p.dt) * a;
   vec3 x = xs.xyz + p.dt * v;
   // Periodic images crossed, kept by particle id (so reordering slots leaves them alone) for the
@@ -42,10 +41,10 @@ void main() {
   const float state = c_rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
   if (crossed != ivec3(0)) {
     Ivec4s image = Ivec4s(p.image);
-    const uint id = Uints(pc.ids).u[i];
+    const uint id = b_ids[i];
     image.v[id] = image.v[id] + ivec4(crossed, 0);
   }
-  pos.v[i] = vec4(x, xs.w);
-  vel.v[i] = vec4(v, state);
-  Vec4s(pc.vtilde).v[i] = vec4(v + (p.extrapolate * p.dt) * a, 0.0);
+  b_pos[i] = vec4(x, xs.w);
+  b_vel[i] = vec4(v, state);
+  b_vtilde[i] = vec4(v + (p.extrapolate * p.dt) * a, 0.0);
 }

@@ -2,8 +2,9 @@
 // A slot's position in one 32-bit word, for the force walk's distance checks (forces.comp): x in 14 bits
 // across the box, y and z in 9 bits each across the particle's cell, whose row the walk knows for every
 // candidate. reorder.comp writes it as it moves the particles into cell order. Why: on lavapipe a load
-// whose address differs between lanes is a loop over the lanes per component, and the walk's gather of
-// x, y, z was the largest cost of a step; one word costs a third. The check is conservative
+// whose address differs between lanes is a loop over the lanes, and the walk's gather of x, y, z was the
+// largest cost of a step (a loop per component when it went through an address); one word costs a
+// third of that, and a quarter of the bytes a vec4 binding's load moves. The check is conservative
 // (packed_margin); the pair terms check again with the exact positions, so the forces are the same bits.
 #ifndef PARTICLES_PACKED_POSITION_GLSL
 #define PARTICLES_PACKED_POSITION_GLSL

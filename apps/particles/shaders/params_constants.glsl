@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The run's fixed whole-number parameters (Params' words, dpd_interface.h) as specialization
 // constants: constant 16 + k is word k of Params (gpu::Kernel's `constants`). Why: on lavapipe a load
-// from a buffer is a loop over the lanes even when every lane reads the same word, so the force
+// through an address is a loop over the lanes even when every lane reads the same word, so the force
 // kernel's parameter loads cost it ~10% of its time; constants cost nothing and fold (the grid's
 // sizes, the walk's reach, which generator).
 //   The float parameters stay in Params and are loaded: as constants the compiler may reassociate the

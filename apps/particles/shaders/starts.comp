@@ -13,18 +13,17 @@
 // particles, 42592 cells). Here a slot loads two ids and writes ~cells / n starts.
 #include "dpd.glsl"
 #include "params_constants.glsl"
+#include "dpd_bindings.glsl"
 
 void main() {
   Params p = Params(pc.params);
   const uint cells = c_nx * c_ny * c_nz, n = c_n;
   const uint k = item_index();
   if (k >= n) return;
-  UintsIn cell = UintsIn(pc.cell);
-  Uints starts = Uints(pc.starts);
-  const uint c = min(cell.u[k], cells);
-  const uint first = k == 0u ? 0u : min(cell.u[k - 1u], cells) + 1u;
-  for (uint b = first; b <= c; ++b) starts.u[b] = k;
+  const uint c = min(b_cell[k], cells);
+  const uint first = k == 0u ? 0u : min(b_cell[k - 1u], cells) + 1u;
+  for (uint b = first; b <= c; ++b) b_starts[b] = k;
   if (k == n - 1u) {
-    for (uint b = c + 1u; b <= cells; ++b) starts.u[b] = n;
+    for (uint b = c + 1u; b <= cells; ++b) b_starts[b] = n;
   }
 }

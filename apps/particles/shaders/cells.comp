@@ -9,15 +9,14 @@
 #include "dpd_bindings.glsl"
 
 void main() {
-  Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
   const vec3 x = b_pos[i].xyz;
-  const bool inside = x.x >= 0.0 && x.x <= p.lx && x.y >= 0.0 && x.y <= p.ly && x.z >= 0.0 && x.z <= p.lz;
+  const bool inside = x.x >= 0.0 && x.x <= c_lx && x.y >= 0.0 && x.y <= c_ly && x.z >= 0.0 && x.z <= c_lz;
   uint id = DPD_NULL;
   if (inside) {
-    id = cell_coord(x.x, p.cell_x, c_nx) +
-         c_nx * (cell_coord(x.y, p.cell_y, c_ny) + c_ny * cell_coord(x.z, p.cell_z, c_nz));
+    id = cell_coord(x.x, c_cell_x, c_nx) +
+         c_nx * (cell_coord(x.y, c_cell_y, c_ny) + c_ny * cell_coord(x.z, c_cell_z, c_nz));
   }
   b_cell[i] = id;
   // The Verlet list's rebuild sorts the cell ids in place with the slots as values.

@@ -28,7 +28,10 @@ uint item_index() {
 
 // Cell coordinate of `x` on an axis of `cells` cells of edge `edge`. A coordinate exactly on the upper
 // face (x == L after float wrapping) belongs to the last cell, which is where it is in space.
-uint cell_coord(float x, float edge, uint cells) { return min(uint(x / edge), cells - 1u); }
+uint cell_coord(float x, float edge, uint cells) {
+  precise const float q = x / edge;  // precise: the same cell wherever it is computed (params_constants.glsl)
+  return min(uint(q), cells - 1u);
+}
 
 // --- random numbers -----------------------------------------------------------------------------
 // A bijective 32-bit mixer (xor-shift-multiply, constants with low bias); chaining it over the key's

@@ -83,14 +83,14 @@ struct Sums {
   float energy;
 };
 
-// Parameters in registers: the loop's stores (pair ids) could alias the parameter buffer otherwise.
-float g_rc2, g_walk_rc2, g_lx, g_ly, g_lz;  // the pair term's cut-off squared, the walk's
-float g_inv_sqrt_dt, g_rc;
-
+// What every invocation derives from the parameters once (params_constants.glsl has the rest).
+float g_rc2, g_walk_rc2;   // the pair term's cut-off squared; the walk's (r_c + skin for the list build)
 vec3 g_quantum, g_margin;  // packed_position.glsl's, for the walk
-uint g_rng, g_seed, g_capacity, g_list_capacity;
-vec4 g_a, g_gamma, g_sigma;
-bool g_record, g_periodic_z, g_build_forces;
+uint g_capacity;           // Params.pair_capacity (loaded: it changes during a run)
+bool g_record, g_build_forces;
+const vec4 c_a = vec4(c_a0, c_a1, c_a2, c_a3);
+const vec4 c_gamma = vec4(c_gamma0, c_gamma1, c_gamma2, c_gamma3);
+const vec4 c_sigma = vec4(c_sigma0, c_sigma1, c_sigma2, c_sigma3);
 
 // Adds v to the fixed-point sum in words k (lo) and k + 1 (hi) of `acc` (k even).
 #ifdef DPD_ATOMIC64
@@ -121,13 +121,13 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const flo
   if (r2 == 0.0) return;  // coincident: no direction, no force
   const float r = sqrt(r2);
   const vec3 e = d / r;
-  const float w = 1.0 - r / g_rc;
+  precise const float w = 1.0 - r / c_rc;  // precise: see params_constants.glsl
   const uint kl = me.k * 2u + uint(species_j);
-  const float state_j = g_rng == DPD_RNG_PAPER ? b_vel[j].w : 0.0;
-  const float theta = pair_noise(g_seed, g_rng, pc.step, me.id, b_ids[j], me.state, state_j);
-  const float fc = g_a[kl] * w;
-  const float f = fc - g_gamma[kl] * w * w * dot(e, me.v - b_vtilde[j].xyz) +
-                  g_sigma[kl] * w * theta * g_inv_sqrt_dt;
+  const float state_j = c_rng == DPD_RNG_PAPER ? b_vel[j].w : 0.0;
+  const float theta = pair_noise(c_seed, c_rng, pc.step, me.id, b_ids[j], me.state, state_j);
+  precise const float fc = c_a[kl] * w;
+  precise const float f = fc - c_gamma[kl] * w * w * dot(e, me.v - b_vtilde[j].xyz) +
+                  c_sigma[kl] * w * theta * c_inv_sqrt_dt;
   fixed_add(s.fx, f * e.x);
   fixed_add(s.fy, f * e.y);
   fixed_add(s.fz, f * e.z);
@@ -145,17 +145,18 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const flo
     s.wc_off += (0.5 * fc * r) * off;
     s.w_diag += (0.5 * f * r) * diag;
     s.w_off += (0.5 * f * r) * off;
-    s.energy += 0.25 * fc * g_rc * w;  // a r_c w^2 / 2 per pair, half per side
+    precise const float energy = 0.25 * fc * c_rc * w;
+    s.energy += energy;  // a r_c w^2 / 2 per pair, half per side
   }
 }
 
 // x_i - x_j at the minimum image: d - L k with k = roundEven(d / L) in {-1, 0, 1}, an exact product,
 // so the cell-order walk's d - L (image) below is the same float.
 vec3 separation(const vec3 xi, const vec3 xj) {
-  vec3 d = xi - xj;
-  d.x -= g_lx * roundEven(d.x / g_lx);  // roundEven is odd-symmetric
-  d.y -= g_ly * roundEven(d.y / g_ly);
-  if (g_periodic_z) d.z -= g_lz * roundEven(d.z / g_lz);
+  precise vec3 d = xi - xj;
+  d.x -= c_lx * roundEven(d.x / c_lx);  // roundEven is odd-symmetric
+  d.y -= c_ly * roundEven(d.y / c_ly);
+  if ((c_periodic_z != 0u)) d.z -= c_lz * roundEven(d.z / c_lz);
   return d;
 }
 
@@ -177,7 +178,7 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
   for (int dz = forward ? 0 : -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
     float image_z = 0.0;
-    if (g_periodic_z) {
+    if ((c_periodic_z != 0u)) {
       image_z = image_of(z, nz);
       z = int(wrap_cell(z, nz));
     } else if (z < 0 || z >= int(nz)) {
@@ -201,8 +202,8 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
       }
       // Slot i lies in cell cx of its own row: the forward part starts right after it.
       const uint lo = forward_only ? i + 1u : b_starts[row + uint(first)], hi = b_starts[row + uint(last) + 1u];
-      const vec3 image = vec3(0.0, g_ly * image_y, g_lz * image_z);
-      const vec3 wimage = vec3(g_lx * image_x, image.yz);
+      const vec3 image = vec3(0.0, c_ly * image_y, c_lz * image_z);
+      const vec3 wimage = vec3(c_lx * image_x, image.yz);
       for (uint j = lo; j < whi + (hi - wlo); ++j) {  // [lo, hi) then [wlo, whi) in one loop
         const bool wrapped = j >= hi;
         const uint slot = wrapped ? j - hi + wlo : j;
@@ -210,12 +211,13 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
         // The packed position: d within the margin of the true separation on every axis, so a
         // candidate is dropped only where it lies beyond the cut-off; the pair terms check exactly.
         const vec3 xj = unpack_position(b_packed[slot], row_y, uint(z), g_quantum);
-        const vec3 d = me.x.xyz - xj - (wrapped ? wimage : image);
-        const vec3 low = max(abs(d) - g_margin, vec3(0.0));  // the least each |component| can be
-        if (dot(low, low) >= g_walk_rc2) continue;
+        precise const vec3 d = me.x.xyz - xj - (wrapped ? wimage : image);
+        precise const vec3 low = max(abs(d) - g_margin, vec3(0.0));  // the least each |component| can be
+        precise const float low2 = dot(low, low);
+        if (low2 >= g_walk_rc2) continue;
         if (build) {
-          if (start == 0u && found < g_list_capacity) Uints(p.list).u[i * g_list_capacity + found] = slot;
-          if (g_build_forces && dot(low, low) < g_rc2) {  // maybe within r_c: near[] as the Newton variant's
+          if (start == 0u && found < c_list_capacity) Uints(p.list).u[i * c_list_capacity + found] = slot;
+          if (g_build_forces && low2 < g_rc2) {  // maybe within r_c: near[] as the Newton variant's
             if (close - start < kNear) near[close - start] = slot;  // unsigned: false below start
             ++close;
           }
@@ -235,29 +237,19 @@ void main() {
   const uint i = item_index();
   if (i >= n) return;
   const uint nx = c_nx, ny = c_ny, nz = c_nz;
-  g_rc = p.rc;
-  g_quantum = packed_quantum(p.lx, p.cell_y, p.cell_z);
-  g_margin = packed_margin(g_quantum, max(p.lx, max(p.ly, p.lz)));
-  g_rc2 = p.rc * p.rc;
-  g_walk_rc2 = build ? p.list_rc2 : g_rc2;
+  g_quantum = packed_quantum(c_lx, c_cell_y, c_cell_z);
+  g_margin = packed_margin(g_quantum, max(c_lx, max(c_ly, c_lz)));
+  g_rc2 = c_rc * c_rc;
+  g_walk_rc2 = build ? c_list_rc2 : g_rc2;
   g_build_forces = build && pc.count == 0u;
-  g_list_capacity = c_list_capacity;
-  g_lx = p.lx, g_ly = p.ly, g_lz = p.lz;
-  g_periodic_z = c_periodic_z != 0u;
-  g_inv_sqrt_dt = p.inv_sqrt_dt;
-  g_rng = c_rng;
-  g_seed = c_seed;
   g_capacity = p.pair_capacity;
-  g_a = vec4(p.a[0], p.a[1], p.a[2], p.a[3]);
-  g_gamma = vec4(p.gamma[0], p.gamma[1], p.gamma[2], p.gamma[3]);
-  g_sigma = vec4(p.sigma[0], p.sigma[1], p.sigma[2], p.sigma[3]);
   g_record = pc.pairs != uvec2(0);
   Self me;
   me.x = b_pos[i];
   me.v = b_vtilde[i].xyz;
   me.k = uint(me.x.w);
   me.id = b_ids[i];  // the noise is keyed by particle ids, not by slots
-  me.state = g_rng == DPD_RNG_PAPER ? b_vel[i].w : 0.0;
+  me.state = c_rng == DPD_RNG_PAPER ? b_vel[i].w : 0.0;
 
   Sums s;
   s.fx = uvec2(0), s.fy = uvec2(0), s.fz = uvec2(0);
@@ -274,7 +266,7 @@ void main() {
     const uint found = inside ? walk_ranges(me, i, cell, int(c_reach), 0u, near, close) : 0u;
     Uints(p.list_count).u[i] = found;
     Vec4s(p.list_origin).v[i] = me.x;
-    if (found > g_list_capacity) atomicMax(Uints(p.list_control).u[DPD_LIST_MOST], found);
+    if (found > c_list_capacity) atomicMax(Uints(p.list_control).u[DPD_LIST_MOST], found);
     if (!g_build_forces) return;
     for (uint start = 0;; start += kNear) {  // a pass per kNear neighbours within r_c (see walk_ranges)
       if (start > 0u) {
@@ -289,11 +281,11 @@ void main() {
     }
   } else if (from_list) {  // as the walk: the partners within r_c first, then the pair terms over them only
     UintsIn list = UintsIn(p.list);
-    const uint count = min(UintsIn(p.list_count).u[i], g_list_capacity);
+    const uint count = min(UintsIn(p.list_count).u[i], c_list_capacity);
     uint near[kNear];
     uint found = 0;
     for (uint k = 0; k < count; ++k) {
-      const uint j = list.u[i * g_list_capacity + k];
+      const uint j = list.u[i * c_list_capacity + k];
       const vec4 xj = b_pos[j];
       const vec3 d = separation(me.x.xyz, xj.xyz);
       if (dot(d, d) >= g_rc2) continue;
@@ -326,7 +318,7 @@ void main() {
       UintsIn next = UintsIn(pc.next);
       for (int dz = -1; dz <= 1; ++dz) {
         int z = cell.z + dz;
-        if (g_periodic_z) {
+        if ((c_periodic_z != 0u)) {
           z = int(wrap_cell(z, nz));
         } else if (z < 0 || z >= int(nz)) {
           continue;
@@ -350,8 +342,8 @@ void main() {
     fixed_atomic_add(6u * i + 4u, s.fz);
     return;
   }
-  const float m = p.mass[me.k];
-  b_force[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fixed_value(s.fz) - m * p.gravity, 0.0);
+  precise const float fz = fixed_value(s.fz) - mass_of(me.x.w) * c_gravity;
+  b_force[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fz, 0.0);
   b_aux[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
   if (sums_tensor) {
     Vec4s t = Vec4s(p.virial);

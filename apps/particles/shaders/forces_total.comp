@@ -9,13 +9,12 @@
 #include "fixed_point.glsl"
 
 void main() {
-  Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
   const uint k = 6u * i;
   const vec3 f = vec3(fixed_value(uvec2(b_accum[k], b_accum[k + 1u])), fixed_value(uvec2(b_accum[k + 2u], b_accum[k + 3u])),
                       fixed_value(uvec2(b_accum[k + 4u], b_accum[k + 5u])));
   for (uint w = 0; w < 6u; ++w) b_accum[k + w] = 0u;
-  const float m = p.mass[uint(b_pos[i].w)];
-  b_force[i] = vec4(f.xy, f.z - m * p.gravity, 0.0);
+  precise const float fz = f.z - mass_of(b_pos[i].w) * c_gravity;
+  b_force[i] = vec4(f.xy, fz, 0.0);
 }

@@ -6,10 +6,10 @@
 #include "dpd_bindings.glsl"
 
 void main() {
-  Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
   const vec4 vs = b_vel[i];
-  const float inv_m = 1.0 / p.mass[uint(b_pos[i].w)];
-  b_vel[i] = vec4(vs.xyz + (0.5 * p.dt * inv_m) * b_force[i].xyz, vs.w);
+  precise const float inv_m = 1.0 / mass_of(b_pos[i].w);
+  precise const vec3 v = vs.xyz + (0.5 * c_dt * inv_m) * b_force[i].xyz;
+  b_vel[i] = vec4(v, vs.w);
 }

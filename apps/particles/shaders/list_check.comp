@@ -12,9 +12,10 @@ void main() {
   Params p = Params(pc.params);
   const uint i = item_index();
   if (i >= c_n) return;
-  vec3 d = b_pos[i].xyz - Vec4sIn(p.list_origin).v[i].xyz;
-  d.x -= p.lx * roundEven(d.x / p.lx);
-  d.y -= p.ly * roundEven(d.y / p.ly);
-  if (c_periodic_z != 0u) d.z -= p.lz * roundEven(d.z / p.lz);
-  if (!(dot(d, d) <= p.moved2)) atomicOr(Uints(p.list_control).u[DPD_LIST_MOVED], 1u);
+  precise vec3 d = b_pos[i].xyz - Vec4sIn(p.list_origin).v[i].xyz;
+  d.x -= c_lx * roundEven(d.x / c_lx);
+  d.y -= c_ly * roundEven(d.y / c_ly);
+  if (c_periodic_z != 0u) d.z -= c_lz * roundEven(d.z / c_lz);
+  precise const float d2 = dot(d, d);
+  if (!(d2 <= c_moved2)) atomicOr(Uints(p.list_control).u[DPD_LIST_MOVED], 1u);
 }

@@ -11,7 +11,10 @@
 #include "dpd_bindings.glsl"
 
 // Periodic wrap into [0, L]: floor keeps the result in range for any float input.
-float wrap(float x, float l) { return x - l * floor(x / l); }
+float wrap(float x, float l) {
+  precise const float w = x - l * floor(x / l);
+  return w;
+}
 
 void main() {
   Params p = Params(pc.params);
@@ -19,23 +22,23 @@ void main() {
   if (i >= c_n) return;
   const vec4 xs = b_pos[i];
   const vec4 vs = b_vel[i];
-  const float inv_m = 1.0 / p.mass[uint(xs.w)];
-  const vec3 a = b_force[i].xyz * inv_m;
-  vec3 v = vs.xyz + (0.5 * p.dt) * a;
-  vec3 x = xs.xyz + p.dt * v;
+  precise const float inv_m = 1.0 / mass_of(xs.w);
+  precise const vec3 a = b_force[i].xyz * inv_m;
+  precise vec3 v = vs.xyz + (0.5 * c_dt) * a;
+  precise vec3 x = xs.xyz + c_dt * v;
   // Periodic images crossed, kept by particle id (so reordering slots leaves them alone) for the
   // unwrapped positions of the mean-square displacement.
-  ivec3 crossed = ivec3(floor(x.x / p.lx), floor(x.y / p.ly), 0);
-  x.x = wrap(x.x, p.lx);
-  x.y = wrap(x.y, p.ly);
+  ivec3 crossed = ivec3(floor(x.x / c_lx), floor(x.y / c_ly), 0);
+  x.x = wrap(x.x, c_lx);
+  x.y = wrap(x.y, c_ly);
   if (c_periodic_z != 0u) {
-    crossed.z = int(floor(x.z / p.lz));
-    x.z = wrap(x.z, p.lz);
+    crossed.z = int(floor(x.z / c_lz));
+    x.z = wrap(x.z, c_lz);
   } else if (x.z < 0.0) {  // reflecting walls: mirror the position, reverse v_z
     x.z = -x.z;
     v.z = -v.z;
-  } else if (x.z > p.lz) {
-    x.z = 2.0 * p.lz - x.z;
+  } else if (x.z > c_lz) {
+    x.z = 2.0 * c_lz - x.z;
     v.z = -v.z;
   }
   const float state = c_rng == DPD_RNG_PAPER ? paper_next(vs.w) : vs.w;
@@ -46,5 +49,6 @@ void main() {
   }
   b_pos[i] = vec4(x, xs.w);
   b_vel[i] = vec4(v, state);
-  b_vtilde[i] = vec4(v + (p.extrapolate * p.dt) * a, 0.0);
+  precise const vec3 vtilde = v + (c_extrapolate * c_dt) * a;
+  b_vtilde[i] = vec4(vtilde, 0.0);
 }

@@ -18,17 +18,20 @@ vec3 packed_quantum(const float lx, const float cell_y, const float cell_z) {
 
 // x lies in cell (., cy, cz) (cell_coord's, so y / cell_y - cy is in [0, 1]).
 uint pack_position(const vec3 x, const uint cy, const uint cz, const float lx, const float cell_y, const float cell_z) {
-  const uint qx = min(uint(max(x.x, 0.0) / lx * float(kPackedX)), kPackedX - 1u);
-  const uint qy = min(uint(max(x.y / cell_y - float(cy), 0.0) * float(kPackedYZ)), kPackedYZ - 1u);
-  const uint qz = min(uint(max(x.z / cell_z - float(cz), 0.0) * float(kPackedYZ)), kPackedYZ - 1u);
+  precise const vec3 q = vec3(max(x.x, 0.0) / lx * float(kPackedX), max(x.y / cell_y - float(cy), 0.0) * float(kPackedYZ),
+                              max(x.z / cell_z - float(cz), 0.0) * float(kPackedYZ));
+  const uint qx = min(uint(q.x), kPackedX - 1u);
+  const uint qy = min(uint(q.y), kPackedYZ - 1u);
+  const uint qz = min(uint(q.z), kPackedYZ - 1u);
   return qx | (qy << 14) | (qz << 23);
 }
 
 // The centre of the packed cell of q, for a particle in cell row (cy, cz).
 vec3 unpack_position(const uint q, const uint cy, const uint cz, const vec3 quantum) {
-  return vec3((float(q & 0x3FFFu) + 0.5) * quantum.x,
+  precise const vec3 centre = vec3((float(q & 0x3FFFu) + 0.5) * quantum.x,
               (float(cy * kPackedYZ + ((q >> 14) & 0x1FFu)) + 0.5) * quantum.y,
               (float(cz * kPackedYZ + (q >> 23)) + 0.5) * quantum.z);
+  return centre;
 }
 
 // How far the centre may lie from the position along each axis: half a packed cell, plus the rounding

@@ -11,7 +11,6 @@
 #include "dpd_bindings.glsl"
 
 void main() {
-  Params p = Params(pc.params);
   const uint n = c_n;
   const uint k = item_index();
   if (k >= n) return;
@@ -19,8 +18,8 @@ void main() {
   const vec4 x = b_pos[s];
   b_tmp_pos[k] = x;
   // In cell order the force walk reads the positions packed (cell_coord's cells, as cells.comp's).
-  b_packed[k] = pack_position(x.xyz, cell_coord(x.y, p.cell_y, c_ny), cell_coord(x.z, p.cell_z, c_nz), p.lx,
-                              p.cell_y, p.cell_z);
+  b_packed[k] = pack_position(x.xyz, cell_coord(x.y, c_cell_y, c_ny), cell_coord(x.z, c_cell_z, c_nz), c_lx,
+                              c_cell_y, c_cell_z);
   b_tmp_vel[k] = b_vel[s];
   b_tmp_vtilde[k] = b_vtilde[s];
   b_tmp_ids[k] = b_ids[s];

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "gpu_bindings.hpp"
 #include "test_particles_support.hpp"
 
 using namespace particles;
@@ -193,6 +195,37 @@ TEST_CASE("particles outside the box are refused, naming one") {
     FAIL("a particle outside the box was accepted");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("particle 42 is outside the box") != std::string::npos);
+  }
+}
+
+// The kernels' descriptor set (gpu::Bindings) within the device's limits: an array one binding cannot
+// hold, or more bindings than a shader may use, is refused before anything is created, naming the limit.
+TEST_CASE("device limits: an array past maxStorageBufferRange, or too many bindings, is refused by name") {
+  VkPhysicalDeviceLimits limits{};
+  limits.maxPerStageDescriptorStorageBuffers = 4;  // Vulkan's minimum
+  limits.maxDescriptorSetStorageBuffers = 24;
+  limits.maxStorageBufferRange = 1u << 27;
+  std::vector<gpu::Bindings::Buffer> buffers(4, {VK_NULL_HANDLE, 1u << 27, "positions"});
+  gpu::Bindings::check_limits(buffers, limits);  // at the limits: accepted
+  SUBCASE("an array larger than one binding") {
+    buffers[2] = {VK_NULL_HANDLE, (1u << 27) + 1, "fixed-point force sums"};
+    try {
+      gpu::Bindings::check_limits(buffers, limits);
+      FAIL("an array past maxStorageBufferRange was accepted");
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("fixed-point force sums") != std::string::npos);
+      CHECK(what.find("maxStorageBufferRange 134217728") != std::string::npos);
+    }
+  }
+  SUBCASE("more bindings than a shader may use") {
+    buffers.push_back({VK_NULL_HANDLE, 16, "ids"});
+    try {
+      gpu::Bindings::check_limits(buffers, limits);
+      FAIL("more storage buffers than the device binds were accepted");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("bind 5 storage buffers; this device allows 4") != std::string::npos);
+    }
   }
 }
 

@@ -8,18 +8,24 @@
 
 namespace particles::gpu {
 
-Bindings::Bindings(const Context& ctx, std::span<const Buffer> buffers) : ctx_(ctx) {
-  const uint32_t count = uint32_t(buffers.size());
-  VkPhysicalDeviceProperties props{};
-  vkGetPhysicalDeviceProperties(ctx.physical(), &props);
-  const VkPhysicalDeviceLimits& limits = props.limits;
-  if (count > limits.maxPerStageDescriptorStorageBuffers || count > limits.maxDescriptorSetStorageBuffers)
+void Bindings::check_limits(std::span<const Buffer> buffers, const VkPhysicalDeviceLimits& limits) {
+  const uint64_t count = buffers.size();
+  const uint32_t most = std::min(limits.maxPerStageDescriptorStorageBuffers, limits.maxDescriptorSetStorageBuffers);
+  if (count > most)
     throw Error("the particle kernels bind " + std::to_string(count) + " storage buffers; this device allows " +
-                std::to_string(std::min(limits.maxPerStageDescriptorStorageBuffers, limits.maxDescriptorSetStorageBuffers)));
+                std::to_string(most) + " (maxPerStageDescriptorStorageBuffers)");
   for (const Buffer& b : buffers)
     if (b.bytes > limits.maxStorageBufferRange)
-      throw Error("the " + b.what + " take " + std::to_string(b.bytes) + " bytes, more than this device binds at once (maxStorageBufferRange " +
+      throw Error("the " + b.what + " take " + std::to_string(b.bytes) +
+                  " bytes, more than this device binds at once (maxStorageBufferRange " +
                   std::to_string(limits.maxStorageBufferRange) + "): fewer particles");
+}
+
+Bindings::Bindings(const Context& ctx, std::span<const Buffer> buffers) : ctx_(ctx) {
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(ctx.physical(), &props);
+  check_limits(buffers, props.limits);
+  const uint32_t count = uint32_t(buffers.size());
   std::vector<VkDescriptorSetLayoutBinding> entries;
   for (uint32_t k = 0; k < count; ++k)
     entries.push_back({k, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});

@@ -31,6 +31,9 @@ class Bindings {
   Bindings(const Bindings&) = delete;
   Bindings& operator=(const Bindings&) = delete;
 
+  // The constructor's check, given the limits (a test can pass any).
+  static void check_limits(std::span<const Buffer> buffers, const VkPhysicalDeviceLimits& limits);
+
   VkDescriptorSetLayout layout() const { return layout_; }
   VkDescriptorSet set() const { return set_; }
 

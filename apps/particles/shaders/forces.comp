@@ -156,7 +156,7 @@ vec3 separation(const vec3 xi, const vec3 xj) {
   precise vec3 d = xi - xj;
   d.x -= c_lx * roundEven(d.x / c_lx);  // roundEven is odd-symmetric
   d.y -= c_ly * roundEven(d.y / c_ly);
-  if ((c_periodic_z != 0u)) d.z -= c_lz * roundEven(d.z / c_lz);
+  if (c_periodic_z != 0u) d.z -= c_lz * roundEven(d.z / c_lz);
   return d;
 }
 
@@ -178,7 +178,7 @@ uint walk_ranges(const Self me, const uint i, const ivec3 cell, const int reach,
   for (int dz = forward ? 0 : -1; dz <= 1; ++dz) {
     int z = cell.z + dz;
     float image_z = 0.0;
-    if ((c_periodic_z != 0u)) {
+    if (c_periodic_z != 0u) {
       image_z = image_of(z, nz);
       z = int(wrap_cell(z, nz));
     } else if (z < 0 || z >= int(nz)) {
@@ -242,8 +242,8 @@ void main() {
   g_rc2 = c_rc * c_rc;
   g_walk_rc2 = build ? c_list_rc2 : g_rc2;
   g_build_forces = build && pc.count == 0u;
-  g_capacity = p.pair_capacity;
   g_record = pc.pairs != uvec2(0);
+  g_capacity = g_record ? p.pair_capacity : 0u;  // a load through an address: only when recording
   Self me;
   me.x = b_pos[i];
   me.v = b_vtilde[i].xyz;
@@ -318,7 +318,7 @@ void main() {
       UintsIn next = UintsIn(pc.next);
       for (int dz = -1; dz <= 1; ++dz) {
         int z = cell.z + dz;
-        if ((c_periodic_z != 0u)) {
+        if (c_periodic_z != 0u) {
           z = int(wrap_cell(z, nz));
         } else if (z < 0 || z >= int(nz)) {
           continue;

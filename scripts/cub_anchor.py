@@ -6,18 +6,25 @@ cupy.sort and torch.sort call CUB's device radix sort on CUDA devices. Keys: cup
 uint64 (torch.sort where CuPy is missing: int32 and int64 keys, the same radix sort). Pairs: torch.sort
 with stable=True returns each key's index, so it moves 32-bit keys with 64-bit values (more bytes than
 vksort's 32-bit values: it favours vksort, which the summary says). Times are CUDA events around the
-sort alone, the median of --repeat runs after one warm-up. Writes JSON; prints why if nothing runs.
+sort alone, the median of --repeat runs after warm-ups of at least --warmup-ms (a GPU raises its clocks
+only after some time under load; vksort's side of scripts/gpu-bench.sh warms up as long). Writes JSON;
+prints why if nothing runs.
 """
 import argparse
 import json
 import statistics
 import sys
+import time
 
 
-def time_ms(fn, repeat, torch_mod):
+def time_ms(fn, repeat, warmup_ms, torch_mod):
     start, end = torch_mod.cuda.Event(enable_timing=True), torch_mod.cuda.Event(enable_timing=True)
+    began = time.monotonic()
     fn()
     torch_mod.cuda.synchronize()
+    while (time.monotonic() - began) * 1000.0 < warmup_ms:
+        fn()
+        torch_mod.cuda.synchronize()
     runs = []
     for _ in range(repeat):
         start.record()
@@ -33,6 +40,7 @@ def main():
     p.add_argument("--min-log", type=int, default=16)
     p.add_argument("--max-log", type=int, default=28)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--warmup-ms", type=float, default=0.0)
     p.add_argument("--out", required=True)
     a = p.parse_args()
     try:
@@ -62,11 +70,11 @@ def main():
             cases += [("keys-u32", "torch.sort", lambda: torch.sort(k32)), ("keys-u64", "torch.sort", lambda: torch.sort(k64))]
         cases.append(("pairs-u32", "torch.sort(stable) 64-bit indices", lambda: torch.sort(k32, stable=True)))
         for kind, api, fn in cases:
-            median, runs = time_ms(fn, a.repeat, torch)
+            median, runs = time_ms(fn, a.repeat, a.warmup_ms, torch)
             results.append({"kind": kind, "api": api, "n": n, "gpu_ms": {"median": median, "runs": runs}})
             print(f"{kind:10} n=2^{k:<2} {api:36} {median:9.3f} ms  {n / median / 1e6:8.2f} Gkeys/s")
     with open(a.out, "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup_ms": a.warmup_ms,
                    "cupy": cupy.__version__ if cupy is not None else None, "results": results}, f, indent=1)
     return 0
 

@@ -95,6 +95,44 @@ TEST_CASE("buffers round-trip bytes, at offsets, and refuse out-of-range copies"
   CHECK_THROWS_WITH_AS(b.upload(std::as_bytes(std::span(part)), b.size() - 8), doctest::Contains("exceeds"), Error);
 }
 
+TEST_CASE("Buffer::copy_from copies on the GPU, at offsets, and refuses what it cannot copy") {
+  Device& gpu = test::device();
+  std::vector<uint32_t> data(50001);
+  std::iota(data.begin(), data.end(), 11u);
+  Buffer a(gpu, data.size() * 4, "source"), b(gpu, data.size() * 4, "target");
+  a.upload(std::as_bytes(std::span(data)));
+  b.copy_from(a, a.size());
+  std::vector<uint32_t> back(data.size());
+  b.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back == data);
+  // Words 10..19 of a into words 100..109 of b; within one buffer, ranges that do not overlap.
+  b.copy_from(a, 40, 40, 400);
+  a.copy_from(a, 40, 0, 800);
+  b.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back[99] == 110);
+  CHECK(back[100] == 21);
+  CHECK(back[109] == 30);
+  CHECK(back[110] == 121);
+  a.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back[200] == 11);
+  CHECK(back[209] == 20);
+  CHECK(back[210] == 221);
+  b.copy_from(a, 0);  // nothing to copy
+
+  CHECK_THROWS_WITH_AS(b.copy_from(a, 8, a.size() - 4), doctest::Contains("copy (source) of 8 bytes"), Error);
+  CHECK_THROWS_WITH_AS(b.copy_from(a, 8, 0, b.size() - 4), doctest::Contains("copy (destination) of 8 bytes"), Error);
+  CHECK_THROWS_WITH_AS(a.copy_from(a, 40, 0, 20), doctest::Contains("overlapping"), Error);
+  Buffer empty;
+  CHECK_THROWS_WITH_AS(empty.copy_from(a, 4), doctest::Contains("copy into an empty"), Error);
+  CHECK_THROWS_WITH_AS(a.copy_from(empty, 4), doctest::Contains("copy from an empty"), Error);
+  Device other(DeviceOptions{.validation = gpu.validation_enabled() ? 1 : 0});
+  Buffer theirs(other, 400, "elsewhere");
+  CHECK_THROWS_WITH_AS(theirs.copy_from(a, 400), doctest::Contains("different vksort::Devices"), Error);
+  // A refused copy changed nothing.
+  b.download(std::as_writable_bytes(std::span(back)));
+  CHECK(back[0] == 11);
+}
+
 TEST_CASE("an impossible allocation says what, how big and why") {
   Device& gpu = test::device();
   const uint64_t huge = uint64_t(1) << 50;

@@ -113,8 +113,12 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
   out << "vksort " << vksort::version() << " (" << s.git_commit << ") bench on " << s.device
       << (s.validation ? ", validation on" : "") << '\n'
       << "GPU: median (min..max) of " << s.repeat << " timed sort" << (s.repeat == 1 ? "" : "s")
-      << " after 1 warm-up, from GPU timestamps; every result checked against the CPU reference; seed " << s.seed
-      << '\n'
+      << " after " << (s.warmup_ms > 0 ? "at least " : "") << s.warmup << " warm-up" << (s.warmup == 1 ? "" : "s")
+      << (s.warmup_ms > 0 ? " and " + std::to_string(s.warmup_ms) + " ms of them" : "")
+      << ", from GPU timestamps; every result checked against the CPU reference; seed " << s.seed << '\n'
+      << (s.resident ? "resident: the inputs restored and the results kept by GPU copies between runs, checked after the "
+                       "last (the GPU does not idle between runs)\n"
+                     : "")
       << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any sort\n"
          "  must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"
       << "CPU on the same input: std::sort and std::stable_sort (1 thread), LSD radix (" << s.radix_threads
@@ -194,7 +198,9 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
   doc["device"] = device_json(s.device_info);
   doc["validation"] = s.validation;
   doc["repeat"] = s.repeat;
-  doc["warmup"] = 1;
+  doc["warmup"] = s.warmup;
+  doc["warmup_ms"] = s.warmup_ms;
+  doc["resident"] = s.resident;
   doc["seed"] = s.seed;
   doc["radix_threads"] = s.radix_threads;
   ordered_json cases = ordered_json::array();

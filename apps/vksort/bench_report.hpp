@@ -45,6 +45,9 @@ struct BenchSetup {
   vksort::DeviceInfo device_info;
   bool validation = false;
   int64_t repeat = 0;
+  int64_t warmup = 1;
+  int64_t warmup_ms = 0;
+  bool resident = false;  // inputs restored and results kept by GPU copies (bench --resident)
   uint64_t seed = 0;
   unsigned radix_threads = 1;
   std::string git_commit;   // of the vksort build ("unknown" outside a git checkout)

@@ -62,12 +62,15 @@ std::string human_bytes(uint64_t b) {
 
 // Refuses sizes the device cannot hold before any case runs, so a typo in the last size does not
 // cost the time of all the others.
-void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& s) {
+// --resident keeps the input and every run's result on the device too: `copies` of the data in all.
+void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& s, uint64_t copies) {
   const bool values = value_bytes != 0;
-  const uint64_t key_bytes_total = s.n * key_bytes(key), value_bytes_total = s.n * value_bytes;
-  const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys";
-  if (d.max_allocation_size && key_bytes_total > d.max_allocation_size)
-    throw UsageError(what + " need " + human_bytes(key_bytes_total) + " in one buffer, more than \"" + d.name +
+  const uint64_t one_copy = s.n * key_bytes(key);
+  const uint64_t key_bytes_total = one_copy * copies, value_bytes_total = s.n * value_bytes * copies;
+  const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys" +
+                           (copies > 1 ? " (" + std::to_string(copies) + " copies with --resident)" : "");
+  if (d.max_allocation_size && one_copy > d.max_allocation_size)
+    throw UsageError(what + " need " + human_bytes(one_copy) + " in one buffer, more than \"" + d.name +
                      "\" allows (maxMemoryAllocationSize " + human_bytes(d.max_allocation_size) + ")");
   if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
     throw UsageError(what + (values ? " and their values" : "") + " need " +
@@ -117,7 +120,7 @@ std::string record_difference(std::span<const std::byte> expected, std::span<con
   return "";
 }
 
-CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, const Size& size,
+CaseResult run_case(Device& device, Config& config, const workloads::DistributionSpec& dist, const Size& size,
                     const BenchCommand& c, Buffer& key_buffer, Buffer* value_buffer, bool cpu_baselines) {
   const SortOptions& o = config.options;
   const uint64_t n = size.n;
@@ -155,29 +158,96 @@ CaseResult run_case(Config& config, const workloads::DistributionSpec& dist, con
     return rb ? std::span<std::byte>(in.records) : std::as_writable_bytes(std::span(in.values));
   };
 
-  // Run 0 is the warm-up (pipeline caches, first-touch of memory); runs 1..repeat are timed. Every
-  // run is checked: a fast wrong answer must stop the benchmark, not become a number.
-  for (int64_t run = 0; run <= c.repeat; ++run) {
-    key_buffer.upload(input.keys);
-    if (value_buffer) value_buffer->upload(value_bytes_of(input));
-    const SortStats stats = refusals_are_usage_errors(
-        name, [&] { return config.sorter->sort(key_buffer, value_buffer, n); });
-    key_buffer.download(got.keys);
-    if (value_buffer) value_buffer->download(value_bytes_of(got));
+  // Warm-ups first (pipeline caches, first touch of memory, and the GPU's clocks, which a GPU raises
+  // only after some time under load): at least c.warmup of them and c.warmup_ms of wall time. Then
+  // c.repeat timed runs. Every run is checked: a fast wrong answer must stop the benchmark, not
+  // become a number (with --resident, of the warm-ups only the last, whose result is kept).
+  const auto warm_start = std::chrono::steady_clock::now();
+  auto warming = [&](int64_t done) {
+    const std::chrono::duration<double, std::milli> spent = std::chrono::steady_clock::now() - warm_start;
+    return done < c.warmup || spent.count() < double(c.warmup_ms);
+  };
+  auto check = [&](const std::string& which, bool last) {
     // For the CLI's own tests only: corrupts the last run's result to prove that it is caught.
-    if (run == c.repeat && std::getenv("VKSORT_BENCH_TEST_CORRUPT")) got.keys[(n - 1) * key_bytes(o.key)] ^= std::byte{1};
+    if (last && std::getenv("VKSORT_BENCH_TEST_CORRUPT")) got.keys[(n - 1) * key_bytes(o.key)] ^= std::byte{1};
     std::string diff = rb ? workloads::first_difference(o.key, expected.keys, got.keys)
                           : workloads::first_difference(o.key, expected.keys, got.keys, expected.values, got.values);
     if (diff.empty() && rb) diff = record_difference(expected.records, got.records, rb);
-    if (!diff.empty())
-      throw RuntimeFailure("bench " + name + ": " + (run == 0 ? "warm-up run" : "timed run " + std::to_string(run) + " of " + std::to_string(c.repeat)) +
-                           " gave a wrong result: " + diff);
-    if (run == 0) continue;
+    if (!diff.empty()) throw RuntimeFailure("bench " + name + ": " + which + " gave a wrong result: " + diff);
+  };
+  auto warm_label = [](int64_t k) { return "warm-up run " + std::to_string(k); };
+  auto timed_label = [&](int64_t k) { return "timed run " + std::to_string(k + 1) + " of " + std::to_string(c.repeat); };
+  auto record = [&](const SortStats& stats) {
     if (stats.timed()) {
       r.gpu_ms.push_back(stats.gpu_ms);
       for (const auto& [phase, ms] : stats.phases_ms) add_sample(r.phases_ms, phase, ms);
     }
     for (const auto& [fact, v] : stats.facts) add_sample(r.facts, fact, v);
+  };
+  auto sort_once = [&] { return refusals_are_usage_errors(name, [&] { return config.sorter->sort(key_buffer, value_buffer, n); }); };
+
+  if (!c.resident) {
+    // Each run uploads its input and downloads its result: the GPU idles while the host copies.
+    auto run_once = [&] {
+      key_buffer.upload(input.keys);
+      if (value_buffer) value_buffer->upload(value_bytes_of(input));
+      const SortStats stats = sort_once();
+      key_buffer.download(got.keys);
+      if (value_buffer) value_buffer->download(value_bytes_of(got));
+      return stats;
+    };
+    for (int64_t k = 0; warming(k); ++k) {
+      run_once();
+      check(warm_label(k + 1), false);
+    }
+    for (int64_t k = 0; k < c.repeat; ++k) {
+      const SortStats stats = run_once();
+      check(timed_label(k), k + 1 == c.repeat);
+      record(stats);
+    }
+  } else {
+    // The input waits on the GPU and results are copied aside there, so consecutive runs are only a
+    // GPU copy and a submission apart. Kept: the last warm-up's result and every timed run's, all
+    // downloaded and checked after the last run.
+    const VkDeviceSize key_size = key_buffer.size(), value_size = value_buffer ? value_buffer->size() : 0;
+    Buffer pristine_keys = allocate(device, key_size, "the input keys (--resident)");
+    std::optional<Buffer> pristine_values;
+    pristine_keys.upload(input.keys);
+    if (value_buffer) {
+      pristine_values.emplace(allocate(device, value_size, "the input values (--resident)"));
+      pristine_values->upload(value_bytes_of(input));
+    }
+    std::vector<Buffer> kept_keys, kept_values;  // [0]: the last warm-up; [1 + k]: timed run k
+    for (int64_t k = 0; k <= c.repeat; ++k) {
+      const std::string which = k == 0 ? "the last warm-up" : "timed run " + std::to_string(k);
+      kept_keys.push_back(allocate(device, key_size, "result keys of " + which + " (--resident)"));
+      if (value_buffer) kept_values.push_back(allocate(device, value_size, "result values of " + which + " (--resident)"));
+    }
+    auto run_once = [&](size_t keep) {
+      key_buffer.copy_from(pristine_keys, key_size);
+      if (value_buffer) value_buffer->copy_from(*pristine_values, value_size);
+      const SortStats stats = sort_once();
+      kept_keys[keep].copy_from(key_buffer, key_size);
+      if (value_buffer) kept_values[keep].copy_from(*value_buffer, value_size);
+      return stats;
+    };
+    int64_t warmups = 0;
+    for (; warming(warmups); ++warmups) run_once(0);
+    std::vector<SortStats> stats;
+    for (int64_t k = 0; k < c.repeat; ++k) stats.push_back(run_once(size_t(k) + 1));
+    auto fetch = [&](size_t keep) {
+      kept_keys[keep].download(got.keys);
+      if (value_buffer) kept_values[keep].download(value_bytes_of(got));
+    };
+    if (warmups > 0) {
+      fetch(0);
+      check(warm_label(warmups), false);
+    }
+    for (int64_t k = 0; k < c.repeat; ++k) {
+      fetch(size_t(k) + 1);
+      check(timed_label(k), k + 1 == c.repeat);
+      record(stats[size_t(k)]);
+    }
   }
 
   // CPU baselines on the same input, each on a fresh copy, checked like the GPU's result (std::sort
@@ -251,7 +321,8 @@ Matrix parse_matrix(const std::string& title, const BenchCommand& c) {
 
 void check_fits(const DeviceInfo& device, const Matrix& m) {
   for (Key k : m.keys)
-    for (const auto& s : m.sizes) check_fits(device, k, m.value_bytes, s);
+    for (const auto& s : m.sizes)
+      check_fits(device, k, m.value_bytes, s, m.run.resident ? uint64_t(m.run.repeat + 3) : 1);
 }
 
 void run_matrices(Device& device, const std::vector<Matrix>& matrices, const RunOptions& options,
@@ -288,7 +359,7 @@ void run_matrices(Device& device, const std::vector<Matrix>& matrices, const Run
           progress.start(cfg.label + " " + std::string(to_string(cfg.options.key)) + " " + workloads::to_string(d) +
                              " n=" + std::to_string(s.n),
                          work(s.n, m.run.repeat));
-          CaseResult r = run_case(cfg, d, s, m.run, key_buffer, value_buffer ? &*value_buffer : nullptr,
+          CaseResult r = run_case(device, cfg, d, s, m.run, key_buffer, value_buffer ? &*value_buffer : nullptr,
                                   options.cpu_baselines);
           r.experiment = m.title;
           if (options.roofline) r.copy_ms = copy_time(r.bytes(), m.run.repeat);

@@ -59,6 +59,7 @@ std::string buckets_path(const std::string& path) {
 
 int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  if (c.warmup < 0) throw UsageError("--warmup: " + std::to_string(c.warmup) + " warm-up runs: 0 or more");
   const OutputPlan plan = plan_outputs(c);
   std::optional<uint64_t> max_n;
   if (!c.max_n.empty()) {
@@ -78,6 +79,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (!c.suite.empty())
     for (Experiment& e : suite_experiments(c.suite, device.info(), max_n.value_or(0))) {
       e.run.repeat = c.repeat;
+      e.run.warmup = c.warmup;
+      e.run.warmup_ms = c.warmup_ms;
+      e.run.resident = c.resident;
       e.run.seed = c.seed;
       matrices.push_back(parse_matrix(e.title, e.run));
     }
@@ -88,6 +92,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   setup.device_info = device.info();
   setup.validation = device.validation_enabled();
   setup.repeat = c.repeat;
+  setup.warmup = c.warmup;
+  setup.warmup_ms = c.warmup_ms;
+  setup.resident = c.resident;
   setup.seed = c.seed;
   setup.radix_threads = std::max(1u, std::thread::hardware_concurrency());
   setup.git_commit = VKSORT_GIT_COMMIT;

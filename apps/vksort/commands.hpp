@@ -58,6 +58,9 @@ struct BenchCommand {
   bool values = false;
   int64_t value_bytes = -1;  // bytes per value record; -1: not given (4 with --values); given: implies --values
   int64_t repeat = 5;
+  int64_t warmup = 1;     // untimed runs before the timed ones, at least
+  int64_t warmup_ms = 0;  // ... and at least this much wall time of them
+  bool resident = false;  // --resident: inputs restored and results kept on the GPU between runs
   bool no_cpu = false;  // skip the CPU baselines
   uint64_t seed = 1;
   std::string json;    // also write the results as JSON here, when given

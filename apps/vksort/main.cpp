@@ -187,7 +187,18 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--dist", bench.distributions,
                         "Input distributions, comma-separated, optionally name:param (default: uniform,nearly_sorted)")
       ->delimiter(',')->take_all()->type_name("D[,...]");
-  bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after one warm-up (default: 5)")->type_name("R");
+  bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after the warm-ups (default: 5)")->type_name("R");
+  bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs per case before the timed ones, each checked too (default: 1)")
+      ->type_name("W");
+  bench_cmd->add_option("--warmup-ms", bench.warmup_ms,
+                        "Warm up for at least this many milliseconds too (default: 0): a GPU raises its clocks only "
+                        "after some time under load")
+      ->type_name("MS")
+      ->check(not_negative);
+  bench_cmd->add_flag("--resident", bench.resident,
+                      "Keep the GPU busy between runs: each run's input is restored and its result kept by GPU copies, "
+                      "all results checked after the last run (a GPU left idle between runs lowers its clocks). "
+                      "Needs repeat + 3 times the case's data in device memory");
   bench_cmd->add_flag("--no-cpu", bench.no_cpu,
                       "Time no CPU baselines (results are still checked against the CPU reference): for large n on GPUs");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")

@@ -52,6 +52,11 @@ class VKSORT_API Buffer {
   // are bytes. Throws vksort::Error for an empty Buffer, a range beyond size(), or a Vulkan failure.
   void upload(std::span<const std::byte> data, VkDeviceSize offset = 0);
   void download(std::span<std::byte> data, VkDeviceSize offset = 0) const;
+  // Copies `bytes` from `src` (at src_offset) into this Buffer (at offset) on the GPU, without a trip
+  // through host memory; submits and waits like upload. `src` must be a Buffer of the same Device, and
+  // a copy within one Buffer must not overlap itself. Throws vksort::Error for an empty Buffer, another
+  // Device's Buffer, a range beyond either size, an overlap, or a Vulkan failure.
+  void copy_from(const Buffer& src, VkDeviceSize bytes, VkDeviceSize src_offset = 0, VkDeviceSize offset = 0);
 
   struct Impl;
  private:

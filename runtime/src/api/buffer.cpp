@@ -86,4 +86,29 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   std::memcpy(data.data(), staging->mapped(), data.size());
 }
 
+void Buffer::copy_from(const Buffer& src, VkDeviceSize bytes, VkDeviceSize src_offset, VkDeviceSize offset) {
+  if (!impl_) throw Error("copy into an empty vksort::Buffer");
+  if (!src.impl_) throw Error("copy from an empty vksort::Buffer");
+  if (src.context() != context()) throw Error("copy between Buffers of different vksort::Devices");
+  check_range("copy (source)", src_offset, bytes, src.size());
+  check_range("copy (destination)", offset, bytes, size());
+  if (bytes == 0) return;
+  if (&src == this && src_offset < offset + bytes && offset < src_offset + bytes)
+    throw Error("copy within one vksort::Buffer with overlapping ranges (" + std::to_string(bytes) + " bytes from offset " +
+                std::to_string(src_offset) + " to " + std::to_string(offset) + ")");
+  gpu::Context& ctx = detail::context_of(impl_->device);
+  gpu::submit_and_wait(ctx, "copying " + gpu::format_bytes(bytes) + " between buffers", [&](VkCommandBuffer cmd) {
+    // Earlier GPU work on either buffer finishes before the copy reads or overwrites it.
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferCopy region{src_offset, offset, bytes};
+    ctx.vk.vkCmdCopyBuffer(cmd, src.impl_->memory.buffer(), impl_->memory.buffer(), 1, &region);
+    // Later submissions' shaders and copies see it.
+    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT);
+  });
+}
+
 }  // namespace vksort

@@ -27,6 +27,11 @@ Device& device() {
       options.pretend.no_subgroups = true;
       std::fprintf(stderr, "note: VKSORT_TEST_NO_SUBGROUPS=1: the device pretends to have no subgroup operations\n");
     }
+    // The shapes and choices vksort makes for GPUs (DeviceOptions::pretend.gpu), on a CPU driver.
+    if (const char* v = std::getenv("VKSORT_TEST_PRETEND_GPU"); v && std::string(v) == "1") {
+      options.pretend.gpu = true;
+      std::fprintf(stderr, "note: VKSORT_TEST_PRETEND_GPU=1: the device poses as a GPU\n");
+    }
     g_device = std::make_unique<Device>(options);
   }
   return *g_device;

@@ -105,14 +105,18 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   // memory; they pay when each invocation holds many keys: small workgroups (CPU drivers, whose
   // workgroup runs on one thread), where a block of columns_block keys gives every invocation at
   // least RADIX of them. Four-way splits hold two copies of the block's items in shared memory.
-  const uint32_t preferred = preferred_workgroup(ctx.info);
+  uint32_t preferred = preferred_workgroup(ctx.info);
+  auto columns_fit = [&](uint32_t workgroup) {
+    return radix >= workgroup && columns_shared_bytes(radix, workgroup) <= ctx.info.max_shared_memory;
+  };
+  // Columns asked for by name on a device whose preferred workgroup's columns do not fit (GPUs: 128
+  // invocations of 256 counters are 132 KiB): the largest workgroup whose columns do.
+  if (options.tuning.radix_ranking == RadixRanking::columns && !options.tuning.workgroup_size)
+    while (preferred > 1 && !columns_fit(std::bit_floor(std::min(preferred, ctx.info.max_workgroup_invocations)))) preferred /= 2;
   const uint32_t wg_guess = options.tuning.workgroup_size
                                 ? options.tuning.workgroup_size
                                 : std::bit_floor(std::max(1u, std::min(preferred, ctx.info.max_workgroup_invocations)));
   const uint64_t column_bytes_total = columns_shared_bytes(radix, wg_guess);
-  auto columns_fit = [&](uint32_t workgroup) {
-    return radix >= workgroup && columns_shared_bytes(radix, workgroup) <= ctx.info.max_shared_memory;
-  };
   auto refuse_columns = [&](uint32_t workgroup) {
     throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
                 ") >= workgroup size (" + std::to_string(workgroup) + ") and " +

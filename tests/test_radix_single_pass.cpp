@@ -115,8 +115,7 @@ TEST_CASE("single-pass radix sort f64") { single_pass_matrix(Key::f64); }
 // look-back is counted, down to tile 0. The result must not change, and the fact says it happened.
 TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
   for (uint32_t percent : {50u, 100u}) {
-    DeviceOptions stalling;
-    stalling.validation = test::device().validation_enabled() ? 1 : 0;
+    DeviceOptions stalling = test::options_like_device();
     stalling.pretend.lookback_stall_percent = percent;
     Device gpu(stalling);
     uint64_t seed = 900;
@@ -143,20 +142,59 @@ TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
   }
 }
 
+// The look-back of GPU shapes (DeviceOptions::pretend.gpu): a workgroup reads several predecessors per
+// round (the fact lookback_window), and digits that meet an inclusive state early end there while the
+// others advance by what all of them read published. Tiles of 1 key per invocation make dozens of
+// tiles, so rounds advance by whole windows, stop at unpublished tiles (50%) and count every one (100%).
+TEST_CASE("single-pass radix sort with GPU shapes: the look-back's window, with the fallback forced") {
+  for (uint32_t percent : {0u, 50u, 100u}) {
+    DeviceOptions shapes = test::options_like_device();
+    shapes.pretend.gpu = true;
+    shapes.pretend.lookback_stall_percent = percent;
+    Device gpu(shapes);
+    uint64_t seed = 1900;
+    for (RadixRanking ranking : rankings(gpu)) {
+      for (Key key : {Key::u32, Key::i64}) {
+        SortOptions o = single_pass(key, Order::ascending, 4, ranking);
+        o.tuning.items_per_thread = 1;
+        Sorter sorter(gpu, o);
+        for (uint64_t n : {uint64_t(3), uint64_t(5 * sorter.tile_size() - 1), uint64_t(40 * sorter.tile_size() + 3)}) {
+          INFO("stall ", percent, "% ", to_string(ranking), " ", to_string(key), " n ", n, " tile ", sorter.tile_size());
+          SortStats stats;
+          CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+          const uint64_t tiles = (n + sorter.tile_size() - 1) / sorter.tile_size();
+          const double runs = *stats.fact("passes_run");
+          if (ranking == RadixRanking::ballot) CHECK(*stats.fact("lookback_window") > 1);
+          if (tiles > 1) CHECK(*stats.fact("lookback_rounds_per_tile") >= 1);
+          if (percent == 100) CHECK(*stats.fact("lookback_fallbacks") == runs * double(tiles * (tiles - 1) / 2));
+          if (percent == 50 && tiles > 2) CHECK(*stats.fact("lookback_fallbacks") > 0);
+        }
+      }
+    }
+  }
+}
+
 // ctest runs this case with LP_NUM_THREADS = 1, 2 and 8: workgroups then run one at a time, in pairs,
-// or many at once, so predecessors are published, in flight or not yet started when looked at.
+// or many at once, so predecessors are published, in flight or not yet started when looked at. The
+// GPU shapes (pretend.gpu) look back through several predecessors a round.
 TEST_CASE("single-pass radix sort across driver threads") {
-  Device& gpu = test::device();
+  DeviceOptions shapes = test::options_like_device();
+  shapes.pretend.gpu = true;
+  Device gpu_shapes(shapes);
   uint64_t seed = 500;
-  for (RadixRanking ranking : rankings(gpu)) {
-    for (uint32_t items : {4u, 16u, 0u}) {
-      SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
-      o.tuning.workgroup_size = items ? 4 : 0;
-      o.tuning.items_per_thread = items;
-      Sorter sorter(gpu, o);
-      for (uint64_t n : {uint64_t(999), uint64_t(20011), uint64_t(131073)})
-        for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::zipf})
-          test::check_case(sorter, {workloads::default_spec(d), n, seed++});
+  for (Device* gpu : {&test::device(), &gpu_shapes}) {
+    for (RadixRanking ranking : rankings(*gpu)) {
+      for (uint32_t items : {4u, 16u, 0u}) {
+        SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
+        o.tuning.workgroup_size = items && gpu != &gpu_shapes ? 4 : 0;
+        o.tuning.items_per_thread = items;
+        Sorter sorter(*gpu, o);
+        for (uint64_t n : {uint64_t(999), uint64_t(20011), uint64_t(131073)})
+          for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::zipf}) {
+            INFO("GPU shapes ", gpu == &gpu_shapes, " ", to_string(ranking), " items ", items, " n ", n);
+            CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, workloads::default_spec(d), n, seed++)) == "");
+          }
+      }
     }
   }
 }
@@ -310,8 +348,7 @@ TEST_CASE("single-pass radix sort with a GPU-side count") {
 }
 
 TEST_CASE("single-pass radix sort on a pretend-small device: 3-D grids, little shared memory") {
-  DeviceOptions small;
-  small.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions small = test::options_like_device();
   small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
   Device gpu(small);
   uint64_t seed = 50;
@@ -380,8 +417,7 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   o.tuning.radix_ranking = RadixRanking::ballot;
   CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("ballot ranking is the single pass's"), Error);
   // A device without subgroup operations (pretend) has no ballot ranking, and says so.
-  DeviceOptions plain;
-  plain.validation = gpu.validation_enabled() ? 1 : 0;
+  DeviceOptions plain = test::options_like_device();
   plain.pretend.no_subgroups = true;
   Device no_subgroups(plain);
   CHECK_THROWS_WITH_AS(Sorter(no_subgroups, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),

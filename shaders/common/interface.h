@@ -240,6 +240,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_ONESWEEP_SUBGROUPS 6  // onesweep_ballot: the most subgroups a workgroup may have
 #define SPEC_ONESWEEP_TILE 7       // onesweep_plan: keys per tile of the passes
 #define SPEC_ONESWEEP_STAGE_KEYS 8 // onesweep_ballot: TILE to stage the tile in shared memory, else 1
+#define SPEC_ONESWEEP_WINDOW 10    // onesweep passes: predecessor tiles the look-back reads per round
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself
@@ -251,6 +252,8 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define ONESWEEP_PASS_SOURCE 3        //   0: it reads the caller's buffers (raw keys), 1: scratch (encoded)
 #define ONESWEEP_PASS_REGION 4        //   which of the two tile-state regions it uses (the other it clears)
 #define ONESWEEP_PASS_TILE_COUNTER 5  //   tiles taken so far: workgroups take tile ids in start order
+#define ONESWEEP_PASS_ROUNDS 6        //   look-back rounds of its tiles, summed
+#define ONESWEEP_PASS_SPINS 7         //   ... of them that found the nearest predecessor unpublished
 #define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_PASSES + ONESWEEP_PASS_WORDS * ONESWEEP_MAX_PASSES)
 
 // A tile's published state for one digit, one 32-bit word (no 64-bit atomics): flag in the top two
@@ -283,6 +286,7 @@ VKSORT_PUSH_BLOCK(OnesweepPush) {
   uint stall_percent;         // pretend: the look-back finds this share of predecessors unpublished
   uint max_x, max_y;          // plan: maxComputeWorkGroupCount[0], [1] (clamped to 65535)
   uint finish_x, finish_y, finish_z;  // init: the finish copy's grid
+  uint hist_items;            // histogram: keys per invocation of this dispatch's blocks (at most ITEMS)
 } VKSORT_PUSH_END;
 #endif
 

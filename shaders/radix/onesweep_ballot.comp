@@ -93,13 +93,21 @@ void main() {
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * RADIX;
 
-  // 1.
+  // 1. GPUs (a few keys per invocation, in registers) load every key of the chunk before ranking any,
+  // so the loads are in flight together: the ranking's subgroup barriers would otherwise hold each
+  // round's load back behind the previous round. CPU drivers (thousands per invocation, in memory, and
+  // a shared loop budget: loop_budget.hpp) load each key in its round.
+  const bool preload = ITEMS <= 32u;
   Key keys[ITEMS];
   uint ranks[ITEMS];
+  for (uint r = 0u; preload && r < ITEMS; ++r) {
+    const uint i = chunk + r * live + lane;
+    keys[r] = i < g_n ? onesweep_source_key(i) : KEY_MAX;
+  }
   for (uint r = 0u; r < ITEMS; ++r) {
     const uint i = chunk + r * live + lane;
     const bool valid = i < g_n;
-    const Key k = valid ? onesweep_source_key(i) : KEY_MAX;
+    const Key k = preload ? keys[r] : valid ? onesweep_source_key(i) : KEY_MAX;
     const uint d = onesweep_digit(k);
     uvec4 peers = subgroupBallot(valid);
     for (uint b = 0u; b < RADIX_BITS; ++b) {

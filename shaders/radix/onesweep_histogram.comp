@@ -5,9 +5,10 @@
 // the ordered bits (zero: the input is sorted and no pass runs). The workgroups also clear tile-state
 // region 0, which the first pass that runs looks back over.
 //
-// Blocks of WG * ITEMS keys, sized by the runtime apart from the passes' tiles: lavapipe ends any
-// invocation's loops after 65535 iterations in all (gallivm's loop limiter), and an invocation here
-// iterates ITEMS * (passes + 1) times.
+// Blocks of WG * pc.hist_items keys, sized by the runtime per sort apart from the passes' tiles: enough
+// blocks to fill a GPU at small n, few enough at large n that their global atomics stay few; and
+// lavapipe ends any invocation's loops after 65535 iterations in all (gallivm's loop limiter), and an
+// invocation here iterates hist_items * passes times.
 //
 // Keys are read strided (key base + j * WG + t), so neighbouring invocations read neighbouring words.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.
@@ -18,10 +19,8 @@
 #include "common/radix_digits.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
-layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 const uint WG = gl_WorkGroupSize.x;
-const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
 const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
 
@@ -32,9 +31,15 @@ shared uint s_hist[MAX_PASSES * RADIX];
 shared uint s_inversions;
 
 
+// Keys a batch loads before counting any: loads in flight together (GPUs); unrolled, so no loop
+// iterations on lavapipe's budget either.
+const uint BATCH = 8u;
+
 void main() {
   const uint block = linear_group_id();
-  const uint blocks = (pc.n + TILE - 1u) / TILE;  // of the most keys: the grid
+  const uint items = pc.hist_items;  // this dispatch's keys per invocation
+  const uint block_keys = WG * items;
+  const uint blocks = (pc.n + block_keys - 1u) / block_keys;  // of the most keys: the grid
   if (block >= blocks) return;
   const uint t = gl_LocalInvocationID.x;
   Words state = Words(pc.state);
@@ -47,20 +52,32 @@ void main() {
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
   const Key range = key_range_mask(pc.range_lo, pc.range_hi);
   Keys keys = Keys(pc.keys);
-  const uint base = block * TILE;
+  const uint base = block * block_keys;
   uint inversions = 0u;
-  const uint mine = base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the tile
-  for (uint j = 0u; j < min(ITEMS, mine); ++j) {
-    const uint i = base + j * WG + t;
-    const Key k = encode_key(keys.k[i]);
-    if (i + 1u < n && key_less(encode_key(keys.k[i + 1u]) & range, k & range)) ++inversions;
-    for (uint p = 0u; p < pc.passes; ++p) {
-      const uint shift = pc.begin_bit + p * RADIX_BITS;
-      atomicAdd(s_hist[p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
+  const uint mine = base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the block
+  const uint count = min(items, mine);
+  for (uint j0 = 0u; j0 < count; j0 += BATCH) {
+    Key k[BATCH], next[BATCH];
+    for (uint u = 0u; u < BATCH; ++u) {
+      const uint i = base + (j0 + u) * WG + t;
+      if (j0 + u < count) {
+        k[u] = encode_key(keys.k[i]);
+        if (i + 1u < n) next[u] = encode_key(keys.k[i + 1u]);
+      }
+    }
+    for (uint u = 0u; u < BATCH; ++u) {
+      const uint i = base + (j0 + u) * WG + t;
+      if (j0 + u < count) {
+        if (i + 1u < n && key_less(next[u] & range, k[u] & range)) ++inversions;
+        for (uint p = 0u; p < pc.passes; ++p) {
+          const uint shift = pc.begin_bit + p * RADIX_BITS;
+          atomicAdd(s_hist[p * RADIX + key_digit(k[u], shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
+        }
+      }
     }
   }
   if (inversions != 0u) atomicAdd(s_inversions, inversions);
-  // Every key of the tile is counted.
+  // Every key of the block is counted.
   barrier();
   Words digits = Words(pc.digits);
   for (uint i = t; i < pc.passes * RADIX; i += WG)

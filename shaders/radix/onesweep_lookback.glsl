@@ -21,8 +21,15 @@
 
 #extension GL_KHR_memory_scope_semantics : require
 
-// Reads of an unpublished predecessor before counting its keys instead.
+// Rounds that find the nearest unread predecessor unpublished before counting its keys instead.
 const uint ONESWEEP_SPINS = 64u;
+
+// Predecessor tiles each round after the first reads per digit, nearest first (the runtime: several on
+// GPUs, whose invocations own one digit each; 1 on CPU drivers, where every read is a loop over the
+// lanes). The reads of a round are in flight together, so a look-back that passes many aggregate-only
+// tiles takes a round per WINDOW of them instead of one per tile.
+layout(constant_id = SPEC_ONESWEEP_WINDOW) const uint WINDOW = 1u;
+const uint LOOKBACK_DIGITS = (RADIX + WG - 1u) / WG;  // digits per invocation: t, t + WG, ...
 
 // This pass: its control words, source keys (encoded or not), digit and state regions.
 Words g_control;
@@ -34,10 +41,9 @@ uint g_shift, g_bits, g_n;
 shared uint s_tile;            // this workgroup's tile id
 shared uint s_total[RADIX];    // this tile's keys of each digit (the ranking fills it)
 shared uint s_excl[RADIX];     // keys of each digit in all earlier tiles (the look-back's result)
-shared uint s_seen[RADIX];     // the state read for each digit from the current predecessor
 shared uint s_found[RADIX];    // 1 once the digit's look-back reached an inclusive state
 shared uint s_counted[RADIX];  // fallback: the predecessor's keys of each digit, counted here
-shared uint s_unready;         // some digit's predecessor state is unpublished (or pretends to be)
+shared uint s_advance;         // predecessors every digit still looking read published this round
 shared uint s_looking;         // digits whose look-back has not reached an inclusive state yet
 
 Key onesweep_source_key(uint i) { return g_encoded ? g_src.k[i] : encode_key(g_src.k[i]); }
@@ -83,6 +89,13 @@ void count_predecessor(uint pred) {
 // found an inclusive state, leaves the keys of each digit in earlier tiles in s_excl, publishes the
 // inclusive state, and clears this tile's row of `next_state` (the region the next pass that runs
 // uses). Barriers inside: call in uniform control flow, after s_total is complete and visible.
+//
+// All digits walk back together, a round at a time: each looking digit reads the next WINDOW (first
+// round: 1) predecessors, pred - 1, pred - 2, ... A digit that meets an inclusive state before any
+// unpublished one is done. The others all take the predecessors that every one of them read published
+// (s_advance: aggregates only, so the sums stay exact), and the next round starts after those. When
+// that is none, the nearest predecessor is unpublished for some digit: the round spins, and after
+// ONESWEEP_SPINS such rounds (at once when pretending) the workgroup counts that tile itself.
 void onesweep_look_back(uint tile, Words state, Words next_state) {
   const uint t = gl_LocalInvocationID.x;
   const uint row = tile * RADIX;
@@ -94,55 +107,99 @@ void onesweep_look_back(uint tile, Words state, Words next_state) {
   if (t == 0u) s_looking = tile == 0u ? 0u : RADIX;
   // s_looking, s_excl and s_found are set.
   barrier();
-  uint pred = tile;
+  uint pred = tile;  // predecessors from pred - 1 down are unread (uniform)
+  uint spins = 0u, rounds = 0u, spin_rounds = 0u;
+  uint seen[LOOKBACK_DIGITS * WINDOW];  // this round's reads of the invocation's digits
   while (s_looking != 0u) {
-    pred -= 1u;  // never below 0: tile 0's state is inclusive, read or counted
-    const bool stall = pretend_stall(tile, pred);
-    uint spins = 0u;
-    for (;;) {
-      if (t == 0u) s_unready = 0u;
-      // The reset is visible, and everyone read the previous round's s_unready.
-      barrier();
-      for (uint d = t; d < RADIX; d += WG) {
-        if (s_found[d] != 0u) continue;
-        const uint v = state_load(state, pred * RADIX + d);
-        s_seen[d] = v;
-        if (v < ONESWEEP_FLAG_AGGREGATE || stall) atomicOr(s_unready, 1u);
+    ++rounds;
+    // The first round reads the nearest predecessor only: it is often inclusive already, and the rest
+    // of a window would be traffic for nothing. At least 1: tile 0's state is inclusive, so no digit
+    // still looks once pred reaches 0.
+    const uint span = min(rounds == 1u ? 1u : WINDOW, pred);
+    if (t == 0u) s_advance = span;
+    // The reset is visible, and everyone read the previous round's s_advance and s_looking.
+    barrier();
+    for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+      const uint d = t + k * WG;
+      if (d >= RADIX || s_found[d] != 0u) continue;
+      // Loops over the window run WINDOW times without breaks, so compilers unroll them: registers,
+      // and none of lavapipe's shared loop budget (loop_budget.hpp).
+      for (uint j = 0u; j < WINDOW; ++j) {
+        const uint p = pred - 1u - j;
+        if (j < span) seen[k * WINDOW + j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
       }
-      // Every digit's read is in.
-      barrier();
-      if (s_unready == 0u) break;
-      if (stall || ++spins >= ONESWEEP_SPINS) {
-        // Decoupled Fallback: count the predecessor's keys instead of waiting for it.
-        count_predecessor(pred);
-        const uint flag = pred == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE;
-        for (uint d = t; d < RADIX; d += WG) {
-          // Keep what was read where it is inclusive (unless pretending): it ends this digit's search.
-          if (s_found[d] != 0u || ((s_seen[d] & ONESWEEP_FLAG_INCLUSIVE) != 0u && !stall)) continue;
-          s_seen[d] = s_counted[d] | flag;
-          atomicMax(state.w[pred * RADIX + d], s_counted[d] | flag);
-        }
-        if (t == 0u) atomicAdd(g_control.w[ONESWEEP_CONTROL_FALLBACKS], 1u);
-        break;
+      uint published = span;  // reads before the first unpublished one
+      bool ends = false;      // an inclusive state comes first: the digit ends this round
+      for (uint j = 0u; j < WINDOW; ++j) {
+        const uint v = seen[k * WINDOW + j];
+        const bool open = j < published && !ends;
+        if (open && v < ONESWEEP_FLAG_AGGREGATE) published = j;
+        else if (open && (v & ONESWEEP_FLAG_INCLUSIVE) != 0u) ends = true;
       }
-      // Everyone read s_unready before it is reset.
-      barrier();
+      if (!ends) atomicMin(s_advance, published);
     }
-    for (uint d = t; d < RADIX; d += WG) {
-      if (s_found[d] != 0u) continue;
-      const uint v = s_seen[d];
-      s_excl[d] += v & ONESWEEP_COUNT_MASK;
-      if ((v & ONESWEEP_FLAG_INCLUSIVE) != 0u) {
+    // Every digit's reads are in.
+    barrier();
+    uint advance = s_advance;
+    if (advance == 0u) {
+      const bool stall = pretend_stall(tile, pred - 1u);
+      if (!stall && ++spins < ONESWEEP_SPINS) {
+        ++spin_rounds;
+        // Everyone read s_advance before the next round resets it.
+        barrier();
+        continue;
+      }
+      // Decoupled Fallback: count the predecessor's keys instead of waiting for it.
+      count_predecessor(pred - 1u);
+      const uint flag = pred == 1u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE;
+      for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+        const uint d = t + k * WG;
+        if (d >= RADIX || s_found[d] != 0u) continue;
+        // Keep what was read where it is inclusive (unless pretending): it ends this digit's search.
+        if ((seen[k * WINDOW] & ONESWEEP_FLAG_INCLUSIVE) != 0u && !stall) continue;
+        seen[k * WINDOW] = s_counted[d] | flag;
+        atomicMax(state.w[(pred - 1u) * RADIX + d], s_counted[d] | flag);
+      }
+      if (t == 0u) atomicAdd(g_control.w[ONESWEEP_CONTROL_FALLBACKS], 1u);
+      advance = 1u;
+    }
+    // Each digit takes the predecessors up to its first inclusive state where every one before it is
+    // published, else the common advance.
+    for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+      const uint d = t + k * WG;
+      if (d >= RADIX || s_found[d] != 0u) continue;
+      uint take = advance, published = span;
+      bool ends = false;
+      for (uint j = 0u; j < WINDOW; ++j) {
+        const uint v = seen[k * WINDOW + j];
+        const bool open = j < published && !ends;
+        if (open && v < ONESWEEP_FLAG_AGGREGATE) published = j;
+        else if (open && (v & ONESWEEP_FLAG_INCLUSIVE) != 0u) {
+          ends = true;
+          take = j + 1u;
+        }
+      }
+      uint sum = 0u;
+      for (uint j = 0u; j < WINDOW; ++j)
+        if (j < take) sum += seen[k * WINDOW + j] & ONESWEEP_COUNT_MASK;
+      s_excl[d] += sum;
+      if (ends) {
         s_found[d] = 1u;
         atomicAdd(s_looking, uint(-1));
       }
     }
-    // s_looking is final for this predecessor.
+    pred -= advance;
+    spins = 0u;
+    // s_looking is final for this round.
     barrier();
   }
   for (uint d = t; d < RADIX; d += WG) {
     if (tile != 0u) state_store(state, row + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
     next_state.w[row + d] = 0u;
+  }
+  if (t == 0u && rounds != 0u) {
+    atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_ROUNDS], rounds);
+    if (spin_rounds != 0u) atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_SPINS], spin_rounds);
   }
 }
 

@@ -12,6 +12,8 @@
 namespace vksort::test {
 
 Device& device();
+// Options for a further Device in a test: validation as on device() (add the pretend limits to test).
+DeviceOptions options_like_device();
 // Validation messages the current run deliberately provoked (to test that they are raised).
 void expect_validation_messages(uint64_t count);
 

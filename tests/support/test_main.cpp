@@ -37,6 +37,12 @@ Device& device() {
   return *g_device;
 }
 
+DeviceOptions options_like_device() {
+  DeviceOptions options;
+  options.validation = device().validation_enabled() ? 1 : 0;
+  return options;
+}
+
 void expect_validation_messages(uint64_t count) { g_expected_messages += count; }
 
 void skip(const std::string& why) {

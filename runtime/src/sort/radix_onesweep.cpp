@@ -12,12 +12,20 @@ namespace vksort::algo {
 
 using shader::OnesweepPush;
 using shader::RadixPush;
-static_assert(sizeof(OnesweepPush) == 120, "push constants must match the GLSL std430 layout");
+static_assert(sizeof(OnesweepPush) == 128, "push constants must match the GLSL std430 layout (124 bytes, padded)");
 
 namespace {
 
-// Shared memory of the look-back (onesweep_lookback.glsl): five words per digit and a few more.
-uint64_t lookback_shared_bytes(uint32_t radix) { return uint64_t(radix) * 5 * 4 + 16; }
+// Shared memory of the look-back (onesweep_lookback.glsl): four words per digit and a few more.
+uint64_t lookback_shared_bytes(uint32_t radix) { return uint64_t(radix) * 4 * 4 + 16; }
+// Predecessors the look-back reads per round and digit (SPEC_ONESWEEP_WINDOW), kept in registers: on
+// GPUs up to 8, fewer where an invocation owns several digits; 1 on CPU drivers, where each read is a
+// loop over the lanes and workgroups rarely wait on each other.
+uint32_t lookback_window(const DeviceInfo& info, uint32_t radix, uint32_t workgroup) {
+  if (info.type == "cpu") return 1;
+  const uint32_t digits = (radix + workgroup - 1) / workgroup;
+  return std::clamp(16 / digits, 1u, 8u);
+}
 // Column ranking: a 32-bit counter per digit and invocation.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
@@ -127,20 +135,21 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   const uint32_t within_budget = std::bit_floor(std::max(1u, loop_budget / (passes() + 1)));
   histogram_items_ = info.type == "cpu" ? std::min(items, within_budget) : std::min(std::max(items, 128u), within_budget);
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
-                           {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, histogram_items_},
+                           {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
                             {SPEC_RADIX_BITS, radix_bits_}},
                            sizeof(OnesweepPush));
   const std::string pass = keyed_shader(columns_ ? "radix_onesweep_columns" : "radix_onesweep_ballot", options.key) + (values_ ? "_v" : "");
+  window_ = lookback_window(info, radix, wg);
   if (columns_)
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
-                         {SPEC_RADIX_BITS, radix_bits_}},
+                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_}},
                         sizeof(OnesweepPush));
   else
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
-                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}},
+                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_WINDOW, window_}},
                         sizeof(OnesweepPush));
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -162,6 +171,17 @@ RadixOnesweep::Layout RadixOnesweep::layout(uint64_t n) const {
 }
 
 VkDeviceSize RadixOnesweep::scratch_bytes(uint64_t n) const { return layout(n).bytes; }
+
+uint32_t RadixOnesweep::histogram_items(uint64_t n) const {
+  // GPUs: fewer keys per invocation while that leaves under histogram_blocks blocks, so that small
+  // sorts spread over the device (2^16 keys in blocks of 256 x 128 were two workgroups, 60 us on an
+  // H100), down to 8 (one batch of loads in flight).
+  constexpr uint64_t histogram_blocks = 512;
+  uint32_t items = histogram_items_;
+  if (ctx_.info.type != "cpu")
+    while (items > 8 && uint64_t(shape_.workgroup_size) * items * histogram_blocks > n) items /= 2;
+  return items;
+}
 
 void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_phases) const {
   const Layout l = layout(t.n);
@@ -194,7 +214,9 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   rec.phase(name_phases ? "histogram" : "passes");
   rec.dispatch(init_, push, 1);
   rec.compute_barrier();
-  rec.dispatch(histogram_, push, (uint64_t(t.n) + histogram_block() - 1) / histogram_block());
+  push.hist_items = histogram_items(t.n);
+  const uint64_t block = uint64_t(shape_.workgroup_size) * push.hist_items;
+  rec.dispatch(histogram_, push, (uint64_t(t.n) + block - 1) / block);
   rec.compute_barrier();
   rec.dispatch(plan_, push, 1);
   rec.compute_barrier();
@@ -226,6 +248,13 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   // which count and scatter in two walks over the tile) and a write of key and value.
   const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
   const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
+  // Look-back rounds per tile that looked back (every tile but the first of each pass that ran).
+  double rounds = 0, spins = 0;
+  for (uint32_t i = 0; ran && i < p; ++i) {
+    rounds += control[ONESWEEP_CONTROL_PASSES + i * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_ROUNDS];
+    spins += control[ONESWEEP_CONTROL_PASSES + i * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_SPINS];
+  }
+  const double looked = ran ? double(layout(n).tiles - 1) * control[RADIX_CONTROL_PASSES_RUN] : 0.0;
   return {{"single_pass", 1.0},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
@@ -240,6 +269,9 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"order_checks", ran ? double(control[RADIX_CONTROL_CHECKS]) : 0.0},
           {"sorted_on_entry", ran ? double(control[RADIX_CONTROL_SORTED_ON_ENTRY]) : 1.0},
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
+          {"lookback_window", double(window_)},
+          {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
+          {"lookback_spin_rounds", spins},
           {"dispatches", ran ? double(4 + p) : 0.0},
           {"global_barriers", ran ? double(3 + p) : 0.0},
           {"bytes_per_key", ran ? key + p * per_pass : 0.0}};

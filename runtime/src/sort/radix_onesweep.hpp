@@ -59,7 +59,7 @@ class RadixOnesweep {
     VkDeviceSize digits = 0, state = 0, alt_keys = 0, alt_values = 0, bytes = 0;  // offsets in scratch
   };
   Layout layout(uint64_t n) const;
-  uint32_t histogram_block() const { return shape_.workgroup_size * histogram_items_; }
+  uint32_t histogram_items(uint64_t n) const;
 
   gpu::Context& ctx_;
   SortOptions options_;
@@ -67,8 +67,9 @@ class RadixOnesweep {
   bool columns_ = true;
   bool values_ = false;
   bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
+  uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   TileShape shape_;
-  uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel
+  uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;
 };
 

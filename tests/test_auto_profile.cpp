@@ -141,8 +141,7 @@ TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n
   p.of(Key::i32, true) = {700, 6000};
   const std::string file = (dir / "profile.txt").string();
   std::ofstream(file) << p.to_text(test::device().info());
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.auto_profile = file;
   Device gpu(options);
   CHECK(gpu.auto_profile().source == file);

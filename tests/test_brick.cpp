@@ -189,8 +189,7 @@ TEST_CASE("brick, radix, brick sorts of u32 pairs share one scratch in one comma
 }
 
 TEST_CASE("brick sort on a pretend-small device: 2-D grids past maxComputeWorkGroupCount, little shared memory") {
-  DeviceOptions small;
-  small.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions small = test::options_like_device();
   small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
   Device gpu(small);
   CHECK(gpu.info().max_workgroup_count[0] == 7);

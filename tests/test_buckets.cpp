@@ -557,8 +557,7 @@ TEST_CASE("record_build / record_resort into the application's command buffer, r
 }
 
 TEST_CASE("small tiles and a pretend-small device: multi-tile scans and 3-D indirect grids") {
-  DeviceOptions small;
-  small.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions small = test::options_like_device();
   small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
   Device gpu(small);
   const uint32_t n = 2000, m = 300;  // 2000 / (8 * 2) = 125 tiles > 7 * 7: three-dimensional grids

@@ -22,8 +22,7 @@ using namespace vksort;
 namespace {
 
 DeviceOptions plain_options() {
-  DeviceOptions o;
-  o.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions o = test::options_like_device();
   return o;
 }
 

@@ -188,8 +188,7 @@ TEST_CASE("out-of-core: records of 12 and 256 bytes move whole, both orders") {
 }
 
 TEST_CASE("out-of-core: a pretend small device cuts the runs; the host budget does not") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.device_memory = 192u << 10;  // 192 KiB: keys, values and scratch of one run
   Device small(options);
   for (Key key : {Key::u32, Key::f64}) {
@@ -244,8 +243,7 @@ TEST_CASE("out-of-core: one run, empty input, input replaced in place") {
 }
 
 TEST_CASE("out-of-core in memory: spans larger than the device") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.device_memory = 128u << 10;
   Device small(options);
   const uint64_t n = 60000;

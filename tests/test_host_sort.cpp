@@ -30,8 +30,7 @@ std::vector<uint32_t> random_keys(size_t n, uint32_t seed) {
 }  // namespace
 
 TEST_CASE("host sorts keep one Sorter per options between calls, and their results stay exact") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   Device gpu(options);
   detail::HostSorters& cache = *detail::Internals::host_sorters(gpu);
   CHECK(cache.idle() == 0);
@@ -63,8 +62,7 @@ TEST_CASE("host sorts keep one Sorter per options between calls, and their resul
 
 TEST_CASE("host sorts of no keys with values or records") {
   // n = 0 with values, as the first call on its options: there was once no values buffer to upload into.
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   Device gpu(options);
   for (uint32_t value_bytes : {4u, 8u, 12u}) {
     uint32_t keys[1] = {}, values[3] = {};  // not read (n = 0), but given: values are not nullptr
@@ -73,8 +71,7 @@ TEST_CASE("host sorts of no keys with values or records") {
 }
 
 TEST_CASE("host sorts too large to keep leave nothing behind") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   Device gpu(options);
   // 16 MiB of keys alone exceed what the cache keeps.
   std::vector<uint32_t> keys = random_keys(size_t(4) << 20, 5), expected = keys;

@@ -180,7 +180,7 @@ TEST_CASE("record checks ranges against the VkBuffer's size, refuses VK_WHOLE_SI
 
 TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device") {
   Device& gpu = test::device();
-  Device other(DeviceOptions{.validation = gpu.validation_enabled() ? 1 : 0});
+  Device other(test::options_like_device());
   Sorter sorter(gpu, {.algorithm = Algorithm::radix, .value_bytes = 4});
   Buffer mine(gpu, 400, "keys"), theirs(other, 400, "keys elsewhere");
   CHECK_THROWS_WITH_AS(sorter.sort(theirs, &mine, 100), doctest::Contains("keys Buffer was made on another vksort::Device"), Error);

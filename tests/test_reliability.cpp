@@ -68,8 +68,7 @@ TEST_CASE("threads: separate Sorters on one Device sort at the same time, every 
 }
 
 TEST_CASE("out of device memory while allocating scratch: a clear error, input untouched, Sorter still usable") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.device_memory = 24u << 20;  // 24 MiB
   Device gpu(options);
   // Brick sort works in place (a few control words of scratch): nothing to run out of.
@@ -109,8 +108,7 @@ TEST_CASE("out of device memory while allocating scratch: a clear error, input u
 }
 
 TEST_CASE("a lost device: every call fails at once with VK_ERROR_DEVICE_LOST, naming what ran; no hang") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.lose_device_after = 3;  // upload, sort, download succeed; the next submission is lost
   Device gpu(options);
   Sorter sorter(gpu, SortOptions{.key = Key::f32});

@@ -125,7 +125,7 @@ TEST_CASE("Buffer::copy_from copies on the GPU, at offsets, and refuses what it 
   Buffer empty;
   CHECK_THROWS_WITH_AS(empty.copy_from(a, 4), doctest::Contains("copy into an empty"), Error);
   CHECK_THROWS_WITH_AS(a.copy_from(empty, 4), doctest::Contains("copy from an empty"), Error);
-  Device other(DeviceOptions{.validation = gpu.validation_enabled() ? 1 : 0});
+  Device other(test::options_like_device());
   Buffer theirs(other, 400, "elsewhere");
   CHECK_THROWS_WITH_AS(theirs.copy_from(a, 400), doctest::Contains("different vksort::Devices"), Error);
   // A refused copy changed nothing.
@@ -213,8 +213,7 @@ TEST_CASE("a borrowed device: vksort sorts with the application's handles and de
 }
 
 TEST_CASE("without timestamps, times are reported as unavailable, never as zero") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.no_timestamps = true;
   Device gpu(options);
   CHECK_FALSE(gpu.info().timestamps);

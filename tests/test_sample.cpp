@@ -143,8 +143,7 @@ TEST_CASE("sample sort options: the number of samples must be a power of two wit
 }
 
 TEST_CASE("sample sort on a pretend-small device: 3-D grids past maxComputeWorkGroupCount, little shared memory") {
-  DeviceOptions small;
-  small.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions small = test::options_like_device();
   small.pretend = {.max_shared_memory = 4096, .max_workgroup_invocations = 32, .max_workgroup_count = 7};
   Device gpu(small);
   for (Key key : {Key::u32, Key::f64}) {

@@ -609,8 +609,7 @@ TEST_CASE("segmented sort by composed (segment, key) keys: forced and chosen") {
 // general path, and forced composed keys run the compose kernels' GPU layout (positions a workgroup
 // apart); the recording path keeps the small-segment kernels for any promise.
 TEST_CASE("segmented sort by composed (segment, key) keys on a pretend GPU: the GPU's choices and layout") {
-  DeviceOptions options;
-  options.validation = test::device().validation_enabled() ? 1 : 0;
+  DeviceOptions options = test::options_like_device();
   options.pretend.gpu = true;
   Device gpu(options);
   REQUIRE(gpu.info().type != "cpu");

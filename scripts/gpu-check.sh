@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Everything a session with a GPU for a few minutes should run, in one command: the benchmark
+# (scripts/gpu-bench.sh: every radix path against CUB), then the GPU-facing test suites with a time
+# limit each, while nvidia-smi (where there is one) logs the clocks every 10 ms. Results go to OUT,
+# one file per part; nothing stops at the first failure, and the exit code says whether any part failed.
+#
+#   scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]
+#
+# DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
+# test_buckets), built on another machine where this one has no glslc (configure with -DVKSORT_TBB=OFF
+# so they need only libstdc++ and the Vulkan loader). The tests run without the validation layer unless
+# it is installed: on a GPU they look for wrong results, hangs and races that lavapipe cannot show.
+set -uo pipefail
+
+bin="" out="" min_log=16 max_log=28 paths="" test_timeout=120
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --min-log) min_log="$2"; shift 2 ;;
+    --max-log) max_log="$2"; shift 2 ;;
+    --paths) paths="$2"; shift 2 ;;
+    --test-timeout) test_timeout="$2"; shift 2 ;;
+    *) echo "usage: scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ]; then
+  echo "gpu-check: --bin DIR (holding vksort) and --out OUT are needed" >&2
+  exit 2
+fi
+mkdir -p "$out"
+bin=$(realpath "$bin") out=$(realpath "$out")
+cd "$(dirname "$0")/.." || exit 2
+failed=0
+
+smi=""
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,pstate --format=csv -lms 10 \
+    >"$out/clocks.csv" 2>&1 &
+  smi=$!
+fi
+
+echo "== benchmark (scripts/gpu-bench.sh)"
+bench_args=(--vksort "$bin/vksort" --min-log "$min_log" --max-log "$max_log" --out "$out/bench")
+[ -n "$paths" ] && bench_args+=(--paths "$paths")
+scripts/gpu-bench.sh "${bench_args[@]}" >"$out/bench.log" 2>&1 || { echo "gpu-check: the benchmark failed (bench.log)"; failed=1; }
+tail -40 "$out/bench.log"
+
+for t in test_radix_single_pass test_radix test_brick test_sample test_buckets; do
+  [ -x "$bin/$t" ] || { echo "gpu-check: $bin/$t missing: not run"; continue; }
+  echo "== $t (at most ${test_timeout} s)"
+  rc=0
+  timeout "$test_timeout" "$bin/$t" >"$out/$t.txt" 2>&1 || rc=$?
+  tail -3 "$out/$t.txt"
+  if [ "$rc" -eq 124 ]; then echo "gpu-check: $t ran out of time"; failed=1
+  elif [ "$rc" -ne 0 ]; then echo "gpu-check: $t failed (exit $rc)"; failed=1; fi
+done
+
+[ -n "$smi" ] && kill "$smi" 2>/dev/null
+exit "$failed"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Everything a session with a GPU for a few minutes should run, in one command: the benchmark
-# (scripts/gpu-bench.sh: every radix path against CUB), then the GPU-facing test suites with a time
-# limit each, while nvidia-smi (where there is one) logs the clocks every 10 ms. Results go to OUT,
+# (scripts/gpu-bench.sh: every radix path against CUB), with --sweep the single pass's look-back sweep
+# (scripts/gpu-sweep.sh, beside --old DIR's vksort where given), then the GPU-facing test suites with a
+# time limit each, while nvidia-smi (where there is one) logs the clocks every 10 ms. Results go to OUT,
 # one file per part; nothing stops at the first failure, and the exit code says whether any part failed.
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]
+#                        [--sweep] [--sweep-sizes LIST] [--old DIR]
 #
 # DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
 # test_buckets), built on another machine where this one has no glslc (configure with -DVKSORT_TBB=OFF
@@ -13,16 +15,20 @@
 # it is installed: on a GPU they look for wrong results, hangs and races that lavapipe cannot show.
 set -uo pipefail
 
-bin="" out="" min_log=16 max_log=28 paths="" test_timeout=120
+bin="" out="" min_log=16 max_log=28 paths="" test_timeout=120 sweep=0 sweep_sizes="2^22,2^24,2^28" old=""
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S] [--sweep] [--sweep-sizes LIST] [--old DIR]"
 while [ $# -gt 0 ]; do
   case "$1" in
+    --sweep) sweep=1; shift ;;
+    --sweep-sizes) sweep_sizes="$2"; shift 2 ;;
+    --old) old="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --min-log) min_log="$2"; shift 2 ;;
     --max-log) max_log="$2"; shift 2 ;;
     --paths) paths="$2"; shift 2 ;;
     --test-timeout) test_timeout="$2"; shift 2 ;;
-    *) echo "usage: scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]" >&2; exit 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ]; then
@@ -46,6 +52,14 @@ bench_args=(--vksort "$bin/vksort" --min-log "$min_log" --max-log "$max_log" --o
 [ -n "$paths" ] && bench_args+=(--paths "$paths")
 scripts/gpu-bench.sh "${bench_args[@]}" >"$out/bench.log" 2>&1 || { echo "gpu-check: the benchmark failed (bench.log)"; failed=1; }
 tail -40 "$out/bench.log"
+
+if [ "$sweep" -eq 1 ]; then
+  echo "== look-back sweep (scripts/gpu-sweep.sh)"
+  sweep_args=(--vksort "$bin/vksort" --sizes "$sweep_sizes" --out "$out/sweep")
+  [ -n "$old" ] && sweep_args+=(--old "$(realpath "$old")/vksort")
+  scripts/gpu-sweep.sh "${sweep_args[@]}" >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed (sweep.log)"; failed=1; }
+  tail -40 "$out/sweep.log"
+fi
 
 for t in test_radix_single_pass test_radix test_brick test_sample test_buckets; do
   [ -x "$bin/$t" ] || { echo "gpu-check: $bin/$t missing: not run"; continue; }

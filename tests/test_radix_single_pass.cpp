@@ -55,6 +55,9 @@ Sorter checked_sorter(Device& gpu, const SortOptions& o) {
   CHECK(stats.fact("single_pass") == 1.0);
   CHECK(stats.fact("ranking_ballot") == (o.tuning.radix_ranking == RadixRanking::ballot ? 1.0 : 0.0));
   CHECK(stats.fact("ranking_columns") == (o.tuning.radix_ranking == RadixRanking::columns ? 1.0 : 0.0));
+  // Digits look back on their own where each invocation owns at most one.
+  const double radix = double(1u << uint32_t(*stats.fact("radix_bits")));
+  CHECK(stats.fact("lookback_per_digit") == (*stats.fact("workgroup") >= radix ? 1.0 : 0.0));
   return sorter;
 }
 
@@ -142,29 +145,37 @@ TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
   }
 }
 
-// The look-back of GPU shapes (DeviceOptions::pretend.gpu): a workgroup reads several predecessors per
-// round (the fact lookback_window), and digits that meet an inclusive state early end there while the
-// others advance by what all of them read published. Tiles of 1 key per invocation make dozens of
-// tiles, so rounds advance by whole windows, stop at unpublished tiles (50%) and count every one (100%).
+// The look-back of GPU shapes (DeviceOptions::pretend.gpu), reading several predecessors per round (the
+// fact lookback_window: the device's choice, and Tuning::lookback_window's 3 and 32). Where each
+// invocation owns at most one digit (4-bit digits here; lavapipe's 32 KiB of shared memory keeps
+// 8-bit workgroups narrower than 256), each digit walks back on its own (the fact lookback_per_digit),
+// else all in lockstep. Tiles of 1 key per invocation make dozens of tiles, so rounds advance by whole
+// windows, stop at unpublished tiles (50%) and count every one (100%).
 TEST_CASE("single-pass radix sort with GPU shapes: the look-back's window, with the fallback forced") {
-  for (uint32_t percent : {0u, 50u, 100u}) {
+  for (const auto& [percent, window] : {std::pair{0u, 0u}, {0u, 32u}, {50u, 3u}, {100u, 0u}}) {
     DeviceOptions shapes = test::options_like_device();
     shapes.pretend.gpu = true;
     shapes.pretend.lookback_stall_percent = percent;
     Device gpu(shapes);
     uint64_t seed = 1900;
     for (RadixRanking ranking : rankings(gpu)) {
-      for (Key key : {Key::u32, Key::i64}) {
+      for (const auto& [key, bits] : {std::pair{Key::u32, 8u}, {Key::u32, 4u}, {Key::i64, 4u}}) {
         SortOptions o = single_pass(key, Order::ascending, 4, ranking);
         o.tuning.items_per_thread = 1;
+        o.tuning.lookback_window = window;
+        o.tuning.radix_bits = bits;
         Sorter sorter(gpu, o);
         for (uint64_t n : {uint64_t(3), uint64_t(5 * sorter.tile_size() - 1), uint64_t(40 * sorter.tile_size() + 3)}) {
-          INFO("stall ", percent, "% ", to_string(ranking), " ", to_string(key), " n ", n, " tile ", sorter.tile_size());
+          INFO("stall ", percent, "% window ", window, " ", to_string(ranking), " ", to_string(key), " bits ", bits, " n ", n,
+               " tile ", sorter.tile_size());
           SortStats stats;
           CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
           const uint64_t tiles = (n + sorter.tile_size() - 1) / sorter.tile_size();
           const double runs = *stats.fact("passes_run");
-          if (ranking == RadixRanking::ballot) CHECK(*stats.fact("lookback_window") > 1);
+          if (window) CHECK(stats.fact("lookback_window") == window);
+          else if (ranking == RadixRanking::ballot) CHECK(*stats.fact("lookback_window") > 1);
+          CHECK(stats.fact("lookback_per_digit") == (sorter.tile_size() >= (1u << bits) ? 1 : 0));
+          if (bits == 4) CHECK(stats.fact("lookback_per_digit") == 1);
           if (tiles > 1) CHECK(*stats.fact("lookback_rounds_per_tile") >= 1);
           if (percent == 100) CHECK(*stats.fact("lookback_fallbacks") == runs * double(tiles * (tiles - 1) / 2));
           if (percent == 50 && tiles > 2) CHECK(*stats.fact("lookback_fallbacks") > 0);
@@ -176,7 +187,8 @@ TEST_CASE("single-pass radix sort with GPU shapes: the look-back's window, with 
 
 // ctest runs this case with LP_NUM_THREADS = 1, 2 and 8: workgroups then run one at a time, in pairs,
 // or many at once, so predecessors are published, in flight or not yet started when looked at. The
-// GPU shapes (pretend.gpu) look back through several predecessors a round.
+// GPU shapes (pretend.gpu) look back through several predecessors a round; with 4-bit digits (16
+// invocations or more per 16 digits) each digit on its own, spinning while its predecessor is unpublished.
 TEST_CASE("single-pass radix sort across driver threads") {
   DeviceOptions shapes = test::options_like_device();
   shapes.pretend.gpu = true;
@@ -188,11 +200,15 @@ TEST_CASE("single-pass radix sort across driver threads") {
         SortOptions o = single_pass(Key::u32, Order::ascending, 4, ranking);
         o.tuning.workgroup_size = items && gpu != &gpu_shapes ? 4 : 0;
         o.tuning.items_per_thread = items;
+        const bool per_digit = gpu == &gpu_shapes && items == 4;
+        if (per_digit) o.tuning.radix_bits = 4;
         Sorter sorter(*gpu, o);
         for (uint64_t n : {uint64_t(999), uint64_t(20011), uint64_t(131073)})
           for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::zipf}) {
             INFO("GPU shapes ", gpu == &gpu_shapes, " ", to_string(ranking), " items ", items, " n ", n);
-            CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, workloads::default_spec(d), n, seed++)) == "");
+            SortStats stats;
+            CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, workloads::default_spec(d), n, seed++), &stats) == "");
+            if (per_digit) CHECK(stats.fact("lookback_per_digit") == 1);
           }
       }
     }
@@ -428,6 +444,12 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   SortStats stats;
   REQUIRE(test::check_on(no_subgroups, columns, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, 1), &stats) == "");
   CHECK(stats.fact("ranking_columns") == 1);
+  // lavapipe's narrow workgroups own several digits each: they look back in lockstep.
+  if (test::device().info().type == "cpu") CHECK(stats.fact("lookback_per_digit") == 0);
+  // The look-back window is 1 to 32 predecessors (0: the device's choice).
+  o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
+  o.tuning.lookback_window = 33;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("look-back window 33 must be 1 to 32"), Error);
   // Names round-trip.
   for (RadixScan s : {RadixScan::automatic, RadixScan::single_pass, RadixScan::reduce_then_scan})
     CHECK(parse_radix_scan(to_string(s)) == s);

@@ -133,6 +133,21 @@ TEST_CASE("Buffer::copy_from copies on the GPU, at offsets, and refuses what it 
   CHECK(back[0] == 11);
 }
 
+TEST_CASE("pretend dirty memory: every new device buffer holds its own nonzero stale word") {
+  DeviceOptions options = test::options_like_device();
+  options.pretend.dirty_memory = true;
+  Device dirty(options);
+  std::vector<uint32_t> first(1001), second(1001);
+  Buffer a(dirty, first.size() * 4, "a"), b(dirty, second.size() * 4, "b");
+  a.download(std::as_writable_bytes(std::span(first)));
+  b.download(std::as_writable_bytes(std::span(second)));
+  CHECK(first[0] != 0);
+  CHECK(std::all_of(first.begin(), first.end(), [&](uint32_t w) { return w == first[0]; }));
+  CHECK(std::all_of(second.begin(), second.end(), [&](uint32_t w) { return w == second[0]; }));
+  CHECK(second[0] != 0);
+  CHECK(second[0] != first[0]);
+}
+
 TEST_CASE("an impossible allocation says what, how big and why") {
   Device& gpu = test::device();
   const uint64_t huge = uint64_t(1) << 50;

@@ -62,6 +62,12 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
                  "reduce-then-scan (count, scan, scatter per digit) (default: auto, per device)")
       ->type_name("S")
       ->group("Tuning");
+  app.add_option("--lookback-window", t.lookback_window,
+                 "Single-pass radix sort: predecessor tiles each look-back round reads per digit after the first, "
+                 "1 to 32 (default: per device)")
+      ->type_name("W")
+      ->check(not_negative)
+      ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
       ->type_name("S")
       ->check(not_negative)

@@ -68,6 +68,9 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   if (!scan)
     throw UsageError("--radix-scan: unknown path '" + options.radix_scan + "' (known: auto, single-pass, reduce-then-scan)");
   tuning.radix_scan = *scan;
+  if (options.lookback_window > 32)
+    throw UsageError("--lookback-window: " + std::to_string(options.lookback_window) + " is not 1 to 32 (predecessor tiles per round)");
+  tuning.lookback_window = options.lookback_window;
   return tuning;
 }
 

@@ -14,6 +14,13 @@
 // Each state word carries its flag and count together, so relaxed device-scope atomics suffice: no
 // other memory is published through it.
 //
+// Two walks, by the workgroup's shape. Where each invocation owns at most one digit (GPUs: 256
+// invocations or more for 256 digits), every digit walks back on its own, with no workgroup barrier
+// until it is done or gives up waiting (onesweep_look_back_per_digit): a round costs one read's
+// latency and no digit waits for another. Where invocations own several digits (CPU drivers' narrow
+// workgroups), all digits walk in lockstep a round at a time (onesweep_look_back_lockstep), which keeps
+// every invocation's loops short: lavapipe ends an invocation's loops after 65535 iterations in all.
+//
 // Include after keys.glsl and radix_digits.glsl, with RADIX, RADIX_BITS, WG and TILE defined, and set
 // the g_* globals below before calling onesweep_look_back().
 #ifndef VKSORT_ONESWEEP_LOOKBACK_GLSL
@@ -43,8 +50,11 @@ shared uint s_total[RADIX];    // this tile's keys of each digit (the ranking fi
 shared uint s_excl[RADIX];     // keys of each digit in all earlier tiles (the look-back's result)
 shared uint s_found[RADIX];    // 1 once the digit's look-back reached an inclusive state
 shared uint s_counted[RADIX];  // fallback: the predecessor's keys of each digit, counted here
-shared uint s_advance;         // predecessors every digit still looking read published this round
-shared uint s_looking;         // digits whose look-back has not reached an inclusive state yet
+shared uint s_advance;         // lockstep: predecessors every digit still looking read published this round
+shared uint s_looking;         // lockstep: digits whose look-back has not reached an inclusive state yet
+shared uint s_stuck;           // per digit: 1 + the nearest tile a digit gave up waiting for (0: none)
+shared uint s_rounds;          // per digit: the most rounds any digit took
+shared uint s_spin_rounds;     // per digit: the most rounds any digit found its predecessor unpublished
 
 Key onesweep_source_key(uint i) { return g_encoded ? g_src.k[i] : encode_key(g_src.k[i]); }
 uint onesweep_digit(Key k) { return key_digit(k, g_shift, g_bits); }
@@ -85,22 +95,113 @@ void count_predecessor(uint pred) {
   barrier();
 }
 
-// Publishes s_total as this tile's state in `state` (its region), looks back until every digit has
-// found an inclusive state, leaves the keys of each digit in earlier tiles in s_excl, publishes the
-// inclusive state, and clears this tile's row of `next_state` (the region the next pass that runs
-// uses). Barriers inside: call in uniform control flow, after s_total is complete and visible.
-//
+// Publishes this tile's digit counts s_total as its aggregate state (tile 0: inclusive).
+void publish_aggregate(uint tile, Words state) {
+  for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG)
+    state_store(state, tile * RADIX + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
+}
+
+// After the look-back: publishes the inclusive state, clears this tile's row of `next_state` (the
+// region the next pass that runs uses) and adds the tile's rounds to the pass's facts.
+void publish_inclusive(uint tile, Words state, Words next_state, uint rounds, uint spin_rounds) {
+  for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG) {
+    if (tile != 0u) state_store(state, tile * RADIX + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
+    next_state.w[tile * RADIX + d] = 0u;
+  }
+  if (gl_LocalInvocationID.x == 0u && rounds != 0u) {
+    atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_ROUNDS], rounds);
+    if (spin_rounds != 0u) atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_SPINS], spin_rounds);
+  }
+}
+
+// Every digit on its own (LOOKBACK_DIGITS == 1: invocation t owns digit t). A digit reads its nearest
+// unread predecessor (later rounds: WINDOW of them, in flight together), adds the published counts up
+// to the first unpublished or inclusive state, and stops at an inclusive one. A digit whose nearest
+// predecessor stays unpublished for ONESWEEP_SPINS rounds (at once when pretending) gives up; after
+// one barrier, if any did, the workgroup counts the nearest tile given up on (Decoupled Fallback),
+// the digits waiting on it take that count, and the waiting digits walk on. In the common case the
+// whole look-back has one barrier.
+void onesweep_look_back_per_digit(uint tile, Words state) {
+  const uint d = gl_LocalInvocationID.x;
+  publish_aggregate(tile, state);
+  if (d == 0u) s_stuck = 0u, s_rounds = 0u, s_spin_rounds = 0u;
+  // s_stuck and the round counts are reset.
+  barrier();
+  uint excl = 0u;
+  uint pred = tile;  // this digit's predecessors from pred - 1 down are unread
+  bool found = d >= RADIX || tile == 0u;
+  uint rounds = 0u, spin_rounds = 0u;
+  uint seen[WINDOW];
+  while (true) {  // uniform: once, and once more after each fallback
+    uint idle = 0u;
+    while (!found) {
+      ++rounds;
+      // pred >= 1 here: tile 0's state is inclusive, so a digit that passes it is done.
+      const uint span = min(rounds == 1u ? 1u : WINDOW, pred);
+      for (uint j = 0u; j < WINDOW; ++j) {
+        const uint p = pred - 1u - j;
+        if (j < span) seen[j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
+      }
+      uint take = 0u;
+      bool open = true;
+      for (uint j = 0u; j < WINDOW; ++j) {
+        const uint v = seen[j];
+        if (!open || j >= span || v < ONESWEEP_FLAG_AGGREGATE) {
+          open = false;
+          continue;
+        }
+        excl += v & ONESWEEP_COUNT_MASK;
+        take = j + 1u;
+        if ((v & ONESWEEP_FLAG_INCLUSIVE) != 0u) found = true, open = false;
+      }
+      pred -= take;
+      if (found) break;
+      if (take != 0u) {
+        idle = 0u;
+        continue;
+      }
+      if (pretend_stall(tile, pred - 1u) || ++idle >= ONESWEEP_SPINS) break;
+      ++spin_rounds;
+    }
+    if (!found) atomicMax(s_stuck, pred);
+    // Every digit is done or has given up.
+    barrier();
+    const uint stuck = s_stuck;
+    if (stuck == 0u) break;
+    // Decoupled Fallback: count the predecessor's keys instead of waiting for it.
+    count_predecessor(stuck - 1u);
+    if (!found && pred == stuck) {
+      const uint flag = stuck == 1u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE;
+      atomicMax(state.w[(stuck - 1u) * RADIX + d], s_counted[d] | flag);
+      excl += s_counted[d];
+      pred -= 1u;
+      found = stuck == 1u;
+    }
+    if (d == 0u) {
+      s_stuck = 0u;
+      atomicAdd(g_control.w[ONESWEEP_CONTROL_FALLBACKS], 1u);
+    }
+    // Everyone read s_stuck and s_counted before the next round sets them.
+    barrier();
+  }
+  if (d < RADIX) s_excl[d] = excl;
+  atomicMax(s_rounds, rounds);
+  atomicMax(s_spin_rounds, spin_rounds);
+  // s_excl and the round counts are complete.
+  barrier();
+}
+
 // All digits walk back together, a round at a time: each looking digit reads the next WINDOW (first
 // round: 1) predecessors, pred - 1, pred - 2, ... A digit that meets an inclusive state before any
 // unpublished one is done. The others all take the predecessors that every one of them read published
 // (s_advance: aggregates only, so the sums stay exact), and the next round starts after those. When
 // that is none, the nearest predecessor is unpublished for some digit: the round spins, and after
 // ONESWEEP_SPINS such rounds (at once when pretending) the workgroup counts that tile itself.
-void onesweep_look_back(uint tile, Words state, Words next_state) {
+// Returns the tile's rounds and spin rounds.
+uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
   const uint t = gl_LocalInvocationID.x;
-  const uint row = tile * RADIX;
+  publish_aggregate(tile, state);
   for (uint d = t; d < RADIX; d += WG) {
-    state_store(state, row + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
     s_excl[d] = 0u;
     s_found[d] = 0u;
   }
@@ -193,13 +294,20 @@ void onesweep_look_back(uint tile, Words state, Words next_state) {
     // s_looking is final for this round.
     barrier();
   }
-  for (uint d = t; d < RADIX; d += WG) {
-    if (tile != 0u) state_store(state, row + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
-    next_state.w[row + d] = 0u;
-  }
-  if (t == 0u && rounds != 0u) {
-    atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_ROUNDS], rounds);
-    if (spin_rounds != 0u) atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_SPINS], spin_rounds);
+  return uvec2(rounds, spin_rounds);
+}
+
+// Publishes s_total as this tile's state in `state` (its region), looks back until every digit has
+// found an inclusive state, leaves the keys of each digit in earlier tiles in s_excl, publishes the
+// inclusive state, and clears this tile's row of `next_state` (the region the next pass that runs
+// uses). Barriers inside: call in uniform control flow, after s_total is complete and visible.
+void onesweep_look_back(uint tile, Words state, Words next_state) {
+  if (LOOKBACK_DIGITS == 1u) {
+    onesweep_look_back_per_digit(tile, state);
+    publish_inclusive(tile, state, next_state, s_rounds, s_spin_rounds);
+  } else {
+    const uvec2 rounds = onesweep_look_back_lockstep(tile, state);
+    publish_inclusive(tile, state, next_state, rounds.x, rounds.y);
   }
 }
 

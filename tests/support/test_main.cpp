@@ -32,6 +32,12 @@ Device& device() {
       options.pretend.gpu = true;
       std::fprintf(stderr, "note: VKSORT_TEST_PRETEND_GPU=1: the device poses as a GPU\n");
     }
+    // Every device-local buffer starts with stale nonzero bytes (DeviceOptions::pretend.dirty_memory),
+    // as a GPU driver's recycled memory does; lavapipe's fresh memory is mostly zeroed.
+    if (const char* v = std::getenv("VKSORT_TEST_DIRTY_MEMORY"); v && std::string(v) == "1") {
+      options.pretend.dirty_memory = true;
+      std::fprintf(stderr, "note: VKSORT_TEST_DIRTY_MEMORY=1: new device buffers hold stale bytes\n");
+    }
     g_device = std::make_unique<Device>(options);
   }
   return *g_device;

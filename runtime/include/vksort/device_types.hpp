@@ -70,6 +70,11 @@ struct DeviceOptions {
     // a device without forward-progress guarantees might leave them, so its fallback (counting the
     // predecessor's keys itself) runs at that rate: for tests. 0: never; values above 100 mean 100.
     uint32_t lookback_stall_percent = 0;
+    // As if the driver handed out memory that still holds an earlier user's bytes (as GPU drivers do
+    // when they recycle freed memory within a process): every device-local buffer vksort allocates is
+    // filled with a nonzero pattern, different per buffer, before it is used. A kernel that reads a word
+    // nobody wrote this sort then shows, where fresh zeroed memory would hide it: for tests.
+    bool dirty_memory = false;
   } pretend{};
   // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
   // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the

@@ -91,6 +91,10 @@ struct Tuning {
   uint32_t samples = 0;           // sample sort: s, samples per sublist and buckets (power of two <= tile)
   RadixRanking radix_ranking = RadixRanking::automatic;  // radix sort: see RadixRanking
   RadixScan radix_scan = RadixScan::automatic;           // radix sort: see RadixScan
+  // Single-pass radix sort: predecessor tiles each round of the look-back reads per digit after its
+  // first, 1 to 32 (0: per device; 8 on GPUs, 1 on CPU drivers). Larger windows pass long runs of
+  // unfinished tiles in fewer rounds, for more reads.
+  uint32_t lookback_window = 0;
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange

@@ -359,6 +359,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   apply_pretend_limits(ctx->info, options.pretend);
   ctx->memory_budget = options.pretend.device_memory;
   ctx->lookback_stall_percent = std::min(options.pretend.lookback_stall_percent, 100u);
+  ctx->dirty_memory = options.pretend.dirty_memory;
   ctx->submits_before_loss = options.pretend.lose_device_after;
 
   float priority = 1.0f;

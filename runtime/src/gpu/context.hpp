@@ -61,6 +61,10 @@ struct Context {
   // DeviceOptions::pretend.lookback_stall_percent: the single-pass radix sort's look-back finds this
   // share of predecessor tiles unpublished (0: never pretends).
   uint32_t lookback_stall_percent = 0;
+  // DeviceOptions::pretend.dirty_memory: DeviceBuffer fills each new device-local buffer with a
+  // pattern; `dirty_buffers` counts them, so each gets its own.
+  bool dirty_memory = false;
+  std::atomic<uint32_t> dirty_buffers{0};
   std::atomic<uint64_t> device_local_in_use{0};
 
   // A lost device stays lost: what was running then, so later calls fail at once and say so.

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "gpu/submit.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::gpu {
@@ -96,12 +97,26 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
   }
   if (kind == MemoryKind::device_local) {
     address_ = buffer_address(ctx, buffer_, 0);
+    if (ctx.dirty_memory) fill_with_stale_bytes(ctx, what);
   } else if (VkResult r = ctx.vk.vkMapMemory(ctx.device, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_); r != VK_SUCCESS) {
     release();
     throw Error(what + " (mapping staging memory): " + result_name(r), r);
   }
   std::lock_guard lock(ctx.buffers_mutex);
   ctx.buffer_sizes[buffer_] = size_;
+}
+
+void DeviceBuffer::fill_with_stale_bytes(Context& ctx, const std::string& what) {
+  // A word that differs per buffer and is never zero, so neither "memory starts zeroed" nor "this
+  // buffer holds what the previous one did" can pass by luck.
+  const uint32_t pattern = (0xA5C3E1F7u ^ (ctx.dirty_buffers.fetch_add(1) * 0x9E3779B9u)) | 0x01010101u;
+  try {
+    submit_and_wait(ctx, what + " (filling it with stale bytes, DeviceOptions::pretend.dirty_memory)",
+                    [&](VkCommandBuffer cmd) { ctx.vk.vkCmdFillBuffer(cmd, buffer_, 0, VK_WHOLE_SIZE, pattern); });
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
 void DeviceBuffer::release() noexcept {

@@ -27,6 +27,8 @@ class DeviceBuffer {
   explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
 
  private:
+  // DeviceOptions::pretend.dirty_memory: fills the new buffer with a nonzero word (releases it on failure).
+  void fill_with_stale_bytes(Context& ctx, const std::string& what);
   void release() noexcept;
   Context* ctx_ = nullptr;
   VkBuffer buffer_ = VK_NULL_HANDLE;

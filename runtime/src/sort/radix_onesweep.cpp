@@ -16,8 +16,8 @@ static_assert(sizeof(OnesweepPush) == 128, "push constants must match the GLSL s
 
 namespace {
 
-// Shared memory of the look-back (onesweep_lookback.glsl): four words per digit and a few more.
-uint64_t lookback_shared_bytes(uint32_t radix) { return uint64_t(radix) * 4 * 4 + 16; }
+// Shared memory of the look-back (onesweep_lookback.glsl): four words per digit and six more.
+uint64_t lookback_shared_bytes(uint32_t radix) { return uint64_t(radix) * 4 * 4 + 6 * 4; }
 // Predecessors the look-back reads per round and digit (SPEC_ONESWEEP_WINDOW), kept in registers: on
 // GPUs up to 8, fewer where an invocation owns several digits; 1 on CPU drivers, where each read is a
 // loop over the lanes and workgroups rarely wait on each other.
@@ -26,6 +26,8 @@ uint32_t lookback_window(const DeviceInfo& info, uint32_t radix, uint32_t workgr
   const uint32_t digits = (radix + workgroup - 1) / workgroup;
   return std::clamp(16 / digits, 1u, 8u);
 }
+// Tuning::lookback_window's bound: the reads of a round are held in registers.
+constexpr uint32_t max_lookback_window = 32;
 // Column ranking: a 32-bit counter per digit and invocation.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
@@ -139,7 +141,11 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                             {SPEC_RADIX_BITS, radix_bits_}},
                            sizeof(OnesweepPush));
   const std::string pass = keyed_shader(columns_ ? "radix_onesweep_columns" : "radix_onesweep_ballot", options.key) + (values_ ? "_v" : "");
-  window_ = lookback_window(info, radix, wg);
+  if (tune.lookback_window > max_lookback_window)
+    throw Error("radix sort (single pass): look-back window " + std::to_string(tune.lookback_window) + " must be 1 to " +
+                std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
+  window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
+  per_digit_ = radix <= wg;
   if (columns_)
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
@@ -270,6 +276,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"sorted_on_entry", ran ? double(control[RADIX_CONTROL_SORTED_ON_ENTRY]) : 1.0},
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
           {"lookback_window", double(window_)},
+          {"lookback_per_digit", per_digit_ ? 1.0 : 0.0},
           {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
           {"lookback_spin_rounds", spins},
           {"dispatches", ran ? double(4 + p) : 0.0},

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The single-pass radix sort's look-back on a GPU, in one command: u32 keys at a few sizes with each
+# look-back window (Tuning::lookback_window) and keys per invocation, and optionally an older vksort
+# binary's default path in the same run, each case warmed up and run back to back (--resident), every
+# result checked. Then a Markdown table (scripts/gpu_sweep_summary.py) of Gkeys/s beside the facts that
+# explain them: look-back rounds per tile, rounds spent spinning, fallbacks.
+#
+#   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
+#                        [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
+#
+# Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8 (0: the device's choice),
+# --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. A case that fails or hangs is
+# recorded in DIR/failed.txt, the others still run, and the script then exits 1. On lavapipe (CI) it
+# runs at small sizes so it stays working.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8" type=u32 repeat=5 warmup_ms=1000 limit=300
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --vksort) vksort="$2"; shift 2 ;;
+    --old) old="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --windows) windows="$2"; shift 2 ;;
+    --items) items="$2"; shift 2 ;;
+    --type) type="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --warmup-ms) warmup_ms="$2"; shift 2 ;;
+    --timeout) limit="$2"; shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$vksort" ] || [ -z "$out" ] || [ ! -x "$vksort" ] || { [ -n "$old" ] && [ ! -x "$old" ]; }; then
+  echo "$usage" >&2
+  exit 2
+fi
+mkdir -p "$out"
+rm -f "$out"/sweep-*.json "$out/failed.txt"
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+
+# One case: label, binary, then bench options.
+run_case() {
+  local label="$1" bin="$2"
+  shift 2
+  echo "== $label"
+  local rc=0
+  timeout "$limit" "$bin" bench --algo radix --type "$type" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 \
+    --warmup-ms "$warmup_ms" --resident --no-cpu --format json --out "$out/sweep-$label.json" "$@" 2>"$out/stderr.txt" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    cat "$out/stderr.txt" >&2
+    echo "$label: exit $rc: $(tail -1 "$out/stderr.txt")" | tee -a "$out/failed.txt"
+    rm -f "$out/sweep-$label.json"
+  fi
+}
+
+[ -n "$old" ] && run_case "old-auto" "$old"
+run_case "auto" "$vksort"
+IFS=, read -r -a window_list <<<"$windows"
+IFS=, read -r -a items_list <<<"$items"
+for i in "${items_list[@]}"; do
+  for w in "${window_list[@]}"; do
+    run_case "single-pass-items$i-window$w" "$vksort" --radix-scan single-pass --items-per-thread "$i" --lookback-window "$w"
+  done
+done
+rm -f "$out/stderr.txt"
+"$python" scripts/gpu_sweep_summary.py "$out" | tee "$out/sweep.md"
+[ ! -s "$out/failed.txt" ]

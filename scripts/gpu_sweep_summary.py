@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A Markdown table of one scripts/gpu-sweep.sh run: per case and size, the median GPU time, Gkeys/s,
+and the single pass's look-back facts (window, rounds per tile, rounds spent spinning, fallbacks,
+whether digits walked on their own), so the look-back's cost can be read beside the rate.
+
+    scripts/gpu_sweep_summary.py RUN_DIR
+"""
+import glob
+import json
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("usage: gpu_sweep_summary.py RUN_DIR", file=sys.stderr)
+        return 2
+    run = sys.argv[1]
+    rows = []
+    device = None
+    for path in sorted(glob.glob(os.path.join(run, "sweep-*.json"))):
+        label = os.path.basename(path)[len("sweep-"):-len(".json")]
+        with open(path) as f:
+            data = json.load(f)
+        device = device or data["device"].get("name")
+        for r in data["results"]:
+            rows.append((r["n"], label, r))
+    print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
+    print("| n | case | ms | Gkeys/s | tile | window | per digit | rounds/tile | spin rounds | fallbacks |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
+        f = r.get("facts", {})
+        ms = r["gpu_ms"]["median"]
+
+        def fact(name, fmt="{:.0f}"):
+            return fmt.format(f[name]) if name in f else ""
+
+        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('tile')} | "
+              f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
+              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
+    failed = os.path.join(run, "failed.txt")
+    if os.path.exists(failed):
+        print("\nFailed:\n")
+        with open(failed) as fh:
+            for line in fh:
+                print(f"- {line.strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

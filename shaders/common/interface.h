@@ -241,6 +241,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_ONESWEEP_TILE 7       // onesweep_plan: keys per tile of the passes
 #define SPEC_ONESWEEP_STAGE_KEYS 8 // onesweep_ballot: TILE to stage the tile in shared memory, else 1
 #define SPEC_ONESWEEP_WINDOW 10    // onesweep passes: predecessor tiles the look-back reads per round
+#define SPEC_BALLOT_WORDS 11       // onesweep_ballot: 32-bit ballot words that hold a subgroup's lanes (1-4)
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself

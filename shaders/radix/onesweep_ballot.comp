@@ -32,6 +32,9 @@ layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;  // the most subgroups a workgroup may have
 layout(constant_id = SPEC_ONESWEEP_STAGE_KEYS) const uint STAGE_KEYS = 1;   // TILE: stage the tile in shared memory
+// Ballot words that hold a subgroup's lanes (the device's subgroup size, which pipelines of SPIR-V 1.5
+// without a varying-size flag always get): the ranking combines only those, one on subgroups of 32.
+layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
@@ -109,14 +112,18 @@ void main() {
     const bool valid = i < g_n;
     const Key k = preload ? keys[r] : valid ? onesweep_source_key(i) : KEY_MAX;
     const uint d = onesweep_digit(k);
+    // Only the ballot words that can hold a lane are combined: one on subgroups of 32 or fewer.
     uvec4 peers = subgroupBallot(valid);
     for (uint b = 0u; b < RADIX_BITS; ++b) {
       const bool set = ((d >> b) & 1u) != 0u;
       const uvec4 with_bit = subgroupBallot(set);
-      peers &= set ? with_bit : ~with_bit;
+      for (uint w = 0u; w < BALLOT_WORDS; ++w) peers[w] &= set ? with_bit[w] : ~with_bit[w];
     }
-    const uint below = subgroupBallotExclusiveBitCount(peers);
-    const uint count = subgroupBallotBitCount(peers);
+    uint below = 0u, count = 0u;
+    for (uint w = 0u; w < BALLOT_WORDS; ++w) {
+      below += bitCount(peers[w] & gl_SubgroupLtMask[w]);
+      count += bitCount(peers[w]);
+    }
     const uint before = valid ? s_hist[row + d] : 0u;
     // Every invocation read its count before the highest peer of each digit replaces it.
     subgroupMemoryBarrierShared();

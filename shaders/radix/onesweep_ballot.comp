@@ -41,15 +41,35 @@ const uint RADIX = 1u << RADIX_BITS;
 
 #include "radix/onesweep_lookback.glsl"
 
-// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts while ranking, then offsets.
-shared uint s_hist[SUBGROUPS * RADIX];
+// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts while ranking, then offsets. Where the
+// tile is staged, the same words then hold it in digit order (stage_key, staged_key: keys, then
+// values): every key's slot is in registers by then, so histograms and tile share the memory and a
+// workgroup needs the larger of the two, not both (more workgroups per multiprocessor, or larger tiles).
+const uint HIST_WORDS = SUBGROUPS * RADIX;
+const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
+shared uint s_hist[HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
 shared uint s_live[SUBGROUPS];  // live invocations of each subgroup
-// Staging: the tile in digit order, and where each digit's keys start in it.
-shared Key s_stage[STAGE_KEYS];
-#if VALUE_WORDS == 1
-shared uint s_stage_values[STAGE_KEYS];
+shared uint s_start[RADIX];     // staging: where each digit's keys start in the tile
+
+void stage_key(uint slot, Key k) {
+#if KEY_WORDS == 1
+  s_hist[slot] = k;
+#else
+  s_hist[2u * slot] = k.x;
+  s_hist[2u * slot + 1u] = k.y;
 #endif
-shared uint s_start[RADIX];
+}
+Key staged_key(uint slot) {
+#if KEY_WORDS == 1
+  return s_hist[slot];
+#else
+  return uvec2(s_hist[2u * slot], s_hist[2u * slot + 1u]);
+#endif
+}
+#if VALUE_WORDS == 1
+void stage_value(uint slot, uint v) { s_hist[STAGE_KEYS * KEY_WORDS + slot] = v; }
+uint staged_value(uint slot) { return s_hist[STAGE_KEYS * KEY_WORDS + slot]; }
+#endif
 
 #define WG_SCAN_T uint
 #include "common/workgroup_scan.glsl"
@@ -167,26 +187,32 @@ void main() {
     digit_starts();
     // s_start is complete.
     barrier();
+    // Each key's slot in the tile's digit order, kept in place of its rank.
+    for (uint r = 0u; r < ITEMS; ++r) {
+      if (chunk + r * live + lane >= g_n) break;
+      const uint d = onesweep_digit(keys[r]);
+      ranks[r] += s_start[d] + s_hist[row + d];
+    }
+    // Every histogram word has been read: the tile may overwrite them.
+    barrier();
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       if (i >= g_n) break;
-      const uint d = onesweep_digit(keys[r]);
-      const uint slot = s_start[d] + s_hist[row + d] + ranks[r];
-      s_stage[slot] = keys[r];
+      stage_key(ranks[r], keys[r]);
 #if VALUE_WORDS == 1
-      s_stage_values[slot] = src_values.w[i];
+      stage_value(ranks[r], src_values.w[i]);
 #endif
     }
     // The tile is staged in digit order.
     barrier();
     const uint count = min(TILE, g_n - tile * TILE);
     for (uint slot = t; slot < count; slot += WG) {
-      const Key k = s_stage[slot];
+      const Key k = staged_key(slot);
       const uint d = onesweep_digit(k);
       const uint to = s_excl[d] + slot - s_start[d];
       dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
-      dst_values.w[to] = s_stage_values[slot];
+      dst_values.w[to] = staged_value(slot);
 #endif
     }
     return;

@@ -35,11 +35,12 @@ uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
 // Ballot ranking: room for twice as many subgroups as full ones would make (Vulkan 1.2 does not promise
 // full subgroups), a histogram row each.
 uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup) { return 2 * std::max(1u, (workgroup + subgroup - 1) / subgroup); }
-// Without the staged tile: the histogram rows, live counts, digit starts, the workgroup scan and the
+// The histogram rows, or the staged tile (`staged_bytes`, 0 if not staged) where that is larger: they
+// share memory (onesweep_ballot.comp). Then live counts, digit starts, the workgroup scan and the
 // look-back's arrays.
-uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup) {
+uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, uint64_t staged_bytes = 0) {
   const uint32_t s = ballot_subgroups(workgroup, subgroup);
-  return uint64_t(s) * radix * 4 + s * 4 + radix * 4 + 2 * workgroup * 4 + lookback_shared_bytes(radix);
+  return std::max(uint64_t(s) * radix * 4, staged_bytes) + s * 4 + radix * 4 + 2 * workgroup * 4 + lookback_shared_bytes(radix);
 }
 // Keys per tile with column ranking (CPU drivers): as reduce-then-scan's column blocks, measured there
 // (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
@@ -113,7 +114,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     // (down to 4 keys per invocation) to make it fit.
     const uint64_t item_bytes = key_bytes(options.key) + (values_ ? 4 : 0);
     auto staged_fits = [&](uint32_t items) {
-      return ballot_shared_bytes(radix, wg, sg) + uint64_t(wg) * items * item_bytes <= info.max_shared_memory;
+      return ballot_shared_bytes(radix, wg, sg, uint64_t(wg) * items * item_bytes) <= info.max_shared_memory;
     };
     uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
     if (!tune.items_per_thread && info.type != "cpu")

@@ -9,14 +9,14 @@
 #   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
 #                        [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
 #
-# Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8 (0: the device's choice),
+# Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. A case that fails or hangs is
 # recorded in DIR/failed.txt, the others still run, and the script then exits 1. On lavapipe (CI) it
 # runs at small sizes so it stays working.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8" type=u32 repeat=5 warmup_ms=1000 limit=300
+vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" type=u32 repeat=5 warmup_ms=1000 limit=300
 usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -71,5 +71,21 @@ for t in test_radix_single_pass test_radix test_brick test_sample test_buckets; 
   elif [ "$rc" -ne 0 ]; then echo "gpu-check: $t failed (exit $rc)"; failed=1; fi
 done
 
+# The 64-bit reduce-then-scan cases failed once each on an H100 (bench/results/nvidia-h100_2026-11-26:
+# 55 of 100 keys came out as zeros) and never on lavapipe: run them again, and again without subgroup
+# operations, to see how often and whether the subgroup scans are involved.
+if [ -x "$bin/test_radix" ]; then
+  for run in 1 2 3 no-subgroups; do
+    rc=0
+    if [ "$run" = no-subgroups ]; then
+      VKSORT_TEST_NO_SUBGROUPS=1 timeout "$test_timeout" "$bin/test_radix" --test-case='*i64,*f64' >"$out/radix64-$run.txt" 2>&1 || rc=$?
+    else
+      timeout "$test_timeout" "$bin/test_radix" --test-case='*i64,*f64' >"$out/radix64-$run.txt" 2>&1 || rc=$?
+    fi
+    echo "== test_radix 64-bit keys, run $run: exit $rc"
+    [ "$rc" -ne 0 ] && { grep -m3 "ERROR" "$out/radix64-$run.txt"; failed=1; }
+  done
+fi
+
 [ -n "$smi" ] && kill "$smi" 2>/dev/null
 exit "$failed"

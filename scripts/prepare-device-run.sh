@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Gets a run on a lent GPU machine (the device tool) ready here, where glslc is: builds vksort and the
+# GPU-facing test binaries without oneTBB or Python (they then need only libstdc++ and the Vulkan
+# loader) into .devbin/new, optionally an older commit's vksort into .devbin/old (built in a git
+# worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
+# none). Both folders are git-excluded: name them in the device tool's `carry`. Then prints the
+# commands to run there, each within one call's 10 minutes.
+#
+#   scripts/prepare-device-run.sh [--old COMMIT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+old=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --old) old="$2"; shift 2 ;;
+    *) echo "usage: scripts/prepare-device-run.sh [--old COMMIT]" >&2; exit 2 ;;
+  esac
+done
+
+exclude=.git/info/exclude
+for p in /.devbin/ /.gl/; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >>"$exclude"; done
+
+targets=(vksort_cli test_radix test_radix_single_pass test_brick test_sample test_buckets)
+build() {  # source tree, build folder, targets...
+  local src="$1" dir="$2"
+  shift 2
+  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVKSORT_TBB=OFF -DVKSORT_PYTHON=OFF >/dev/null
+  cmake --build "$dir" --target "$@"
+}
+
+rm -rf .devbin
+mkdir -p .devbin/new
+build . build-device "${targets[@]}"
+cp build-device/apps/vksort/vksort .devbin/new/
+for t in "${targets[@]:1}"; do cp "build-device/tests/$t" .devbin/new/; done
+
+if [ -n "$old" ]; then
+  tree=/tmp/vksort-old-$old
+  [ -d "$tree" ] || git worktree add -f "$tree" "$old" >/dev/null
+  build "$tree" "$tree/build-device" vksort_cli
+  mkdir -p .devbin/old
+  cp "$tree/build-device/apps/vksort/vksort" .devbin/old/
+fi
+
+if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+  mkdir -p .gl /tmp/amd64/partial
+  o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
+  apt-get "${o[@]}" update >/dev/null
+  (cd .gl && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null)
+fi
+du -sh .devbin .gl
+
+setup='for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
+old_arg=""
+[ -n "$old" ] && old_arg=" --old .devbin/old/vksort"
+cat <<EOF
+
+Device calls (carry: [".devbin", ".gl"]), one per call, each within its 10 minutes:
+1. The look-back sweep:
+   $setup scripts/gpu-sweep.sh --vksort .devbin/new/vksort$old_arg --out /tmp/sweep; tar czf \$OUT/sweep.tgz -C /tmp sweep
+2. The benchmark against CUB and the GPU test suites:
+   $setup scripts/gpu-check.sh --bin .devbin/new --out /tmp/check --paths auto --test-timeout 60; tar czf \$OUT/check.tgz -C /tmp check
+EOF

@@ -6,27 +6,23 @@ vksort's best path as a ratio of it where CUB ran in the same run.
 
     scripts/gpu_bench_summary.py RUN_DIR
 """
-import glob
 import json
 import os
 import sys
 
+from bench_runs import bench_files, print_list_file, run_dir
+
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: gpu_bench_summary.py RUN_DIR", file=sys.stderr)
+    run = run_dir("gpu_bench_summary.py RUN_DIR")
+    if run is None:
         return 2
-    run = sys.argv[1]
     rates = {}  # (kind, n) -> {path: Gkeys/s}
     facts = {}  # (kind, path) -> facts of the largest n
-    device = None
-    for path_file in sorted(glob.glob(os.path.join(run, "radix-*.json"))):
-        kind_path = os.path.basename(path_file)[len("radix-"):-len(".json")]
+    files, device = bench_files(run, "radix")
+    for kind_path, data in files:
         kind = "-".join(kind_path.split("-")[:2])
         label = "-".join(kind_path.split("-")[2:])
-        with open(path_file) as f:
-            data = json.load(f)
-        device = device or data["device"].get("name")
         for r in data["results"]:
             rates.setdefault((kind, r["n"]), {})[label] = r["n"] / r["gpu_ms"]["median"] / 1e6
             facts[(kind, label)] = r.get("facts", {})
@@ -53,12 +49,7 @@ def main():
         ranking = "ballot" if f.get("ranking_ballot") else "columns" if f.get("ranking_columns") else "splits"
         print(f"| {kind} | {label} | {f.get('dispatches', 0):.0f} | {f.get('global_barriers', 0):.0f} | "
               f"{f.get('bytes_per_key', 0):.0f} | {f.get('tile', 0):.0f} | {ranking} |")
-    skipped = os.path.join(run, "skipped.txt")
-    if os.path.exists(skipped):
-        print("\nSkipped (refused by the library on this device):\n")
-        with open(skipped) as f:
-            for line in f:
-                print(f"- {line.strip()}")
+    print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")
     if not cub:
         print("\nCUB was not timed in this run (no PyTorch/CuPy with a CUDA device).")
     return 0

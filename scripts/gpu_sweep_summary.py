@@ -6,26 +6,17 @@ whether digits walked on their own), so the look-back's cost can be read beside 
 
     scripts/gpu_sweep_summary.py RUN_DIR
 """
-import glob
-import json
-import os
 import sys
+
+from bench_runs import bench_files, print_list_file, run_dir
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: gpu_sweep_summary.py RUN_DIR", file=sys.stderr)
+    run = run_dir("gpu_sweep_summary.py RUN_DIR")
+    if run is None:
         return 2
-    run = sys.argv[1]
-    rows = []
-    device = None
-    for path in sorted(glob.glob(os.path.join(run, "sweep-*.json"))):
-        label = os.path.basename(path)[len("sweep-"):-len(".json")]
-        with open(path) as f:
-            data = json.load(f)
-        device = device or data["device"].get("name")
-        for r in data["results"]:
-            rows.append((r["n"], label, r))
+    files, device = bench_files(run, "sweep")
+    rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
     print("| n | case | ms | Gkeys/s | tile | window | per digit | rounds/tile | spin rounds | fallbacks |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -39,12 +30,7 @@ def main():
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('tile')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
-    failed = os.path.join(run, "failed.txt")
-    if os.path.exists(failed):
-        print("\nFailed:\n")
-        with open(failed) as fh:
-            for line in fh:
-                print(f"- {line.strip()}")
+    print_list_file(run, "failed.txt", "Failed:")
     return 0
 
 

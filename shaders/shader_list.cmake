@@ -27,6 +27,7 @@ foreach(words 1 2)
 endforeach()
 vksort_add_shader(radix/count_columns.comp KEYED)
 vksort_add_shader(radix/spine.comp)
+vksort_compile_shader(radix/spine.comp radix_spine_sg "-DWG_SCAN_SUBGROUPS=1")
 # The radix scatter moves key and value as one item in shared memory, so whether a value travels
 # fixes the item's layout: four variants.
 foreach(words 1 2)

@@ -183,7 +183,8 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const uint32_t kind = key_kind(options.key);
   const bool descending = options.order == Order::descending, values = options.value_bytes == 4;
   init_ = gpu::Kernel(ctx, "radix_init", 1, {}, sizeof(RadixInitPush));
-  spine_ = gpu::Kernel(ctx, "radix_spine", spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}}, sizeof(RadixSpinePush));
+  spine_ = gpu::Kernel(ctx, "radix_spine" + scan_variant(ctx.info), spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}},
+                       sizeof(RadixSpinePush));
   // The splits' kernels scan across the workgroup several times per block: subgroup scans where the
   // device has them. The column kernels scan once per block (the count's inversions) and need none.
   const std::string sg = columns_ ? "" : scan_variant(ctx.info);

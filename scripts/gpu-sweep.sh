@@ -10,14 +10,17 @@
 #                        [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
 #
 # Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
-# --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. A case that fails or hangs is
+# --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
+# adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
+# (empty: none). A case that fails or hangs is
 # recorded in DIR/failed.txt, the others still run, and the script then exits 1. On lavapipe (CI) it
 # runs at small sizes so it stays working.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" type=u32 repeat=5 warmup_ms=1000 limit=300
-usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]"
+u64_items="0,16"
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --windows) windows="$2"; shift 2 ;;
     --items) items="$2"; shift 2 ;;
     --type) type="$2"; shift 2 ;;
+    --u64-items) u64_items="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --warmup-ms) warmup_ms="$2"; shift 2 ;;
     --timeout) limit="$2"; shift 2 ;;
@@ -42,13 +46,13 @@ rm -f "$out"/sweep-*.json "$out/failed.txt"
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 
-# One case: label, binary, then bench options.
+# One case: label, key type, binary, then bench options.
 run_case() {
-  local label="$1" bin="$2"
-  shift 2
+  local label="$1" key="$2" bin="$3"
+  shift 3
   echo "== $label"
   local rc=0
-  timeout "$limit" "$bin" bench --algo radix --type "$type" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 \
+  timeout "$limit" "$bin" bench --algo radix --type "$key" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 \
     --warmup-ms "$warmup_ms" --resident --no-cpu --format json --out "$out/sweep-$label.json" "$@" 2>"$out/stderr.txt" || rc=$?
   if [ "$rc" -ne 0 ]; then
     cat "$out/stderr.txt" >&2
@@ -57,15 +61,22 @@ run_case() {
   fi
 }
 
-[ -n "$old" ] && run_case "old-auto" "$old"
-run_case "auto" "$vksort"
+[ -n "$old" ] && run_case "$type-old-auto" "$type" "$old"
+run_case "$type-auto" "$type" "$vksort"
 IFS=, read -r -a window_list <<<"$windows"
 IFS=, read -r -a items_list <<<"$items"
 for i in "${items_list[@]}"; do
   for w in "${window_list[@]}"; do
-    run_case "single-pass-items$i-window$w" "$vksort" --radix-scan single-pass --items-per-thread "$i" --lookback-window "$w"
+    run_case "$type-single-pass-items$i-window$w" "$type" "$vksort" --radix-scan single-pass --items-per-thread "$i" --lookback-window "$w"
   done
 done
+if [ -n "$u64_items" ]; then
+  [ -n "$old" ] && run_case "u64-old-auto" u64 "$old"
+  IFS=, read -r -a items_list <<<"$u64_items"
+  for i in "${items_list[@]}"; do
+    run_case "u64-single-pass-items$i" u64 "$vksort" --radix-scan single-pass --items-per-thread "$i"
+  done
+fi
 rm -f "$out/stderr.txt"
 "$python" scripts/gpu_sweep_summary.py "$out" | tee "$out/sweep.md"
 [ ! -s "$out/failed.txt" ]

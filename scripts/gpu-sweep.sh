@@ -45,6 +45,12 @@ mkdir -p "$out"
 rm -f "$out"/sweep-*.json "$out/failed.txt"
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
+# The clocks, every 10 ms, where there is nvidia-smi: a case run at a low clock shows there.
+smi=""
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv -lms 10 >"$out/clocks.csv" 2>&1 &
+  smi=$!
+fi
 
 # One case: label, key type, binary, then bench options.
 run_case() {
@@ -78,5 +84,6 @@ if [ -n "$u64_items" ]; then
   done
 fi
 rm -f "$out/stderr.txt"
+[ -n "$smi" ] && kill "$smi" 2>/dev/null
 "$python" scripts/gpu_sweep_summary.py "$out" | tee "$out/sweep.md"
 [ ! -s "$out/failed.txt" ]

@@ -56,7 +56,7 @@ fi
 run_case() {
   local label="$1" key="$2" bin="$3"
   shift 3
-  echo "== $label"
+  echo "== $label ($(date -u +%H:%M:%S) UTC)"
   local rc=0
   timeout "$limit" "$bin" bench --algo radix --type "$key" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 \
     --warmup-ms "$warmup_ms" --resident --no-cpu --format json --out "$out/sweep-$label.json" "$@" 2>"$out/stderr.txt" || rc=$?

@@ -1165,6 +1165,7 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
       {{"--radix-ranking", "sideways"}, {"--radix-ranking", "sideways", "splits, columns"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
+      {{"--lookback-window", "33"}, {"--lookback-window", "1 to 32"}},
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},

@@ -446,6 +446,20 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   CHECK(stats.fact("ranking_columns") == 1);
   // lavapipe's narrow workgroups own several digits each: they look back in lockstep.
   if (test::device().info().type == "cpu") CHECK(stats.fact("lookback_per_digit") == 0);
+  // By default a CPU driver ranks by columns (measured faster there), a GPU with ballots by ballots.
+  for (bool pose_as_gpu : {false, true}) {
+    DeviceOptions like = test::options_like_device();
+    like.pretend.gpu = like.pretend.gpu || pose_as_gpu;
+    Device d(like);
+    Sorter by_default(d, automatic);
+    SortStats s;
+    REQUIRE(test::check_on(d, by_default, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, 2), &s) == "");
+    const bool ballot_expected = d.info().type != "cpu" && d.info().subgroup_ballot && d.info().subgroup_size > 0;
+    INFO("device type ", d.info().type, ", pose as GPU ", pose_as_gpu);
+    CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
+    CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
+    if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
+  }
   // The look-back window is 1 to 32 predecessors (0: the device's choice).
   o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
   o.tuning.lookback_window = 33;

@@ -63,7 +63,12 @@ void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
 
 }  // namespace
 
+// CPU drivers: columns, measured faster than ballot ranking on lavapipe (2^20 keys, passes of
+// 5 sorts, two alternating rounds, columns/ballot: u32 keys 0.77 and 0.60, u32 pairs 0.94 and 0.52,
+// u64 keys 0.97 and 0.67). There a ballot costs a loop over the lanes, and every key ranks in
+// RADIX_BITS of them; a column's counter is one shared load and store.
 RadixRanking RadixOnesweep::default_ranking(const DeviceInfo& info) {
+  if (info.type == "cpu") return RadixRanking::columns;
   return info.subgroup_ballot && info.subgroup_size > 0 ? RadixRanking::ballot : RadixRanking::columns;
 }
 

@@ -86,10 +86,11 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const bool beyond_single_pass =
       ctx.info.max_allocation_size / key_bytes(options.key) > uint64_t(ONESWEEP_MAX_KEYS);
   // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
-  // the faster (lavapipe, 2^20 u32 keys, one run: reduce-then-scan 42 ms; single pass 71 ms with
-  // ballot ranking, 78 with columns). There every rank costs a shared-memory gather and scatter per
-  // lane, and the single pass adds the upfront histogram's P increments per key to reduce-then-scan's
-  // two per pass, whose digit totals come free from its counts; on GPUs it saves passes over memory.
+  // the faster (lavapipe, 2^20 u32 keys, three rounds: reduce-then-scan 27.7 ms, single pass 41.3 ms,
+  // both by columns; bench/results/lavapipe-llvm15-2core_columns-single-pass-vs-0ac75e4). There every
+  // rank costs a shared-memory gather and scatter per lane, and the single pass adds the upfront
+  // histogram's P increments per key to reduce-then-scan's two per pass, whose digit totals come free
+  // from its counts; on GPUs it saves passes over memory.
   const bool single_pass_here = ctx.info.type != "cpu";
   const bool want_single_pass = scan == RadixScan::single_pass ||
                                 (scan == RadixScan::automatic && ranking != RadixRanking::splits &&

@@ -215,6 +215,31 @@ TEST_CASE("single-pass radix sort across driver threads") {
   }
 }
 
+// The upfront read's order check must see every adjacent pair, also where one invocation's keys end and
+// the next one's begin, and across its blocks and the passes' tiles (powers of two on every device):
+// sorted keys with one neighbouring pair swapped at such places must sort, not pass for sorted.
+TEST_CASE("single-pass radix sort: one swapped pair anywhere is out of order") {
+  Device& gpu = test::device();
+  for (RadixRanking ranking : rankings(gpu)) {
+    INFO(to_string(ranking));
+    Sorter sorter(gpu, single_pass(Key::u32, Order::ascending, 0, ranking));
+    const uint64_t n = 3 * uint64_t(sorter.tile_size()) + 5;
+    std::vector<uint64_t> places = {0, n - 2};
+    for (uint64_t step = 2; step < n; step *= 2)
+      for (uint64_t k = 1; k <= 3 && k * step < n; ++k) places.insert(places.end(), {k * step - 1, k * step});
+    for (uint64_t at : places) {
+      if (at + 1 >= n) continue;
+      std::vector<uint32_t> keys(n);
+      for (uint64_t i = 0; i < n; ++i) keys[i] = uint32_t(3 * i + 1);
+      std::swap(keys[at], keys[at + 1]);
+      INFO("n ", n, " swapped at ", at);
+      SortStats stats;
+      CHECK(test::check_on(gpu, sorter, to_bytes(keys), &stats) == "");
+      CHECK(stats.fact("sorted_on_entry") == 0);
+    }
+  }
+}
+
 TEST_CASE("single-pass radix sort: sorted input runs no pass; constant digits are skipped; the finish copy") {
   Device& gpu = test::device();
   for (RadixRanking ranking : rankings(gpu)) {

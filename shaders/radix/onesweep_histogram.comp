@@ -10,7 +10,10 @@
 // lavapipe ends any invocation's loops after 65535 iterations in all (gallivm's loop limiter), and an
 // invocation here iterates hist_items * passes times.
 //
-// Keys are read strided (key base + j * WG + t), so neighbouring invocations read neighbouring words.
+// GPUs read keys strided (key base + j * WG + t), so neighbouring invocations read neighbouring words,
+// and load each key's successor for the order check. CPU drivers (CONSECUTIVE) give each invocation a
+// run of consecutive keys, whose successor is the next key of the run: one load per key instead of
+// two, and on lavapipe every load is a loop over the lanes.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.
 #define PUSH_ONESWEEP
 #include "common/interface.h"
@@ -20,6 +23,7 @@
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
+layout(constant_id = SPEC_CONSECUTIVE) const bool CONSECUTIVE = false;
 const uint WG = gl_WorkGroupSize.x;
 const uint RADIX = 1u << RADIX_BITS;
 const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
@@ -34,6 +38,18 @@ shared uint s_inversions;
 // Keys a batch loads before counting any: loads in flight together (GPUs); unrolled, so no loop
 // iterations on lavapipe's budget either.
 const uint BATCH = 8u;
+
+uint g_inversions = 0u;
+Key g_range;
+
+// Counts key k's digit of every pass, and whether its successor (if any) is smaller on the ordered bits.
+void count_key(Key k, Key next, bool has_next) {
+  if (has_next && key_less(next & g_range, k & g_range)) ++g_inversions;
+  for (uint p = 0u; p < pc.passes; ++p) {
+    const uint shift = pc.begin_bit + p * RADIX_BITS;
+    atomicAdd(s_hist[p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
+  }
+}
 
 void main() {
   const uint block = linear_group_id();
@@ -50,11 +66,23 @@ void main() {
   barrier();
 
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
-  const Key range = key_range_mask(pc.range_lo, pc.range_hi);
+  g_range = key_range_mask(pc.range_lo, pc.range_hi);
   Keys keys = Keys(pc.keys);
   const uint base = block * block_keys;
-  uint inversions = 0u;
-  const uint mine = base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the block
+  if (CONSECUTIVE) {
+    // Keys [first, end) of the block; the one after end only for its order check.
+    const uint first = base + t * items;
+    const uint end = first < n ? min(first + items, n) : first;
+    Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
+    for (uint i = first; i < end; ++i) {
+      const bool has_next = i + 1u < n;
+      Key next = k;
+      if (has_next) next = encode_key(keys.k[i + 1u]);
+      count_key(k, next, has_next);
+      k = next;
+    }
+  }
+  const uint mine = !CONSECUTIVE && base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the block
   const uint count = min(items, mine);
   for (uint j0 = 0u; j0 < count; j0 += BATCH) {
     Key k[BATCH], next[BATCH];
@@ -67,16 +95,10 @@ void main() {
     }
     for (uint u = 0u; u < BATCH; ++u) {
       const uint i = base + (j0 + u) * WG + t;
-      if (j0 + u < count) {
-        if (i + 1u < n && key_less(next[u] & range, k[u] & range)) ++inversions;
-        for (uint p = 0u; p < pc.passes; ++p) {
-          const uint shift = pc.begin_bit + p * RADIX_BITS;
-          atomicAdd(s_hist[p * RADIX + key_digit(k[u], shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
-        }
-      }
+      if (j0 + u < count) count_key(k[u], next[u], i + 1u < n);
     }
   }
-  if (inversions != 0u) atomicAdd(s_inversions, inversions);
+  if (g_inversions != 0u) atomicAdd(s_inversions, g_inversions);
   // Every key of the block is counted.
   barrier();
   Words digits = Words(pc.digits);

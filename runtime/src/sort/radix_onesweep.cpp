@@ -144,7 +144,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   histogram_items_ = info.type == "cpu" ? std::min(items, within_budget) : std::min(std::max(items, 128u), within_budget);
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
-                            {SPEC_RADIX_BITS, radix_bits_}},
+                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, info.type == "cpu"}},
                            sizeof(OnesweepPush));
   const std::string pass = keyed_shader(columns_ ? "radix_onesweep_columns" : "radix_onesweep_ballot", options.key) + (values_ ? "_v" : "");
   if (tune.lookback_window > max_lookback_window)

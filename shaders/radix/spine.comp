@@ -43,6 +43,17 @@ shared uint s_constant_digit;  // non-zero once some digit's row holds all n key
 #ifdef WG_SCAN_SUBGROUPS
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 shared uint s_segment[WG];  // each subgroup's segment total, then its first prefix
+const uint SPINE_AHEAD = 4u;  // steps whose loads are in flight together (a constant: unrolled)
+
+// The lane's pair of each of the SPINE_AHEAD steps from word `base` (zero from `end` on), loaded before
+// any is used: a step's subgroup scan waits for its load, and in-order GPUs would otherwise issue the
+// next step's load only then, one memory latency per step.
+void load_steps(Pairs pairs, uint base, uint end, uint live, uint lane, out uvec2 x[SPINE_AHEAD]) {
+  for (uint u = 0u; u < SPINE_AHEAD; ++u) {
+    const uint i = base + 2u * (live * u + lane);
+    x[u] = i < end ? pairs.p[i / 2u] : uvec2(0u);
+  }
+}
 
 // The exclusive prefix sum of counts[0, words) in place, s_row_start filled, and the sums of all counts
 // and of the inversions (counts[words, words + groups)). Barriers inside: call in uniform control flow.
@@ -55,9 +66,11 @@ uvec2 scan_counts(Words counts, uint words, uint t) {
   const uint first = min(gl_SubgroupID * seg, words), end = min(first + seg, words);
   Pairs pairs = Pairs(counts);
   uint sum = 0u;
-  for (uint i = first + 2u * lane; i < end; i += 2u * live) {
-    const uvec2 x = pairs.p[i / 2u];
-    sum += x.x + x.y;  // words is even (RADIX >= 4), so both words of a pair are counts
+  for (uint base = first; base < end; base += 2u * live * SPINE_AHEAD) {
+    uvec2 x[SPINE_AHEAD];
+    load_steps(pairs, base, end, live, lane, x);
+    // words is even (RADIX >= 4), so both words of a pair are counts
+    for (uint u = 0u; u < SPINE_AHEAD; ++u) sum += x[u].x + x[u].y;
   }
   uint inversions = 0u;
   for (uint g = t; g < pc.groups; g += WG) inversions += counts.w[words + g];
@@ -75,17 +88,20 @@ uvec2 scan_counts(Words counts, uint words, uint t) {
   barrier();
   if (subgroupElect()) s_segment[gl_SubgroupID] = inversions;
   // Each step: the pairs' exclusive prefixes across the subgroup, written back in place.
-  for (uint base = first; base < end; base += 2u * live) {
-    const uint i = base + 2u * lane;
-    const uvec2 x = i < end ? pairs.p[i / 2u] : uvec2(0u);
-    const uint before = prefix + subgroupExclusiveAdd(x.x + x.y);
-    if (i < end) {
-      pairs.p[i / 2u] = uvec2(before, before + x.x);
-      // A digit's row starts at word d * groups.
-      if (i % pc.groups == 0u) s_row_start[i / pc.groups] = before;
-      if ((i + 1u) % pc.groups == 0u) s_row_start[(i + 1u) / pc.groups] = before + x.x;
+  for (uint base = first; base < end; base += 2u * live * SPINE_AHEAD) {
+    uvec2 x[SPINE_AHEAD];
+    load_steps(pairs, base, end, live, lane, x);
+    for (uint u = 0u; u < SPINE_AHEAD; ++u) {
+      const uint i = base + 2u * (live * u + lane);
+      const uint before = prefix + subgroupExclusiveAdd(x[u].x + x[u].y);
+      if (i < end) {
+        pairs.p[i / 2u] = uvec2(before, before + x[u].x);
+        // A digit's row starts at word d * groups.
+        if (i % pc.groups == 0u) s_row_start[i / pc.groups] = before;
+        if ((i + 1u) % pc.groups == 0u) s_row_start[(i + 1u) / pc.groups] = before + x[u].x;
+      }
+      prefix += subgroupAdd(x[u].x + x[u].y);
     }
-    prefix += subgroupAdd(x.x + x.y);
   }
   if (t == 0u) s_row_start[RADIX] = total;
   // Every row start and inversion total is in.

@@ -101,11 +101,12 @@ void publish_aggregate(uint tile, Words state) {
     state_store(state, tile * RADIX + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
 }
 
-// After the look-back: publishes the inclusive state, clears this tile's row of `next_state` (the
-// region the next pass that runs uses) and adds the tile's rounds to the pass's facts.
-void publish_inclusive(uint tile, Words state, Words next_state, uint rounds, uint spin_rounds) {
+// After the look-back: publishes the inclusive state (unless each digit already did), clears this
+// tile's row of `next_state` (the region the next pass that runs uses) and adds the tile's rounds to
+// the pass's facts.
+void publish_inclusive(uint tile, Words state, Words next_state, bool published, uint rounds, uint spin_rounds) {
   for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG) {
-    if (tile != 0u) state_store(state, tile * RADIX + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
+    if (tile != 0u && !published) state_store(state, tile * RADIX + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
     next_state.w[tile * RADIX + d] = 0u;
   }
   if (gl_LocalInvocationID.x == 0u && rounds != 0u) {
@@ -116,7 +117,9 @@ void publish_inclusive(uint tile, Words state, Words next_state, uint rounds, ui
 
 // Every digit on its own (LOOKBACK_DIGITS == 1: invocation t owns digit t). A digit reads its nearest
 // unread predecessor (later rounds: WINDOW of them, in flight together), adds the published counts up
-// to the first unpublished or inclusive state, and stops at an inclusive one. A digit whose nearest
+// to the first unpublished or inclusive state, and stops at an inclusive one, publishing its own
+// inclusive state at once: a successor's digit waits on this digit's walk, not on the slowest one's
+// and a barrier (Onesweep's threads publish so too). A digit whose nearest
 // predecessor stays unpublished for ONESWEEP_SPINS rounds (at once when pretending) gives up; after
 // one barrier, if any did, the workgroup counts the nearest tile given up on (Decoupled Fallback),
 // the digits waiting on it take that count, and the waiting digits walk on. In the common case the
@@ -131,6 +134,7 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
   uint pred = tile;  // this digit's predecessors from pred - 1 down are unread
   bool found = d >= RADIX || tile == 0u;
   uint rounds = 0u, spin_rounds = 0u;
+  bool published = false;  // this digit's inclusive state
   uint seen[WINDOW];
   while (true) {  // uniform: once, and once more after each fallback
     uint idle = 0u;
@@ -162,6 +166,10 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
       }
       if (pretend_stall(tile, pred - 1u) || ++idle >= ONESWEEP_SPINS) break;
       ++spin_rounds;
+    }
+    if (found && !published) {
+      if (tile != 0u && d < RADIX) state_store(state, tile * RADIX + d, (excl + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
+      published = true;
     }
     if (!found) atomicMax(s_stuck, pred);
     // Every digit is done or has given up.
@@ -304,10 +312,10 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
 void onesweep_look_back(uint tile, Words state, Words next_state) {
   if (LOOKBACK_DIGITS == 1u) {
     onesweep_look_back_per_digit(tile, state);
-    publish_inclusive(tile, state, next_state, s_rounds, s_spin_rounds);
+    publish_inclusive(tile, state, next_state, true, s_rounds, s_spin_rounds);
   } else {
     const uvec2 rounds = onesweep_look_back_lockstep(tile, state);
-    publish_inclusive(tile, state, next_state, rounds.x, rounds.y);
+    publish_inclusive(tile, state, next_state, false, rounds.x, rounds.y);
   }
 }
 

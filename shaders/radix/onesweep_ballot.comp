@@ -5,18 +5,21 @@
 //
 //   1. Take a tile id (onesweep_lookback.glsl). Subgroup s owns a contiguous chunk of the tile (chunks
 //      in subgroup-id order, each ITEMS times its live invocations), read in rounds of one key per live
-//      invocation, so a round's reads are neighbouring words. Per round, RADIX_BITS ballots find the
-//      invocations whose key has the same digit (uvec4 masks: any subgroup size up to 128); a key's rank
-//      is its subgroup's count of that digit so far (s_hist[s][d]) plus its peers below it, and the
-//      highest peer adds the peers to s_hist. Keys and ranks stay in registers.
-//   2. For each digit, s_hist's rows become exclusive offsets across subgroups (chunk order is subgroup
-//      order) and their sum the tile's count s_total[d].
-//   3. Publish and look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
-//   4. Each key goes to digits[pass][d] + s_excl[d] + s_hist[s][d] + its rank: stable. Where the tile
-//      fits shared memory (STAGE_KEYS = TILE), keys (and values, read once, by their original place)
-//      first go to their place in the tile's digit order in shared memory, s_start[d] + s_hist[s][d] +
-//      rank, and invocations then write the tile out in that order: each digit's run of keys lands on
-//      consecutive addresses, so the global writes coalesce (Onesweep's scatter).
+//      invocation, so a round's reads are neighbouring words. Each subgroup counts its keys of each
+//      digit into its own row s_hist[s][d] (shared atomics).
+//   2. For each digit, the rows become exclusive offsets across subgroups (chunk order is subgroup
+//      order) and their sum the tile's count s_total[d], which is published at once (Onesweep's early
+//      counts: successors need it before this tile has ranked a key).
+//   3. Rank per round: RADIX_BITS ballots find the invocations whose key has the same digit (uvec4
+//      masks: any subgroup size up to 128); a key's rank among the tile's keys of its digit is its
+//      subgroup's next place s_hist[s][d] plus its peers below it, and the highest peer moves the place
+//      past the peers. Keys and ranks stay in registers.
+//   4. Look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
+//   5. Each key goes to digits[pass][d] + s_excl[d] + its rank: stable. Where the tile fits shared
+//      memory (STAGE_KEYS = TILE), keys (and values, read once, by their original place) first go to
+//      their place in the tile's digit order in shared memory, s_start[d] + rank, and invocations
+//      then write the tile out in that order: each digit's run of keys lands on consecutive
+//      addresses, so the global writes coalesce (Onesweep's scatter).
 //
 // Vulkan does not promise full subgroups before 1.3, so chunks are sized by each subgroup's live
 // invocations (counted by ballot), and invocations rank among the live ones.
@@ -41,10 +44,11 @@ const uint RADIX = 1u << RADIX_BITS;
 
 #include "radix/onesweep_lookback.glsl"
 
-// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts while ranking, then offsets. Where the
-// tile is staged, the same words then hold it in digit order (stage_key, staged_key: keys, then
-// values): every key's slot is in registers by then, so histograms and tile share the memory and a
-// workgroup needs the larger of the two, not both (more workgroups per multiprocessor, or larger tiles).
+// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts, then offsets, then the next place while
+// ranking. Where the tile is staged, the same words then hold it in digit order (stage_key,
+// staged_key: keys, then values): every key's slot is in registers by then, so histograms and tile
+// share the memory and a workgroup needs the larger of the two, not both (more workgroups per
+// multiprocessor, or larger tiles).
 const uint HIST_WORDS = SUBGROUPS * RADIX;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
 shared uint s_hist[HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
@@ -116,10 +120,9 @@ void main() {
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * RADIX;
 
-  // 1. GPUs (a few keys per invocation, in registers) load every key of the chunk before ranking any,
-  // so the loads are in flight together: the ranking's subgroup barriers would otherwise hold each
-  // round's load back behind the previous round. CPU drivers (thousands per invocation, in memory, and
-  // a shared loop budget: loop_budget.hpp) load each key in its round.
+  // GPUs (a few keys per invocation, in registers) load every key of the chunk before counting any,
+  // so the loads are in flight together. CPU drivers (thousands per invocation, in memory, and a
+  // shared loop budget: loop_budget.hpp) load each key where it is used.
   const bool preload = ITEMS <= 32u;
   Key keys[ITEMS];
   uint ranks[ITEMS];
@@ -127,6 +130,35 @@ void main() {
     const uint i = chunk + r * live + lane;
     keys[r] = i < g_n ? onesweep_source_key(i) : KEY_MAX;
   }
+
+  // 1. Each subgroup counts its keys of each digit into its own row (shared atomics: only the
+  // subgroup's own lanes share a word).
+  for (uint r = 0u; r < ITEMS; ++r) {
+    const uint i = chunk + r * live + lane;
+    if (i >= g_n) break;
+    atomicAdd(s_hist[row + onesweep_digit(preload ? keys[r] : onesweep_source_key(i))], 1u);
+  }
+  // Every subgroup's counts are in.
+  barrier();
+
+  // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
+  // count s_total[d].
+  for (uint d = t; d < RADIX; d += WG) {
+    uint sum = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      const uint keys_here = s_hist[s * RADIX + d];
+      s_hist[s * RADIX + d] = sum;
+      sum += keys_here;
+    }
+    s_total[d] = sum;
+  }
+  // s_total and the offsets are complete.
+  barrier();
+  // The tile's counts go out before the ranking (Onesweep's early counts): successors looking back
+  // find this tile's aggregate a whole ranking sooner.
+  publish_aggregate(tile, state);
+
+  // 3. Rank in rounds of one key per live invocation.
   for (uint r = 0u; r < ITEMS; ++r) {
     const uint i = chunk + r * live + lane;
     const bool valid = i < g_n;
@@ -145,39 +177,24 @@ void main() {
       count += bitCount(peers[w]);
     }
     const uint before = valid ? s_hist[row + d] : 0u;
-    // Every invocation read its count before the highest peer of each digit replaces it.
+    // Every invocation read its place before the highest peer of each digit moves it.
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     if (valid && below + 1u == count) s_hist[row + d] = before + count;
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     keys[r] = k;
-    ranks[r] = before + below;
+    ranks[r] = before + below;  // among the tile's keys of digit d
   }
-  // Every subgroup's histogram is complete.
-  barrier();
 
-  // 2.
-  for (uint d = t; d < RADIX; d += WG) {
-    uint sum = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-      const uint keys_here = s_hist[s * RADIX + d];
-      s_hist[s * RADIX + d] = sum;
-      sum += keys_here;
-    }
-    s_total[d] = sum;
-  }
-  // s_total and the offsets are complete.
-  barrier();
-
-  // 3.
+  // 4. The look-back (its first barrier also ends every subgroup's ranking).
   onesweep_look_back(tile, state, next_state);
   Words digits = Words(pc.digits);
   for (uint d = t; d < RADIX; d += WG) s_excl[d] += digits.w[pc.pass * RADIX + d];
   // Every digit's first destination in this tile is in s_excl.
   barrier();
 
-  // 4.
+  // 5.
   Keys dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
 #if VALUE_WORDS == 1
   Words src_values = Words(g_encoded ? pc.alt_values : pc.values);
@@ -187,20 +204,15 @@ void main() {
     digit_starts();
     // s_start is complete.
     barrier();
-    // Each key's slot in the tile's digit order, kept in place of its rank.
-    for (uint r = 0u; r < ITEMS; ++r) {
-      if (chunk + r * live + lane >= g_n) break;
-      const uint d = onesweep_digit(keys[r]);
-      ranks[r] += s_start[d] + s_hist[row + d];
-    }
-    // Every histogram word has been read: the tile may overwrite them.
-    barrier();
+    // Each key to its slot in the tile's digit order (no one reads the histograms since the
+    // look-back's first barrier: the tile may overwrite them).
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       if (i >= g_n) break;
-      stage_key(ranks[r], keys[r]);
+      const uint slot = s_start[onesweep_digit(keys[r])] + ranks[r];
+      stage_key(slot, keys[r]);
 #if VALUE_WORDS == 1
-      stage_value(ranks[r], src_values.w[i]);
+      stage_value(slot, src_values.w[i]);
 #endif
     }
     // The tile is staged in digit order.
@@ -222,7 +234,7 @@ void main() {
     if (i >= g_n) break;
     const Key k = keys[r];
     const uint d = onesweep_digit(k);
-    const uint to = s_excl[d] + s_hist[row + d] + ranks[r];
+    const uint to = s_excl[d] + ranks[r];
     dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
     dst_values.w[to] = src_values.w[i];

@@ -102,6 +102,7 @@ void main() {
   barrier();
 
   // 3.
+  publish_aggregate(tile, state);
   onesweep_look_back(tile, state, next_state);
   // 4. Destinations of the rows this invocation owns (s_excl was written by the look-back's owners of
   // these digits before its last barrier... which a final barrier here makes sure of).

@@ -95,7 +95,8 @@ void count_predecessor(uint pred) {
   barrier();
 }
 
-// Publishes this tile's digit counts s_total as its aggregate state (tile 0: inclusive).
+// Publishes this tile's digit counts s_total as its aggregate state in `state` (its region; tile 0:
+// inclusive). Call once s_total is complete and visible, before onesweep_look_back.
 void publish_aggregate(uint tile, Words state) {
   for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG)
     state_store(state, tile * RADIX + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
@@ -126,7 +127,6 @@ void publish_inclusive(uint tile, Words state, Words next_state, bool published,
 // whole look-back has one barrier.
 void onesweep_look_back_per_digit(uint tile, Words state) {
   const uint d = gl_LocalInvocationID.x;
-  publish_aggregate(tile, state);
   if (d == 0u) s_stuck = 0u, s_rounds = 0u, s_spin_rounds = 0u;
   // s_stuck and the round counts are reset.
   barrier();
@@ -208,7 +208,6 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
 // Returns the tile's rounds and spin rounds.
 uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
   const uint t = gl_LocalInvocationID.x;
-  publish_aggregate(tile, state);
   for (uint d = t; d < RADIX; d += WG) {
     s_excl[d] = 0u;
     s_found[d] = 0u;
@@ -305,10 +304,10 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
   return uvec2(rounds, spin_rounds);
 }
 
-// Publishes s_total as this tile's state in `state` (its region), looks back until every digit has
-// found an inclusive state, leaves the keys of each digit in earlier tiles in s_excl, publishes the
-// inclusive state, and clears this tile's row of `next_state` (the region the next pass that runs
-// uses). Barriers inside: call in uniform control flow, after s_total is complete and visible.
+// Looks back until every digit has found an inclusive state, leaves the keys of each digit in earlier
+// tiles in s_excl, publishes the inclusive state, and clears this tile's row of `next_state` (the
+// region the next pass that runs uses). Call publish_aggregate(tile, state) first, as early as the
+// tile's counts allow: successors read it. Barriers inside: call in uniform control flow.
 void onesweep_look_back(uint tile, Words state, Words next_state) {
   if (LOOKBACK_DIGITS == 1u) {
     onesweep_look_back_per_digit(tile, state);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Everything a session with a GPU for a few minutes should run, in one command: the benchmark
-# (scripts/gpu-bench.sh: every radix path against CUB), with --sweep the single pass's look-back sweep
-# (scripts/gpu-sweep.sh, beside --old DIR's vksort where given), then the GPU-facing test suites with a
-# time limit each, while nvidia-smi (where there is one) logs the clocks every 10 ms. Results go to OUT,
-# one file per part; nothing stops at the first failure, and the exit code says whether any part failed.
+# Everything a session with a GPU for a few minutes should run, in one command: the radix kernels'
+# pipeline statistics (registers per invocation and the like, where the driver reports them), the
+# benchmark (scripts/gpu-bench.sh: every radix path against CUB), with --sweep the single pass's
+# look-back sweep (scripts/gpu-sweep.sh, beside --old DIR's vksort where given), then the GPU-facing
+# test suites with a time limit each, while nvidia-smi (where there is one) logs the clocks every
+# 10 ms. Results go to OUT, one file per part; nothing stops at the first failure, and the exit code
+# says whether any part failed.
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]
 #                        [--sweep] [--sweep-sizes LIST] [--old DIR]
@@ -46,6 +48,16 @@ if command -v nvidia-smi >/dev/null; then
     >"$out/clocks.csv" 2>&1 &
   smi=$!
 fi
+
+# What the driver compiled each radix kernel into (registers, shared memory, spills: they decide how
+# many workgroups share a multiprocessor), where it offers VK_KHR_pipeline_executable_properties.
+echo "== pipeline statistics (VKSORT_PIPELINE_STATS)"
+for kind in "--type u32" "--type u32 --values" "--type u64"; do
+  # shellcheck disable=SC2086 # the kind is several words
+  VKSORT_PIPELINE_STATS=1 timeout 60 "$bin/vksort" bench --algo radix $kind --n 1M --repeat 1 --no-cpu 2>&1 |
+    grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u
+done >"$out/pipeline-stats.txt"
+grep -e onesweep -e 'does not offer' "$out/pipeline-stats.txt" | head -12
 
 echo "== benchmark (scripts/gpu-bench.sh)"
 bench_args=(--vksort "$bin/vksort" --min-log "$min_log" --max-log "$max_log" --out "$out/bench")

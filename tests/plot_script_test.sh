@@ -7,11 +7,8 @@ set -euo pipefail
 vksort=$1 python=$2 script=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# Validated like every other test, where the layer is installed.
-validation=()
-for d in /usr/share/vulkan/explicit_layer.d /etc/vulkan/explicit_layer.d /usr/local/share/vulkan/explicit_layer.d; do
-  [ -e "$d/VkLayer_khronos_validation.json" ] && validation=(--validation)
-done
+# shellcheck source=validation_flag.sh
+source "$(dirname "$0")/validation_flag.sh"
 # Sanitizer builds hand over their LD_PRELOAD for vksort alone (tests/CMakeLists.txt).
 LD_PRELOAD="${VKSORT_TEST_PRELOAD:-${LD_PRELOAD:-}}" "$vksort" bench --n 2000,4000 --dist uniform,sorted --algo radix,brick --repeat 1 --out "$dir/r.json" "${validation[@]}" >/dev/null
 "$python" "$script" "$dir/r.json" --out "$dir/charts" --prefix t_ >"$dir/listing"

@@ -2,10 +2,12 @@
 #include "gpu/context.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "gpu/device_select.hpp"
+#include "gpu/pipeline_statistics.hpp"
 #include "gpu/staging_pool.hpp"
 #include "vksort/error.hpp"
 
@@ -288,6 +290,7 @@ void InstanceFns::load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
   VKSORT_LOAD(vkGetPhysicalDeviceFeatures2);
   VKSORT_LOAD(vkGetPhysicalDeviceMemoryProperties);
   VKSORT_LOAD(vkGetPhysicalDeviceQueueFamilyProperties);
+  VKSORT_LOAD(vkEnumerateDeviceExtensionProperties);
   VKSORT_LOAD(vkCreateDevice);
   VKSORT_LOAD(vkCreateDebugUtilsMessengerEXT);
   VKSORT_LOAD(vkDestroyDebugUtilsMessengerEXT);
@@ -369,10 +372,20 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   queue.pQueuePriorities = &priority;
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   f12.bufferDeviceAddress = VK_TRUE;
+  std::vector<const char*> extensions;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics{};
+  if (pipeline_statistics_requested()) {
+    ctx->pipeline_statistics = add_pipeline_statistics(ctx->ifn, ctx->physical, extensions, statistics, &f12.pNext);
+    if (!ctx->pipeline_statistics)
+      std::fprintf(stderr, "vksort: VKSORT_PIPELINE_STATS: \"%s\" does not offer VK_KHR_pipeline_executable_properties; no pipeline statistics\n",
+                   ctx->info.name.c_str());
+  }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   check(ctx->ifn.vkCreateDevice(ctx->physical, &info, nullptr, &ctx->device), "creating a device on \"" + ctx->info.name + "\"");
   finish_context(*ctx);
   ctx->raise_validation_messages();

@@ -26,6 +26,7 @@ struct InstanceFns {
   PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2 = nullptr;
   PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties = nullptr;
   PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties = nullptr;
+  PFN_vkEnumerateDeviceExtensionProperties vkEnumerateDeviceExtensionProperties = nullptr;
   PFN_vkCreateDevice vkCreateDevice = nullptr;
   PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT = nullptr;
   PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT = nullptr;
@@ -55,6 +56,9 @@ struct Context {
   DeviceInfo info;
   VkPhysicalDeviceMemoryProperties memory{};
   bool validation = false;
+  // VKSORT_PIPELINE_STATS on a device that offers VK_KHR_pipeline_executable_properties (enabled):
+  // every Kernel reports what the driver compiled (gpu/pipeline_statistics.hpp).
+  bool pipeline_statistics = false;
 
   // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
   uint64_t memory_budget = 0;

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/pipeline_statistics.hpp"
 #include "gpu/shader_code.hpp"
 #include "vksort/error.hpp"
 
@@ -48,11 +49,19 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec_info;
   info.layout = layout_;
-  VkResult r = ctx.vk.vkCreateComputePipelines(ctx.device, ctx.pipeline_cache, 1, &info, ctx.allocator, &pipeline_);
+  // Statistics describe a compilation: no cache, whose hit might carry none.
+  if (ctx.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  VkResult r = ctx.vk.vkCreateComputePipelines(ctx.device, ctx.pipeline_statistics ? VK_NULL_HANDLE : ctx.pipeline_cache, 1,
+                                               &info, ctx.allocator, &pipeline_);
   ctx.vk.vkDestroyShaderModule(ctx.device, module, ctx.allocator);
   if (r != VK_SUCCESS) {
     release();
     throw Error("creating the compute pipeline " + shader + ": " + result_name(r), r);
+  }
+  if (ctx.pipeline_statistics) {
+    std::string what = shader + " (workgroup " + std::to_string(workgroup_size);
+    for (const SpecValue& v : spec) what += ", spec " + std::to_string(v.id) + "=" + std::to_string(v.value);
+    report_pipeline_statistics(ctx, pipeline_, what + ")");
   }
 }
 

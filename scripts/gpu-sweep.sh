@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The single-pass radix sort's look-back on a GPU, in one command: u32 keys at a few sizes with each
-# look-back window (Tuning::lookback_window) and keys per invocation, and optionally an older vksort
-# binary's default path in the same run, each case warmed up and run back to back (--resident), every
-# result checked. Then a Markdown table (scripts/gpu_sweep_summary.py) of Gkeys/s beside the facts that
+# look-back window (Tuning::lookback_window) and keys per invocation, the match ranking where the
+# device has subgroup partitions, and optionally an older vksort binary's default path in the same
+# run, each case warmed up and run back to back (--resident), every result checked. Then a Markdown table (scripts/gpu_sweep_summary.py) of Gkeys/s beside the facts that
 # explain them: look-back rounds per tile, rounds spent spinning, fallbacks.
 #
 #   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
@@ -69,6 +69,15 @@ run_case() {
 
 [ -n "$old" ] && run_case "$type-old-auto" "$type" "$old"
 run_case "$type-auto" "$type" "$vksort"
+# The match ranking (one subgroup partition per key instead of a ballot per digit bit) beside the
+# default ballot, at the device's tile and window, where the device has subgroup partitions.
+match=0
+"$vksort" info 2>/dev/null | grep -q 'compute ops:.*partitioned' && match=1
+if [ "$match" -eq 1 ]; then
+  run_case "$type-match" "$type" "$vksort" --radix-scan single-pass --radix-ranking match
+else
+  echo "== match ranking: the device has no subgroup partitions (VK_NV_shader_subgroup_partitioned): not run"
+fi
 IFS=, read -r -a window_list <<<"$windows"
 IFS=, read -r -a items_list <<<"$items"
 for i in "${items_list[@]}"; do
@@ -82,6 +91,7 @@ if [ -n "$u64_items" ]; then
   for i in "${items_list[@]}"; do
     run_case "u64-single-pass-items$i" u64 "$vksort" --radix-scan single-pass --items-per-thread "$i"
   done
+  [ "$match" -eq 1 ] && run_case "u64-match" u64 "$vksort" --radix-scan single-pass --radix-ranking match
 fi
 rm -f "$out/stderr.txt"
 [ -n "$smi" ] && kill "$smi" 2>/dev/null

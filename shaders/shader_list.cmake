@@ -40,7 +40,7 @@ foreach(words 1 2)
   vksort_compile_shader(radix/scatter_columns.comp radix_scatter_columns_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1")
 endforeach()
 vksort_add_shader(radix/finish.comp KEYED)
-# The single-pass radix sort (Onesweep with Decoupled Fallback): its passes in both rankings, with and
+# The single-pass radix sort (Onesweep with Decoupled Fallback): its passes in each ranking, with and
 # without a value travelling with each key.
 vksort_add_shader(radix/onesweep_init.comp)
 vksort_add_shader(radix/onesweep_plan.comp)
@@ -51,6 +51,9 @@ foreach(words 1 2)
     vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits} "-DKEY_WORDS=${words};-DVALUE_WORDS=0")
     vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1")
   endforeach()
+  # The match ranking: the ballot kernel with subgroupPartitionNV (VK_NV_shader_subgroup_partitioned).
+  vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits} "-DKEY_WORDS=${words};-DVALUE_WORDS=0;-DSUBGROUP_PARTITIONED=1")
+  vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1;-DSUBGROUP_PARTITIONED=1")
 endforeach()
 vksort_add_shader(buckets/init.comp)
 vksort_add_shader(buckets/link.comp)

@@ -33,11 +33,13 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
 
 bool has_ballot(const Device& gpu) { return gpu.info().subgroup_ballot && gpu.info().subgroup_size > 0; }
 
-// The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot (a device
-// without it refuses ballot ranking: tested below).
+// The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot, match
+// only where it has subgroup partitions too (a device without them refuses those rankings: tested below).
 std::vector<RadixRanking> rankings(const Device& gpu) {
-  if (has_ballot(gpu)) return {RadixRanking::columns, RadixRanking::ballot};
-  return {RadixRanking::columns};
+  std::vector<RadixRanking> r{RadixRanking::columns};
+  if (has_ballot(gpu)) r.push_back(RadixRanking::ballot);
+  if (has_ballot(gpu) && gpu.info().subgroup_partitioned) r.push_back(RadixRanking::match);
+  return r;
 }
 
 template <class U>
@@ -457,12 +459,26 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   o.tuning.radix_scan = RadixScan::reduce_then_scan;
   o.tuning.radix_ranking = RadixRanking::ballot;
   CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("ballot ranking is the single pass's"), Error);
+  o.tuning.radix_ranking = RadixRanking::match;
+  CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("match ranking is the single pass's"), Error);
   // A device without subgroup operations (pretend) has no ballot ranking, and says so.
   DeviceOptions plain = test::options_like_device();
   plain.pretend.no_subgroups = true;
   Device no_subgroups(plain);
   CHECK_THROWS_WITH_AS(Sorter(no_subgroups, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
                        doctest::Contains("subgroup ballot"), Error);
+  CHECK_FALSE(no_subgroups.info().subgroup_partitioned);
+  // Match ranking needs subgroup partitions (VK_NV_shader_subgroup_partitioned): refused, with the
+  // status and the reason, on a device without them (lavapipe), and never by default.
+  if (has_ballot(gpu) && !gpu.info().subgroup_partitioned) {
+    try {
+      Sorter refused(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::match));
+      FAIL("match ranking was built on a device without subgroup partitions");
+    } catch (const Error& e) {
+      CHECK(e.code() == Status::Code::unsupported);
+      CHECK(std::string(e.what()).find("VK_NV_shader_subgroup_partitioned") != std::string::npos);
+    }
+  }
   // ... and ranks by columns by default.
   SortOptions automatic = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
   Sorter columns(no_subgroups, automatic);

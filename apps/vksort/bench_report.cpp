@@ -39,7 +39,7 @@ const std::vector<double>* find(const NamedSamples& named, const std::string& na
 // included, is in the csv and json outputs; showing all of them made the table ~330 columns wide.
 constexpr std::string_view table_facts[] = {"passes_run", "passes_recorded", "rounds_run", "rounds_recorded", "tile",
                                             "samples", "largest_bucket", "single_pass", "ranking_columns",
-                                            "ranking_ballot", "lookback_fallbacks"};
+                                            "ranking_ballot", "ranking_match", "lookback_fallbacks"};
 
 // "rounds 3/64, tile 256": a pair of facts X_run and X_recorded reads as one "X run/recorded".
 std::string format_facts(const NamedSamples& all_facts) {

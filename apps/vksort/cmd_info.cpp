@@ -52,7 +52,7 @@ void print_limits(std::ostream& out, const Device& device) {
   };
   std::string ops;
   for (auto [on, name] : {std::pair{d.subgroup_arithmetic, "arithmetic"}, {d.subgroup_ballot, "ballot"},
-                          {d.subgroup_shuffle, "shuffle"}})
+                          {d.subgroup_shuffle, "shuffle"}, {d.subgroup_partitioned, "partitioned"}})
     if (on) ops += (ops.empty() ? "" : ", ") + std::string(name);
   row("subgroup size", d.subgroup_size ? std::to_string(d.subgroup_size) + " (compute ops: " +
                                              (ops.empty() ? "basic only" : ops) + ")"
@@ -103,7 +103,7 @@ int info_json(const GlobalOptions& global, const std::vector<DeviceListing>& dev
   j["devices"] = list;
   ordered_json ops = ordered_json::array();
   for (auto [on, name] : {std::pair{d.subgroup_arithmetic, "arithmetic"}, {d.subgroup_ballot, "ballot"},
-                          {d.subgroup_shuffle, "shuffle"}})
+                          {d.subgroup_shuffle, "shuffle"}, {d.subgroup_partitioned, "partitioned"}})
     if (on) ops.push_back(name);
   j["chosen"] = {
       {"index", chosen_index ? ordered_json(*chosen_index) : ordered_json(nullptr)},

@@ -21,7 +21,7 @@ struct TuningOptions {
   uint32_t items_per_thread = 0;
   uint32_t samples = 0;  // sample sort's s
   uint32_t radix_bits = 0;  // radix sort's digit width
-  std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns, ballot
+  std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns, ballot, match
   std::string radix_scan = "auto";     // radix sort's path: auto, single-pass, reduce-then-scan
   uint32_t lookback_window = 0;        // single pass: predecessor tiles per look-back round
 };

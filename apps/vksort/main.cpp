@@ -53,7 +53,8 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
       ->group("Tuning");
   app.add_option("--radix-ranking", t.radix_ranking,
                  "Radix sort: how blocks rank keys, splits (four-way, wide workgroups; reduce-then-scan), columns "
-                 "(per-invocation counters, small workgroups) or ballot (subgroup multisplit; single pass) "
+                 "(per-invocation counters, small workgroups), ballot (subgroup multisplit; single pass) or match "
+                 "(ballot's multisplit by subgroup partitions, VK_NV_shader_subgroup_partitioned; single pass) "
                  "(default: auto, by the block's shape)")
       ->type_name("R")
       ->group("Tuning");

@@ -62,7 +62,7 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   tuning.radix_bits = options.radix_bits;
   const auto ranking = vksort::parse_radix_ranking(options.radix_ranking);
   if (!ranking)
-    throw UsageError("--radix-ranking: unknown ranking '" + options.radix_ranking + "' (known: auto, splits, columns, ballot)");
+    throw UsageError("--radix-ranking: unknown ranking '" + options.radix_ranking + "' (known: auto, splits, columns, ballot, match)");
   tuning.radix_ranking = *ranking;
   const auto scan = vksort::parse_radix_scan(options.radix_scan);
   if (!scan)

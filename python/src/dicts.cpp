@@ -34,6 +34,7 @@ py::dict device_dict(const DeviceInfo& info) {
   features["subgroup_arithmetic"] = info.subgroup_arithmetic;
   features["subgroup_ballot"] = info.subgroup_ballot;
   features["subgroup_shuffle"] = info.subgroup_shuffle;
+  features["subgroup_partitioned"] = info.subgroup_partitioned;
   features["timestamps"] = info.timestamps;
   py::dict limits;
   limits["max_shared_memory"] = info.max_shared_memory;

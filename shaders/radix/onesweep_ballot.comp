@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #version 460
 // Single-pass radix sort, one pass (one digit) per dispatch, ranking the whole digit in one step per
-// subgroup (multisplit by subgroup ballots): the shape for wide workgroups (GPUs).
+// subgroup (multisplit by subgroup ballots, or one subgroup partition per key where the device has
+// them): the shape for wide workgroups (GPUs).
 //
 //   1. Take a tile id (onesweep_lookback.glsl). Subgroup s owns a contiguous chunk of the tile (chunks
 //      in subgroup-id order, each ITEMS times its live invocations), read in rounds of one key per live
@@ -29,6 +30,14 @@
 #include "common/radix_digits.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+// SUBGROUP_PARTITIONED (the `match` ranking's variant): peers from subgroupPartitionNV, where the
+// device offers VK_NV_shader_subgroup_partitioned, instead of a ballot per digit bit.
+#ifndef SUBGROUP_PARTITIONED
+#define SUBGROUP_PARTITIONED 0
+#endif
+#if SUBGROUP_PARTITIONED
+#extension GL_NV_shader_subgroup_partitioned : require
+#endif
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
@@ -164,6 +173,11 @@ void main() {
     const bool valid = i < g_n;
     const Key k = preload ? keys[r] : valid ? onesweep_source_key(i) : KEY_MAX;
     const uint d = onesweep_digit(k);
+#if SUBGROUP_PARTITIONED
+    // The lanes whose digit is this one's, in one step (NVIDIA: match.any); invalid lanes' RADIX is no
+    // digit, so they are nobody's peers.
+    const uvec4 peers = subgroupPartitionNV(valid ? d : RADIX);
+#else
     // Only the ballot words that can hold a lane are combined: one on subgroups of 32 or fewer.
     uvec4 peers = subgroupBallot(valid);
     for (uint b = 0u; b < RADIX_BITS; ++b) {
@@ -171,6 +185,7 @@ void main() {
       const uvec4 with_bit = subgroupBallot(set);
       for (uint w = 0u; w < BALLOT_WORDS; ++w) peers[w] &= set ? with_bit[w] : ~with_bit[w];
     }
+#endif
     uint below = 0u, count = 0u;
     for (uint w = 0u; w < BALLOT_WORDS; ++w) {
       below += bitCount(peers[w] & gl_SubgroupLtMask[w]);

@@ -89,7 +89,7 @@ void fuzz_sort(FuzzedDataProvider& in) {
   o.tuning.items_per_thread = field(in, 0, 40);
   o.tuning.radix_bits = field(in, 0, 10);
   o.tuning.samples = field(in, 0, 1100);
-  o.tuning.radix_ranking = RadixRanking(field(in, 3, 5));
+  o.tuning.radix_ranking = RadixRanking(field(in, 4, 6));
   o.tuning.radix_scan = RadixScan(field(in, 2, 4));
   o.begin_bit = field(in, 0, 70);
   o.end_bit = field(in, 0, 70);
@@ -150,7 +150,7 @@ void fuzz_buckets(FuzzedDataProvider& in) {
                                                                   : in.ConsumeIntegralInRange<int>(-10, 110) / 100.0;
   o.tuning.workgroup_size = field(in, 0, 1100);
   o.tuning.items_per_thread = field(in, 0, 40);
-  o.tuning.radix_ranking = RadixRanking(field(in, 3, 5));
+  o.tuning.radix_ranking = RadixRanking(field(in, 4, 6));
   o.tuning.radix_scan = RadixScan(field(in, 2, 4));
   o.subgroups = in.ConsumeBool();
   std::unique_ptr<BucketLists> lists;

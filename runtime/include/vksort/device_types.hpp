@@ -27,6 +27,8 @@ struct DeviceInfo {
   bool subgroup_arithmetic = false;      // subgroup add/min/max in the compute stage
   bool subgroup_ballot = false;
   bool subgroup_shuffle = false;
+  bool subgroup_partitioned = false;     // VK_NV_shader_subgroup_partitioned in compute, enabled by vksort
+                                         // (false on a borrowed device: vksort cannot see its extensions)
   uint32_t max_shared_memory = 0;        // maxComputeSharedMemorySize, bytes
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_workgroup_count[3] = {};

@@ -27,7 +27,7 @@ constexpr uint32_t convenience_batch = 8;
 void check_options(const BucketOptions& o) {
   if (uint32_t(o.mode) > uint32_t(BucketMode::sort))
     throw Error("BucketOptions::mode is " + std::to_string(uint32_t(o.mode)) + ", not a valid vksort::BucketMode");
-  if (uint32_t(o.tuning.radix_ranking) > uint32_t(RadixRanking::ballot))
+  if (uint32_t(o.tuning.radix_ranking) > uint32_t(RadixRanking::match))
     throw Error("BucketOptions::tuning.radix_ranking is " + std::to_string(uint32_t(o.tuning.radix_ranking)) +
                 ", not a valid vksort::RadixRanking");
   if (uint32_t(o.tuning.radix_scan) > uint32_t(RadixScan::reduce_then_scan))

@@ -12,7 +12,7 @@ namespace vksort {
 namespace {
 constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
 constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
-constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot"};
+constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot", "match"};
 constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
 constexpr std::string_view order_names[] = {"ascending", "descending"};
 constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupported", "out_of_memory", "device_lost", "vulkan_error"};

@@ -34,7 +34,7 @@ void check_options(const SortOptions& o) {
   check_enum("order", o.order, Order::descending, "Order");
   check_enum("algorithm", o.algorithm, Algorithm::brick, "Algorithm");
   check_enum("brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
-  check_enum("tuning.radix_ranking", o.tuning.radix_ranking, RadixRanking::ballot, "RadixRanking");
+  check_enum("tuning.radix_ranking", o.tuning.radix_ranking, RadixRanking::match, "RadixRanking");
   check_enum("tuning.radix_scan", o.tuning.radix_scan, RadixScan::reduce_then_scan, "RadixScan");
   if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
     throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +

@@ -95,6 +95,21 @@ int pick_queue_family(const std::vector<VkQueueFamilyProperties>& families) {
   return best;
 }
 
+}  // namespace
+
+bool offers_extension(const InstanceFns& f, VkPhysicalDevice pd, const char* name) {
+  uint32_t count = 0;
+  if (!f.vkEnumerateDeviceExtensionProperties || f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, nullptr) != VK_SUCCESS)
+    return false;
+  std::vector<VkExtensionProperties> offered(count);
+  if (f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, offered.data()) != VK_SUCCESS) return false;
+  for (const VkExtensionProperties& e : offered)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
+namespace {
+
 struct Probe {
   DeviceInfo info;
   DeviceFacts facts;
@@ -125,6 +140,9 @@ Probe probe(const InstanceFns& f, VkPhysicalDevice pd, int forced_family = -1) {
   i.subgroup_arithmetic = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   i.subgroup_ballot = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
   i.subgroup_shuffle = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  // The operation bit says the device accepts the capability; the extension is what create_context enables.
+  i.subgroup_partitioned = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV) &&
+                           offers_extension(f, pd, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
   i.max_shared_memory = l.maxComputeSharedMemorySize;
   i.max_workgroup_invocations = l.maxComputeWorkGroupInvocations;
   for (int d = 0; d < 3; ++d) i.max_workgroup_count[d] = l.maxComputeWorkGroupCount[d];
@@ -272,7 +290,7 @@ void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& 
   if (p.gpu && info.type == "cpu") info.type = "discrete";
   if (p.no_subgroups) {
     info.subgroup_size = 0;
-    info.subgroup_arithmetic = info.subgroup_ballot = info.subgroup_shuffle = false;
+    info.subgroup_arithmetic = info.subgroup_ballot = info.subgroup_shuffle = info.subgroup_partitioned = false;
   }
   if (p.device_memory && (!info.device_local_bytes || p.device_memory < info.device_local_bytes))
     info.device_local_bytes = p.device_memory;
@@ -373,6 +391,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   f12.bufferDeviceAddress = VK_TRUE;
   std::vector<const char*> extensions;
+  if (ctx->info.subgroup_partitioned) extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics{};
   if (pipeline_statistics_requested()) {
     ctx->pipeline_statistics = add_pipeline_statistics(ctx->ifn, ctx->physical, extensions, statistics, &f12.pNext);
@@ -413,6 +432,7 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
     throw Error(Status::Code::unsupported, "borrowing a Vulkan device: " + why +
                                                (b.enabled_features ? " (not enabled when the application created it)" : ""));
   ctx->info = p.info;
+  ctx->info.subgroup_partitioned = false;  // whether the application enabled the extension is not known
   ctx->pipeline_cache = b.pipeline_cache;
   ctx->allocator = b.allocator;
   finish_context(*ctx);

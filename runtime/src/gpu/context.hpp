@@ -103,6 +103,9 @@ struct Context {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
 };
 
+// Whether `physical` offers the device extension `name`.
+bool offers_extension(const InstanceFns& ifn, VkPhysicalDevice physical, const char* name);
+
 // Creates a context for the device that `options` selects (instance and device owned by it).
 std::shared_ptr<Context> create_context(const DeviceOptions& options);
 // Wraps the application's device (nothing of the application's is destroyed later).

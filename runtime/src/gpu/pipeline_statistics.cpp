@@ -15,15 +15,7 @@ bool pipeline_statistics_requested() {
 
 bool add_pipeline_statistics(const InstanceFns& ifn, VkPhysicalDevice physical, std::vector<const char*>& extensions,
                              VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR& feature, void** chain) {
-  auto enumerate = ifn.vkEnumerateDeviceExtensionProperties;
-  uint32_t count = 0;
-  if (!enumerate || enumerate(physical, nullptr, &count, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkExtensionProperties> offered(count);
-  if (enumerate(physical, nullptr, &count, offered.data()) != VK_SUCCESS) return false;
-  bool found = false;
-  for (const VkExtensionProperties& e : offered)
-    found = found || std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
-  if (!found) return false;
+  if (!offers_extension(ifn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) return false;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR supported{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &supported};

@@ -79,6 +79,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   const uint32_t radix = 1u << radix_bits;
   const Tuning& tune = options.tuning;
   columns_ = ranking == RadixRanking::columns;
+  match_ = ranking == RadixRanking::match;
   values_ = options.value_bytes == 4;
   if (passes() > ONESWEEP_MAX_PASSES)
     throw Error("radix sort (single pass): " + std::to_string(passes()) + " passes, more than " +
@@ -105,6 +106,11 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     if (!info.subgroup_ballot || info.subgroup_size == 0)
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots needs subgroup ballot operations in compute, which \"" +
                   info.name + "\" does not offer; use RadixRanking::columns");
+    if (match_ && !info.subgroup_partitioned)
+      throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup partitions (RadixRanking::match) needs "
+                  "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
+                  (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
+                  "; use RadixRanking::ballot");
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     if (!wg) {
@@ -146,7 +152,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
                             {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, info.type == "cpu"}},
                            sizeof(OnesweepPush));
-  const std::string pass = keyed_shader(columns_ ? "radix_onesweep_columns" : "radix_onesweep_ballot", options.key) + (values_ ? "_v" : "");
+  const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
+  const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "");
   if (tune.lookback_window > max_lookback_window)
     throw Error("radix sort (single pass): look-back window " + std::to_string(tune.lookback_window) + " must be 1 to " +
                 std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
@@ -271,7 +278,8 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   return {{"single_pass", 1.0},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
-          {"ranking_ballot", columns_ ? 0.0 : 1.0},
+          {"ranking_ballot", columns_ || match_ ? 0.0 : 1.0},
+          {"ranking_match", match_ ? 1.0 : 0.0},
           {"staged", staged_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},

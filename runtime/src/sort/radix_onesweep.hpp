@@ -35,7 +35,7 @@ namespace vksort::algo {
 
 class RadixOnesweep {
  public:
-  // `ranking` is columns or ballot (RadixSort resolves automatic). Throws vksort::Error when that
+  // `ranking` is columns, ballot or match (RadixSort resolves automatic). Throws vksort::Error when that
   // ranking cannot be built on this device with these options.
   RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint32_t radix_bits, uint32_t begin_bit,
                 uint32_t end_bit, RadixRanking ranking);
@@ -65,6 +65,7 @@ class RadixOnesweep {
   SortOptions options_;
   uint32_t radix_bits_ = 0, begin_bit_ = 0, end_bit_ = 0;
   bool columns_ = true;
+  bool match_ = false;   // ballot's kernel, peers by subgroup partition (RadixRanking::match)
   bool values_ = false;
   bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)

@@ -77,12 +77,14 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   // for, for the splits, and where an array may hold more keys than the single pass counts.
   const RadixScan scan = options.tuning.radix_scan;
   const RadixRanking ranking = options.tuning.radix_ranking;
+  // Ballot and match rank for the single pass only.
+  const bool subgroup_ranking = ranking == RadixRanking::ballot || ranking == RadixRanking::match;
   if (scan == RadixScan::single_pass && ranking == RadixRanking::splits)
     throw Error("radix sort: the four-way splits rank for reduce-then-scan only (Tuning::radix_scan single_pass "
-                "takes RadixRanking columns or ballot)");
-  if (scan == RadixScan::reduce_then_scan && ranking == RadixRanking::ballot)
-    throw Error("radix sort: ballot ranking is the single pass's (Tuning::radix_scan reduce_then_scan takes "
-                "RadixRanking splits or columns)");
+                "takes RadixRanking columns, ballot or match)");
+  if (scan == RadixScan::reduce_then_scan && subgroup_ranking)
+    throw Error("radix sort: " + std::string(to_string(ranking)) + " ranking is the single pass's (Tuning::radix_scan "
+                "reduce_then_scan takes RadixRanking splits or columns)");
   const bool beyond_single_pass =
       ctx.info.max_allocation_size / key_bytes(options.key) > uint64_t(ONESWEEP_MAX_KEYS);
   // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
@@ -94,12 +96,12 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const bool single_pass_here = ctx.info.type != "cpu";
   const bool want_single_pass = scan == RadixScan::single_pass ||
                                 (scan == RadixScan::automatic && ranking != RadixRanking::splits &&
-                                 (single_pass_here || ranking == RadixRanking::ballot));
+                                 (single_pass_here || subgroup_ranking));
   if (want_single_pass) {
     const RadixRanking r = ranking == RadixRanking::automatic ? RadixOnesweep::default_ranking(ctx.info) : ranking;
     single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
   }
-  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && ranking != RadixRanking::ballot);
+  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking);
   if (!reduce_then_scan_) return;
 
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared
@@ -127,7 +129,8 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   };
   switch (options.tuning.radix_ranking) {
     case RadixRanking::automatic:
-    case RadixRanking::ballot:  // never here: ballot ranking builds no reduce-then-scan path
+    case RadixRanking::ballot:  // never here: ballot and match build no reduce-then-scan path
+    case RadixRanking::match:
       columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block;
       break;
     case RadixRanking::splits: columns_ = false; break;
@@ -374,6 +377,7 @@ std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(co
   const double columns = ran && columns_ ? 4.0 * 4.0 * l.blocks * column_words_per_block() / n : 0.0;
   return {{"single_pass", 0.0},
           {"ranking_ballot", 0.0},
+          {"ranking_match", 0.0},
           {"staged", 0.0},
           {"lookback_fallbacks", 0.0},
           {"dispatches", double(dispatches)},

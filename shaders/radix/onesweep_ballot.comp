@@ -166,6 +166,9 @@ void main() {
   // The tile's counts go out before the ranking (Onesweep's early counts): successors looking back
   // find this tile's aggregate a whole ranking sooner.
   publish_aggregate(tile, state);
+  // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
+  // nothing but the staging is left after the look-back (its barriers make s_start visible).
+  if (STAGE_KEYS >= TILE) digit_starts();
 
   // 3. Rank in rounds of one key per live invocation.
   for (uint r = 0u; r < ITEMS; ++r) {
@@ -216,9 +219,6 @@ void main() {
   Words dst_values = Words(g_encoded ? pc.values : pc.alt_values);
 #endif
   if (STAGE_KEYS >= TILE) {
-    digit_starts();
-    // s_start is complete.
-    barrier();
     // Each key to its slot in the tile's digit order (no one reads the histograms since the
     // look-back's first barrier: the tile may overwrite them).
     for (uint r = 0u; r < ITEMS; ++r) {

@@ -28,10 +28,15 @@ const uint WG = gl_WorkGroupSize.x;
 const uint RADIX = 1u << RADIX_BITS;
 const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
 
-// Every pass's histogram of this tile; invocations add with shared atomics (collisions are rare on
-// random keys and merely serialise on skewed ones). Measured on lavapipe (2^20 u32 keys, 8 invocations
-// of 2048 keys): per-invocation columns of 16-bit counters instead took 1.6 times as long.
+// Every pass's histogram of this tile. GPUs add with shared atomics (collisions are rare on random
+// keys and merely serialise on skewed ones). CPU drivers (CONSECUTIVE) count one pass at a time into
+// per-invocation columns of 32-bit counters, s_col[d * WG + t], with plain increments, then add the
+// columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
+// two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
+// 11.8, u64 keys 29.7-30.3 / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at
+// once took 1.6 times the atomics' time on an earlier host).
 shared uint s_hist[MAX_PASSES * RADIX];
+shared uint s_col[CONSECUTIVE ? RADIX * WG : 1u];
 shared uint s_inversions;
 
 
@@ -70,16 +75,30 @@ void main() {
   Keys keys = Keys(pc.keys);
   const uint base = block * block_keys;
   if (CONSECUTIVE) {
-    // Keys [first, end) of the block; the one after end only for its order check.
+    // Keys [first, end) of the block; the one after end only for the order check, in the first pass.
     const uint first = base + t * items;
     const uint end = first < n ? min(first + items, n) : first;
-    Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
-    for (uint i = first; i < end; ++i) {
-      const bool has_next = i + 1u < n;
-      Key next = k;
-      if (has_next) next = encode_key(keys.k[i + 1u]);
-      count_key(k, next, has_next);
-      k = next;
+    for (uint p = 0u; p < pc.passes; ++p) {
+      const uint shift = pc.begin_bit + p * RADIX_BITS;
+      const uint width = min(RADIX_BITS, pc.end_bit - shift);
+      for (uint d = 0u; d < RADIX; ++d) s_col[d * WG + t] = 0u;  // own column: no barrier needed
+      Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
+      for (uint i = first; i < end; ++i) {
+        Key next = k;
+        if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
+        if (p == 0u && i + 1u < n && key_less(next & g_range, k & g_range)) ++g_inversions;
+        ++s_col[key_digit(k, shift, width) * WG + t];
+        k = next;
+      }
+      // Every column of this pass is complete.
+      barrier();
+      for (uint d = t; d < RADIX; d += WG) {
+        uint sum = 0u;
+        for (uint c = 0u; c < WG; ++c) sum += s_col[d * WG + c];
+        s_hist[p * RADIX + d] = sum;
+      }
+      // The columns are read before the next pass clears them.
+      barrier();
     }
   }
   const uint mine = !CONSECUTIVE && base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the block

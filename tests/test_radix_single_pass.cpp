@@ -442,6 +442,17 @@ TEST_CASE("single-pass radix sort reports its path, dispatches, barriers, bytes 
     REQUIRE(test::check_on(gpu, staged, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, 9), &stats) == "");
     CHECK(stats.fact("staged") == 1);
   }
+  // Wide workgroups on a CPU driver: the histogram's per-invocation columns (RADIX x workgroup
+  // counters) would not fit its shared memory, so it counts by atomics; sorted right, validation silent.
+  if (has_ballot(gpu) && gpu.info().type == "cpu") {
+    for (Key key : {Key::u32, Key::u64}) {
+      SortOptions wide = single_pass(key, Order::ascending, 0, RadixRanking::ballot);
+      wide.tuning.workgroup_size = 64;
+      wide.tuning.items_per_thread = 16;
+      Sorter sorter(gpu, wide);
+      REQUIRE(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, 20000, 5), &stats) == "");
+    }
+  }
 
   // Reduce-then-scan reports the same facts of its own recording: more dispatches and barriers.
   o.tuning.radix_scan = RadixScan::reduce_then_scan;

@@ -29,7 +29,8 @@ const uint RADIX = 1u << RADIX_BITS;
 const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
 
 // Every pass's histogram of this tile. GPUs add with shared atomics (collisions are rare on random
-// keys and merely serialise on skewed ones). CPU drivers (CONSECUTIVE) count one pass at a time into
+// keys and merely serialise on skewed ones). CPU drivers (CONSECUTIVE, which the runtime sets only
+// where the columns fit in shared memory beside s_hist) count one pass at a time into
 // per-invocation columns of 32-bit counters, s_col[d * WG + t], with plain increments, then add the
 // columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
 // two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
@@ -47,9 +48,14 @@ const uint BATCH = 8u;
 uint g_inversions = 0u;
 Key g_range;
 
-// Counts key k's digit of every pass, and whether its successor (if any) is smaller on the ordered bits.
-void count_key(Key k, Key next, bool has_next) {
+// Counts whether key k's successor (if any) is smaller on the ordered bits.
+void count_inversion(Key k, Key next, bool has_next) {
   if (has_next && key_less(next & g_range, k & g_range)) ++g_inversions;
+}
+
+// Counts key k's digit of every pass, and the order check.
+void count_key(Key k, Key next, bool has_next) {
+  count_inversion(k, next, has_next);
   for (uint p = 0u; p < pc.passes; ++p) {
     const uint shift = pc.begin_bit + p * RADIX_BITS;
     atomicAdd(s_hist[p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
@@ -86,7 +92,7 @@ void main() {
       for (uint i = first; i < end; ++i) {
         Key next = k;
         if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
-        if (p == 0u && i + 1u < n && key_less(next & g_range, k & g_range)) ++g_inversions;
+        if (p == 0u) count_inversion(k, next, i + 1u < n);
         ++s_col[key_digit(k, shift, width) * WG + t];
         k = next;
       }

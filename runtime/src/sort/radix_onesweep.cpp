@@ -148,9 +148,14 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // invocation where its loops would run past lavapipe's 65535 iterations (onesweep_histogram.comp).
   const uint32_t within_budget = std::bit_floor(std::max(1u, loop_budget / (passes() + 1)));
   histogram_items_ = info.type == "cpu" ? std::min(items, within_budget) : std::min(std::max(items, 128u), within_budget);
+  // CPU drivers count the histogram in per-invocation columns (onesweep_histogram.comp), where the
+  // columns fit in shared memory beside the histograms of the key's most passes; else by atomics.
+  const uint64_t most_passes = (key_bytes(options.key) * 8 + radix_bits_ - 1) / radix_bits_;
+  const bool histogram_columns =
+      info.type == "cpu" && (uint64_t(radix) * wg + most_passes * radix + 1) * 4 <= info.max_shared_memory;
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
-                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, info.type == "cpu"}},
+                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns}},
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
   const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "");

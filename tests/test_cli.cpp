@@ -822,8 +822,9 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
     REQUIRE(doc["results"].size() == 4);
     for (const auto& c : doc["results"]) {
       for (const char* field : {"algorithm", "key", "order", "values", "distribution", "n", "bytes", "gpu_ms", "mkeys_per_s",
-                                "copy_ms", "roofline_fraction", "phases_ms", "facts", "cpu_ms"})
+                                "copy_ms", "warmup_runs", "roofline_fraction", "phases_ms", "facts", "cpu_ms"})
         CHECK_MESSAGE(c.contains(field), field);
+      CHECK(c["warmup_runs"] == 1);  // --warmup's default, no --warmup-ms
       for (const char* cpu : {"std::sort", "std::stable_sort", "lsd_radix"}) {
         REQUIRE_MESSAGE(c["cpu_ms"].contains(cpu), cpu);
         CHECK(c["cpu_ms"][cpu]["runs"].size() == 2);
@@ -845,6 +846,33 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
       check_usage_error(dir.run(with_globals(args)), {extra[0]});
     }
     CHECK(dir.listing().empty());
+  }
+}
+
+// Warm-ups: at least --warmup sorts, and more until --warmup-ms have passed since the first of them,
+// with the input on the host or resident on the GPU; the JSON says how many ran.
+TEST_CASE("cli: bench --warmup and --warmup-ms, with and without --resident") {
+  TempDir dir;
+  for (const bool resident : {false, true}) {
+    for (const auto& [warmup, warmup_ms] : {std::pair<int, int>{3, 0}, std::pair<int, int>{1, 400}}) {
+      std::vector<std::string> args = {"bench", "--n", "2000", "--dist", "uniform", "--algo", "radix", "--repeat", "2",
+                                       "--no-cpu", "--warmup", std::to_string(warmup), "--warmup-ms", std::to_string(warmup_ms),
+                                       "--format", "json", "--out", dir / "w.json"};
+      if (resident) args.push_back("--resident");
+      CAPTURE(show(args));
+      const Run r = dir.run(with_globals(args));
+      REQUIRE_MESSAGE(r.code == 0, r.err);
+      const auto doc = nlohmann::json::parse(read_text(dir / "w.json"));
+      REQUIRE(doc["results"].size() == 1);
+      const auto& c = doc["results"][0];
+      if (warmup_ms == 0) {
+        CHECK(c["warmup_runs"] == warmup);
+      } else {
+        // 400 ms of sorts of 2000 keys are many sorts on any device (lavapipe: a few ms each).
+        CHECK(c["warmup_runs"].get<int64_t>() > 1);
+      }
+      if (test::device().info().timestamps) CHECK(c["gpu_ms"]["runs"].size() == 2);
+    }
   }
 }
 

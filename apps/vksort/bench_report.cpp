@@ -219,6 +219,7 @@ std::string bench_json(const BenchSetup& s, std::span<const CaseResult> results)
     const auto gpu = gpu_median(r);
     c["mkeys_per_s"] = optional(gpu && *gpu > 0 ? std::optional(double(r.n) / *gpu / 1e3) : std::nullopt);
     c["copy_ms"] = optional(r.copy_ms >= 0 ? std::optional(r.copy_ms) : std::nullopt);
+    c["warmup_runs"] = r.warmup_runs;
     c["roofline_fraction"] = optional(roofline_fraction(r));
     ordered_json phases = ordered_json::object();
     for (const auto& [name, samples] : r.phases_ms) phases[name] = summary(samples);

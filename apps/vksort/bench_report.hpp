@@ -36,6 +36,7 @@ struct CaseResult {
   // measured in the same run; < 0 when untimed. copy_ms / GPU ms is the fraction of the device's copy
   // bandwidth the sort reaches, counting the least any sort must move (read and write every item once).
   double copy_ms = -1.0;
+  int64_t warmup_runs = 0;  // warm-up sorts run before the timed ones (at least --warmup, and --warmup-ms of them)
   uint64_t bytes() const { return n * (key_bytes(key) + uint64_t(value_bytes)); }
 };
 

@@ -30,6 +30,7 @@
 #include "common/radix_digits.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_control_flow_attributes : require
 // SUBGROUP_PARTITIONED (the `match` ranking's variant): peers from subgroupPartitionNV, where the
 // device offers VK_NV_shader_subgroup_partitioned, instead of a ballot per digit bit.
 #ifndef SUBGROUP_PARTITIONED
@@ -50,6 +51,14 @@ layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
+// GPUs (a few keys per invocation) keep the chunk's keys and ranks in registers: every loop over them
+// is unrolled and runs to the end (a key past the last is skipped, not a break), so each index is a
+// constant. An H200 put both arrays in local memory while those loops stopped at the last key (its
+// pipeline statistics: 160 bytes per invocation for 16 u32 keys; bench/results/nvidia-h200_2026-11-27).
+// CPU drivers (thousands of keys per invocation) load each key where it is used, keep the arrays in
+// memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
+const bool IN_REGISTERS = ITEMS <= 32u;
+const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
 
 #include "radix/onesweep_lookback.glsl"
 
@@ -101,6 +110,64 @@ void digit_starts() {
   }
 }
 
+// Where the pass writes (set before step 5): the buffers it does not read.
+Keys g_dst;
+#if VALUE_WORDS == 1
+Words g_src_values, g_dst_values;
+#endif
+
+// 3. Key k's rank among the tile's keys of its digit: its subgroup's next place for the digit
+// (s_hist[row + d]) plus its peers below it; the highest peer moves the place past the peers. Every
+// lane of the subgroup calls it for its key of the same round (subgroup votes); invalid lanes (past
+// the keys) are nobody's peers.
+uint rank_key(Key k, bool valid, uint row) {
+  const uint d = onesweep_digit(k);
+#if SUBGROUP_PARTITIONED
+  // The lanes whose digit is this one's, in one step (NVIDIA: match.any); invalid lanes' RADIX is no
+  // digit.
+  const uvec4 peers = subgroupPartitionNV(valid ? d : RADIX);
+#else
+  // Only the ballot words that can hold a lane are combined: one on subgroups of 32 or fewer.
+  uvec4 peers = subgroupBallot(valid);
+  [[unroll]] for (uint b = 0u; b < RADIX_BITS; ++b) {
+    const bool set = ((d >> b) & 1u) != 0u;
+    const uvec4 with_bit = subgroupBallot(set);
+    [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w) peers[w] &= set ? with_bit[w] : ~with_bit[w];
+  }
+#endif
+  uint below = 0u, count = 0u;
+  [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w) {
+    below += bitCount(peers[w] & gl_SubgroupLtMask[w]);
+    count += bitCount(peers[w]);
+  }
+  const uint before = valid ? s_hist[row + d] : 0u;
+  // Every invocation read its place before the highest peer of each digit moves it.
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  if (valid && below + 1u == count) s_hist[row + d] = before + count;
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  return before + below;
+}
+
+// 5, staged: key k (and its value, read at its original place i) to its slot in the tile's digit order.
+void stage_item(Key k, uint rank, uint i) {
+  const uint slot = s_start[onesweep_digit(k)] + rank;
+  stage_key(slot, k);
+#if VALUE_WORDS == 1
+  stage_value(slot, g_src_values.w[i]);
+#endif
+}
+
+// 5, not staged: key k (and its value) straight to its place in the output.
+void write_item(Key k, uint rank, uint i) {
+  const uint to = s_excl[onesweep_digit(k)] + rank;
+  g_dst.k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+  g_dst_values.w[to] = g_src_values.w[i];
+#endif
+}
+
 void main() {
   g_control = Words(pc.control);
   g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
@@ -129,23 +196,27 @@ void main() {
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * RADIX;
 
-  // GPUs (a few keys per invocation, in registers) load every key of the chunk before counting any,
-  // so the loads are in flight together. CPU drivers (thousands per invocation, in memory, and a
-  // shared loop budget: loop_budget.hpp) load each key where it is used.
-  const bool preload = ITEMS <= 32u;
+  // GPUs load every key of the chunk before counting any, so the loads are in flight together.
   Key keys[ITEMS];
   uint ranks[ITEMS];
-  for (uint r = 0u; preload && r < ITEMS; ++r) {
-    const uint i = chunk + r * live + lane;
-    keys[r] = i < g_n ? onesweep_source_key(i) : KEY_MAX;
+  if (IN_REGISTERS) {
+    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      keys[r] = i < g_n ? onesweep_source_key(i) : KEY_MAX;
+    }
   }
 
   // 1. Each subgroup counts its keys of each digit into its own row (shared atomics: only the
   // subgroup's own lanes share a word).
-  for (uint r = 0u; r < ITEMS; ++r) {
-    const uint i = chunk + r * live + lane;
-    if (i >= g_n) break;
-    atomicAdd(s_hist[row + onesweep_digit(preload ? keys[r] : onesweep_source_key(i))], 1u);
+  if (IN_REGISTERS) {
+    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r)
+      if (chunk + r * live + lane < g_n) atomicAdd(s_hist[row + onesweep_digit(keys[r])], 1u);
+  } else {
+    for (uint r = 0u; r < ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      if (i >= g_n) break;
+      atomicAdd(s_hist[row + onesweep_digit(onesweep_source_key(i))], 1u);
+    }
   }
   // Every subgroup's counts are in.
   barrier();
@@ -170,39 +241,16 @@ void main() {
   // nothing but the staging is left after the look-back (its barriers make s_start visible).
   if (STAGE_KEYS >= TILE) digit_starts();
 
-  // 3. Rank in rounds of one key per live invocation.
-  for (uint r = 0u; r < ITEMS; ++r) {
-    const uint i = chunk + r * live + lane;
-    const bool valid = i < g_n;
-    const Key k = preload ? keys[r] : valid ? onesweep_source_key(i) : KEY_MAX;
-    const uint d = onesweep_digit(k);
-#if SUBGROUP_PARTITIONED
-    // The lanes whose digit is this one's, in one step (NVIDIA: match.any); invalid lanes' RADIX is no
-    // digit, so they are nobody's peers.
-    const uvec4 peers = subgroupPartitionNV(valid ? d : RADIX);
-#else
-    // Only the ballot words that can hold a lane are combined: one on subgroups of 32 or fewer.
-    uvec4 peers = subgroupBallot(valid);
-    for (uint b = 0u; b < RADIX_BITS; ++b) {
-      const bool set = ((d >> b) & 1u) != 0u;
-      const uvec4 with_bit = subgroupBallot(set);
-      for (uint w = 0u; w < BALLOT_WORDS; ++w) peers[w] &= set ? with_bit[w] : ~with_bit[w];
+  // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes).
+  if (IN_REGISTERS) {
+    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) ranks[r] = rank_key(keys[r], chunk + r * live + lane < g_n, row);
+  } else {
+    for (uint r = 0u; r < ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      const bool valid = i < g_n;
+      keys[r] = valid ? onesweep_source_key(i) : KEY_MAX;
+      ranks[r] = rank_key(keys[r], valid, row);
     }
-#endif
-    uint below = 0u, count = 0u;
-    for (uint w = 0u; w < BALLOT_WORDS; ++w) {
-      below += bitCount(peers[w] & gl_SubgroupLtMask[w]);
-      count += bitCount(peers[w]);
-    }
-    const uint before = valid ? s_hist[row + d] : 0u;
-    // Every invocation read its place before the highest peer of each digit moves it.
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    if (valid && below + 1u == count) s_hist[row + d] = before + count;
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    keys[r] = k;
-    ranks[r] = before + below;  // among the tile's keys of digit d
   }
 
   // 4. The look-back (its first barrier also ends every subgroup's ranking).
@@ -213,22 +261,25 @@ void main() {
   barrier();
 
   // 5.
-  Keys dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
+  g_dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
 #if VALUE_WORDS == 1
-  Words src_values = Words(g_encoded ? pc.alt_values : pc.values);
-  Words dst_values = Words(g_encoded ? pc.values : pc.alt_values);
+  g_src_values = Words(g_encoded ? pc.alt_values : pc.values);
+  g_dst_values = Words(g_encoded ? pc.values : pc.alt_values);
 #endif
   if (STAGE_KEYS >= TILE) {
     // Each key to its slot in the tile's digit order (no one reads the histograms since the
     // look-back's first barrier: the tile may overwrite them).
-    for (uint r = 0u; r < ITEMS; ++r) {
-      const uint i = chunk + r * live + lane;
-      if (i >= g_n) break;
-      const uint slot = s_start[onesweep_digit(keys[r])] + ranks[r];
-      stage_key(slot, keys[r]);
-#if VALUE_WORDS == 1
-      stage_value(slot, src_values.w[i]);
-#endif
+    if (IN_REGISTERS) {
+      [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
+        const uint i = chunk + r * live + lane;
+        if (i < g_n) stage_item(keys[r], ranks[r], i);
+      }
+    } else {
+      for (uint r = 0u; r < ITEMS; ++r) {
+        const uint i = chunk + r * live + lane;
+        if (i >= g_n) break;
+        stage_item(keys[r], ranks[r], i);
+      }
     }
     // The tile is staged in digit order.
     barrier();
@@ -237,22 +288,23 @@ void main() {
       const Key k = staged_key(slot);
       const uint d = onesweep_digit(k);
       const uint to = s_excl[d] + slot - s_start[d];
-      dst.k[to] = g_encoded ? decode_key(k) : k;
+      g_dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
-      dst_values.w[to] = staged_value(slot);
+      g_dst_values.w[to] = staged_value(slot);
 #endif
     }
     return;
   }
-  for (uint r = 0u; r < ITEMS; ++r) {
-    const uint i = chunk + r * live + lane;
-    if (i >= g_n) break;
-    const Key k = keys[r];
-    const uint d = onesweep_digit(k);
-    const uint to = s_excl[d] + ranks[r];
-    dst.k[to] = g_encoded ? decode_key(k) : k;
-#if VALUE_WORDS == 1
-    dst_values.w[to] = src_values.w[i];
-#endif
+  if (IN_REGISTERS) {
+    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      if (i < g_n) write_item(keys[r], ranks[r], i);
+    }
+  } else {
+    for (uint r = 0u; r < ITEMS; ++r) {
+      const uint i = chunk + r * live + lane;
+      if (i >= g_n) break;
+      write_item(keys[r], ranks[r], i);
+    }
   }
 }

@@ -16,6 +16,7 @@
 // two, and on lavapipe every load is a loop over the lanes.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.
 #define PUSH_ONESWEEP
+#extension GL_EXT_control_flow_attributes : require
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/grid.glsl"
@@ -111,14 +112,14 @@ void main() {
   const uint count = min(items, mine);
   for (uint j0 = 0u; j0 < count; j0 += BATCH) {
     Key k[BATCH], next[BATCH];
-    for (uint u = 0u; u < BATCH; ++u) {
+    [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
       const uint i = base + (j0 + u) * WG + t;
       if (j0 + u < count) {
         k[u] = encode_key(keys.k[i]);
         if (i + 1u < n) next[u] = encode_key(keys.k[i + 1u]);
       }
     }
-    for (uint u = 0u; u < BATCH; ++u) {
+    [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
       const uint i = base + (j0 + u) * WG + t;
       if (j0 + u < count) count_key(k[u], next[u], i + 1u < n);
     }

@@ -27,6 +27,7 @@
 #define VKSORT_ONESWEEP_LOOKBACK_GLSL
 
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_control_flow_attributes : require
 
 // Rounds that find the nearest unread predecessor unpublished before counting its keys instead.
 const uint ONESWEEP_SPINS = 64u;
@@ -142,13 +143,13 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
       ++rounds;
       // pred >= 1 here: tile 0's state is inclusive, so a digit that passes it is done.
       const uint span = min(rounds == 1u ? 1u : WINDOW, pred);
-      for (uint j = 0u; j < WINDOW; ++j) {
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint p = pred - 1u - j;
         if (j < span) seen[j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
       }
       uint take = 0u;
       bool open = true;
-      for (uint j = 0u; j < WINDOW; ++j) {
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint v = seen[j];
         if (!open || j >= span || v < ONESWEEP_FLAG_AGGREGATE) {
           open = false;
@@ -232,13 +233,13 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
       if (d >= RADIX || s_found[d] != 0u) continue;
       // Loops over the window run WINDOW times without breaks, so compilers unroll them: registers,
       // and none of lavapipe's shared loop budget (loop_budget.hpp).
-      for (uint j = 0u; j < WINDOW; ++j) {
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint p = pred - 1u - j;
         if (j < span) seen[k * WINDOW + j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
       }
       uint published = span;  // reads before the first unpublished one
       bool ends = false;      // an inclusive state comes first: the digit ends this round
-      for (uint j = 0u; j < WINDOW; ++j) {
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint v = seen[k * WINDOW + j];
         const bool open = j < published && !ends;
         if (open && v < ONESWEEP_FLAG_AGGREGATE) published = j;
@@ -278,7 +279,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
       if (d >= RADIX || s_found[d] != 0u) continue;
       uint take = advance, published = span;
       bool ends = false;
-      for (uint j = 0u; j < WINDOW; ++j) {
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint v = seen[k * WINDOW + j];
         const bool open = j < published && !ends;
         if (open && v < ONESWEEP_FLAG_AGGREGATE) published = j;
@@ -288,7 +289,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
         }
       }
       uint sum = 0u;
-      for (uint j = 0u; j < WINDOW; ++j)
+      [[unroll]] for (uint j = 0u; j < WINDOW; ++j)
         if (j < take) sum += seen[k * WINDOW + j] & ONESWEEP_COUNT_MASK;
       s_excl[d] += sum;
       if (ends) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "host_keys.hpp"
@@ -352,6 +353,36 @@ TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange"
 }
 
 // One recording, submitted again after each new count, sorts the first min(count, max_n) keys.
+// The ballot kernel keeps a chunk's keys and ranks in registers up to 32 keys per invocation (GPUs):
+// its loops over them are unrolled and skip keys past the last. Beyond 32 it loads each key where it
+// is used and its loops stop at the last key (CPU drivers). Both sides of that limit, 32- and 64-bit
+// keys, with and without values, on sizes that end a subgroup's chunk anywhere: one key, within the
+// first round, a round and one, a tile and one either way, several tiles.
+TEST_CASE("single-pass radix sort: ballot ranking on both sides of the in-register limit") {
+  Device& gpu = test::device();
+  if (!has_ballot(gpu)) {
+    test::skip("the device has no subgroup ballot: no ballot ranking");
+    return;
+  }
+  const uint64_t lanes = gpu.info().subgroup_size;
+  uint64_t seed = 1300;
+  // Each side with each key width and each with and without values, in four pipelines (each takes
+  // lavapipe seconds to compile).
+  for (const auto& [items, key, value_bytes] : {std::tuple{32u, Key::u32, 4u}, std::tuple{32u, Key::i64, 0u},
+                                                std::tuple{64u, Key::u32, 0u}, std::tuple{64u, Key::i64, 4u}}) {
+    INFO(items, " keys per invocation, ", std::string(to_string(key)), " keys, value bytes ", value_bytes);
+    SortOptions o = single_pass(key, Order::ascending, value_bytes, RadixRanking::ballot);
+    o.tuning.workgroup_size = uint32_t(lanes);  // one subgroup: its chunk is the tile
+    o.tuning.items_per_thread = items;
+    Sorter sorter = checked_sorter(gpu, o);
+    const uint64_t tile = sorter.tile_size();
+    REQUIRE(tile == lanes * items);
+    for (uint64_t n : {uint64_t(1), uint64_t(2), lanes - 1, lanes + 1, tile - 1, tile, tile + 1, 3 * tile + 5})
+      test::check_case(sorter, {{Distribution::uniform, 0}, n, seed++});
+    test::check_case(sorter, {workloads::default_spec(Distribution::few_unique), 2 * tile + 3, seed++});
+  }
+}
+
 TEST_CASE("single-pass radix sort with a GPU-side count") {
   Device& gpu = test::device();
   for (RadixRanking ranking : rankings(gpu)) {

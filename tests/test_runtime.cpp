@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -322,6 +323,14 @@ TEST_CASE("the copy-bandwidth yardstick times whole words, refuses nonsense, and
   }
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 0), doctest::Contains("0 bytes"), Error);
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 0), doctest::Contains("at least 1"), Error);
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 1, -1.0), doctest::Contains("warmup_ms"), Error);
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 1, std::nan("")), doctest::Contains("warmup_ms"), Error);
+  // Warm-up copies for at least warmup_ms before the timed ones: the call takes at least that long.
+  const auto began = std::chrono::steady_clock::now();
+  const CopyBandwidth warmed = measure_copy_bandwidth(device, 4096, 1, 200.0);
+  CHECK(std::chrono::steady_clock::now() - began >= std::chrono::milliseconds(200));
+  CHECK(warmed.bytes == 4096);
+  if (device.info().timestamps) CHECK(warmed.ms > 0);
 
   DeviceOptions options;
   options.validation = device.validation_enabled() ? 1 : 0;

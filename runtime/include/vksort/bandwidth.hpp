@@ -22,9 +22,12 @@ struct CopyBandwidth {
 };
 
 // Copies `bytes` (rounded up to whole 32-bit words) between two device-local buffers `runs` times,
-// after one warm-up, each timed with GPU timestamps. Allocates 2 * bytes of device memory for the
-// duration; submits and waits on the device's queue (same thread rule as Sorter::sort). Throws
-// vksort::Error (bytes = 0, runs < 1, out of memory, device lost).
-VKSORT_API CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs = 5);
+// each timed with GPU timestamps, after warm-up copies: at least one (first touch of the memory), and
+// more until `warmup_ms` milliseconds have passed since the first, so that a GPU that idled has
+// raised its clocks (an H200 copied 1 GiB at 1.08 TB/s after the host had kept it idle for seconds,
+// 2.8-3.0 TB/s at 64 MiB moments after a sort). Allocates 2 * bytes of device memory for the duration;
+// submits and waits on the device's queue (same thread rule as Sorter::sort). Throws vksort::Error
+// (bytes = 0, runs < 1, warmup_ms < 0, out of memory, device lost).
+VKSORT_API CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs = 5, double warmup_ms = 0.0);
 
 }  // namespace vksort

@@ -3,6 +3,8 @@
 #include "vksort/bandwidth.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "api/internals.hpp"
@@ -16,9 +18,11 @@
 
 namespace vksort {
 
-CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs) {
+CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs, double warmup_ms) {
   if (bytes == 0) throw Error("measure_copy_bandwidth: 0 bytes to copy");
   if (runs < 1) throw Error("measure_copy_bandwidth: at least 1 timed run is needed");
+  if (!(warmup_ms >= 0.0) || !std::isfinite(warmup_ms))
+    throw Error("measure_copy_bandwidth: warmup_ms must be a finite number of milliseconds >= 0");
   gpu::Context& ctx = detail::context_of(device);
   const uint64_t words = (bytes + 3) / 4;
   if (words > 0xffffffffull) throw Error("measure_copy_bandwidth: at most 2^32 - 1 words per copy");
@@ -40,7 +44,7 @@ CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs) {
   result.bytes = words * 4;
   std::vector<double> ms;
   gpu::Timestamps timestamps(ctx, 2);
-  for (int run = 0; run <= runs; ++run) {  // run 0 warms up (first touch of the memory)
+  auto copy_once = [&] {
     gpu::submit_and_wait(ctx, what, [&](VkCommandBuffer cmd) {
       gpu::Recorder rec(ctx, cmd, &timestamps);
       timestamps.reset(cmd);
@@ -48,9 +52,15 @@ CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs) {
       rec.dispatch(copy, push, groups);
       rec.phase("end");
     });
+  };
+  const auto warm_start = std::chrono::steady_clock::now();
+  do copy_once();  // the first also touches the memory first
+  while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warm_start).count() < warmup_ms);
+  for (int run = 0; run < runs; ++run) {
+    copy_once();
     double total = -1.0;
     timestamps.phases_ms(&total);
-    if (run > 0 && total >= 0) ms.push_back(total);
+    if (total >= 0) ms.push_back(total);
   }
   if (!ms.empty()) {
     std::sort(ms.begin(), ms.end());

@@ -7,9 +7,11 @@
 # explain them: look-back rounds per tile, rounds spent spinning, fallbacks.
 #
 #   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
-#                        [--items LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
+#                        [--items LIST] [--workgroups LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
 #
 # Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
+# --workgroups 0 (the device's choice; others, e.g. 128,256, weigh registers per invocation against
+# workgroups per multiprocessor),
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
 # adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
 # (empty: none). A case that fails or hangs is
@@ -18,9 +20,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" type=u32 repeat=5 warmup_ms=1000 limit=300
+vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 type=u32 repeat=5 warmup_ms=1000 limit=300
 u64_items="0,16"
-usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
     --sizes) sizes="$2"; shift 2 ;;
     --windows) windows="$2"; shift 2 ;;
     --items) items="$2"; shift 2 ;;
+    --workgroups) workgroups="$2"; shift 2 ;;
     --type) type="$2"; shift 2 ;;
     --u64-items) u64_items="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -80,9 +83,16 @@ else
 fi
 IFS=, read -r -a window_list <<<"$windows"
 IFS=, read -r -a items_list <<<"$items"
-for i in "${items_list[@]}"; do
-  for w in "${window_list[@]}"; do
-    run_case "$type-single-pass-items$i-window$w" "$type" "$vksort" --radix-scan single-pass --items-per-thread "$i" --lookback-window "$w"
+IFS=, read -r -a workgroup_list <<<"$workgroups"
+for g in "${workgroup_list[@]}"; do
+  # 0: the device's workgroup size, unlabelled (as before the option existed).
+  wg_args=() wg_label=""
+  [ "$g" != 0 ] && wg_args=(--workgroup-size "$g") wg_label="-wg$g"
+  for i in "${items_list[@]}"; do
+    for w in "${window_list[@]}"; do
+      run_case "$type-single-pass-items$i-window$w$wg_label" "$type" "$vksort" --radix-scan single-pass --items-per-thread "$i" \
+        --lookback-window "$w" "${wg_args[@]}"
+    done
   done
 done
 if [ -n "$u64_items" ]; then

@@ -18,8 +18,8 @@ def main():
     files, device = bench_files(run, "sweep")
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | tile | window | per digit | rounds/tile | spin rounds | fallbacks |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | window | per digit | rounds/tile | spin rounds | fallbacks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -27,7 +27,7 @@ def main():
         def fact(name, fmt="{:.0f}"):
             return fmt.format(f[name]) if name in f else ""
 
-        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('tile')} | "
+        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
     print_list_file(run, "failed.txt", "Failed:")

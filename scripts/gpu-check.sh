@@ -1,115 +1,221 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Everything a session with a GPU for a few minutes should run, in one command: the radix kernels'
-# pipeline statistics (registers per invocation and the like, where the driver reports them), the
-# benchmark (scripts/gpu-bench.sh: every radix path against CUB), with --sweep the single pass's
-# look-back sweep (scripts/gpu-sweep.sh, beside --old DIR's vksort where given), then the GPU-facing
-# test suites with a time limit each, while nvidia-smi (where there is one) logs the clocks every
-# 10 ms. Results go to OUT, one file per part; nothing stops at the first failure, and the exit code
-# says whether any part failed.
+# Everything a session lent a GPU for a few minutes should run, in ONE call of the device tool (whose
+# calls last at most 10 minutes, out of 15 for the whole session): stages in order of worth, each run
+# only while the time budget allows and cut off at what is left, so that what ran comes back.
 #
-#   scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S]
-#                        [--sweep] [--sweep-sizes LIST] [--old DIR]
+#   1. `vksort info` and the radix kernels' pipeline statistics (registers, local memory), where the
+#      driver reports them (VK_KHR_pipeline_executable_properties).
+#   2. The radix sort against CUB: u32 keys, u32 pairs and u64 keys at --sizes, the default path of
+#      this build ("new"), of --old DIR's build ("old") and, where the device has subgroup partitions,
+#      the match ranking (u32 keys); every result checked; sorts back to back (--resident) after
+#      --warmup-ms of warm-up; CUB (scripts/cub_anchor.py) on the same sizes; a Markdown table
+#      (scripts/gpu_bench_summary.py: old, new, match and CUB side by side).
+#   3. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
+#   4. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
+#      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
+#      (100 keys, seed 3, the device's blocks: 128 invocations, tiles of 1024) loses a key and puts a
+#      zero key with value 0 in its place, after the keys-only matrix passed, also alone in a fresh
+#      process; without subgroup operations it passes. The same sort from the CLI (a fresh process) at
+#      the device's blocks and two other shapes, then the test plain, with new buffers dirty
+#      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups.
+#   5. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes: keys per invocation and
+#      workgroup sizes at the default look-back window.
+#   6. The other GPU-facing suites, each within --test-timeout.
+#
+#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--sweep-sizes LIST]
+#                        [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]
+#
+# Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
 # DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
-# test_buckets), built on another machine where this one has no glslc (configure with -DVKSORT_TBB=OFF
-# so they need only libstdc++ and the Vulkan loader). The tests run without the validation layer unless
-# it is installed: on a GPU they look for wrong results, hangs and races that lavapipe cannot show.
+# test_buckets), built on another machine where this one has no glslc (scripts/prepare-device-run.sh
+# builds them with -DVKSORT_TBB=OFF, so they need only libstdc++ and the Vulkan loader, and prints the
+# call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --sweep-sizes 2^22,2^24, --warmup-ms 2000,
+# --repeat 5, --test-timeout 60. nvidia-smi, where there is one, logs the clocks every 20 ms. Nothing
+# stops at the first failure; the exit code says whether anything failed (1) and OUT/skipped.txt lists
+# the stages the budget left out. CI runs it on lavapipe at tiny sizes with --skip-tests.
 set -uo pipefail
 
-bin="" out="" min_log=16 max_log=28 paths="" test_timeout=120 sweep=0 sweep_sizes="2^22,2^24,2^28" old=""
-usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--min-log K] [--max-log K] [--paths LIST] [--test-timeout S] [--sweep] [--sweep-sizes LIST] [--old DIR]"
+bin="" out="" old="" budget=540 sizes="2^20,2^24,2^28" sweep_sizes="2^22,2^24" warmup_ms=2000 repeat=5
+test_timeout=60 skip_tests=0
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --sweep) sweep=1; shift ;;
-    --sweep-sizes) sweep_sizes="$2"; shift 2 ;;
-    --old) old="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    --min-log) min_log="$2"; shift 2 ;;
-    --max-log) max_log="$2"; shift 2 ;;
-    --paths) paths="$2"; shift 2 ;;
+    --old) old="$2"; shift 2 ;;
+    --budget) budget="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --sweep-sizes) sweep_sizes="$2"; shift 2 ;;
+    --warmup-ms) warmup_ms="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
     --test-timeout) test_timeout="$2"; shift 2 ;;
+    --skip-tests) skip_tests=1; shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
-if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ]; then
-  echo "gpu-check: --bin DIR (holding vksort) and --out OUT are needed" >&2
+if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ] || { [ -n "$old" ] && [ ! -x "$old/vksort" ]; }; then
+  echo "gpu-check: --bin DIR (and --old DIR) must hold vksort; --out OUT is needed" >&2
+  echo "$usage" >&2
   exit 2
 fi
+for v in "$budget" "$warmup_ms" "$repeat" "$test_timeout"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "gpu-check: '$v' is not a whole number" >&2; exit 2; }
+done
+for list in "$sizes" "$sweep_sizes"; do
+  [[ "$list" =~ ^2\^[0-9]+(,2\^[0-9]+)*$ ]] || { echo "gpu-check: sizes are powers of two, 2^K,2^K,...: '$list'" >&2; exit 2; }
+done
 mkdir -p "$out"
 bin=$(realpath "$bin") out=$(realpath "$out")
+[ -n "$old" ] && old=$(realpath "$old")
 cd "$(dirname "$0")/.." || exit 2
+rm -f "$out/skipped.txt" "$out"/radix-*.json "$out/cub.json"
+start=$(date +%s)
 failed=0
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+cub_python=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null && "$p" -c "import torch" 2>/dev/null; then cub_python="$p"; break; fi
+done
+
+left() { echo $((budget - ($(date +%s) - start))); }
+# stage NAME SECONDS: true when at least SECONDS of the budget are left, else records NAME as skipped.
+stage() {
+  if [ "$(left)" -lt "$2" ]; then
+    echo "$1: skipped, $(left) s of the budget left" | tee -a "$out/skipped.txt"
+    return 1
+  fi
+  echo "== $1 (t+$(($(date +%s) - start)) s)"
+}
+# within LIMIT CMD...: CMD under timeout, at most LIMIT seconds and never past the budget.
+within() {
+  local limit="$1"
+  shift
+  local l
+  l=$(left)
+  [ "$l" -lt "$limit" ] && limit="$l"
+  [ "$limit" -lt 1 ] && limit=1
+  timeout "$limit" "$@"
+}
 
 smi=""
 if command -v nvidia-smi >/dev/null; then
-  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,pstate --format=csv -lms 10 \
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,pstate --format=csv -lms 20 \
     >"$out/clocks.csv" 2>&1 &
   smi=$!
 fi
 
-# What the driver compiled each radix kernel into (registers, shared memory, spills: they decide how
-# many workgroups share a multiprocessor), where it offers VK_KHR_pipeline_executable_properties.
-echo "== pipeline statistics (VKSORT_PIPELINE_STATS)"
-for kind in "--type u32" "--type u32 --values" "--type u64"; do
-  # shellcheck disable=SC2086 # the kind is several words
-  VKSORT_PIPELINE_STATS=1 timeout 60 "$bin/vksort" bench --algo radix $kind --n 1M --repeat 1 --no-cpu 2>&1 |
-    grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u
-done >"$out/pipeline-stats.txt"
-grep -e onesweep -e 'does not offer' "$out/pipeline-stats.txt" | head -12
+# 1.
+stage "device and pipeline statistics" 30 && {
+  "$bin/vksort" info >"$out/info.txt" 2>&1
+  head -12 "$out/info.txt"
+  partitioned=0
+  grep -q 'compute ops:.*partitioned' "$out/info.txt" && partitioned=1
+  kinds=("--type u32" "--type u32 --values" "--type u64")
+  [ "$partitioned" -eq 1 ] && kinds+=("--type u32 --radix-scan single-pass --radix-ranking match")
+  for kind in "${kinds[@]}"; do
+    # shellcheck disable=SC2086 # the kind is several words
+    VKSORT_PIPELINE_STATS=1 within 30 "$bin/vksort" bench --algo radix $kind --n 1M --repeat 1 --no-cpu 2>&1 |
+      grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u
+  done >"$out/pipeline-stats.txt"
+  grep -e onesweep -e 'does not offer' "$out/pipeline-stats.txt" | cut -c1-300 | head -12
+}
+partitioned=0
+grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1
 
-echo "== benchmark (scripts/gpu-bench.sh)"
-bench_args=(--vksort "$bin/vksort" --min-log "$min_log" --max-log "$max_log" --out "$out/bench")
-[ -n "$paths" ] && bench_args+=(--paths "$paths")
-scripts/gpu-bench.sh "${bench_args[@]}" >"$out/bench.log" 2>&1 || { echo "gpu-check: the benchmark failed (bench.log)"; failed=1; }
-tail -40 "$out/bench.log"
-
-if [ "$sweep" -eq 1 ]; then
-  echo "== look-back sweep (scripts/gpu-sweep.sh)"
-  sweep_args=(--vksort "$bin/vksort" --sizes "$sweep_sizes" --out "$out/sweep")
-  [ -n "$old" ] && sweep_args+=(--old "$(realpath "$old")/vksort")
-  scripts/gpu-sweep.sh "${sweep_args[@]}" >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed (sweep.log)"; failed=1; }
-  tail -40 "$out/sweep.log"
-fi
-
-for t in test_radix_single_pass test_radix test_brick test_sample test_buckets; do
-  [ -x "$bin/$t" ] || { echo "gpu-check: $bin/$t missing: not run"; continue; }
-  echo "== $t (at most ${test_timeout} s)"
-  rc=0
-  timeout "$test_timeout" "$bin/$t" >"$out/$t.txt" 2>&1 || rc=$?
-  tail -3 "$out/$t.txt"
-  if [ "$rc" -eq 124 ]; then echo "gpu-check: $t ran out of time"; failed=1
-  elif [ "$rc" -ne 0 ]; then echo "gpu-check: $t failed (exit $rc)"; failed=1; fi
+# 2. label, binary, bench options: one JSON per kind and label, named as scripts/gpu_bench_summary.py reads them.
+bench_case() {
+  local file="$1" binary="$2"
+  shift 2
+  stage "bench $(basename "$file" .json)" 20 || return 0
+  local rc=0
+  within 150 "$binary" bench --algo radix "$@" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 --warmup-ms "$warmup_ms" \
+    --resident --no-cpu --format json --out "$file" >"$out/bench.log" 2>&1 || rc=$?
+  grep -e '^radix' "$out/bench.log"
+  if [ "$rc" -ne 0 ]; then
+    echo "gpu-check: $(basename "$file"): exit $rc: $(tail -1 "$out/bench.log")"
+    rm -f "$file"
+    failed=1
+  fi
+}
+for kind in "keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64"; do
+  name="${kind%%:*}"
+  # shellcheck disable=SC2086 # the kind's options are words
+  bench_case "$out/radix-$name-new.json" "$bin/vksort" ${kind#*:}
+  # shellcheck disable=SC2086
+  [ -n "$old" ] && bench_case "$out/radix-$name-old.json" "$old/vksort" ${kind#*:}
+  # shellcheck disable=SC2086
+  [ "$partitioned" -eq 1 ] && [ "$name" = keys-u32 ] &&
+    bench_case "$out/radix-$name-match.json" "$bin/vksort" ${kind#*:} --radix-scan single-pass --radix-ranking match
 done
+rm -f "$out/bench.log"
+# CUB on every even power of two from the smallest to the largest size.
+logs=$(tr ',' '\n' <<<"$sizes" | sed 's/^2^//' | sort -n)
+min_log=$(head -1 <<<"$logs") max_log=$(tail -1 <<<"$logs")
+if [ -n "$cub_python" ]; then
+  stage "CUB (torch.sort, cupy.sort) at 2^$min_log..2^$max_log" 30 &&
+    within 90 "$cub_python" scripts/cub_anchor.py --min-log "$min_log" --max-log "$max_log" --repeat "$repeat" \
+      --warmup-ms "$warmup_ms" --out "$out/cub.json"
+else
+  echo "no python3 with PyTorch here: CUB not timed" | tee -a "$out/skipped.txt"
+fi
+"$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
 
-# Reduce-then-scan with 64-bit keys and 32-bit values fails on NVIDIA (H100 2026-11-26, H200
-# 2026-11-27, also alone in a fresh process): in test_radix's u64/i64 case, the first sort with values
-# (100 keys, seed 3, the device's blocks: 128 invocations, tiles of 1024) loses one key and puts a
-# zero key with value 0 in its place, after the whole keys-only matrix passed; without subgroup
-# operations the case passes, and lavapipe passes every shape it can run. Narrow it down: the same
-# sort from the CLI (a fresh process: zeroed memory) at the device's blocks and two other shapes, and
-# the test with new buffers dirty (VKSORT_TEST_DIRTY_MEMORY: is something read that no one wrote?).
-if [ -x "$bin/test_radix" ]; then
+# A test binary under the budget: name, file suffix, time limit, then its arguments (env first).
+run_test() {
+  local t="$1" suffix="$2" limit="$3"
+  shift 3
+  [ -x "$bin/$t" ] || { echo "gpu-check: $bin/$t missing: not run" | tee -a "$out/skipped.txt"; return 0; }
+  stage "$t $suffix (at most $limit s)" 10 || return 0
+  local rc=0
+  within "$limit" env "$@" >"$out/$t-$suffix.txt" 2>&1 || rc=$?
+  tail -3 "$out/$t-$suffix.txt"
+  if [ "$rc" -eq 124 ]; then
+    echo "gpu-check: $t $suffix ran out of time"
+    failed=1
+  elif [ "$rc" -ne 0 ]; then
+    echo "gpu-check: $t $suffix failed (exit $rc)"
+    grep -m3 -A2 "ERROR" "$out/$t-$suffix.txt"
+    failed=1
+  fi
+}
+
+if [ "$skip_tests" -eq 0 ]; then
+  # 3.
+  run_test test_radix_single_pass u32-u64 "$test_timeout" "$bin/test_radix_single_pass" --test-case='*sort u32,*sort u64'
+  # 4.
   for shape in "" "--workgroup-size 64 --items-per-thread 8" "--workgroup-size 128 --items-per-thread 4"; do
+    stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}" 10 || break
     rc=0
     # shellcheck disable=SC2086 # the shape is several words
-    timeout "$test_timeout" "$bin/vksort" bench --algo radix --type u64 --values --n 100,1000,1023,1025,5000 --dist uniform --seed 3 \
-      --repeat 3 --no-cpu --radix-scan reduce-then-scan --radix-ranking splits $shape --format csv >"$out/radix64-values-bench.txt" 2>&1 || rc=$?
-    echo "== vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}: exit $rc"
+    within 30 "$bin/vksort" bench --algo radix --type u64 --values --n 100,1000,1023,1025,5000 --dist uniform --seed 3 --repeat 3 \
+      --no-cpu --radix-scan reduce-then-scan --radix-ranking splits $shape --format csv >"$out/radix64-values-bench.txt" 2>&1 || rc=$?
+    echo "exit $rc"
     [ "$rc" -ne 0 ] && { tail -2 "$out/radix64-values-bench.txt"; failed=1; }
   done
-  for run in plain dirty-memory no-subgroups; do
-    rc=0
-    case "$run" in
-      plain) timeout "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64' >"$out/radix64-$run.txt" 2>&1 || rc=$? ;;
-      dirty-memory) VKSORT_TEST_DIRTY_MEMORY=1 timeout "$test_timeout" "$bin/test_radix" --test-case='*u64' >"$out/radix64-$run.txt" 2>&1 || rc=$? ;;
-      no-subgroups) VKSORT_TEST_NO_SUBGROUPS=1 timeout "$test_timeout" "$bin/test_radix" --test-case='*u64' >"$out/radix64-$run.txt" 2>&1 || rc=$? ;;
-    esac
-    echo "== test_radix 64-bit keys, $run: exit $rc"
-    [ "$rc" -ne 0 ] && { grep -m3 -A2 "ERROR" "$out/radix64-$run.txt"; failed=1; }
-  done
+  run_test test_radix u64-i64 "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64'
+  run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
+  run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
+fi
+
+# 5.
+stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
+  within 120 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items 0,32 --workgroups 0,128 \
+    --u64-items 0,16 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" >"$out/sweep.log" 2>&1 ||
+    { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
+  tail -30 "$out/sweep.log"
+}
+
+# 6.
+if [ "$skip_tests" -eq 0 ]; then
+  run_test test_radix_single_pass rest "$test_timeout" "$bin/test_radix_single_pass" --test-case-exclude='*sort u32,*sort u64'
+  run_test test_radix rest "$test_timeout" "$bin/test_radix" --test-case-exclude='*u64,*i64'
+  for t in test_brick test_sample test_buckets; do run_test "$t" all "$test_timeout" "$bin/$t"; done
 fi
 
 [ -n "$smi" ] && kill "$smi" 2>/dev/null
+[ -f "$out/clocks.csv" ] && gzip -f "$out/clocks.csv"
+echo "gpu-check: done at t+$(($(date +%s) - start)) s of $budget; exit $failed"
 exit "$failed"

@@ -30,6 +30,7 @@ def main():
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
+    print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")
     print_list_file(run, "failed.txt", "Failed:")
     return 0
 

@@ -5,7 +5,7 @@
 # loader) into .devbin/new, optionally an older commit's vksort into .devbin/old (built in a git
 # worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
 # none). Both folders are git-excluded: name them in the device tool's `carry`. Then prints the
-# commands to run there, each within one call's 10 minutes.
+# one call to make there (scripts/gpu-check.sh, within one call's 10 minutes).
 #
 #   scripts/prepare-device-run.sh [--old COMMIT]
 set -euo pipefail
@@ -54,12 +54,11 @@ du -sh .devbin .gl
 
 setup='for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
 old_arg=""
-[ -n "$old" ] && old_arg=" --old .devbin/old/vksort"
+[ -n "$old" ] && old_arg=" --old .devbin/old"
 cat <<EOF
 
-Device calls (carry: [".devbin", ".gl"]), one per call, each within its 10 minutes:
-1. The look-back sweep:
-   $setup scripts/gpu-sweep.sh --vksort .devbin/new/vksort$old_arg --out /tmp/sweep; tar czf \$OUT/sweep.tgz -C /tmp sweep
-2. The benchmark against CUB and the GPU test suites:
-   $setup scripts/gpu-check.sh --bin .devbin/new --out /tmp/check --paths auto --test-timeout 60; tar czf \$OUT/check.tgz -C /tmp check
+One device call (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order
+of worth within a 540 s budget (pipeline statistics, old/new/match against CUB, the GPU tests, the
+reduce-then-scan 64-bit probe, the shape sweep, the other suites) and returns what ran:
+   $setup scripts/gpu-check.sh --bin .devbin/new$old_arg --out /tmp/check --budget 540; tar czf \$OUT/check.tgz -C /tmp check
 EOF

@@ -99,6 +99,12 @@ TEST_CASE("invalid option values are refused, naming the option, by Sorter and b
   BucketOptions o{.buckets = 10, .capacity = 10};
   o.mode = BucketMode(4);
   CHECK_THROWS_WITH_AS(BucketLists(gpu, o), doctest::Contains("BucketOptions::mode is 4"), Error);
+  // The Tuning enums, checked for buckets by the same function as for sorts.
+  BucketOptions r{.buckets = 10, .capacity = 10}, s{.buckets = 10, .capacity = 10};
+  r.tuning.radix_ranking = RadixRanking(7);
+  s.tuning.radix_scan = RadixScan(3);
+  CHECK_THROWS_WITH_AS(BucketLists(gpu, r), doctest::Contains("BucketOptions::tuning.radix_ranking is 7, not a valid vksort::RadixRanking"), Error);
+  CHECK_THROWS_WITH_AS(BucketLists(gpu, s), doctest::Contains("BucketOptions::tuning.radix_scan is 3, not a valid vksort::RadixScan"), Error);
 }
 
 TEST_CASE("sort_host with a null keys pointer and n > 0 throws instead of reading it") {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "api/internals.hpp"
+#include "api/option_checks.hpp"
 #include "api/ranges.hpp"
 #include "api/status_of.hpp"
 #include "buckets/bucket_builder.hpp"
@@ -25,14 +26,8 @@ constexpr uint32_t max_count = 0x7FFFFFFFu;  // indices carry BUCKET_DONE in the
 constexpr uint32_t convenience_batch = 8;
 
 void check_options(const BucketOptions& o) {
-  if (uint32_t(o.mode) > uint32_t(BucketMode::sort))
-    throw Error("BucketOptions::mode is " + std::to_string(uint32_t(o.mode)) + ", not a valid vksort::BucketMode");
-  if (uint32_t(o.tuning.radix_ranking) > uint32_t(RadixRanking::match))
-    throw Error("BucketOptions::tuning.radix_ranking is " + std::to_string(uint32_t(o.tuning.radix_ranking)) +
-                ", not a valid vksort::RadixRanking");
-  if (uint32_t(o.tuning.radix_scan) > uint32_t(RadixScan::reduce_then_scan))
-    throw Error("BucketOptions::tuning.radix_scan is " + std::to_string(uint32_t(o.tuning.radix_scan)) +
-                ", not a valid vksort::RadixScan");
+  api::check_enum("BucketOptions", "mode", o.mode, BucketMode::sort, "BucketMode");
+  api::check_tuning("BucketOptions", o.tuning);
   if (o.buckets < 1 || o.buckets > max_count - 1)
     throw Error("BucketOptions::buckets must be between 1 and 2^31 - 2 (got " + std::to_string(o.buckets) + ")");
   if (o.capacity < 1 || o.capacity > max_count)

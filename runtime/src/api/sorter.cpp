@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "api/internals.hpp"
+#include "api/option_checks.hpp"
 #include "api/ranges.hpp"
 #include "api/status_of.hpp"
 #include "gpu/memory.hpp"
@@ -25,17 +26,12 @@ namespace {
 // typed sort() make one. So every enum is range-checked once, and no later code (tables indexed by
 // them, switches with a default) ever sees a value outside it.
 void check_options(const SortOptions& o) {
-  auto check_enum = [](const char* option, auto value, auto last, const char* type) {
-    if (uint32_t(value) > uint32_t(last))
-      throw Error(std::string("SortOptions::") + option + " is " + std::to_string(uint32_t(value)) +
-                  ", not a valid vksort::" + type);
-  };
-  if (o.key != Key::element) check_enum("key", o.key, Key::f64, "Key");
-  check_enum("order", o.order, Order::descending, "Order");
-  check_enum("algorithm", o.algorithm, Algorithm::brick, "Algorithm");
-  check_enum("brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
-  check_enum("tuning.radix_ranking", o.tuning.radix_ranking, RadixRanking::match, "RadixRanking");
-  check_enum("tuning.radix_scan", o.tuning.radix_scan, RadixScan::reduce_then_scan, "RadixScan");
+  using api::check_enum;
+  if (o.key != Key::element) check_enum("SortOptions", "key", o.key, Key::f64, "Key");
+  check_enum("SortOptions", "order", o.order, Order::descending, "Order");
+  check_enum("SortOptions", "algorithm", o.algorithm, Algorithm::brick, "Algorithm");
+  check_enum("SortOptions", "brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
+  api::check_tuning("SortOptions", o.tuning);
   if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
     throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
                 std::to_string(algo::RecordGather::max_record_bytes) + " (records); got " + std::to_string(o.value_bytes));

@@ -48,14 +48,8 @@ if [ -z "$vksort" ]; then
   cmake --build --preset default --target vksort_cli
   vksort=build/apps/vksort/vksort
 fi
-# The distribution's python3 for the summary (it needs only json); for CUB, the first python3 that has
-# PyTorch (on CUDA machines that is often a virtual environment's, first on PATH).
-python=/usr/bin/python3
-[ -x "$python" ] || python=python3
-cub_python=""
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" >/dev/null && "$p" -c "import torch" 2>/dev/null; then cub_python="$p"; break; fi
-done
+# shellcheck source=scripts/gpu_pythons.sh
+. scripts/gpu_pythons.sh
 mkdir -p "$out"
 rm -f "$out"/radix-*.json "$out"/cub.json "$out"/skipped.txt "$out"/failed.txt
 

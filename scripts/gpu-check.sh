@@ -73,12 +73,8 @@ cd "$(dirname "$0")/.." || exit 2
 rm -f "$out/skipped.txt" "$out"/radix-*.json "$out/cub.json"
 start=$(date +%s)
 failed=0
-python=/usr/bin/python3
-[ -x "$python" ] || python=python3
-cub_python=""
-for p in python3 /usr/bin/python3; do
-  if command -v "$p" >/dev/null && "$p" -c "import torch" 2>/dev/null; then cub_python="$p"; break; fi
-done
+# shellcheck source=scripts/gpu_pythons.sh
+. scripts/gpu_pythons.sh
 
 left() { echo $((budget - ($(date +%s) - start))); }
 # stage NAME SECONDS: true when at least SECONDS of the budget are left, else records NAME as skipped.

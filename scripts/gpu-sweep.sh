@@ -47,8 +47,8 @@ if [ -z "$vksort" ] || [ -z "$out" ] || [ ! -x "$vksort" ] || { [ -n "$old" ] &&
 fi
 mkdir -p "$out"
 rm -f "$out"/sweep-*.json "$out/failed.txt" "$out/skipped.txt"
-python=/usr/bin/python3
-[ -x "$python" ] || python=python3
+# shellcheck source=scripts/gpu_pythons.sh
+. scripts/gpu_pythons.sh
 # The clocks, every 10 ms, where there is nvidia-smi: a case run at a low clock shows there.
 smi=""
 if command -v nvidia-smi >/dev/null; then

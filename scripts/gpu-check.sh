@@ -11,6 +11,9 @@
 #      the match ranking (u32 keys); every result checked; sorts back to back (--resident) after
 #      --warmup-ms of warm-up; CUB (scripts/cub_anchor.py) on the same sizes; a Markdown table
 #      (scripts/gpu_bench_summary.py: old, new, match and CUB side by side).
+#   2b. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
+#      of each phase of each tile) for the same kinds at --clock-sizes, and the table of each phase's
+#      share (scripts/gpu_clock_summary.py, clocks.md).
 #   3. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
 #   4. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
 #      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
@@ -23,23 +26,23 @@
 #      workgroup sizes at the default look-back window.
 #   6. The other GPU-facing suites, each within --test-timeout.
 #
-#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--sweep-sizes LIST]
-#                        [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]
+#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST]
+#                        [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]
 #
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
 # DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
 # test_buckets), built on another machine where this one has no glslc (scripts/prepare-device-run.sh
 # builds them with -DVKSORT_TBB=OFF, so they need only libstdc++ and the Vulkan loader, and prints the
-# call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --sweep-sizes 2^22,2^24, --warmup-ms 2000,
+# call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --clock-sizes 2^24,2^26, --sweep-sizes 2^22,2^24, --warmup-ms 2000,
 # --repeat 5, --test-timeout 60. nvidia-smi, where there is one, logs the clocks every 20 ms. Nothing
 # stops at the first failure; the exit code says whether anything failed (1) and OUT/skipped.txt lists
 # the stages the budget left out. CI runs it on lavapipe at tiny sizes with --skip-tests.
 set -uo pipefail
 
-bin="" out="" old="" budget=540 sizes="2^20,2^24,2^28" sweep_sizes="2^22,2^24" warmup_ms=2000 repeat=5
+bin="" out="" old="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^24,2^26" sweep_sizes="2^22,2^24" warmup_ms=2000 repeat=5
 test_timeout=60 skip_tests=0
-usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
     --old) old="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
+    --clock-sizes) clock_sizes="$2"; shift 2 ;;
     --sweep-sizes) sweep_sizes="$2"; shift 2 ;;
     --warmup-ms) warmup_ms="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -63,14 +67,14 @@ fi
 for v in "$budget" "$warmup_ms" "$repeat" "$test_timeout"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "gpu-check: '$v' is not a whole number" >&2; exit 2; }
 done
-for list in "$sizes" "$sweep_sizes"; do
+for list in "$sizes" "$clock_sizes" "$sweep_sizes"; do
   [[ "$list" =~ ^2\^[0-9]+(,2\^[0-9]+)*$ ]] || { echo "gpu-check: sizes are powers of two, 2^K,2^K,...: '$list'" >&2; exit 2; }
 done
 mkdir -p "$out"
 bin=$(realpath "$bin") out=$(realpath "$out")
 [ -n "$old" ] && old=$(realpath "$old")
 cd "$(dirname "$0")/.." || exit 2
-rm -f "$out/skipped.txt" "$out"/radix-*.json "$out/cub.json"
+rm -f "$out/skipped.txt" "$out"/radix-*.json "$out"/clocks-*.json "$out/cub.json"
 start=$(date +%s)
 failed=0
 # shellcheck source=scripts/gpu_pythons.sh
@@ -158,6 +162,25 @@ else
   echo "no python3 with PyTorch here: CUB not timed" | tee -a "$out/skipped.txt"
 fi
 "$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
+
+# 2b. The same kinds with phase clocks (the device's default single pass; match too where it has it).
+clock_kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
+[ "$partitioned" -eq 1 ] && clock_kinds+=("keys-u32-match:--type u32 --radix-ranking match")
+for kind in "${clock_kinds[@]}"; do
+  name="${kind%%:*}"
+  stage "phase clocks $name at $clock_sizes" 20 || break
+  rc=0
+  # shellcheck disable=SC2086 # the kind's options are words
+  within 90 "$bin/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
+    --repeat 3 --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/clocks-$name.json" >"$out/clocks.log" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "gpu-check: phase clocks $name: exit $rc: $(tail -1 "$out/clocks.log")"
+    rm -f "$out/clocks-$name.json"
+    failed=1
+  fi
+done
+rm -f "$out/clocks.log"
+ls "$out"/clocks-*.json >/dev/null 2>&1 && "$python" scripts/gpu_clock_summary.py "$out" | tee "$out/clocks.md"
 
 # A test binary under the budget: name, file suffix, time limit, then its arguments (env first).
 run_test() {

@@ -876,6 +876,40 @@ TEST_CASE("cli: bench --warmup and --warmup-ms, with and without --resident") {
   }
 }
 
+// --phase-clocks: the single pass's phase shares in the table ("clocks: ...") and as facts in the JSON,
+// summing to 1; without it, neither. A device without the shader clock refuses it (an error, exit 1).
+TEST_CASE("cli: bench --phase-clocks reports the single pass's phase shares") {
+  TempDir dir;
+  for (const bool clocks : {true, false}) {
+    std::vector<std::string> args = {"bench", "--n", "5000", "--dist", "uniform", "--algo", "radix", "--radix-scan",
+                                     "single-pass", "--repeat", "1", "--no-cpu", "--json", dir / "c.json"};
+    if (clocks) args.push_back("--phase-clocks");
+    CAPTURE(show(args));
+    const Run r = dir.run(with_globals(args));
+    if (clocks && r.code != 0 && r.err.find("VK_KHR_shader_clock") != std::string::npos) {
+      CHECK(r.code == 1);
+      test::skip("the device has no shader clock: " + r.err);
+      continue;
+    }
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK((r.out.find("; clocks: take_tile ") != std::string::npos) == clocks);
+    CHECK((r.out.find(" ticks/tile") != std::string::npos) == clocks);
+    const auto doc = nlohmann::json::parse(read_text(dir / "c.json"));
+    REQUIRE(doc["results"].size() == 1);
+    const auto& facts = doc["results"][0]["facts"];
+    double sum = 0;
+    for (const char* phase : {"take_tile", "load_count", "offsets", "rank", "look_back", "stage", "write"}) {
+      const std::string name = std::string("clock_share_") + phase;
+      CHECK_MESSAGE(facts.contains(name) == clocks, name);
+      if (facts.contains(name)) sum += facts[name].get<double>();
+    }
+    if (clocks) {
+      CHECK(sum == doctest::Approx(1.0));
+      CHECK(facts["clock_ticks_per_tile"].get<double>() > 0);
+    }
+  }
+}
+
 // Records: every algorithm checked against the CPU reference, copy% over the bytes really moved (keys
 // and whole records), the gather's share as a phase, the CPU baselines doing the same two steps.
 TEST_CASE("cli: bench --value-bytes times record sorts with their real bytes") {

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -492,6 +494,73 @@ TEST_CASE("single-pass radix sort reports its path, dispatches, barriers, bytes 
   CHECK(stats.fact("single_pass") == 0);
   CHECK(*stats.fact("dispatches") > 4 + 4);
   CHECK(stats.fact("global_barriers") == *stats.fact("dispatches") - 1);
+}
+
+// Phase clocks (DeviceOptions::phase_clocks): the instrumented pass kernels sort exactly as the plain
+// ones; every tile of every pass that ran adds its ticks once (clock_tiles = tiles x passes run); the
+// shares of the phases each kernel has cover its passes, and the phases it lacks stay 0. Without the
+// option, and on reduce-then-scan, no clock facts.
+TEST_CASE("single-pass radix sort with phase clocks") {
+  DeviceOptions clocked = test::options_like_device();
+  clocked.phase_clocks = true;
+  std::optional<Device> made;
+  try {
+    made.emplace(clocked);
+  } catch (const Error& e) {
+    if (e.code() != Status::Code::unsupported) throw;
+    test::skip(std::string("no shader clock: ") + e.what());
+    return;
+  }
+  Device& gpu = *made;
+  const std::vector<std::string> phases = {"take_tile", "load_count", "offsets", "rank", "look_back", "stage", "write"};
+  uint64_t seed = 2600;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (const auto& [key, value_bytes, items] : {std::tuple{Key::u32, 4u, 0u}, std::tuple{Key::i64, 0u, 0u},
+                                                  std::tuple{Key::u32, 4u, 4u}}) {
+      SortOptions o = single_pass(key, Order::ascending, value_bytes, ranking);
+      o.tuning.workgroup_size = items ? 4 : 0;  // tiny tiles: many of them, staged where ranked by ballot
+      o.tuning.items_per_thread = items;
+      Sorter sorter(gpu, o);
+      const uint64_t tile = sorter.tile_size();
+      for (uint64_t n : {uint64_t(1), uint64_t(2), 3 * tile + 5}) {
+        INFO(to_string(ranking), " ", to_string(key), " value bytes ", value_bytes, " tile ", tile, " n ", n);
+        SortStats stats;
+        CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+        const double runs = *stats.fact("passes_run");
+        CHECK(stats.fact("clock_tiles") == double((n + tile - 1) / tile) * runs);
+        double sum = 0;
+        for (const std::string& phase : phases) {
+          const std::optional<double> share = stats.fact("clock_share_" + phase);
+          REQUIRE_MESSAGE(share, phase);
+          CHECK(*share >= 0);
+          sum += *share;
+        }
+        if (runs == 0) continue;
+        CHECK(sum == doctest::Approx(1.0));
+        CHECK(*stats.fact("clock_ticks_per_tile") > 0);
+        if (ranking == RadixRanking::columns) {
+          // Columns rank while writing and never stage: those phases are never marked.
+          CHECK(stats.fact("clock_share_rank") == 0);
+          CHECK(stats.fact("clock_share_stage") == 0);
+        } else if (n > tile) {
+          CHECK(*stats.fact("clock_share_rank") > 0);
+          CHECK((*stats.fact("clock_share_stage") > 0) == (stats.fact("staged") == 1));
+        }
+        if (n > tile) CHECK(*stats.fact("clock_share_write") > 0);
+      }
+    }
+  }
+  SortOptions rts = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
+  rts.tuning.radix_scan = RadixScan::reduce_then_scan;
+  Sorter plain_path(gpu, rts);
+  Sorter not_clocked(test::device(), single_pass(Key::u32, Order::ascending, 0, RadixRanking::columns));
+  for (Sorter* sorter : {&plain_path, &not_clocked}) {
+    SortStats stats;
+    CHECK(test::check_on(sorter == &plain_path ? gpu : test::device(), *sorter,
+                         workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, seed++), &stats) == "");
+    CHECK(!stats.fact("clock_tiles"));
+    CHECK(!stats.fact("clock_share_write"));
+  }
 }
 
 TEST_CASE("single-pass radix sort options: paths and rankings that do not go together are refused") {

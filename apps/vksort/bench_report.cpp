@@ -64,6 +64,22 @@ std::string format_facts(const NamedSamples& all_facts) {
   return text.empty() ? "-" : text;
 }
 
+// "; clocks: take_tile 0.1%, load_count 20.3%, ..., 1.2e+04 ticks/tile" where the sort ran with phase
+// clocks (bench --phase-clocks: the facts clock_share_<phase> and clock_ticks_per_tile), else "".
+std::string format_clocks(const NamedSamples& facts) {
+  constexpr std::string_view prefix = "clock_share_";
+  std::string text;
+  for (const auto& [name, samples] : facts) {
+    if (!name.starts_with(prefix)) continue;
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", summarize(samples).median * 100);
+    text += (text.empty() ? "" : ", ") + name.substr(prefix.size()) + " " + share;
+  }
+  if (text.empty()) return "";
+  if (const auto* ticks = find(facts, "clock_ticks_per_tile")) text += ", " + format_number(summarize(*ticks).median) + " ticks/tile";
+  return "; clocks: " + text;
+}
+
 // Short column names for the CPU baselines: "std::sort" stays, "std::stable_sort" -> "stable",
 // "lsd_radix" -> "radix", "tbb::parallel_sort" -> "tbb".
 std::string cpu_label(const std::string& name) {
@@ -165,7 +181,7 @@ void print_one_table(std::ostream& out, std::span<const CaseResult> results) {
     for (const auto& c : cpus)
       if (const auto ms = median_of(r.cpu_ms, c)) cpu_times += (cpu_times.empty() ? "" : ", ") + cpu_label(c) + " " + format_ms(*ms);
     table.add_detail("phases ms: " + (phase_times.empty() ? std::string("-") : phase_times) + "; facts: " + format_facts(r.facts) +
-                     (cpu_times.empty() ? "" : "; CPU ms: " + cpu_times));
+                     format_clocks(r.facts) + (cpu_times.empty() ? "" : "; CPU ms: " + cpu_times));
   }
   table.print(out);
 }

@@ -75,7 +75,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   if (!c.out.empty()) out_file.emplace(c.out, "--out");
 
-  Device device = open_device(global);
+  GlobalOptions g = global;
+  g.phase_clocks = c.phase_clocks;
+  Device device = open_device(g);
   if (!c.suite.empty())
     for (Experiment& e : suite_experiments(c.suite, device.info(), max_n.value_or(0))) {
       e.run.repeat = c.repeat;

@@ -63,6 +63,7 @@ struct BenchCommand {
   int64_t warmup_ms = 0;  // ... and at least this much wall time of them
   bool resident = false;  // --resident: inputs restored and results kept on the GPU between runs
   bool no_cpu = false;  // skip the CPU baselines
+  bool phase_clocks = false;  // --phase-clocks: DeviceOptions::phase_clocks (single-pass radix phase shares)
   uint64_t seed = 1;
   std::string json;    // also write the results as JSON here, when given
   std::string format;  // stdout's form: table (default), csv or json; with `out`, the file's form

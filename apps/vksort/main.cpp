@@ -206,6 +206,9 @@ int main(int argc, char** argv) {
                       "Keep the GPU busy between runs: each run's input is restored and its result kept by GPU copies, "
                       "all results checked after the last run (a GPU left idle between runs lowers its clocks). "
                       "Needs repeat + 3 times the case's data in device memory");
+  bench_cmd->add_flag("--phase-clocks", bench.phase_clocks,
+                      "Diagnostic: single-pass radix passes read the shader clock per phase of each tile; the facts "
+                      "(table: 'clocks') give each phase's share and the ticks per tile. Needs VK_KHR_shader_clock");
   bench_cmd->add_flag("--no-cpu", bench.no_cpu,
                       "Time no CPU baselines (results are still checked against the CPU reference): for large n on GPUs");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")

@@ -63,6 +63,7 @@ vksort::Device open_device(const GlobalOptions& options) {
   o.select = options.device;  // empty: the library reads VKSORT_DEVICE itself
   o.validation = options.validation ? 1 : -1;
   o.pretend.device_memory = options.pretend_device_memory;
+  o.phase_clocks = options.phase_clocks;
   return vksort::Device(o);
 }
 

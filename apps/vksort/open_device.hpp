@@ -13,6 +13,7 @@ struct GlobalOptions {
   std::string device;       // --device: index or name substring; "" = VKSORT_DEVICE, else the best
   bool validation = false;  // --validation: force the Khronos layer on (else VKSORT_VALIDATION decides)
   uint64_t pretend_device_memory = 0;  // sort --device-memory: DeviceOptions::pretend.device_memory
+  bool phase_clocks = false;           // bench --phase-clocks: DeviceOptions::phase_clocks
 };
 
 // The selector in effect and where it came from ("--device", "VKSORT_DEVICE"), or "" when none is.

@@ -255,7 +255,21 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define ONESWEEP_PASS_TILE_COUNTER 5  //   tiles taken so far: workgroups take tile ids in start order
 #define ONESWEEP_PASS_ROUNDS 6        //   look-back rounds of its tiles, summed
 #define ONESWEEP_PASS_SPINS 7         //   ... of them that found the nearest predecessor unpublished
-#define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_PASSES + ONESWEEP_PASS_WORDS * ONESWEEP_MAX_PASSES)
+// Phase clocks (DeviceOptions::phase_clocks; kernels built with PHASE_CLOCKS=1): each tile's shader-clock
+// ticks per phase of its pass, summed into ONESWEEP_CLOCK_SLOTS slots (tile % slots: fewer atomics on
+// one word) of ONESWEEP_CLOCK_ENTRIES 64-bit sums, each a low and a high word.
+#define ONESWEEP_CONTROL_CLOCKS (ONESWEEP_CONTROL_PASSES + ONESWEEP_PASS_WORDS * ONESWEEP_MAX_PASSES)
+#define ONESWEEP_CLOCK_SLOTS 16
+#define ONESWEEP_CLOCK_ENTRIES 8
+#define ONESWEEP_CLOCK_TAKE_TILE 0   // from the start to the tile id
+#define ONESWEEP_CLOCK_LOAD_COUNT 1  // loading the tile's keys and counting its digits
+#define ONESWEEP_CLOCK_OFFSETS 2     // counts to offsets, publishing the aggregate, digit starts
+#define ONESWEEP_CLOCK_RANK 3        // ranking each key (ballot, match; columns rank while writing)
+#define ONESWEEP_CLOCK_LOOK_BACK 4   // the look-back, and each digit's first destination
+#define ONESWEEP_CLOCK_STAGE 5       // keys (and values) to their slots in shared memory (staged tiles)
+#define ONESWEEP_CLOCK_WRITE 6       // writing the tile out
+#define ONESWEEP_CLOCK_TILES 7       // tiles measured (each adds 1)
+#define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_CLOCKS + ONESWEEP_CLOCK_SLOTS * ONESWEEP_CLOCK_ENTRIES * 2)
 
 // A tile's published state for one digit, one 32-bit word (no 64-bit atomics): flag in the top two
 // bits, a count of keys below. 0 = not published; AGGREGATE = the tile's own keys of the digit;

@@ -61,6 +61,7 @@ const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
 
 #include "radix/onesweep_lookback.glsl"
+#include "radix/onesweep_clocks.glsl"
 
 // Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts, then offsets, then the next place while
 // ranking. Where the tile is staged, the same words then hold it in digit order (stage_key,
@@ -169,10 +170,12 @@ void write_item(Key k, uint rank, uint i) {
 }
 
 void main() {
+  clock_start();
   g_control = Words(pc.control);
   g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
   g_n = g_control.w[RADIX_CONTROL_N];
   const uint tile = onesweep_take_tile();
+  clock_mark(ONESWEEP_CLOCK_TAKE_TILE);
   if (tile * TILE >= g_n) return;  // uniform; a grid may hold more workgroups than tiles
   const uint t = gl_LocalInvocationID.x;
   g_encoded = g_control.w[g_pass_words + ONESWEEP_PASS_SOURCE] != 0u;
@@ -220,6 +223,7 @@ void main() {
   }
   // Every subgroup's counts are in.
   barrier();
+  clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
 
   // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
   // count s_total[d].
@@ -240,6 +244,7 @@ void main() {
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
   // nothing but the staging is left after the look-back (its barriers make s_start visible).
   if (STAGE_KEYS >= TILE) digit_starts();
+  clock_mark(ONESWEEP_CLOCK_OFFSETS);
 
   // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes).
   if (IN_REGISTERS) {
@@ -252,6 +257,8 @@ void main() {
       ranks[r] = rank_key(keys[r], valid, row);
     }
   }
+  clock_barrier();
+  clock_mark(ONESWEEP_CLOCK_RANK);
 
   // 4. The look-back (its first barrier also ends every subgroup's ranking).
   onesweep_look_back(tile, state, next_state);
@@ -259,6 +266,7 @@ void main() {
   for (uint d = t; d < RADIX; d += WG) s_excl[d] += digits.w[pc.pass * RADIX + d];
   // Every digit's first destination in this tile is in s_excl.
   barrier();
+  clock_mark(ONESWEEP_CLOCK_LOOK_BACK);
 
   // 5.
   g_dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
@@ -283,6 +291,7 @@ void main() {
     }
     // The tile is staged in digit order.
     barrier();
+    clock_mark(ONESWEEP_CLOCK_STAGE);
     const uint count = min(TILE, g_n - tile * TILE);
     for (uint slot = t; slot < count; slot += WG) {
       const Key k = staged_key(slot);
@@ -293,6 +302,9 @@ void main() {
       g_dst_values.w[to] = staged_value(slot);
 #endif
     }
+    clock_barrier();
+    clock_mark(ONESWEEP_CLOCK_WRITE);
+    clock_publish(tile);
     return;
   }
   if (IN_REGISTERS) {
@@ -307,4 +319,7 @@ void main() {
       write_item(keys[r], ranks[r], i);
     }
   }
+  clock_barrier();
+  clock_mark(ONESWEEP_CLOCK_WRITE);
+  clock_publish(tile);
 }

@@ -25,6 +25,7 @@ const uint RADIX = 1u << RADIX_BITS;
 const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 
 #include "radix/onesweep_lookback.glsl"
+#include "radix/onesweep_clocks.glsl"
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
@@ -47,10 +48,12 @@ void send(Key k, uint value, Keys dst, Words dst_values, uint t) {
 }
 
 void main() {
+  clock_start();
   g_control = Words(pc.control);
   g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
   g_n = g_control.w[RADIX_CONTROL_N];
   const uint tile = onesweep_take_tile();
+  clock_mark(ONESWEEP_CLOCK_TAKE_TILE);
   if (tile * TILE >= g_n) return;  // uniform; a grid may hold more workgroups than tiles
   const uint t = gl_LocalInvocationID.x;
   g_encoded = g_control.w[g_pass_words + ONESWEEP_PASS_SOURCE] != 0u;
@@ -86,6 +89,7 @@ void main() {
   }
   // Every column is complete.
   barrier();
+  clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
 
   // 2. Rows to offsets within the tile's keys of the digit.
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
@@ -100,6 +104,7 @@ void main() {
   }
   // s_total is complete (the look-back reads it by other owners).
   barrier();
+  clock_mark(ONESWEEP_CLOCK_OFFSETS);
 
   // 3.
   publish_aggregate(tile, state);
@@ -115,6 +120,7 @@ void main() {
   }
   // Every destination is set.
   barrier();
+  clock_mark(ONESWEEP_CLOCK_LOOK_BACK);
 
   Keys dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
   Words src_values = Words(g_encoded ? pc.alt_values : pc.values);
@@ -149,4 +155,8 @@ void main() {
       send(onesweep_source_key(first + j), value, dst, dst_values, t);
     }
   }
+  // Columns rank while writing: the write phase holds both.
+  clock_barrier();
+  clock_mark(ONESWEEP_CLOCK_WRITE);
+  clock_publish(tile);
 }

@@ -78,6 +78,14 @@ struct DeviceOptions {
     // nobody wrote this sort then shows, where fresh zeroed memory would hide it: for tests.
     bool dirty_memory = false;
   } pretend{};
+  // Diagnostic: where the single-pass radix sort's passes spend their time. Its pass kernels read the
+  // shader clock at the end of each phase of each tile (taking the tile, loading and counting, offsets,
+  // ranking, look-back, staging, writing) and SortStats::facts gives each phase's share of the ticks
+  // (`clock_share_<phase>`, summing to 1) and `clock_ticks_per_tile` (on GPUs, multiprocessor cycles).
+  // The instrumented kernels have a barrier or two more than the plain ones: read the shares, not
+  // their times. Needs VK_KHR_shader_clock's shaderSubgroupClock: Device::create refuses (unsupported)
+  // a device that lacks it.
+  bool phase_clocks = false;
   // How Algorithm::automatic chooses (vksort/auto_profile.hpp): "" = the profile `vksort tune` saved in
   // the user's cache for this device and driver, if any, else the built-in defaults; "builtin" = the
   // built-in defaults; otherwise the path of a profile file (an error if it cannot be read or parsed).

@@ -399,6 +399,15 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
       std::fprintf(stderr, "vksort: VKSORT_PIPELINE_STATS: \"%s\" does not offer VK_KHR_pipeline_executable_properties; no pipeline statistics\n",
                    ctx->info.name.c_str());
   }
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{};
+  if (options.phase_clocks) {
+    if (!add_extension_feature(ctx->ifn, ctx->physical, VK_KHR_SHADER_CLOCK_EXTENSION_NAME,
+                               VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR,
+                               &VkPhysicalDeviceShaderClockFeaturesKHR::shaderSubgroupClock, clock, extensions, &f12.pNext))
+      throw Error(Status::Code::unsupported, "phase clocks (DeviceOptions::phase_clocks, vksort bench --phase-clocks): \"" + ctx->info.name +
+                  "\" does not offer VK_KHR_shader_clock with shaderSubgroupClock");
+    ctx->phase_clocks = true;
+  }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   info.queueCreateInfoCount = 1;

@@ -59,6 +59,9 @@ struct Context {
   // VKSORT_PIPELINE_STATS on a device that offers VK_KHR_pipeline_executable_properties (enabled):
   // every Kernel reports what the driver compiled (gpu/pipeline_statistics.hpp).
   bool pipeline_statistics = false;
+  // DeviceOptions::phase_clocks (VK_KHR_shader_clock enabled): the single-pass radix sort builds its
+  // instrumented pass kernels (shaders/radix/onesweep_clocks.glsl).
+  bool phase_clocks = false;
 
   // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
   uint64_t memory_budget = 0;
@@ -105,6 +108,27 @@ struct Context {
 
 // Whether `physical` offers the device extension `name`.
 bool offers_extension(const InstanceFns& ifn, VkPhysicalDevice physical, const char* name);
+
+// Where `physical` offers the device extension `name` and its feature `flag` (a VkBool32 of Feature,
+// whose sType is `type`): adds the extension to `extensions`, makes `feature` ask for the flag and links
+// it at *chain (vkCreateDevice's pNext chain), and returns true. Otherwise changes nothing: false.
+template <class Feature>
+bool add_extension_feature(const InstanceFns& ifn, VkPhysicalDevice physical, const char* name, VkStructureType type,
+                           VkBool32 Feature::*flag, Feature& feature, std::vector<const char*>& extensions, void** chain) {
+  if (!offers_extension(ifn, physical, name)) return false;
+  Feature supported{};
+  supported.sType = type;
+  VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &supported};
+  ifn.vkGetPhysicalDeviceFeatures2(physical, &query);
+  if (!(supported.*flag)) return false;
+  extensions.push_back(name);
+  feature = {};
+  feature.sType = type;
+  feature.*flag = VK_TRUE;
+  feature.pNext = *chain;
+  *chain = &feature;
+  return true;
+}
 
 // Creates a context for the device that `options` selects (instance and device owned by it).
 std::shared_ptr<Context> create_context(const DeviceOptions& options);

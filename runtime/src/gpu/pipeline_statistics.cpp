@@ -15,18 +15,10 @@ bool pipeline_statistics_requested() {
 
 bool add_pipeline_statistics(const InstanceFns& ifn, VkPhysicalDevice physical, std::vector<const char*>& extensions,
                              VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR& feature, void** chain) {
-  if (!offers_extension(ifn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) return false;
-  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR supported{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &supported};
-  ifn.vkGetPhysicalDeviceFeatures2(physical, &query);
-  if (!supported.pipelineExecutableInfo) return false;
-  extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  feature = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  feature.pipelineExecutableInfo = VK_TRUE;
-  feature.pNext = *chain;
-  *chain = &feature;
-  return true;
+  return add_extension_feature(ifn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
+                               VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+                               &VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo, feature,
+                               extensions, chain);
 }
 
 namespace {

@@ -158,7 +158,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                             {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns}},
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
-  const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "");
+  const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + (ctx.phase_clocks ? "_clk" : "");
   if (tune.lookback_window > max_lookback_window)
     throw Error("radix sort (single pass): look-back window " + std::to_string(tune.lookback_window) + " must be 1 to " +
                 std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
@@ -266,6 +266,32 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   rec.dispatch_indirect(finish_, copy, t.scratch, t.scratch_offset + VkDeviceSize(RADIX_CONTROL_FINISH_ARGS) * 4);
 }
 
+namespace {
+
+// DeviceOptions::phase_clocks: the slots' ticks per phase (onesweep_clocks.glsl), summed over the tiles
+// of every pass that ran, as shares of their total, and the ticks per tile.
+void add_clock_facts(const uint32_t* control, bool ran, std::vector<std::pair<std::string, double>>& facts) {
+  constexpr std::pair<uint32_t, const char*> phases[] = {
+      {ONESWEEP_CLOCK_TAKE_TILE, "take_tile"}, {ONESWEEP_CLOCK_LOAD_COUNT, "load_count"},
+      {ONESWEEP_CLOCK_OFFSETS, "offsets"},     {ONESWEEP_CLOCK_RANK, "rank"},
+      {ONESWEEP_CLOCK_LOOK_BACK, "look_back"}, {ONESWEEP_CLOCK_STAGE, "stage"},
+      {ONESWEEP_CLOCK_WRITE, "write"}};
+  double sums[ONESWEEP_CLOCK_ENTRIES] = {};
+  for (uint32_t slot = 0; ran && slot < ONESWEEP_CLOCK_SLOTS; ++slot)
+    for (uint32_t e = 0; e < ONESWEEP_CLOCK_ENTRIES; ++e) {
+      const uint32_t* w = control + ONESWEEP_CONTROL_CLOCKS + (slot * ONESWEEP_CLOCK_ENTRIES + e) * 2;
+      sums[e] += double((uint64_t(w[1]) << 32) | w[0]);
+    }
+  double total = 0;
+  for (const auto& [entry, name] : phases) total += sums[entry];
+  for (const auto& [entry, name] : phases) facts.emplace_back(std::string("clock_share_") + name, total > 0 ? sums[entry] / total : 0.0);
+  const double tiles = sums[ONESWEEP_CLOCK_TILES];
+  facts.emplace_back("clock_tiles", tiles);
+  facts.emplace_back("clock_ticks_per_tile", tiles > 0 ? total / tiles : 0.0);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t* control, uint32_t n) const {
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
   const uint32_t p = ran ? passes() : 0;
@@ -280,7 +306,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
     spins += control[ONESWEEP_CONTROL_PASSES + i * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_SPINS];
   }
   const double looked = ran ? double(layout(n).tiles - 1) * control[RADIX_CONTROL_PASSES_RUN] : 0.0;
-  return {{"single_pass", 1.0},
+  std::vector<std::pair<std::string, double>> facts{{"single_pass", 1.0},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
           {"ranking_ballot", columns_ || match_ ? 0.0 : 1.0},
@@ -302,6 +328,8 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"dispatches", ran ? double(4 + p) : 0.0},
           {"global_barriers", ran ? double(3 + p) : 0.0},
           {"bytes_per_key", ran ? key + p * per_pass : 0.0}};
+  if (ctx_.phase_clocks) add_clock_facts(control, ran, facts);
+  return facts;
 }
 
 }  // namespace vksort::algo

@@ -16,11 +16,12 @@
 //      subgroup's next place s_hist[s][d] plus its peers below it, and the highest peer moves the place
 //      past the peers. Keys and ranks stay in registers.
 //   4. Look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
-//   5. Each key goes to digits[pass][d] + s_excl[d] + its rank: stable. Where the tile fits shared
-//      memory (STAGE_KEYS = TILE), keys (and values, read once, by their original place) first go to
-//      their place in the tile's digit order in shared memory, s_start[d] + rank, and invocations
-//      then write the tile out in that order: each digit's run of keys lands on consecutive
-//      addresses, so the global writes coalesce (Onesweep's scatter).
+//   5. Each key goes to digits[pass][d] + s_excl[d] + its rank: stable (digits[pass][d] is read before
+//      the ranking, which hides its latency). Where the tile fits shared memory (STAGE_KEYS = TILE),
+//      keys (and values, read once, by their original place) first go to their place in the tile's
+//      digit order in shared memory, s_start[d] + rank, and invocations then write the tile out in
+//      that order: each digit's run of keys lands on consecutive addresses, so the global writes
+//      coalesce (Onesweep's scatter).
 //
 // Vulkan does not promise full subgroups before 1.3, so chunks are sized by each subgroup's live
 // invocations (counted by ballot), and invocations rank among the live ones.
@@ -198,6 +199,14 @@ void main() {
   for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * RADIX;
+  // This pass's first position of each digit this invocation owns in the look-back (the plan's), read
+  // now: its latency then hides behind the ranking instead of following the look-back.
+  Words digits = Words(pc.digits);
+  uint first_of_digit[LOOKBACK_DIGITS];
+  [[unroll]] for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+    const uint d = t + k * WG;
+    first_of_digit[k] = d < RADIX ? digits.w[pc.pass * RADIX + d] : 0u;
+  }
 
   // GPUs load every key of the chunk before counting any, so the loads are in flight together.
   Key keys[ITEMS];
@@ -262,9 +271,13 @@ void main() {
 
   // 4. The look-back (its first barrier also ends every subgroup's ranking).
   onesweep_look_back(tile, state, next_state);
-  Words digits = Words(pc.digits);
-  for (uint d = t; d < RADIX; d += WG) s_excl[d] += digits.w[pc.pass * RADIX + d];
-  // Every digit's first destination in this tile is in s_excl.
+  // s_excl[d] becomes the destination of the tile's first key of digit d; where the tile is staged,
+  // of its slot 0 instead (less s_start[d], wrapping), so that slot i goes to s_excl[d] + i.
+  [[unroll]] for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+    const uint d = t + k * WG;
+    if (d < RADIX) s_excl[d] += first_of_digit[k] - (STAGE_KEYS >= TILE ? s_start[d] : 0u);
+  }
+  // Every digit's destination is in s_excl.
   barrier();
   clock_mark(ONESWEEP_CLOCK_LOOK_BACK);
 
@@ -296,7 +309,7 @@ void main() {
     for (uint slot = t; slot < count; slot += WG) {
       const Key k = staged_key(slot);
       const uint d = onesweep_digit(k);
-      const uint to = s_excl[d] + slot - s_start[d];
+      const uint to = s_excl[d] + slot;
       g_dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
       g_dst_values.w[to] = staged_value(slot);

@@ -15,15 +15,15 @@
 #      of each phase of each tile) for the same kinds at --clock-sizes, and the table of each phase's
 #      share (scripts/gpu_clock_summary.py, clocks.md).
 #   3. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
-#   4. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
+#   4. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes: workgroup sizes and each
+#      staging (RadixStaging) at the device's tile and look-back window.
+#   5. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
 #      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
 #      (100 keys, seed 3, the device's blocks: 128 invocations, tiles of 1024) loses a key and puts a
 #      zero key with value 0 in its place, after the keys-only matrix passed, also alone in a fresh
 #      process; without subgroup operations it passes. The same sort from the CLI (a fresh process) at
 #      the device's blocks and two other shapes, then the test plain, with new buffers dirty
 #      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups.
-#   5. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes: keys per invocation and
-#      workgroup sizes at the default look-back window.
 #   6. The other GPU-facing suites, each within --test-timeout.
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST]
@@ -204,7 +204,18 @@ run_test() {
 if [ "$skip_tests" -eq 0 ]; then
   # 3.
   run_test test_radix_single_pass u32-u64 "$test_timeout" "$bin/test_radix_single_pass" --test-case='*sort u32,*sort u64'
-  # 4.
+fi
+
+# 4.
+stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
+  within 150 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items 0 --workgroups 0,128 \
+    --stagings direct,late,early --u64-items 0 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
+  tail -30 "$out/sweep.log"
+}
+
+if [ "$skip_tests" -eq 0 ]; then
+  # 5.
   for shape in "" "--workgroup-size 64 --items-per-thread 8" "--workgroup-size 128 --items-per-thread 4"; do
     stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}" 10 || break
     rc=0
@@ -218,14 +229,6 @@ if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
   run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
 fi
-
-# 5.
-stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
-  within 120 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items 0,32 --workgroups 0,128 \
-    --u64-items 0,16 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" >"$out/sweep.log" 2>&1 ||
-    { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
-  tail -30 "$out/sweep.log"
-}
 
 # 6.
 if [ "$skip_tests" -eq 0 ]; then

@@ -7,11 +7,13 @@
 # explain them: look-back rounds per tile, rounds spent spinning, fallbacks.
 #
 #   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
-#                        [--items LIST] [--workgroups LIST] [--type T] [--repeat R] [--warmup-ms MS] [--timeout S]
+#                        [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--repeat R]
+#                        [--warmup-ms MS] [--timeout S]
 #
 # Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
 # --workgroups 0 (the device's choice; others, e.g. 128,256, weigh registers per invocation against
-# workgroups per multiprocessor),
+# workgroups per multiprocessor), --stagings "" (RadixStaging: e.g. direct,late,early, each at the device's
+# tile and window with the ballot ranking, --type and u64 keys),
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
 # adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
 # (empty: none). A case that fails or hangs is
@@ -21,9 +23,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 type=u32 repeat=5 warmup_ms=1000 limit=300
+vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 stagings="" type=u32 repeat=5 warmup_ms=1000 limit=300
 u64_items="0,16"
-usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --windows) windows="$2"; shift 2 ;;
     --items) items="$2"; shift 2 ;;
     --workgroups) workgroups="$2"; shift 2 ;;
+    --stagings) stagings="$2"; shift 2 ;;
     --type) type="$2"; shift 2 ;;
     --u64-items) u64_items="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -100,6 +103,15 @@ for g in "${workgroup_list[@]}"; do
     done
   done
 done
+# How a tile's keys reach the output (RadixStaging), ballot ranking at the device's tile and window.
+if [ -n "$stagings" ]; then
+  IFS=, read -r -a staging_list <<<"$stagings"
+  for s in "${staging_list[@]}"; do
+    for key in "$type" u64; do
+      run_case "$key-staging-$s" "$key" "$vksort" --radix-scan single-pass --radix-ranking ballot --radix-staging "$s"
+    done
+  done
+fi
 if [ -n "$u64_items" ]; then
   [ -n "$old" ] && run_case "u64-old-auto" u64 "$old"
   IFS=, read -r -a items_list <<<"$u64_items"

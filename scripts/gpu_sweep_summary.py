@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """A Markdown table of one scripts/gpu-sweep.sh run: per case and size, the median GPU time, Gkeys/s,
 and the single pass's look-back facts (window, rounds per tile, rounds spent spinning, fallbacks,
-whether digits walked on their own), so the look-back's cost can be read beside the rate.
+whether digits walked on their own) and how tiles were staged, so their cost can be read beside the rate.
 
     scripts/gpu_sweep_summary.py RUN_DIR
 """
@@ -18,8 +18,8 @@ def main():
     files, device = bench_files(run, "sweep")
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | window | per digit | rounds/tile | spin rounds | fallbacks |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -27,7 +27,8 @@ def main():
         def fact(name, fmt="{:.0f}"):
             return fmt.format(f[name]) if name in f else ""
 
-        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | "
+        staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
+        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")

@@ -1226,6 +1226,7 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--algo", "bogo"}, {"bogo"}},
       {{"--radix-bits", "3"}, {"--radix-bits", "2, 4 or 8"}},
       {{"--radix-ranking", "sideways"}, {"--radix-ranking", "sideways", "splits, columns"}},
+      {{"--radix-staging", "sideways"}, {"--radix-staging", "sideways", "direct, late, early"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
       {{"--lookback-window", "33"}, {"--lookback-window", "1 to 32"}},
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
@@ -1254,6 +1255,33 @@ TEST_CASE("cli: --radix-ranking picks the radix sort's block ranking, and the fa
     REQUIRE_MESSAGE(r.code == 0, r.err);
     CHECK(r.out.find(fact) != std::string::npos);
   }
+}
+
+// --radix-staging reaches the single pass's ballot ranking (the JSON's facts say which staging ran);
+// with the counter columns the library refuses it, which the CLI reports as a usage error (exit 2, as
+// other option conflicts) with the library's reason.
+TEST_CASE("cli: --radix-staging picks how the ballot ranking writes a tile") {
+  TempDir dir;
+  if (!test::device().info().subgroup_ballot) {
+    test::skip("the device has no subgroup ballot");
+    return;
+  }
+  for (const auto& [staging, staged, early] : {std::tuple{"direct", 0, 0}, std::tuple{"late", 1, 0}, std::tuple{"early", 1, 1}}) {
+    const Run r = dir.run(with_globals({"bench", "--algo", "radix", "--type", "u32", "--values", "--n", "3000", "--repeat", "1",
+                                        "--no-cpu", "--radix-ranking", "ballot", "--radix-staging", staging, "--workgroup-size",
+                                        "16", "--items-per-thread", "4", "--format", "json", "--out", dir / "s.json"}));
+    CAPTURE(staging);
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(read_text(dir / "s.json"));
+    for (const auto& c : doc["results"]) {
+      CHECK(c["facts"]["staged"] == staged);
+      CHECK(c["facts"]["staged_early"] == early);
+    }
+  }
+  const Run refused = dir.run(with_globals({"bench", "--algo", "radix", "--n", "3000", "--repeat", "1", "--no-cpu",
+                                            "--radix-scan", "single-pass", "--radix-ranking", "columns", "--radix-staging", "late"}));
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("counter columns write each key directly") != std::string::npos);
 }
 
 TEST_CASE("cli: info lists the devices and names the chosen one") {

@@ -385,6 +385,46 @@ TEST_CASE("single-pass radix sort: ballot ranking on both sides of the in-regist
   }
 }
 
+// Each staging of the ballot ranking (RadixStaging: direct, late into the histograms' memory after the
+// look-back, early into memory of its own as each key is ranked), with keys in registers (4 per
+// invocation) and in memory (64), 32- and 64-bit keys with and without values, over many tiles and
+// with half of the look-back's predecessors forced unpublished. The facts say which staging ran;
+// automatic stages early where histograms and tile fit together.
+TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
+  Device& plain = test::device();
+  if (!has_ballot(plain)) {
+    test::skip("the device has no subgroup ballot: no ballot ranking");
+    return;
+  }
+  DeviceOptions stalling = test::options_like_device();
+  stalling.pretend.lookback_stall_percent = 50;
+  Device stalls(stalling);
+  const uint32_t lanes = plain.info().subgroup_size;
+  uint64_t seed = 2800;
+  for (RadixStaging staging : {RadixStaging::direct, RadixStaging::late, RadixStaging::early, RadixStaging::automatic}) {
+    for (const auto& [items, key, value_bytes] : {std::tuple{4u, Key::u32, 4u}, std::tuple{4u, Key::i64, 0u},
+                                                  std::tuple{64u, Key::f32, 0u}, std::tuple{64u, Key::u64, 4u}}) {
+      INFO("staging ", to_string(staging), ", ", items, " keys per invocation, ", to_string(key), " keys, value bytes ", value_bytes);
+      SortOptions o = single_pass(key, Order::descending, value_bytes, RadixRanking::ballot);
+      o.tuning.workgroup_size = 2 * lanes;  // two subgroups: ranks cross their chunks
+      o.tuning.items_per_thread = items;
+      o.tuning.radix_staging = staging;
+      for (Device* gpu : {&plain, &stalls}) {
+        Sorter sorter(*gpu, o);
+        const uint64_t tile = sorter.tile_size();
+        for (uint64_t n : {uint64_t(2), tile - 1, 7 * tile + 3}) {
+          SortStats stats;
+          CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+          const bool early = staging == RadixStaging::early || staging == RadixStaging::automatic;
+          CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
+          CHECK(stats.fact("staged_early") == (early ? 1 : 0));
+        }
+        CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
+      }
+    }
+  }
+}
+
 TEST_CASE("single-pass radix sort with a GPU-side count") {
   Device& gpu = test::device();
   for (RadixRanking ranking : rankings(gpu)) {
@@ -621,4 +661,37 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     CHECK(parse_radix_scan(to_string(s)) == s);
   CHECK(parse_radix_ranking("ballot") == RadixRanking::ballot);
   CHECK_FALSE(parse_radix_scan("onesweep").has_value());
+  for (RadixStaging s : {RadixStaging::automatic, RadixStaging::direct, RadixStaging::late, RadixStaging::early})
+    CHECK(parse_radix_staging(to_string(s)) == s);
+  CHECK_FALSE(parse_radix_staging("staged").has_value());
+
+  // A staging asked for is the ballot and match rankings': refused with the counter columns, the
+  // splits and reduce-then-scan, and where the tile does not fit shared memory.
+  for (RadixStaging staging : {RadixStaging::direct, RadixStaging::late, RadixStaging::early}) {
+    INFO("staging ", to_string(staging));
+    SortOptions s = single_pass(Key::u32, Order::ascending, 0, RadixRanking::columns);
+    s.tuning.radix_staging = staging;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, s), doctest::Contains("counter columns write each key directly"), Error);
+    s.tuning.radix_ranking = RadixRanking::splits;
+    s.tuning.radix_scan = RadixScan::automatic;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, s), doctest::Contains("is the single pass's"), Error);
+    s.tuning.radix_ranking = RadixRanking::automatic;
+    s.tuning.radix_scan = RadixScan::reduce_then_scan;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, s), doctest::Contains("is the single pass's"), Error);
+    if (has_ballot(gpu) && staging != RadixStaging::direct) {
+      s = single_pass(Key::u64, Order::ascending, 4, RadixRanking::ballot);
+      s.tuning.radix_staging = staging;
+      s.tuning.items_per_thread = 1u << 14;  // tiles far beyond any device's shared memory
+      try {
+        Sorter refused(gpu, s);
+        FAIL("a tile larger than shared memory was staged");
+      } catch (const Error& e) {
+        CHECK(e.code() == Status::Code::unsupported);
+        CHECK(std::string(e.what()).find("bytes of shared memory") != std::string::npos);
+      }
+    }
+  }
+  o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
+  o.tuning.radix_staging = RadixStaging(4);
+  CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("tuning.radix_staging is 4"), Error);
 }

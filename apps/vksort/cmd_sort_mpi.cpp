@@ -41,7 +41,7 @@ void refuse_unsupported(const SortCommand& c) {
   const TuningOptions& t = c.tuning;
   if (t.workgroup_size != none.workgroup_size || t.items_per_thread != none.items_per_thread ||
       t.samples != none.samples || t.radix_bits != none.radix_bits || t.radix_ranking != none.radix_ranking ||
-      t.radix_scan != none.radix_scan || t.lookback_window != none.lookback_window)
+      t.radix_scan != none.radix_scan || t.lookback_window != none.lookback_window || t.radix_staging != none.radix_staging)
     refuse("tuning (--workgroup-size, --items-per-thread, --samples, --radix-*, --lookback-window)");
   if (is_npy_path(c.input) || is_npy_path(c.output))
     throw UsageError("--mpi reads and writes raw files (MPI-IO, each rank its slice), not .npy: give --type and "

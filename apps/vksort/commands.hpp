@@ -23,6 +23,7 @@ struct TuningOptions {
   uint32_t radix_bits = 0;  // radix sort's digit width
   std::string radix_ranking = "auto";  // radix sort's block ranking: auto, splits, columns, ballot, match
   std::string radix_scan = "auto";     // radix sort's path: auto, single-pass, reduce-then-scan
+  std::string radix_staging = "auto";  // single pass, ballot and match: auto, direct, late, early
   uint32_t lookback_window = 0;        // single pass: predecessor tiles per look-back round
 };
 

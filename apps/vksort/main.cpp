@@ -63,6 +63,12 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
                  "reduce-then-scan (count, scan, scatter per digit) (default: auto, per device)")
       ->type_name("S")
       ->group("Tuning");
+  app.add_option("--radix-staging", t.radix_staging,
+                 "Single-pass radix sort, ballot and match rankings: how a tile's keys reach the output, direct, late "
+                 "(through the tile in shared memory after the look-back) or early (each key staged when ranked, "
+                 "in shared memory of its own) (default: auto, early where it fits)")
+      ->type_name("S")
+      ->group("Tuning");
   app.add_option("--lookback-window", t.lookback_window,
                  "Single-pass radix sort: predecessor tiles each look-back round reads per digit after the first, "
                  "1 to 32 (default: per device)")

@@ -68,6 +68,10 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   if (!scan)
     throw UsageError("--radix-scan: unknown path '" + options.radix_scan + "' (known: auto, single-pass, reduce-then-scan)");
   tuning.radix_scan = *scan;
+  const auto staging = vksort::parse_radix_staging(options.radix_staging);
+  if (!staging)
+    throw UsageError("--radix-staging: unknown staging '" + options.radix_staging + "' (known: auto, direct, late, early)");
+  tuning.radix_staging = *staging;
   if (options.lookback_window > 32)
     throw UsageError("--lookback-window: " + std::to_string(options.lookback_window) + " is not 1 to 32 (predecessor tiles per round)");
   tuning.lookback_window = options.lookback_window;

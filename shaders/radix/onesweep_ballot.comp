@@ -46,6 +46,9 @@ layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;  // the most subgroups a workgroup may have
 layout(constant_id = SPEC_ONESWEEP_STAGE_KEYS) const uint STAGE_KEYS = 1;   // TILE: stage the tile in shared memory
+// Staged tiles: true stages each key as soon as it is ranked, into memory of its own (early); false
+// stages after the look-back, in the histograms' memory (late). See s_hist.
+layout(constant_id = SPEC_ONESWEEP_STAGE_EARLY) const bool STAGE_EARLY = false;
 // Ballot words that hold a subgroup's lanes (the device's subgroup size, which pipelines of SPIR-V 1.5
 // without a varying-size flag always get): the ranking combines only those, one on subgroups of 32.
 layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
@@ -60,39 +63,46 @@ const uint RADIX = 1u << RADIX_BITS;
 // memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
 const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
+const bool STAGED = STAGE_KEYS >= TILE;
+// Staged early with values, in registers: each value is loaded with its key (the loads in flight
+// together), not in the middle of the ranking.
+const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGISTERS;
 
 #include "radix/onesweep_lookback.glsl"
 #include "radix/onesweep_clocks.glsl"
 
 // Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts, then offsets, then the next place while
-// ranking. Where the tile is staged, the same words then hold it in digit order (stage_key,
-// staged_key: keys, then values): every key's slot is in registers by then, so histograms and tile
-// share the memory and a workgroup needs the larger of the two, not both (more workgroups per
-// multiprocessor, or larger tiles).
+// ranking. A staged tile sits in digit order at s_hist[STAGE_BASE...] (stage_key, staged_key: keys,
+// then values). Staged late, it takes the histograms' words after the look-back: every key's slot is
+// in registers by then, and a workgroup needs the larger of the two, not both. Staged early, it has
+// words of its own after the histograms, so each key goes there as soon as it is ranked and neither
+// the keys nor their ranks stay in registers through the look-back (fewer registers, more workgroups
+// per multiprocessor where registers bound them), for histograms and tile in shared memory together.
 const uint HIST_WORDS = SUBGROUPS * RADIX;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
-shared uint s_hist[HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
+const uint STAGE_BASE = STAGE_EARLY ? HIST_WORDS : 0u;
+shared uint s_hist[STAGE_EARLY ? HIST_WORDS + STAGE_WORDS : HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
 shared uint s_live[SUBGROUPS];  // live invocations of each subgroup
 shared uint s_start[RADIX];     // staging: where each digit's keys start in the tile
 
 void stage_key(uint slot, Key k) {
 #if KEY_WORDS == 1
-  s_hist[slot] = k;
+  s_hist[STAGE_BASE + slot] = k;
 #else
-  s_hist[2u * slot] = k.x;
-  s_hist[2u * slot + 1u] = k.y;
+  s_hist[STAGE_BASE + 2u * slot] = k.x;
+  s_hist[STAGE_BASE + 2u * slot + 1u] = k.y;
 #endif
 }
 Key staged_key(uint slot) {
 #if KEY_WORDS == 1
-  return s_hist[slot];
+  return s_hist[STAGE_BASE + slot];
 #else
-  return uvec2(s_hist[2u * slot], s_hist[2u * slot + 1u]);
+  return uvec2(s_hist[STAGE_BASE + 2u * slot], s_hist[STAGE_BASE + 2u * slot + 1u]);
 #endif
 }
 #if VALUE_WORDS == 1
-void stage_value(uint slot, uint v) { s_hist[STAGE_KEYS * KEY_WORDS + slot] = v; }
-uint staged_value(uint slot) { return s_hist[STAGE_KEYS * KEY_WORDS + slot]; }
+void stage_value(uint slot, uint v) { s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS + slot] = v; }
+uint staged_value(uint slot) { return s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS + slot]; }
 #endif
 
 #define WG_SCAN_T uint
@@ -152,12 +162,21 @@ uint rank_key(Key k, bool valid, uint row) {
   return before + below;
 }
 
-// 5, staged: key k (and its value, read at its original place i) to its slot in the tile's digit order.
-void stage_item(Key k, uint rank, uint i) {
+// 5, staged: key k (and its value) to its slot in the tile's digit order.
+void stage_item(Key k, uint rank, uint value) {
   const uint slot = s_start[onesweep_digit(k)] + rank;
   stage_key(slot, k);
 #if VALUE_WORDS == 1
-  stage_value(slot, g_src_values.w[i]);
+  stage_value(slot, value);
+#endif
+}
+
+// Key i's value (0 without values).
+uint source_value(uint i) {
+#if VALUE_WORDS == 1
+  return g_src_values.w[i];
+#else
+  return 0u;
 #endif
 }
 
@@ -183,6 +202,11 @@ void main() {
   g_src = Keys(g_encoded ? pc.alt_keys : pc.keys);
   g_shift = pc.begin_bit + pc.pass * RADIX_BITS;
   g_bits = min(RADIX_BITS, pc.end_bit - g_shift);
+  g_dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
+#if VALUE_WORDS == 1
+  g_src_values = Words(g_encoded ? pc.alt_values : pc.values);
+  g_dst_values = Words(g_encoded ? pc.values : pc.alt_values);
+#endif
   const uint region = g_control.w[g_pass_words + ONESWEEP_PASS_REGION];
   Words state = Words(pc.state + uvec2(region * pc.tiles * RADIX * 4u, 0u));
   Words next_state = Words(pc.state + uvec2((region ^ 1u) * pc.tiles * RADIX * 4u, 0u));
@@ -211,10 +235,12 @@ void main() {
   // GPUs load every key of the chunk before counting any, so the loads are in flight together.
   Key keys[ITEMS];
   uint ranks[ITEMS];
+  uint values[PRELOAD_VALUES ? ITEMS : 1u];
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       keys[r] = i < g_n ? onesweep_source_key(i) : KEY_MAX;
+      if (PRELOAD_VALUES) values[r] = i < g_n ? source_value(i) : 0u;
     }
   }
 
@@ -251,19 +277,27 @@ void main() {
   // find this tile's aggregate a whole ranking sooner.
   publish_aggregate(tile, state);
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
-  // nothing but the staging is left after the look-back (its barriers make s_start visible).
-  if (STAGE_KEYS >= TILE) digit_starts();
+  // the staging needs nothing of the look-back (staged late, its barriers make s_start visible).
+  if (STAGED) digit_starts();
+  // Staged early: every digit's start is visible before the ranking stages keys at it.
+  if (STAGED && STAGE_EARLY) barrier();
   clock_mark(ONESWEEP_CLOCK_OFFSETS);
 
-  // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes).
+  // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes);
+  // staged early, each key (and value) goes to its slot as soon as it has its rank.
   if (IN_REGISTERS) {
-    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) ranks[r] = rank_key(keys[r], chunk + r * live + lane < g_n, row);
+    [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
+      const bool valid = chunk + r * live + lane < g_n;
+      ranks[r] = rank_key(keys[r], valid, row);
+      if (STAGED && STAGE_EARLY && valid) stage_item(keys[r], ranks[r], PRELOAD_VALUES ? values[r] : 0u);
+    }
   } else {
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       const bool valid = i < g_n;
       keys[r] = valid ? onesweep_source_key(i) : KEY_MAX;
       ranks[r] = rank_key(keys[r], valid, row);
+      if (STAGED && STAGE_EARLY && valid) stage_item(keys[r], ranks[r], source_value(i));
     }
   }
   clock_barrier();
@@ -275,35 +309,30 @@ void main() {
   // of its slot 0 instead (less s_start[d], wrapping), so that slot i goes to s_excl[d] + i.
   [[unroll]] for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
     const uint d = t + k * WG;
-    if (d < RADIX) s_excl[d] += first_of_digit[k] - (STAGE_KEYS >= TILE ? s_start[d] : 0u);
+    if (d < RADIX) s_excl[d] += first_of_digit[k] - (STAGED ? s_start[d] : 0u);
   }
   // Every digit's destination is in s_excl.
   barrier();
   clock_mark(ONESWEEP_CLOCK_LOOK_BACK);
 
   // 5.
-  g_dst = Keys(g_encoded ? pc.keys : pc.alt_keys);
-#if VALUE_WORDS == 1
-  g_src_values = Words(g_encoded ? pc.alt_values : pc.values);
-  g_dst_values = Words(g_encoded ? pc.values : pc.alt_values);
-#endif
-  if (STAGE_KEYS >= TILE) {
-    // Each key to its slot in the tile's digit order (no one reads the histograms since the
-    // look-back's first barrier: the tile may overwrite them).
-    if (IN_REGISTERS) {
+  if (STAGED) {
+    // Staged late: each key to its slot in the tile's digit order (no one reads the histograms since
+    // the look-back's first barrier: the tile may overwrite them).
+    if (!STAGE_EARLY && IN_REGISTERS) {
       [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
         const uint i = chunk + r * live + lane;
-        if (i < g_n) stage_item(keys[r], ranks[r], i);
+        if (i < g_n) stage_item(keys[r], ranks[r], source_value(i));
       }
-    } else {
+    } else if (!STAGE_EARLY) {
       for (uint r = 0u; r < ITEMS; ++r) {
         const uint i = chunk + r * live + lane;
         if (i >= g_n) break;
-        stage_item(keys[r], ranks[r], i);
+        stage_item(keys[r], ranks[r], source_value(i));
       }
     }
-    // The tile is staged in digit order.
-    barrier();
+    // The tile is staged in digit order (staged early: since before the look-back's barriers).
+    if (!STAGE_EARLY) barrier();
     clock_mark(ONESWEEP_CLOCK_STAGE);
     const uint count = min(TILE, g_n - tile * TILE);
     for (uint slot = t; slot < count; slot += WG) {

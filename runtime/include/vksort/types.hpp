@@ -86,6 +86,20 @@ enum class RadixScan : uint32_t { automatic, single_pass, reduce_then_scan };
 VKSORT_API std::string_view to_string(RadixScan s);
 VKSORT_API std::optional<RadixScan> parse_radix_scan(std::string_view name);
 
+// Single-pass radix sort ranked by ballot or match: how a tile's keys reach the output.
+//   direct  each key from its invocation straight to its place
+//   late    through the tile in shared memory, in digit order, so that each digit's run is written to
+//           consecutive addresses (coalesced); staged after the look-back, in the shared memory the
+//           ranking's histograms used (the least shared memory a staged tile can take)
+//   early   the same tile, each key staged as soon as it is ranked into shared memory of its own beside
+//           the histograms: neither keys nor ranks stay in registers through the look-back
+// automatic takes early where histograms and tile fit the device's shared memory together, else late
+// where the tile fits, else direct. Counter columns write directly and refuse the others; so does
+// reduce-then-scan.
+enum class RadixStaging : uint32_t { automatic, direct, late, early };
+VKSORT_API std::string_view to_string(RadixStaging s);
+VKSORT_API std::optional<RadixStaging> parse_radix_staging(std::string_view name);
+
 // Knobs that are normally chosen per device from its limits. Zero means "choose for me".
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
 struct Tuning {
@@ -99,6 +113,7 @@ struct Tuning {
   // first, 1 to 32 (0: per device; 8 on GPUs, 1 on CPU drivers). Larger windows pass long runs of
   // unfinished tiles in fewer rounds, for more reads.
   uint32_t lookback_window = 0;
+  RadixStaging radix_staging = RadixStaging::automatic;  // single-pass radix sort: see RadixStaging
 };
 
 // Brick sort comes in two shapes: the seed's element-wise odd-even transposition (one compare-exchange

@@ -5,11 +5,12 @@ namespace vksort::detail {
 
 std::string options_key(const SortOptions& o) {
   // A new field of SortOptions or Tuning must join the key: this size changes with it.
-  static_assert(sizeof(SortOptions) == 56 && sizeof(Tuning) == 28, "options_key must list every field");
+  static_assert(sizeof(SortOptions) == 60 && sizeof(Tuning) == 32, "options_key must list every field");
   const Tuning& t = o.tuning;
   const uint32_t fields[] = {uint32_t(o.key), uint32_t(o.order), uint32_t(o.algorithm), o.value_bytes,
                              uint32_t(o.brick_variant), t.workgroup_size, t.items_per_thread, t.radix_bits,
-                             t.samples, uint32_t(t.radix_ranking), uint32_t(t.radix_scan), t.lookback_window, o.begin_bit, o.end_bit};
+                             t.samples, uint32_t(t.radix_ranking), uint32_t(t.radix_scan), t.lookback_window,
+                             uint32_t(t.radix_staging), o.begin_bit, o.end_bit};
   std::string key;
   for (uint32_t f : fields) key += std::to_string(f) + ",";
   return key;

@@ -14,6 +14,7 @@ constexpr std::string_view key_names[] = {"u32", "i32", "f32", "u64", "i64", "f6
 constexpr std::string_view algorithm_names[] = {"auto", "radix", "sample", "brick"};
 constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ballot", "match"};
 constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
+constexpr std::string_view staging_names[] = {"auto", "direct", "late", "early"};
 constexpr std::string_view order_names[] = {"ascending", "descending"};
 constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupported", "out_of_memory", "device_lost", "vulkan_error"};
 
@@ -22,6 +23,16 @@ constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupporte
 template <size_t N>
 std::string_view name_of(const std::string_view (&names)[N], uint32_t value) {
   return value < N ? names[value] : "invalid";
+}
+
+// The value of an enum whose value 0 is `automatic` (spelt "auto" in `names`, "automatic" too) named
+// `name`, or nullopt.
+template <class E, size_t N>
+std::optional<E> parse_automatic_enum(const std::string_view (&names)[N], std::string_view name) {
+  if (name == "automatic") return E(0);
+  for (uint32_t i = 0; i < N; ++i)
+    if (names[i] == name) return E(i);
+  return std::nullopt;
 }
 }  // namespace
 
@@ -36,30 +47,19 @@ std::optional<Key> parse_key(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  if (name == "automatic") return Algorithm::automatic;
-  for (uint32_t i = 0; i < std::size(algorithm_names); ++i)
-    if (algorithm_names[i] == name) return Algorithm(i);
-  return std::nullopt;
-}
+std::optional<Algorithm> parse_algorithm(std::string_view name) { return parse_automatic_enum<Algorithm>(algorithm_names, name); }
 
 std::string_view to_string(RadixRanking r) { return name_of(ranking_names, uint32_t(r)); }
 
-std::optional<RadixRanking> parse_radix_ranking(std::string_view name) {
-  if (name == "automatic") return RadixRanking::automatic;
-  for (uint32_t i = 0; i < std::size(ranking_names); ++i)
-    if (ranking_names[i] == name) return RadixRanking(i);
-  return std::nullopt;
-}
+std::optional<RadixRanking> parse_radix_ranking(std::string_view name) { return parse_automatic_enum<RadixRanking>(ranking_names, name); }
 
 std::string_view to_string(RadixScan s) { return name_of(scan_names, uint32_t(s)); }
 
-std::optional<RadixScan> parse_radix_scan(std::string_view name) {
-  if (name == "automatic") return RadixScan::automatic;
-  for (uint32_t i = 0; i < std::size(scan_names); ++i)
-    if (scan_names[i] == name) return RadixScan(i);
-  return std::nullopt;
-}
+std::optional<RadixScan> parse_radix_scan(std::string_view name) { return parse_automatic_enum<RadixScan>(scan_names, name); }
+
+std::string_view to_string(RadixStaging s) { return name_of(staging_names, uint32_t(s)); }
+
+std::optional<RadixStaging> parse_radix_staging(std::string_view name) { return parse_automatic_enum<RadixStaging>(staging_names, name); }
 
 std::optional<double> SortStats::fact(std::string_view name) const {
   for (const auto& [k, v] : facts)

@@ -23,6 +23,7 @@ void check_enum(const char* owner, const char* option, E value, E last, const ch
 inline void check_tuning(const char* owner, const Tuning& t) {
   check_enum(owner, "tuning.radix_ranking", t.radix_ranking, RadixRanking::match, "RadixRanking");
   check_enum(owner, "tuning.radix_scan", t.radix_scan, RadixScan::reduce_then_scan, "RadixScan");
+  check_enum(owner, "tuning.radix_staging", t.radix_staging, RadixStaging::early, "RadixStaging");
 }
 
 }  // namespace vksort::api

@@ -35,12 +35,14 @@ uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
 // Ballot ranking: room for twice as many subgroups as full ones would make (Vulkan 1.2 does not promise
 // full subgroups), a histogram row each.
 uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup) { return 2 * std::max(1u, (workgroup + subgroup - 1) / subgroup); }
-// The histogram rows, or the staged tile (`staged_bytes`, 0 if not staged) where that is larger: they
-// share memory (onesweep_ballot.comp). Then live counts, digit starts, the workgroup scan and the
-// look-back's arrays.
-uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, uint64_t staged_bytes = 0) {
+// The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
+// early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then live counts, digit
+// starts, the workgroup scan and the look-back's arrays.
+uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, uint64_t staged_bytes = 0, bool early = false) {
   const uint32_t s = ballot_subgroups(workgroup, subgroup);
-  return std::max(uint64_t(s) * radix * 4, staged_bytes) + s * 4 + radix * 4 + 2 * workgroup * 4 + lookback_shared_bytes(radix);
+  const uint64_t hist = uint64_t(s) * radix * 4;
+  return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + s * 4 + radix * 4 + 2 * workgroup * 4 +
+         lookback_shared_bytes(radix);
 }
 // Keys per tile with column ranking (CPU drivers): as reduce-then-scan's column blocks, measured there
 // (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
@@ -80,6 +82,10 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   const Tuning& tune = options.tuning;
   columns_ = ranking == RadixRanking::columns;
   match_ = ranking == RadixRanking::match;
+  if (columns_ && tune.radix_staging != RadixStaging::automatic)
+    throw Error("radix sort (single pass): Tuning::radix_staging " + std::string(to_string(tune.radix_staging)) +
+                " is for the ballot and match rankings; counter columns write each key directly (use RadixStaging "
+                "automatic, or RadixRanking ballot or match)");
   values_ = options.value_bytes == 4;
   if (passes() > ONESWEEP_MAX_PASSES)
     throw Error("radix sort (single pass): " + std::to_string(passes()) + " passes, more than " +
@@ -121,16 +127,31 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
                   " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg)) + " bytes of shared memory; " + device);
     subgroups = ballot_subgroups(wg, sg);
-    // Stage the tile in shared memory for coalesced writes where it fits; GPUs take smaller tiles
-    // (down to 4 keys per invocation) to make it fit.
+    // Stage the tile in shared memory for coalesced writes where it fits (RadixStaging); GPUs, and any
+    // device asked to stage, take smaller tiles (down to 4 keys per invocation) to make it fit: late
+    // (sharing the histograms' memory) unless early is asked for. Automatic then stages early where
+    // that fits too.
+    const RadixStaging staging = tune.radix_staging;
     const uint64_t item_bytes = key_bytes(options.key) + (values_ ? 4 : 0);
-    auto staged_fits = [&](uint32_t items) {
-      return ballot_shared_bytes(radix, wg, sg, uint64_t(wg) * items * item_bytes) <= info.max_shared_memory;
+    auto staged_bytes = [&](uint32_t items, bool early) {
+      return ballot_shared_bytes(radix, wg, sg, uint64_t(wg) * items * item_bytes, early);
     };
+    auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
     uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
-    if (!tune.items_per_thread && info.type != "cpu")
-      while (items > 4 && !staged_fits(items)) items /= 2;
-    staged_ = staged_fits(items);
+    const bool asked = staging == RadixStaging::late || staging == RadixStaging::early;
+    if (!tune.items_per_thread && (info.type != "cpu" || asked) && staging != RadixStaging::direct)
+      while (items > 4 && !fits(items, staging == RadixStaging::early)) items /= 2;
+    if (asked) {
+      const bool early = staging == RadixStaging::early;
+      if (!fits(items, early))
+        throw Error(Status::Code::unsupported, "radix sort (single pass): staging " + std::string(to_string(staging)) + " a tile of " +
+                    std::to_string(uint64_t(wg) * items) + " keys needs " + std::to_string(staged_bytes(items, early)) +
+                    " bytes of shared memory; " + device + " (use fewer Tuning::items_per_thread, or RadixStaging automatic)");
+      staged_ = true, early_ = early;
+    } else if (staging == RadixStaging::automatic) {
+      early_ = fits(items, true);
+      staged_ = early_ || fits(items, false);
+    }
     shape_ = {wg, items};
   }
   if (uint64_t(shape_.tile()) > (uint64_t(1) << 24))
@@ -173,7 +194,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
-                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_WINDOW, window_},
+                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
+                         {SPEC_ONESWEEP_WINDOW, window_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
                         sizeof(OnesweepPush));
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
@@ -312,6 +334,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ranking_ballot", columns_ || match_ ? 0.0 : 1.0},
           {"ranking_match", match_ ? 1.0 : 0.0},
           {"staged", staged_ ? 1.0 : 0.0},
+          {"staged_early", early_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"workgroup", double(shape_.workgroup_size)},

@@ -85,6 +85,12 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   if (scan == RadixScan::reduce_then_scan && subgroup_ranking)
     throw Error("radix sort: " + std::string(to_string(ranking)) + " ranking is the single pass's (Tuning::radix_scan "
                 "reduce_then_scan takes RadixRanking splits or columns)");
+  // A staging asked for is the single pass's too (its ballot and match rankings: RadixOnesweep checks).
+  const bool staging_asked = options.tuning.radix_staging != RadixStaging::automatic;
+  if (staging_asked && (scan == RadixScan::reduce_then_scan || ranking == RadixRanking::splits))
+    throw Error("radix sort: Tuning::radix_staging " + std::string(to_string(options.tuning.radix_staging)) +
+                " is the single pass's (ballot and match rankings); reduce-then-scan and the splits stage as they rank "
+                "(use RadixStaging automatic)");
   const bool beyond_single_pass =
       ctx.info.max_allocation_size / key_bytes(options.key) > uint64_t(ONESWEEP_MAX_KEYS);
   // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
@@ -96,12 +102,12 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   const bool single_pass_here = ctx.info.type != "cpu";
   const bool want_single_pass = scan == RadixScan::single_pass ||
                                 (scan == RadixScan::automatic && ranking != RadixRanking::splits &&
-                                 (single_pass_here || subgroup_ranking));
+                                 (single_pass_here || subgroup_ranking || staging_asked));
   if (want_single_pass) {
     const RadixRanking r = ranking == RadixRanking::automatic ? RadixOnesweep::default_ranking(ctx.info) : ranking;
     single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
   }
-  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking);
+  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking && !staging_asked);
   if (!reduce_then_scan_) return;
 
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared

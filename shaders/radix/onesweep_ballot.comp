@@ -180,6 +180,17 @@ uint source_value(uint i) {
 #endif
 }
 
+// 5, staged: the tile's slot `slot` (key and value) to its place in the output; consecutive slots of a
+// digit go to consecutive places.
+void write_staged(uint slot) {
+  const Key k = staged_key(slot);
+  const uint to = s_excl[onesweep_digit(k)] + slot;
+  g_dst.k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+  g_dst_values.w[to] = staged_value(slot);
+#endif
+}
+
 // 5, not staged: key k (and its value) straight to its place in the output.
 void write_item(Key k, uint rank, uint i) {
   const uint to = s_excl[onesweep_digit(k)] + rank;
@@ -216,7 +227,8 @@ void main() {
   const uint live = subgroupBallotBitCount(live_mask);
   const uint lane = subgroupBallotExclusiveBitCount(live_mask);
   if (subgroupElect()) s_live[sg] = live;
-  for (uint i = t; i < SUBGROUPS * RADIX; i += WG) s_hist[i] = 0u;
+  // The rows of the subgroups there are (SUBGROUPS leaves room for twice as many).
+  for (uint i = t; i < gl_NumSubgroups * RADIX; i += WG) s_hist[i] = 0u;
   // Histograms are zero and every subgroup's live count is in.
   barrier();
   uint start = 0u;
@@ -335,14 +347,12 @@ void main() {
     if (!STAGE_EARLY) barrier();
     clock_mark(ONESWEEP_CLOCK_STAGE);
     const uint count = min(TILE, g_n - tile * TILE);
-    for (uint slot = t; slot < count; slot += WG) {
-      const Key k = staged_key(slot);
-      const uint d = onesweep_digit(k);
-      const uint to = s_excl[d] + slot;
-      g_dst.k[to] = g_encoded ? decode_key(k) : k;
-#if VALUE_WORDS == 1
-      g_dst_values.w[to] = staged_value(slot);
-#endif
+    if (IN_REGISTERS && count == TILE) {
+      // A whole tile on a GPU: unrolled, so each invocation's reads of its ITEMS slots are in flight
+      // together.
+      [[unroll]] for (uint j = 0u; j < REGISTER_ITEMS; ++j) write_staged(t + j * WG);
+    } else {
+      for (uint slot = t; slot < count; slot += WG) write_staged(slot);
     }
     clock_barrier();
     clock_mark(ONESWEEP_CLOCK_WRITE);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """A Markdown table of the single-pass radix sort's phase clocks (`vksort bench --phase-clocks`, files
 clocks-LABEL.json in RUN_DIR, as scripts/gpu-check.sh writes them): per case, each phase's share of the
-passes' shader-clock ticks and the ticks per tile. The instrumented kernels have a barrier or two more
+passes' shader-clock ticks and the ticks per tile, then the same of the upfront histogram's blocks. The instrumented kernels have a barrier or two more
 than the plain ones: the shares say where the time goes, the times are the instrumented kernels'.
 
     scripts/gpu_clock_summary.py RUN_DIR
@@ -12,6 +12,7 @@ import sys
 from bench_runs import bench_files, run_dir
 
 PHASES = ["take_tile", "load_count", "offsets", "rank", "look_back", "stage", "write"]
+HISTOGRAM_PHASES = ["clear", "count", "flush"]
 
 
 def main():
@@ -23,8 +24,9 @@ def main():
         print(f"no clocks-*.json in {run}", file=sys.stderr)
         return 1
     print(f"# single-pass radix phase clocks on {device or 'unknown device'}: share of the passes' ticks\n")
-    print("| case | n | ranking | tile | ms (clocked) | " + " | ".join(PHASES) + " | ticks/tile |")
-    print("|---|---|---|---|---|" + "---|" * (len(PHASES) + 1))
+    print("| case | n | ranking | tile | ms (clocked) | " + " | ".join(PHASES) + " | ticks/tile | histogram: "
+          + " | ".join(HISTOGRAM_PHASES) + " | keys/block | ticks/block |")
+    print("|---|---|---|---|---|" + "---|" * (len(PHASES) + len(HISTOGRAM_PHASES) + 4))
     for label, data in files:
         for r in data["results"]:
             facts = r.get("facts", {})
@@ -33,8 +35,10 @@ def main():
                 continue
             ranking = next((name for name in ("match", "ballot", "columns") if facts.get(f"ranking_{name}") == 1), "?")
             shares = " | ".join(f"{100 * facts.get('clock_share_' + p, 0):.1f}%" for p in PHASES)
+            histogram = " | ".join(f"{100 * facts.get('histogram_clock_share_' + p, 0):.1f}%" for p in HISTOGRAM_PHASES)
             print(f"| {label} | {r['n']} | {ranking} | {facts.get('tile', 0):.0f} | {r['gpu_ms']['median']:.3f} | "
-                  f"{shares} | {facts['clock_ticks_per_tile']:.0f} |")
+                  f"{shares} | {facts['clock_ticks_per_tile']:.0f} | | {histogram} | "
+                  f"{facts.get('histogram_block_keys', 0):.0f} | {facts.get('histogram_clock_ticks_per_block', 0):.0f} |")
     return 0
 
 

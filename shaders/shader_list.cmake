@@ -54,8 +54,10 @@ foreach(words 1 2)
   # The match ranking: the ballot kernel with subgroupPartitionNV (VK_NV_shader_subgroup_partitioned).
   vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits} "-DKEY_WORDS=${words};-DVALUE_WORDS=0;-DSUBGROUP_PARTITIONED=1")
   vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1;-DSUBGROUP_PARTITIONED=1")
-  # Phase clocks (DeviceOptions::phase_clocks): every pass kernel again, reading the shader clock at the
-  # end of each phase (radix/onesweep_clocks.glsl); they need VK_KHR_shader_clock, so they are separate.
+  # Phase clocks (DeviceOptions::phase_clocks): the histogram and every pass kernel again, reading the
+  # shader clock at the end of each phase (radix/onesweep_clocks.glsl); they need VK_KHR_shader_clock,
+  # so they are separate.
+  vksort_compile_shader(radix/onesweep_histogram.comp radix_onesweep_histogram_k${bits}_clk "-DKEY_WORDS=${words};-DPHASE_CLOCKS=1")
   foreach(ranking columns ballot match)
     set(source ${ranking})
     set(extra "")

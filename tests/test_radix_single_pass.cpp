@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -568,6 +569,21 @@ TEST_CASE("single-pass radix sort with phase clocks") {
         CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
         const double runs = *stats.fact("passes_run");
         CHECK(stats.fact("clock_tiles") == double((n + tile - 1) / tile) * runs);
+        // The upfront histogram: every block once, whether passes run or not (n >= 2).
+        const double block = *stats.fact("histogram_block_keys");
+        CHECK(stats.fact("histogram_clock_blocks") == (n < 2 ? 0.0 : std::ceil(double(n) / block)));
+        double histogram_sum = 0;
+        for (const char* phase : {"clear", "count", "flush"}) {
+          const std::optional<double> share = stats.fact(std::string("histogram_clock_share_") + phase);
+          REQUIRE_MESSAGE(share, phase);
+          CHECK(*share >= 0);
+          histogram_sum += *share;
+        }
+        if (n >= 2) {
+          CHECK(histogram_sum == doctest::Approx(1.0));
+          CHECK(*stats.fact("histogram_clock_share_count") > 0);
+          CHECK(*stats.fact("histogram_clock_ticks_per_block") > 0);
+        }
         double sum = 0;
         for (const std::string& phase : phases) {
           const std::optional<double> share = stats.fact("clock_share_" + phase);
@@ -600,6 +616,7 @@ TEST_CASE("single-pass radix sort with phase clocks") {
                          workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, seed++), &stats) == "");
     CHECK(!stats.fact("clock_tiles"));
     CHECK(!stats.fact("clock_share_write"));
+    CHECK(!stats.fact("histogram_clock_blocks"));
   }
 }
 

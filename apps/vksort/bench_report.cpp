@@ -64,20 +64,26 @@ std::string format_facts(const NamedSamples& all_facts) {
   return text.empty() ? "-" : text;
 }
 
-// "; clocks: take_tile 0.1%, load_count 20.3%, ..., 1.2e+04 ticks/tile" where the sort ran with phase
-// clocks (bench --phase-clocks: the facts clock_share_<phase> and clock_ticks_per_tile), else "".
-std::string format_clocks(const NamedSamples& facts) {
-  constexpr std::string_view prefix = "clock_share_";
+// "; LABEL: take_tile 0.1%, load_count 20.3%, ..., 1.2e+04 ticks/tile" from the facts PREFIX_share_<phase>
+// and PREFIX_ticks_per_UNIT where the sort ran with phase clocks (bench --phase-clocks), else "".
+std::string format_clock_shares(const NamedSamples& facts, const std::string& prefix, const char* unit, const char* label) {
+  const std::string shares = prefix + "_share_";
   std::string text;
   for (const auto& [name, samples] : facts) {
-    if (!name.starts_with(prefix)) continue;
+    if (!name.starts_with(shares)) continue;
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", summarize(samples).median * 100);
-    text += (text.empty() ? "" : ", ") + name.substr(prefix.size()) + " " + share;
+    text += (text.empty() ? "" : ", ") + name.substr(shares.size()) + " " + share;
   }
   if (text.empty()) return "";
-  if (const auto* ticks = find(facts, "clock_ticks_per_tile")) text += ", " + format_number(summarize(*ticks).median) + " ticks/tile";
-  return "; clocks: " + text;
+  if (const auto* ticks = find(facts, prefix + "_ticks_per_" + unit))
+    text += ", " + format_number(summarize(*ticks).median) + " ticks/" + unit;
+  return std::string("; ") + label + ": " + text;
+}
+
+// The passes' clocks, then the upfront histogram's.
+std::string format_clocks(const NamedSamples& facts) {
+  return format_clock_shares(facts, "clock", "tile", "clocks") + format_clock_shares(facts, "histogram_clock", "block", "histogram clocks");
 }
 
 // Short column names for the CPU baselines: "std::sort" stays, "std::stable_sort" -> "stable",

@@ -270,7 +270,12 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define ONESWEEP_CLOCK_STAGE 5       // keys (and values) to their slots in shared memory (staged tiles)
 #define ONESWEEP_CLOCK_WRITE 6       // writing the tile out
 #define ONESWEEP_CLOCK_TILES 7       // tiles measured (each adds 1)
-#define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_CLOCKS + ONESWEEP_CLOCK_SLOTS * ONESWEEP_CLOCK_ENTRIES * 2)
+// The upfront histogram's clocks, per block, in the same layout: its phases.
+#define ONESWEEP_CONTROL_HISTOGRAM_CLOCKS (ONESWEEP_CONTROL_CLOCKS + ONESWEEP_CLOCK_SLOTS * ONESWEEP_CLOCK_ENTRIES * 2)
+#define ONESWEEP_HISTOGRAM_CLOCK_CLEAR 0  // clearing tile-state region 0 and the block's histograms
+#define ONESWEEP_HISTOGRAM_CLOCK_COUNT 1  // loading the block's keys and counting every pass's digits
+#define ONESWEEP_HISTOGRAM_CLOCK_FLUSH 2  // adding the block's histograms to the global ones (atomics)
+#define ONESWEEP_CONTROL_WORDS (ONESWEEP_CONTROL_HISTOGRAM_CLOCKS + ONESWEEP_CLOCK_SLOTS * ONESWEEP_CLOCK_ENTRIES * 2)
 
 // A tile's published state for one digit, one 32-bit word (no 64-bit atomics): flag in the top two
 // bits, a count of keys below. 0 = not published; AGGREGATE = the tile's own keys of the digit;

@@ -356,7 +356,7 @@ void main() {
     }
     clock_barrier();
     clock_mark(ONESWEEP_CLOCK_WRITE);
-    clock_publish(tile);
+    clock_publish(g_control, ONESWEEP_CONTROL_CLOCKS, tile);
     return;
   }
   if (IN_REGISTERS) {
@@ -373,5 +373,5 @@ void main() {
   }
   clock_barrier();
   clock_mark(ONESWEEP_CLOCK_WRITE);
-  clock_publish(tile);
+  clock_publish(g_control, ONESWEEP_CONTROL_CLOCKS, tile);
 }

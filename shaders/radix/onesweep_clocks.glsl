@@ -11,7 +11,10 @@
 // writing), so they are a little slower than the plain ones and only their shares are meant to be read.
 // Ticks are differences of the clock's low word: a phase of a tile lasts far less than 2^32 ticks.
 //
-// Include after interface.h and radix_digits.glsl (Words), with g_control set before clock_publish.
+// The upfront histogram (onesweep_histogram.comp) is instrumented the same way, per block, into a
+// region of its own with its phases (ONESWEEP_HISTOGRAM_CLOCK_*).
+//
+// Include after interface.h and radix_digits.glsl (Words).
 #ifndef VKSORT_ONESWEEP_CLOCKS_GLSL
 #define VKSORT_ONESWEEP_CLOCKS_GLSL
 
@@ -41,24 +44,26 @@ void clock_mark(uint phase) {
 void clock_barrier() { barrier(); }
 
 // Adds a 32-bit amount to the 64-bit sum in words lo, lo + 1: the high word takes the carry.
-void clock_add(uint lo, uint amount) {
+void clock_add(Words control, uint lo, uint amount) {
   if (amount == 0u) return;
-  const uint before = atomicAdd(g_control.w[lo], amount);
-  if (before + amount < before) atomicAdd(g_control.w[lo + 1u], 1u);
+  const uint before = atomicAdd(control.w[lo], amount);
+  if (before + amount < before) atomicAdd(control.w[lo + 1u], 1u);
 }
 
-// Adds this tile's ticks per phase (and 1 tile) to its slot. Call once per tile, after the last mark.
-void clock_publish(uint tile) {
+// Adds this workgroup's ticks per phase (and 1 to the count of what it measured, a tile or a block)
+// to item's slot in the clock region at `region` (ONESWEEP_CONTROL_CLOCKS for the passes,
+// ONESWEEP_CONTROL_HISTOGRAM_CLOCKS for the histogram). Call once per item, after the last mark.
+void clock_publish(Words control, uint region, uint item) {
   if (gl_LocalInvocationIndex != 0u) return;
   g_clock_ticks[ONESWEEP_CLOCK_TILES] = 1u;
-  const uint slot = ONESWEEP_CONTROL_CLOCKS + (tile % ONESWEEP_CLOCK_SLOTS) * ONESWEEP_CLOCK_ENTRIES * 2u;
-  [[unroll]] for (uint e = 0u; e < ONESWEEP_CLOCK_ENTRIES; ++e) clock_add(slot + 2u * e, g_clock_ticks[e]);
+  const uint slot = region + (item % ONESWEEP_CLOCK_SLOTS) * ONESWEEP_CLOCK_ENTRIES * 2u;
+  [[unroll]] for (uint e = 0u; e < ONESWEEP_CLOCK_ENTRIES; ++e) clock_add(control, slot + 2u * e, g_clock_ticks[e]);
 }
 #else
 void clock_start() {}
 void clock_mark(uint phase) {}
 void clock_barrier() {}
-void clock_publish(uint tile) {}
+void clock_publish(Words control, uint region, uint item) {}
 #endif
 
 #endif

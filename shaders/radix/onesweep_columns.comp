@@ -158,5 +158,5 @@ void main() {
   // Columns rank while writing: the write phase holds both.
   clock_barrier();
   clock_mark(ONESWEEP_CLOCK_WRITE);
-  clock_publish(tile);
+  clock_publish(g_control, ONESWEEP_CONTROL_CLOCKS, tile);
 }

@@ -21,6 +21,7 @@
 #include "common/keys.glsl"
 #include "common/grid.glsl"
 #include "common/radix_digits.glsl"
+#include "radix/onesweep_clocks.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
@@ -64,6 +65,7 @@ void count_key(Key k, Key next, bool has_next) {
 }
 
 void main() {
+  clock_start();
   const uint block = linear_group_id();
   const uint items = pc.hist_items;  // this dispatch's keys per invocation
   const uint block_keys = WG * items;
@@ -76,6 +78,7 @@ void main() {
   if (t == 0u) s_inversions = 0u;
   // The histograms and the inversion count are zero.
   barrier();
+  clock_mark(ONESWEEP_HISTOGRAM_CLOCK_CLEAR);
 
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
   g_range = key_range_mask(pc.range_lo, pc.range_hi);
@@ -127,8 +130,13 @@ void main() {
   if (g_inversions != 0u) atomicAdd(s_inversions, g_inversions);
   // Every key of the block is counted.
   barrier();
+  clock_mark(ONESWEEP_HISTOGRAM_CLOCK_COUNT);
   Words digits = Words(pc.digits);
   for (uint i = t; i < pc.passes * RADIX; i += WG)
     if (s_hist[i] != 0u) atomicAdd(digits.w[i], s_hist[i]);
   if (t == 0u && s_inversions != 0u) atomicAdd(Words(pc.control).w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);
+  // The flush's atomics are issued, not necessarily done: its ticks are the issuing's.
+  clock_barrier();
+  clock_mark(ONESWEEP_HISTOGRAM_CLOCK_FLUSH);
+  clock_publish(Words(pc.control), ONESWEEP_CONTROL_HISTOGRAM_CLOCKS, block);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <span>
 
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
@@ -174,7 +175,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   const uint64_t most_passes = (key_bytes(options.key) * 8 + radix_bits_ - 1) / radix_bits_;
   const bool histogram_columns =
       info.type == "cpu" && (uint64_t(radix) * wg + most_passes * radix + 1) * 4 <= info.max_shared_memory;
-  histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key), wg,
+  histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + (ctx.phase_clocks ? "_clk" : ""), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
                             {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns}},
                            sizeof(OnesweepPush));
@@ -290,27 +291,32 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
 
 namespace {
 
-// DeviceOptions::phase_clocks: the slots' ticks per phase (onesweep_clocks.glsl), summed over the tiles
-// of every pass that ran, as shares of their total, and the ticks per tile.
-void add_clock_facts(const uint32_t* control, bool ran, std::vector<std::pair<std::string, double>>& facts) {
-  constexpr std::pair<uint32_t, const char*> phases[] = {
-      {ONESWEEP_CLOCK_TAKE_TILE, "take_tile"}, {ONESWEEP_CLOCK_LOAD_COUNT, "load_count"},
-      {ONESWEEP_CLOCK_OFFSETS, "offsets"},     {ONESWEEP_CLOCK_RANK, "rank"},
-      {ONESWEEP_CLOCK_LOOK_BACK, "look_back"}, {ONESWEEP_CLOCK_STAGE, "stage"},
-      {ONESWEEP_CLOCK_WRITE, "write"}};
+// DeviceOptions::phase_clocks: the ticks per phase of the clock region at `region` (onesweep_clocks.glsl),
+// summed over its slots, as facts PREFIX_share_<phase> (shares of their total), PREFIX_<counted> (the
+// tiles or blocks measured) and PREFIX_ticks_per_<unit>.
+void add_clock_facts(const uint32_t* control, bool ran, uint32_t region, std::span<const std::pair<uint32_t, const char*>> phases,
+                     const std::string& prefix, const char* counted, const char* unit,
+                     std::vector<std::pair<std::string, double>>& facts) {
   double sums[ONESWEEP_CLOCK_ENTRIES] = {};
   for (uint32_t slot = 0; ran && slot < ONESWEEP_CLOCK_SLOTS; ++slot)
     for (uint32_t e = 0; e < ONESWEEP_CLOCK_ENTRIES; ++e) {
-      const uint32_t* w = control + ONESWEEP_CONTROL_CLOCKS + (slot * ONESWEEP_CLOCK_ENTRIES + e) * 2;
+      const uint32_t* w = control + region + (slot * ONESWEEP_CLOCK_ENTRIES + e) * 2;
       sums[e] += double((uint64_t(w[1]) << 32) | w[0]);
     }
   double total = 0;
   for (const auto& [entry, name] : phases) total += sums[entry];
-  for (const auto& [entry, name] : phases) facts.emplace_back(std::string("clock_share_") + name, total > 0 ? sums[entry] / total : 0.0);
-  const double tiles = sums[ONESWEEP_CLOCK_TILES];
-  facts.emplace_back("clock_tiles", tiles);
-  facts.emplace_back("clock_ticks_per_tile", tiles > 0 ? total / tiles : 0.0);
+  for (const auto& [entry, name] : phases) facts.emplace_back(prefix + "_share_" + name, total > 0 ? sums[entry] / total : 0.0);
+  const double items = sums[ONESWEEP_CLOCK_TILES];
+  facts.emplace_back(prefix + "_" + counted, items);
+  facts.emplace_back(prefix + "_ticks_per_" + unit, items > 0 ? total / items : 0.0);
 }
+
+constexpr std::pair<uint32_t, const char*> pass_phases[] = {
+    {ONESWEEP_CLOCK_TAKE_TILE, "take_tile"}, {ONESWEEP_CLOCK_LOAD_COUNT, "load_count"}, {ONESWEEP_CLOCK_OFFSETS, "offsets"},
+    {ONESWEEP_CLOCK_RANK, "rank"},           {ONESWEEP_CLOCK_LOOK_BACK, "look_back"},   {ONESWEEP_CLOCK_STAGE, "stage"},
+    {ONESWEEP_CLOCK_WRITE, "write"}};
+constexpr std::pair<uint32_t, const char*> histogram_phases[] = {
+    {ONESWEEP_HISTOGRAM_CLOCK_CLEAR, "clear"}, {ONESWEEP_HISTOGRAM_CLOCK_COUNT, "count"}, {ONESWEEP_HISTOGRAM_CLOCK_FLUSH, "flush"}};
 
 }  // namespace
 
@@ -337,6 +343,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged_early", early_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
+          {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},
           {"workgroup", double(shape_.workgroup_size)},
           {"passes_recorded", double(p)},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},
@@ -351,7 +358,10 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"dispatches", ran ? double(4 + p) : 0.0},
           {"global_barriers", ran ? double(3 + p) : 0.0},
           {"bytes_per_key", ran ? key + p * per_pass : 0.0}};
-  if (ctx_.phase_clocks) add_clock_facts(control, ran, facts);
+  if (ctx_.phase_clocks) {
+    add_clock_facts(control, ran, ONESWEEP_CONTROL_CLOCKS, pass_phases, "clock", "tiles", "tile", facts);
+    add_clock_facts(control, ran, ONESWEEP_CONTROL_HISTOGRAM_CLOCKS, histogram_phases, "histogram_clock", "blocks", "block", facts);
+  }
   return facts;
 }
 

@@ -26,7 +26,7 @@ def main():
     print(f"# single-pass radix phase clocks on {device or 'unknown device'}: share of the passes' ticks\n")
     print("| case | n | ranking | tile | ms (clocked) | " + " | ".join(PHASES) + " | ticks/tile | histogram: "
           + " | ".join(HISTOGRAM_PHASES) + " | keys/block | ticks/block |")
-    print("|---|---|---|---|---|" + "---|" * (len(PHASES) + len(HISTOGRAM_PHASES) + 4))
+    print("|---|---|---|---|---|" + "---|" * (len(PHASES) + len(HISTOGRAM_PHASES) + 3))
     for label, data in files:
         for r in data["results"]:
             facts = r.get("facts", {})
@@ -35,10 +35,13 @@ def main():
                 continue
             ranking = next((name for name in ("match", "ballot", "columns") if facts.get(f"ranking_{name}") == 1), "?")
             shares = " | ".join(f"{100 * facts.get('clock_share_' + p, 0):.1f}%" for p in PHASES)
-            histogram = " | ".join(f"{100 * facts.get('histogram_clock_share_' + p, 0):.1f}%" for p in HISTOGRAM_PHASES)
+            if "histogram_clock_ticks_per_block" in facts:  # builds before bf46f1d clocked the passes only
+                histogram = " | ".join(f"{100 * facts['histogram_clock_share_' + p]:.1f}%" for p in HISTOGRAM_PHASES)
+                histogram += f" | {facts['histogram_block_keys']:.0f} | {facts['histogram_clock_ticks_per_block']:.0f}"
+            else:
+                histogram = " | ".join("-" for _ in range(len(HISTOGRAM_PHASES) + 2))
             print(f"| {label} | {r['n']} | {ranking} | {facts.get('tile', 0):.0f} | {r['gpu_ms']['median']:.3f} | "
-                  f"{shares} | {facts['clock_ticks_per_tile']:.0f} | | {histogram} | "
-                  f"{facts.get('histogram_block_keys', 0):.0f} | {facts.get('histogram_clock_ticks_per_block', 0):.0f} |")
+                  f"{shares} | {facts['clock_ticks_per_tile']:.0f} | {histogram} |")
     return 0
 
 

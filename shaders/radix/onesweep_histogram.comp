@@ -43,6 +43,9 @@ shared uint s_col[CONSECUTIVE ? RADIX * WG : 1u];
 shared uint s_inversions;
 
 
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
+const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
+
 // Keys a batch loads before counting any: loads in flight together (GPUs); unrolled, so no loop
 // iterations on lavapipe's budget either.
 const uint BATCH = 8u;
@@ -88,17 +91,43 @@ void main() {
     // Keys [first, end) of the block; the one after end only for the order check, in the first pass.
     const uint first = base + t * items;
     const uint end = first < n ? min(first + items, n) : first;
+    // A whole run of whole chunks is read in two 8-byte loads per CHUNK keys (first is a multiple of
+    // items, so of CHUNK, and the pairs are aligned): a CPU driver then loads a vector per lane
+    // instead of gathering key by key, as the passes and reduce-then-scan's count do.
+    const bool in_pairs = end - first == items && items % CHUNK == 0u;
+    Pairs pairs = Pairs(pc.keys);
     for (uint p = 0u; p < pc.passes; ++p) {
       const uint shift = pc.begin_bit + p * RADIX_BITS;
       const uint width = min(RADIX_BITS, pc.end_bit - shift);
       for (uint d = 0u; d < RADIX; ++d) s_col[d * WG + t] = 0u;  // own column: no barrier needed
-      Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
-      for (uint i = first; i < end; ++i) {
-        Key next = k;
-        if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
-        if (p == 0u) count_inversion(k, next, i + 1u < n);
-        ++s_col[key_digit(k, shift, width) * WG + t];
-        k = next;
+      if (in_pairs) {
+        // Each chunk's first key is the previous chunk's last key's successor; the run's last key's
+        // successor is read alone.
+        Key before = Key(0u);
+        for (uint j = 0u; j < items; j += CHUNK) {
+          const uint pair = (first + j) * KEY_WORDS / 2u;
+          const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+#if KEY_WORDS == 1
+          const Key k[CHUNK] = Key[](encode_key(a.x), encode_key(a.y), encode_key(b.x), encode_key(b.y));
+#else
+          const Key k[CHUNK] = Key[](encode_key(a), encode_key(b));
+#endif
+          [[unroll]] for (uint c = 0u; c < CHUNK; ++c) {
+            if (p == 0u && (j != 0u || c != 0u)) count_inversion(c == 0u ? before : k[c - 1u], k[c], true);
+            ++s_col[key_digit(k[c], shift, width) * WG + t];
+          }
+          before = k[CHUNK - 1u];
+        }
+        if (p == 0u && end < n) count_inversion(before, encode_key(keys.k[end]), true);
+      } else {
+        Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
+        for (uint i = first; i < end; ++i) {
+          Key next = k;
+          if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
+          if (p == 0u) count_inversion(k, next, i + 1u < n);
+          ++s_col[key_digit(k, shift, width) * WG + t];
+          k = next;
+        }
       }
       // Every column of this pass is complete.
       barrier();

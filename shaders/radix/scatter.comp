@@ -212,13 +212,16 @@ void main() {
           const uint v = key_digit(key, shift, width);
           const uint slot = field(rank, v);
           rank += unit(v);
-#if KEY_WORDS == 1
+#if ITEM_WORDS == 4
+          // An item fills its 16-byte word: one store moves it whole (key, value and the unused word).
+          s_items[(to >> 2) + slot] = w;
+#elif KEY_WORDS == 1
           put_word(to + slot * ITEM_WORDS, key);
 #else
           put_word(to + slot * ITEM_WORDS, key.x);
           put_word(to + slot * ITEM_WORDS + 1u, key.y);
 #endif
-#if VALUE_WORDS == 1
+#if VALUE_WORDS == 1 && ITEM_WORDS != 4
           put_word(to + slot * ITEM_WORDS + KEY_WORDS, vec4_value(w, k));
 #endif
         }

@@ -205,11 +205,22 @@ void main() {
   g_control = Words(pc.control);
   g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
   g_n = g_control.w[RADIX_CONTROL_N];
+  const uint t = gl_LocalInvocationID.x;
+  // Everything of this pass that does not depend on the tile is read before taking it, so these
+  // loads are in flight beside the tile counter's atomic instead of after it: the pass's source and
+  // state region (the plan's), and this pass's first position of each digit this invocation owns in
+  // the look-back (its latency would otherwise follow the look-back).
+  g_encoded = g_control.w[g_pass_words + ONESWEEP_PASS_SOURCE] != 0u;
+  const uint region = g_control.w[g_pass_words + ONESWEEP_PASS_REGION];
+  Words digits = Words(pc.digits);
+  uint first_of_digit[LOOKBACK_DIGITS];
+  [[unroll]] for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+    const uint d = t + k * WG;
+    first_of_digit[k] = d < RADIX ? digits.w[pc.pass * RADIX + d] : 0u;
+  }
   const uint tile = onesweep_take_tile();
   clock_mark(ONESWEEP_CLOCK_TAKE_TILE);
   if (tile * TILE >= g_n) return;  // uniform; a grid may hold more workgroups than tiles
-  const uint t = gl_LocalInvocationID.x;
-  g_encoded = g_control.w[g_pass_words + ONESWEEP_PASS_SOURCE] != 0u;
   g_src = Keys(g_encoded ? pc.alt_keys : pc.keys);
   g_shift = pc.begin_bit + pc.pass * RADIX_BITS;
   g_bits = min(RADIX_BITS, pc.end_bit - g_shift);
@@ -218,7 +229,6 @@ void main() {
   g_src_values = Words(g_encoded ? pc.alt_values : pc.values);
   g_dst_values = Words(g_encoded ? pc.values : pc.alt_values);
 #endif
-  const uint region = g_control.w[g_pass_words + ONESWEEP_PASS_REGION];
   Words state = Words(pc.state + uvec2(region * pc.tiles * RADIX * 4u, 0u));
   Words next_state = Words(pc.state + uvec2((region ^ 1u) * pc.tiles * RADIX * 4u, 0u));
 
@@ -235,14 +245,6 @@ void main() {
   for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * RADIX;
-  // This pass's first position of each digit this invocation owns in the look-back (the plan's), read
-  // now: its latency then hides behind the ranking instead of following the look-back.
-  Words digits = Words(pc.digits);
-  uint first_of_digit[LOOKBACK_DIGITS];
-  [[unroll]] for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
-    const uint d = t + k * WG;
-    first_of_digit[k] = d < RADIX ? digits.w[pc.pass * RADIX + d] : 0u;
-  }
 
   // GPUs load every key of the chunk before counting any, so the loads are in flight together.
   Key keys[ITEMS];

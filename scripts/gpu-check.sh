@@ -23,7 +23,10 @@
 #      zero key with value 0 in its place, after the keys-only matrix passed, also alone in a fresh
 #      process; without subgroup operations it passes. The same sort from the CLI (a fresh process) at
 #      the device's blocks and two other shapes, then the test plain, with new buffers dirty
-#      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups.
+#      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups. Since
+#      session 16 a split moves such an item (key, value, unused word) with one 16-byte shared store
+#      instead of three word stores through dynamic component indices: if test_radix u64/i64 passes
+#      now where 22ac649 failed, that store was where the defect lay.
 #   6. The other GPU-facing suites, each within --test-timeout.
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST]

@@ -40,7 +40,15 @@ uint32_t spine_workgroup(const DeviceInfo& info) { return std::bit_floor(std::mi
 // 8192 0.72, 16384 0.66, 32768 0.66. Since the tile loops have no barrier (a group's tiles cost only
 // their own work), GPU time of 2^20 keys: 16384 keys 42 ms, 32768 40 ms, 65536 40 ms; and of 2^18 keys
 // 12.4, 11.1, 10.6 ms on 2 threads. 32768 leaves 8 groups at 2^18 for machines with more threads.
-constexpr uint32_t columns_block = 32768;
+// That holds for 4-byte items: a block's keys and values are best kept to about 128 KiB (a tile's
+// sources stay in the CPU's caches while its keys scatter). Session 16, lavapipe, 2^20 uniform keys,
+// median GPU ms over alternating runs, blocks of 16384 / 32768 keys: u32 pairs 26.8 / 29.1 (scatter
+// 18.8 / 22.0), u64 keys 64.3 / 67.0, u32 keys 17.3 / 16.9; u64 pairs, 8192 / 16384 / 32768: 79.9 /
+// 83.5 / 89.1.
+uint32_t columns_block(const SortOptions& options) {
+  const uint32_t item_bytes = key_bytes(options.key) + options.value_bytes;
+  return std::clamp(std::bit_floor((128u << 10) / item_bytes), 2048u, 32768u);
+}
 // Shared memory of the column kernels: a 32-bit counter per digit and invocation, the count's
 // workgroup scan (two words per invocation) and a little slack.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) { return uint64_t(radix) * workgroup * 4 + 8 * workgroup + 64; }
@@ -137,7 +145,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
     case RadixRanking::automatic:
     case RadixRanking::ballot:  // never here: ballot and match build no reduce-then-scan path
     case RadixRanking::match:
-      columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block;
+      columns_ = columns_fit(wg_guess) && uint64_t(radix) * wg_guess <= columns_block(options);
       break;
     case RadixRanking::splits: columns_ = false; break;
     case RadixRanking::columns:
@@ -146,7 +154,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
       break;
   }
   if (columns_) {
-    shape_ = choose_tile_shape(ctx.info, options.tuning, 0, uint32_t(column_bytes_total), preferred, columns_block,
+    shape_ = choose_tile_shape(ctx.info, options.tuning, 0, uint32_t(column_bytes_total), preferred, columns_block(options),
                                "radix sort");
   } else {
     // Two buffers of a block of items (key, then value, padded to 1, 2 or 4 words), plus per

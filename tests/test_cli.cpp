@@ -1269,8 +1269,8 @@ TEST_CASE("cli: --radix-ranking picks the radix sort's block ranking, and the fa
 // other option conflicts) with the library's reason.
 TEST_CASE("cli: --radix-staging picks how the ballot ranking writes a tile") {
   TempDir dir;
-  if (!test::device().info().subgroup_ballot) {
-    test::skip("the device has no subgroup ballot");
+  if (!test::device().info().subgroup_ballot || !test::device().info().subgroup_shuffle) {
+    test::skip("the device has no subgroup ballot and shuffle");
     return;
   }
   for (const auto& [staging, staged, early] : {std::tuple{"direct", 0, 0}, std::tuple{"late", 1, 0}, std::tuple{"early", 1, 1}}) {

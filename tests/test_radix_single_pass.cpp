@@ -35,9 +35,11 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
   return o;
 }
 
-bool has_ballot(const Device& gpu) { return gpu.info().subgroup_ballot && gpu.info().subgroup_size > 0; }
+bool has_ballot(const Device& gpu) {
+  return gpu.info().subgroup_ballot && gpu.info().subgroup_shuffle && gpu.info().subgroup_size > 0;
+}
 
-// The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot, match
+// The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
 // only where it has subgroup partitions too (a device without them refuses those rankings: tested below).
 std::vector<RadixRanking> rankings(const Device& gpu) {
   std::vector<RadixRanking> r{RadixRanking::columns};
@@ -663,11 +665,31 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     Sorter by_default(d, automatic);
     SortStats s;
     REQUIRE(test::check_on(d, by_default, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, 2), &s) == "");
-    const bool ballot_expected = d.info().type != "cpu" && d.info().subgroup_ballot && d.info().subgroup_size > 0;
+    const bool ballot_expected =
+        d.info().type != "cpu" && d.info().subgroup_ballot && d.info().subgroup_shuffle && d.info().subgroup_size > 0;
     INFO("device type ", d.info().type, ", pose as GPU ", pose_as_gpu);
     CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
     CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
     if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
+  }
+  // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
+  if (has_ballot(gpu)) {
+    o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot);
+    o.tuning.radix_staging = RadixStaging::direct;
+    o.tuning.workgroup_size = 8;
+    o.tuning.items_per_thread = 8192;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("tiles of at most 32768 keys"), Error);
+    // At the largest tile, every key of tile 0 has digit 0 (the low half of its counters' word) and
+    // every key of tile 1 digit 1 (the high half), the rest are random: a row's count and places
+    // reach 2^15 without carrying into the word's other digit or out of it.
+    o.tuning.items_per_thread = 4096;
+    Sorter largest(gpu, o);
+    std::vector<uint32_t> skewed(70000);
+    for (size_t i = 0; i < skewed.size(); ++i)
+      skewed[i] = i < 32768 ? uint32_t(i) << 8 : i < 65536 ? uint32_t(i) << 8 | 1u : uint32_t(i * 2654435761u);
+    std::vector<std::byte> bytes(skewed.size() * 4);
+    std::memcpy(bytes.data(), skewed.data(), bytes.size());
+    CHECK(test::check_on(gpu, largest, bytes) == "");
   }
   // The look-back window is 1 to 32 predecessors (0: the device's choice).
   o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);

@@ -7,14 +7,15 @@
 //   1. Take a tile id (onesweep_lookback.glsl). Subgroup s owns a contiguous chunk of the tile (chunks
 //      in subgroup-id order, each ITEMS times its live invocations), read in rounds of one key per live
 //      invocation, so a round's reads are neighbouring words. Each subgroup counts its keys of each
-//      digit into its own row s_hist[s][d] (shared atomics).
+//      digit into its own row of 16-bit counters, two digits to a word (shared atomics).
 //   2. For each digit, the rows become exclusive offsets across subgroups (chunk order is subgroup
 //      order) and their sum the tile's count s_total[d], which is published at once (Onesweep's early
 //      counts: successors need it before this tile has ranked a key).
 //   3. Rank per round: RADIX_BITS ballots find the invocations whose key has the same digit (uvec4
 //      masks: any subgroup size up to 128); a key's rank among the tile's keys of its digit is its
-//      subgroup's next place s_hist[s][d] plus its peers below it, and the highest peer moves the place
-//      past the peers. Keys and ranks stay in registers.
+//      subgroup's next place for the digit plus its peers below it. The highest peer moves the place
+//      past the peers with one shared atomic and hands the place before them to its peers by a
+//      shuffle (Onesweep's leader; CUB ranks so too). Keys and ranks stay in registers.
 //   4. Look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
 //   5. Each key goes to digits[pass][d] + s_excl[d] + its rank: stable (digits[pass][d] is read before
 //      the ranking, which hides its latency). Where the tile fits shared memory (STAGE_KEYS = TILE),
@@ -31,6 +32,7 @@
 #include "common/radix_digits.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 // SUBGROUP_PARTITIONED (the `match` ranking's variant): peers from subgroupPartitionNV, where the
 // device offers VK_NV_shader_subgroup_partitioned, instead of a ballot per digit bit.
@@ -71,19 +73,26 @@ const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGI
 #include "radix/onesweep_lookback.glsl"
 #include "radix/onesweep_clocks.glsl"
 
-// Subgroup s's keys of digit d: s_hist[s * RADIX + d]; counts, then offsets, then the next place while
-// ranking. A staged tile sits in digit order at s_hist[STAGE_BASE...] (stage_key, staged_key: keys,
+// Subgroup s's keys of digit d: the 16-bit half d % 2 of s_hist[s * ROW_WORDS + d / 2] (hist_word,
+// hist_shift); counts, then offsets, then the next place while ranking. 16 bits hold any of these: none
+// exceeds the tile's keys, which the runtime keeps to 2^15 for this ranking (and two halves added
+// together never carry). Half the words of a counter each halve the shared memory the rows take, so a
+// staged tile fits beside them more often. A staged tile sits in digit order at s_hist[STAGE_BASE...] (stage_key, staged_key: keys,
 // then values). Staged late, it takes the histograms' words after the look-back: every key's slot is
 // in registers by then, and a workgroup needs the larger of the two, not both. Staged early, it has
 // words of its own after the histograms, so each key goes there as soon as it is ranked and neither
 // the keys nor their ranks stay in registers through the look-back (fewer registers, more workgroups
 // per multiprocessor where registers bound them), for histograms and tile in shared memory together.
-const uint HIST_WORDS = SUBGROUPS * RADIX;
+const uint ROW_WORDS = RADIX / 2u;
+const uint HIST_WORDS = SUBGROUPS * ROW_WORDS;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
 const uint STAGE_BASE = STAGE_EARLY ? HIST_WORDS : 0u;
 shared uint s_hist[STAGE_EARLY ? HIST_WORDS + STAGE_WORDS : HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
 shared uint s_live[SUBGROUPS];  // live invocations of each subgroup
 shared uint s_start[RADIX];     // staging: where each digit's keys start in the tile
+
+uint hist_word(uint row, uint d) { return row + (d >> 1); }
+uint hist_shift(uint d) { return (d & 1u) << 4; }
 
 void stage_key(uint slot, Key k) {
 #if KEY_WORDS == 1
@@ -128,10 +137,9 @@ Keys g_dst;
 Words g_src_values, g_dst_values;
 #endif
 
-// 3. Key k's rank among the tile's keys of its digit: its subgroup's next place for the digit
-// (s_hist[row + d]) plus its peers below it; the highest peer moves the place past the peers. Every
-// lane of the subgroup calls it for its key of the same round (subgroup votes); invalid lanes (past
-// the keys) are nobody's peers.
+// 3. Key k's rank among the tile's keys of its digit: its subgroup's next place for the digit (in row
+// `row`) plus its peers below it. Every lane of the subgroup calls it for its key of the same round
+// (subgroup votes and a shuffle); invalid lanes (past the keys) are nobody's peers.
 uint rank_key(Key k, bool valid, uint row) {
   const uint d = onesweep_digit(k);
 #if SUBGROUP_PARTITIONED
@@ -152,14 +160,18 @@ uint rank_key(Key k, bool valid, uint row) {
     below += bitCount(peers[w] & gl_SubgroupLtMask[w]);
     count += bitCount(peers[w]);
   }
-  const uint before = valid ? s_hist[row + d] : 0u;
-  // Every invocation read its place before the highest peer of each digit moves it.
+  // The highest peer moves the digit's place past the peers, by an atomic: the word's other digit may
+  // move in the same round. It hands the place before them to its peers.
+  const uint shift = hist_shift(d);
+  uint moved = 0u;
+  if (valid && below + 1u == count) moved = atomicAdd(s_hist[hist_word(row, d)], count << shift);
+  const uint leader = valid ? subgroupBallotFindMSB(peers) : gl_SubgroupInvocationID;
+  const uint before = (subgroupShuffle(moved, leader) >> shift) & 0xffffu;
+  // This round's places have moved before the next round's move them again: ranks follow rounds, so
+  // the ranking is stable.
   subgroupMemoryBarrierShared();
   subgroupBarrier();
-  if (valid && below + 1u == count) s_hist[row + d] = before + count;
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  return before + below;
+  return valid ? before + below : 0u;
 }
 
 // 5, staged: key k (and its value) to its slot in the tile's digit order.
@@ -238,13 +250,13 @@ void main() {
   const uint lane = subgroupBallotExclusiveBitCount(live_mask);
   if (subgroupElect()) s_live[sg] = live;
   // The rows of the subgroups there are (SUBGROUPS leaves room for twice as many).
-  for (uint i = t; i < gl_NumSubgroups * RADIX; i += WG) s_hist[i] = 0u;
+  for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
   // Histograms are zero and every subgroup's live count is in.
   barrier();
   uint start = 0u;
   for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
-  const uint row = sg * RADIX;
+  const uint row = sg * ROW_WORDS;
 
   // GPUs load every key of the chunk before counting any, so the loads are in flight together.
   Key keys[ITEMS];
@@ -262,12 +274,16 @@ void main() {
   // subgroup's own lanes share a word).
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r)
-      if (chunk + r * live + lane < g_n) atomicAdd(s_hist[row + onesweep_digit(keys[r])], 1u);
+      if (chunk + r * live + lane < g_n) {
+        const uint d = onesweep_digit(keys[r]);
+        atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d));
+      }
   } else {
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       if (i >= g_n) break;
-      atomicAdd(s_hist[row + onesweep_digit(onesweep_source_key(i))], 1u);
+      const uint d = onesweep_digit(onesweep_source_key(i));
+      atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d));
     }
   }
   // Every subgroup's counts are in.
@@ -275,15 +291,16 @@ void main() {
   clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
 
   // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
-  // count s_total[d].
-  for (uint d = t; d < RADIX; d += WG) {
+  // count s_total[d]: a word's two digits at once (its halves never carry into each other).
+  for (uint w = t; w < ROW_WORDS; w += WG) {
     uint sum = 0u;
     for (uint s = 0u; s < gl_NumSubgroups; ++s) {
-      const uint keys_here = s_hist[s * RADIX + d];
-      s_hist[s * RADIX + d] = sum;
+      const uint keys_here = s_hist[s * ROW_WORDS + w];
+      s_hist[s * ROW_WORDS + w] = sum;
       sum += keys_here;
     }
-    s_total[d] = sum;
+    s_total[2u * w] = sum & 0xffffu;
+    s_total[2u * w + 1u] = sum >> 16;
   }
   // s_total and the offsets are complete.
   barrier();

@@ -62,14 +62,14 @@ VKSORT_API std::optional<Algorithm> parse_algorithm(std::string_view name);
 //   columns  one counter per digit and invocation: suits workgroups of few invocations holding many
 //            keys each (CPU drivers); needs radix >= workgroup size and radix <= keys per invocation.
 //   ballot   the whole digit in one step per subgroup (multisplit by subgroup ballots, a histogram per
-//            subgroup in shared memory): suits wide workgroups (GPUs); needs subgroup ballot in
-//            compute. Single-pass only.
+//            subgroup in shared memory): suits wide workgroups (GPUs); needs subgroup ballot and
+//            shuffle in compute, and tiles of at most 2^15 keys. Single-pass only.
 //   match    ballot's kernel, but each key finds the keys of its digit in its subgroup in one step
 //            (subgroupPartitionNV: NVIDIA's match.any) instead of a ballot per digit bit; needs
 //            VK_NV_shader_subgroup_partitioned (DeviceInfo::subgroup_partitioned). Single-pass only.
 // automatic takes columns wherever that shape holds; else ballot for the single pass where the device
-// has subgroup ballot (columns on smaller workgroups where it has not), splits for reduce-then-scan.
-// (match is taken only when asked for, until measured against ballot on the GPUs that have it.)
+// has subgroup ballot and shuffle (columns on smaller workgroups where it has not), splits for
+// reduce-then-scan. (match is taken only when asked for: measured slower than ballot on an H200.)
 enum class RadixRanking : uint32_t { automatic, splits, columns, ballot, match };
 VKSORT_API std::string_view to_string(RadixRanking r);
 VKSORT_API std::optional<RadixRanking> parse_radix_ranking(std::string_view name);

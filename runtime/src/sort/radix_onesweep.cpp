@@ -34,14 +34,14 @@ uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
 }
 // Ballot ranking: room for twice as many subgroups as full ones would make (Vulkan 1.2 does not promise
-// full subgroups), a histogram row each.
+// full subgroups), a histogram row of 16-bit counters each.
 uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup) { return 2 * std::max(1u, (workgroup + subgroup - 1) / subgroup); }
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
 // early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then live counts, digit
 // starts, the workgroup scan and the look-back's arrays.
 uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, uint64_t staged_bytes = 0, bool early = false) {
   const uint32_t s = ballot_subgroups(workgroup, subgroup);
-  const uint64_t hist = uint64_t(s) * radix * 4;
+  const uint64_t hist = uint64_t(s) * radix * 2;
   return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + s * 4 + radix * 4 + 2 * workgroup * 4 +
          lookback_shared_bytes(radix);
 }
@@ -56,6 +56,8 @@ uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return key_bytes(key) == 8 ? 8 : 16;
 }
+// Ballot ranking's histogram rows count in 16 bits: a tile holds at most 2^15 keys.
+constexpr uint32_t ballot_most_tile = 1u << 15;
 uint32_t ballot_workgroup(const DeviceInfo& info) { return info.type == "cpu" ? info.subgroup_size : 256; }
 
 void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
@@ -72,7 +74,7 @@ void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
 // RADIX_BITS of them; a column's counter is one shared load and store.
 RadixRanking RadixOnesweep::default_ranking(const DeviceInfo& info) {
   if (info.type == "cpu") return RadixRanking::columns;
-  return info.subgroup_ballot && info.subgroup_size > 0 ? RadixRanking::ballot : RadixRanking::columns;
+  return info.subgroup_ballot && info.subgroup_shuffle && info.subgroup_size > 0 ? RadixRanking::ballot : RadixRanking::columns;
 }
 
 RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint32_t radix_bits, uint32_t begin_bit,
@@ -110,9 +112,9 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   std::to_string(columns_shared_bytes(radix, wg)) + " bytes of shared memory; " + device);
     shape_ = {wg, tune.items_per_thread ? tune.items_per_thread : std::max(1u, columns_tile / wg)};
   } else {
-    if (!info.subgroup_ballot || info.subgroup_size == 0)
-      throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots needs subgroup ballot operations in compute, which \"" +
-                  info.name + "\" does not offer; use RadixRanking::columns");
+    if (!info.subgroup_ballot || !info.subgroup_shuffle || info.subgroup_size == 0)
+      throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots needs subgroup ballot and shuffle operations "
+                  "in compute, which \"" + info.name + "\" does not offer; use RadixRanking::columns");
     if (match_ && !info.subgroup_partitioned)
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup partitions (RadixRanking::match) needs "
                   "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
@@ -154,6 +156,11 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       staged_ = early_ || fits(items, false);
     }
     shape_ = {wg, items};
+    // The histogram rows count in 16 bits (onesweep_ballot.comp).
+    if (shape_.tile() > ballot_most_tile)
+      throw Error("radix sort (single pass): ranking by subgroup ballots takes tiles of at most " + std::to_string(ballot_most_tile) +
+                  " keys; " + std::to_string(wg) + " invocations x " + std::to_string(items) + " keys per invocation are " +
+                  std::to_string(shape_.tile()) + " (use fewer Tuning::items_per_thread)");
   }
   if (uint64_t(shape_.tile()) > (uint64_t(1) << 24))
     throw Error("radix sort (single pass): a tile of " + std::to_string(shape_.tile()) + " keys is too large");

@@ -31,8 +31,12 @@
 #      now where 22ac649 failed, that store was where the defect lay.
 #   6. The other GPU-facing suites, each within --test-timeout.
 #
-#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST]
-#                        [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]
+#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST]
+#                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
+#                        [--test-timeout S] [--skip-tests]
+#
+# --old DIR: an older vksort timed beside the new one for every kind (stage 2). --mid DIR: a third,
+# in between, timed for u32 keys only and clocked (stage 2b), to tell two steps' effects apart.
 #
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
@@ -45,14 +49,15 @@
 # the stages the budget left out. CI runs it on lavapipe at tiny sizes with --skip-tests.
 set -uo pipefail
 
-bin="" out="" old="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^24,2^26" sweep_sizes="2^22,2^24" warmup_ms=2000 repeat=5
+bin="" out="" old="" mid="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^24,2^26" sweep_sizes="2^22,2^24" warmup_ms=2000 repeat=5
 test_timeout=60 skip_tests=0
-usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --old) old="$2"; shift 2 ;;
+    --mid) mid="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     --clock-sizes) clock_sizes="$2"; shift 2 ;;
@@ -64,8 +69,9 @@ while [ $# -gt 0 ]; do
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
-if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ] || { [ -n "$old" ] && [ ! -x "$old/vksort" ]; }; then
-  echo "gpu-check: --bin DIR (and --old DIR) must hold vksort; --out OUT is needed" >&2
+if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ] || { [ -n "$old" ] && [ ! -x "$old/vksort" ]; } ||
+  { [ -n "$mid" ] && [ ! -x "$mid/vksort" ]; }; then
+  echo "gpu-check: --bin DIR (and --old DIR, --mid DIR) must hold vksort; --out OUT is needed" >&2
   echo "$usage" >&2
   exit 2
 fi
@@ -78,6 +84,7 @@ done
 mkdir -p "$out"
 bin=$(realpath "$bin") out=$(realpath "$out")
 [ -n "$old" ] && old=$(realpath "$old")
+[ -n "$mid" ] && mid=$(realpath "$mid")
 cd "$(dirname "$0")/.." || exit 2
 rm -f "$out/skipped.txt" "$out"/radix-*.json "$out"/clocks-*.json "$out/cub.json"
 start=$(date +%s)
@@ -152,6 +159,8 @@ for kind in "keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--ty
   # shellcheck disable=SC2086
   [ -n "$old" ] && bench_case "$out/radix-$name-old.json" "$old/vksort" ${kind#*:}
   # shellcheck disable=SC2086
+  [ -n "$mid" ] && [ "$name" = keys-u32 ] && bench_case "$out/radix-$name-mid.json" "$mid/vksort" ${kind#*:}
+  # shellcheck disable=SC2086
   [ "$partitioned" -eq 1 ] && [ "$name" = keys-u32 ] &&
     bench_case "$out/radix-$name-match.json" "$bin/vksort" ${kind#*:} --radix-scan single-pass --radix-ranking match
 done
@@ -170,13 +179,16 @@ fi
 
 # 2b. The same kinds with phase clocks (the device's default single pass; match too where it has it).
 clock_kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
+[ -n "$mid" ] && clock_kinds+=("keys-u32-mid:--type u32")
 [ "$partitioned" -eq 1 ] && clock_kinds+=("keys-u32-match:--type u32 --radix-ranking match")
 for kind in "${clock_kinds[@]}"; do
   name="${kind%%:*}"
   stage "phase clocks $name at $clock_sizes" 20 || break
   rc=0
+  clocked="$bin"
+  [ "$name" = keys-u32-mid ] && clocked="$mid"
   # shellcheck disable=SC2086 # the kind's options are words
-  within 90 "$bin/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
+  within 90 "$clocked/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
     --repeat 3 --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/clocks-$name.json" >"$out/clocks.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "gpu-check: phase clocks $name: exit $rc: $(tail -1 "$out/clocks.log")"

@@ -2,20 +2,21 @@
 # SPDX-License-Identifier: MIT
 # Gets a run on a lent GPU machine (the device tool) ready here, where glslc is: builds vksort and the
 # GPU-facing test binaries without oneTBB or Python (they then need only libstdc++ and the Vulkan
-# loader) into .devbin/new, optionally an older commit's vksort into .devbin/old (built in a git
-# worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
+# loader) into .devbin/new, optionally an older commit's vksort into .devbin/old and a commit in between
+# into .devbin/mid (each built in a git worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
 # none). Both folders are git-excluded: name them in the device tool's `carry`. Then prints the
 # one call to make there (scripts/gpu-check.sh, within one call's 10 minutes).
 #
-#   scripts/prepare-device-run.sh [--old COMMIT]
+#   scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-old=""
+old="" mid=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --old) old="$2"; shift 2 ;;
-    *) echo "usage: scripts/prepare-device-run.sh [--old COMMIT]" >&2; exit 2 ;;
+    --mid) mid="$2"; shift 2 ;;
+    *) echo "usage: scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT]" >&2; exit 2 ;;
   esac
 done
 
@@ -36,13 +37,16 @@ build . build-device "${targets[@]}"
 cp build-device/apps/vksort/vksort .devbin/new/
 for t in "${targets[@]:1}"; do cp "build-device/tests/$t" .devbin/new/; done
 
-if [ -n "$old" ]; then
-  tree=/tmp/vksort-old-$old
-  [ -d "$tree" ] || git worktree add -f "$tree" "$old" >/dev/null
+# An older commit's vksort into .devbin/LABEL.
+build_commit() {  # label, commit
+  local tree=/tmp/vksort-old-$2
+  [ -d "$tree" ] || git worktree add -f "$tree" "$2" >/dev/null
   build "$tree" "$tree/build-device" vksort_cli
-  mkdir -p .devbin/old
-  cp "$tree/build-device/apps/vksort/vksort" .devbin/old/
-fi
+  mkdir -p ".devbin/$1"
+  cp "$tree/build-device/apps/vksort/vksort" ".devbin/$1/"
+}
+[ -n "$old" ] && build_commit old "$old"
+[ -n "$mid" ] && build_commit mid "$mid"
 
 if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   mkdir -p .gl /tmp/amd64/partial
@@ -55,6 +59,7 @@ du -sh .devbin .gl
 setup='for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
 old_arg=""
 [ -n "$old" ] && old_arg=" --old .devbin/old"
+[ -n "$mid" ] && old_arg="$old_arg --mid .devbin/mid"
 cat <<EOF
 
 One device call (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order

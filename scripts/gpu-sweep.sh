@@ -13,7 +13,7 @@
 # Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
 # --workgroups 0 (the device's choice; others, e.g. 128,256, weigh registers per invocation against
 # workgroups per multiprocessor), --stagings "" (RadixStaging: e.g. direct,late,early, each at the device's
-# tile and window with the ballot ranking, --type and u64 keys),
+# tile and window with the ballot ranking, --type keys, --type pairs and u64 keys),
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
 # adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
 # (empty: none). A case that fails or hangs is
@@ -110,6 +110,8 @@ if [ -n "$stagings" ]; then
     for key in "$type" u64; do
       run_case "$key-staging-$s" "$key" "$vksort" --radix-scan single-pass --radix-ranking ballot --radix-staging "$s"
     done
+    # With values: a staged tile holds them too (u32 pairs stage early only since the rows are 16-bit).
+    run_case "$type-pairs-staging-$s" "$type" "$vksort" --values --radix-scan single-pass --radix-ranking ballot --radix-staging "$s"
   done
 fi
 if [ -n "$u64_items" ]; then

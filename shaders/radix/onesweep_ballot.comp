@@ -75,10 +75,10 @@ const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGI
 
 // Subgroup s's keys of digit d: the 16-bit half d % 2 of s_hist[s * ROW_WORDS + d / 2] (hist_word,
 // hist_shift); counts, then offsets, then the next place while ranking. 16 bits hold any of these: none
-// exceeds the tile's keys, which the runtime keeps to 2^15 for this ranking (and two halves added
-// together never carry). Half the words of a counter each halve the shared memory the rows take, so a
-// staged tile fits beside them more often. A staged tile sits in digit order at s_hist[STAGE_BASE...] (stage_key, staged_key: keys,
-// then values). Staged late, it takes the histograms' words after the look-back: every key's slot is
+// exceeds the tile's keys, which the runtime keeps to 2^15 for this ranking, so adding to one half
+// never carries into the other. Two counters to a word halve the shared memory the rows take, so a
+// staged tile fits beside them more often. A staged tile sits in digit order at s_hist[STAGE_BASE...]
+// (stage_key, staged_key: keys, then values). Staged late, it takes the histograms' words after the look-back: every key's slot is
 // in registers by then, and a workgroup needs the larger of the two, not both. Staged early, it has
 // words of its own after the histograms, so each key goes there as soon as it is ranked and neither
 // the keys nor their ranks stay in registers through the look-back (fewer registers, more workgroups

@@ -36,7 +36,9 @@
 #                        [--test-timeout S] [--skip-tests]
 #
 # --old DIR: an older vksort timed beside the new one for every kind (stage 2). --mid DIR: a third,
-# in between, timed for u32 keys only and clocked (stage 2b), to tell two steps' effects apart.
+# in between, timed for u32 keys only and clocked (stage 2b), to tell two steps' effects apart. The new
+# build's u32 keys are also timed and clocked with VKSORT_BALLOT_ROUND=read (the ballot ranking's other
+# round; label `read`).
 #
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
@@ -160,6 +162,9 @@ for kind in "keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--ty
   [ -n "$old" ] && bench_case "$out/radix-$name-old.json" "$old/vksort" ${kind#*:}
   # shellcheck disable=SC2086
   [ -n "$mid" ] && [ "$name" = keys-u32 ] && bench_case "$out/radix-$name-mid.json" "$mid/vksort" ${kind#*:}
+  # The ballot ranking's other round (an experiment knob; docs/algorithms.md), u32 keys.
+  # shellcheck disable=SC2086
+  [ "$name" = keys-u32 ] && VKSORT_BALLOT_ROUND=read bench_case "$out/radix-$name-read.json" "$bin/vksort" ${kind#*:}
   # shellcheck disable=SC2086
   [ "$partitioned" -eq 1 ] && [ "$name" = keys-u32 ] &&
     bench_case "$out/radix-$name-match.json" "$bin/vksort" ${kind#*:} --radix-scan single-pass --radix-ranking match
@@ -180,15 +185,17 @@ fi
 # 2b. The same kinds with phase clocks (the device's default single pass; match too where it has it).
 clock_kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
 [ -n "$mid" ] && clock_kinds+=("keys-u32-mid:--type u32")
+clock_kinds+=("keys-u32-read:--type u32")
 [ "$partitioned" -eq 1 ] && clock_kinds+=("keys-u32-match:--type u32 --radix-ranking match")
 for kind in "${clock_kinds[@]}"; do
   name="${kind%%:*}"
   stage "phase clocks $name at $clock_sizes" 20 || break
   rc=0
-  clocked="$bin"
+  clocked="$bin" round=shuffle
   [ "$name" = keys-u32-mid ] && clocked="$mid"
+  [ "$name" = keys-u32-read ] && round=read
   # shellcheck disable=SC2086 # the kind's options are words
-  within 90 "$clocked/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
+  VKSORT_BALLOT_ROUND=$round within 90 "$clocked/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
     --repeat 3 --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/clocks-$name.json" >"$out/clocks.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "gpu-check: phase clocks $name: exit $rc: $(tail -1 "$out/clocks.log")"

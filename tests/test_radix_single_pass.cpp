@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -33,6 +34,13 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
   o.tuning.radix_scan = RadixScan::single_pass;
   o.tuning.radix_ranking = ranking;
   return o;
+}
+
+// Whether this process ranks ballot rounds by reads (VKSORT_BALLOT_ROUND=read, ctest's
+// radix_single_pass_round_read) rather than by the shuffle.
+bool round_read() {
+  const char* v = std::getenv("VKSORT_BALLOT_ROUND");
+  return v && std::string(v) == "read";
 }
 
 bool has_ballot(const Device& gpu) {
@@ -421,6 +429,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           const bool early = staging == RadixStaging::early || staging == RadixStaging::automatic;
           CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
+          CHECK(stats.fact("ballot_round_read") == (round_read() ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -671,6 +680,17 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
     CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
     if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
+  }
+  // The ballot round's experiment knob takes shuffle or read (ctest's radix_single_pass_round_read
+  // runs the ballot cases with read); anything else is refused when a sorter is made.
+  if (has_ballot(gpu)) {
+    const char* was = std::getenv("VKSORT_BALLOT_ROUND");
+    const std::string saved = was ? was : "";
+    setenv("VKSORT_BALLOT_ROUND", "reads", 1);
+    CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
+                         doctest::Contains("VKSORT_BALLOT_ROUND is \"reads\"; it takes shuffle or read"), Error);
+    if (was) setenv("VKSORT_BALLOT_ROUND", saved.c_str(), 1);
+    else unsetenv("VKSORT_BALLOT_ROUND");
   }
   // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
   if (has_ballot(gpu)) {

@@ -54,6 +54,12 @@ layout(constant_id = SPEC_ONESWEEP_STAGE_EARLY) const bool STAGE_EARLY = false;
 // Ballot words that hold a subgroup's lanes (the device's subgroup size, which pipelines of SPIR-V 1.5
 // without a varying-size flag always get): the ranking combines only those, one on subgroups of 32.
 layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
+// How a ranking round moves the places (rank_key). false: the highest peer's atomic, handed to its
+// peers by a shuffle (CUB's round, the default). true: every lane reads its place, then the highest
+// peer adds by an atomic, a barrier before and after (the round before the rows were 16-bit). An
+// experiment for GPU runs to tell the two apart in one call (VKSORT_BALLOT_ROUND=read), until one of
+// them is measured the better.
+layout(constant_id = SPEC_BALLOT_ROUND_READ) const bool ROUND_READ = false;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
@@ -163,6 +169,16 @@ uint rank_key(Key k, bool valid, uint row) {
   // The highest peer moves the digit's place past the peers, by an atomic: the word's other digit may
   // move in the same round. It hands the place before them to its peers.
   const uint shift = hist_shift(d);
+  if (ROUND_READ) {
+    const uint before = valid ? (s_hist[hist_word(row, d)] >> shift) & 0xffffu : 0u;
+    // Every lane read its place before the highest peers move them.
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    if (valid && below + 1u == count) atomicAdd(s_hist[hist_word(row, d)], count << shift);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    return before + below;
+  }
   uint moved = 0u;
   if (valid && below + 1u == count) moved = atomicAdd(s_hist[hist_word(row, d)], count << shift);
   const uint leader = valid ? subgroupBallotFindMSB(peers) : gl_SubgroupInvocationID;

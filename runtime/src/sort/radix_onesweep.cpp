@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <span>
+#include <string_view>
 
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
@@ -55,6 +57,15 @@ constexpr uint32_t columns_tile = 16384;
 uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return key_bytes(key) == 8 ? 8 : 16;
+}
+// VKSORT_BALLOT_ROUND, an experiment for GPU runs (docs/algorithms.md): "read" ranks each ballot round
+// by reads and two barriers (SPEC_BALLOT_ROUND_READ), "shuffle" or unset by the highest peer's atomic
+// handed on by a shuffle.
+bool ballot_round_read() {
+  const char* v = std::getenv("VKSORT_BALLOT_ROUND");
+  if (!v || !*v || std::string_view(v) == "shuffle") return false;
+  if (std::string_view(v) == "read") return true;
+  throw Error(std::string("VKSORT_BALLOT_ROUND is \"") + v + "\"; it takes shuffle or read");
 }
 // Ballot ranking's histogram rows count in 16 bits: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
@@ -120,6 +131,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
                   (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
                   "; use RadixRanking::ballot");
+    round_read_ = ballot_round_read();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     if (!wg) {
@@ -203,6 +215,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
+                         {SPEC_BALLOT_ROUND_READ, round_read_},
                          {SPEC_ONESWEEP_WINDOW, window_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
                         sizeof(OnesweepPush));
@@ -348,6 +361,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ranking_match", match_ ? 1.0 : 0.0},
           {"staged", staged_ ? 1.0 : 0.0},
           {"staged_early", early_ ? 1.0 : 0.0},
+          {"ballot_round_read", round_read_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},

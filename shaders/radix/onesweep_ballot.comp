@@ -84,8 +84,9 @@ const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGI
 // exceeds the tile's keys, which the runtime keeps to 2^15 for this ranking, so adding to one half
 // never carries into the other. Two counters to a word halve the shared memory the rows take, so a
 // staged tile fits beside them more often. A staged tile sits in digit order at s_hist[STAGE_BASE...]
-// (stage_key, staged_key: keys, then values). Staged late, it takes the histograms' words after the look-back: every key's slot is
-// in registers by then, and a workgroup needs the larger of the two, not both. Staged early, it has
+// (stage_key, staged_key: keys, then values). Staged late, it takes the histograms' words after the
+// look-back: every key's slot is in registers by then, and a workgroup needs the larger of the two,
+// not both. Staged early, it has
 // words of its own after the histograms, so each key goes there as soon as it is ranked and neither
 // the keys nor their ranks stay in registers through the look-back (fewer registers, more workgroups
 // per multiprocessor where registers bound them), for histograms and tile in shared memory together.
@@ -99,6 +100,8 @@ shared uint s_start[RADIX];     // staging: where each digit's keys start in the
 
 uint hist_word(uint row, uint d) { return row + (d >> 1); }
 uint hist_shift(uint d) { return (d & 1u) << 4; }
+// 1. One key of digit d into row `row` (shared atomics: only the subgroup's own lanes share a word).
+void count_in_row(uint row, uint d) { atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d)); }
 
 void stage_key(uint slot, Key k) {
 #if KEY_WORDS == 1
@@ -290,16 +293,12 @@ void main() {
   // subgroup's own lanes share a word).
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r)
-      if (chunk + r * live + lane < g_n) {
-        const uint d = onesweep_digit(keys[r]);
-        atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d));
-      }
+      if (chunk + r * live + lane < g_n) count_in_row(row, onesweep_digit(keys[r]));
   } else {
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       if (i >= g_n) break;
-      const uint d = onesweep_digit(onesweep_source_key(i));
-      atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d));
+      count_in_row(row, onesweep_digit(onesweep_source_key(i)));
     }
   }
   // Every subgroup's counts are in.

@@ -35,6 +35,17 @@ struct InstanceFns {
 
 class StagingPool;
 
+// What the driver compiled one pipeline into (VK_KHR_pipeline_executable_properties): the statistics
+// as the driver names and orders them, e.g. RADV's "VGPRs", "Spilled VGPRs", "Scratch size".
+struct CompiledPipeline {
+  std::string kernel;      // the embedded shader's name
+  std::string constants;   // "workgroup W, spec ID=V, ..."
+  std::string executable;  // the driver's name for the executable
+  std::vector<std::pair<std::string, std::string>> statistics;
+  // The statistic `name` as a number; false where the driver reports no such number.
+  bool number(const std::string& name, double& value) const;
+};
+
 struct Context {
   // Handles. `owns_device` is false for a borrowed device: then nothing here is destroyed but what
   // vksort created itself (command pool, and the pipeline cache when `owns_pipeline_cache`).
@@ -57,8 +68,10 @@ struct Context {
   VkPhysicalDeviceMemoryProperties memory{};
   bool validation = false;
   // VKSORT_PIPELINE_STATS on a device that offers VK_KHR_pipeline_executable_properties (enabled):
-  // every Kernel reports what the driver compiled (gpu/pipeline_statistics.hpp).
+  // every Kernel reports what the driver compiled (gpu/pipeline_statistics.hpp), kept in `compiled`.
   bool pipeline_statistics = false;
+  std::mutex compiled_mutex;
+  std::vector<CompiledPipeline> compiled;
   // DeviceOptions::phase_clocks (VK_KHR_shader_clock enabled): the single-pass radix sort builds its
   // instrumented pass kernels (shaders/radix/onesweep_clocks.glsl).
   bool phase_clocks = false;
@@ -79,6 +92,8 @@ struct Context {
   std::string lost_while;
   uint32_t submits_before_loss = 0;
   uint32_t submits = 0;
+  // Whether vksort ever submitted work on `queue` (see ~Context).
+  std::atomic<bool> submitted{false};
 
   // The size of every live DeviceBuffer (vksort::Buffer included), so that BufferRef ranges on them are
   // checked against the size they were created with (see buffer_extent in memory.hpp).

@@ -59,9 +59,9 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
     throw Error("creating the compute pipeline " + shader + ": " + result_name(r), r);
   }
   if (ctx.pipeline_statistics) {
-    std::string what = shader + " (workgroup " + std::to_string(workgroup_size);
-    for (const SpecValue& v : spec) what += ", spec " + std::to_string(v.id) + "=" + std::to_string(v.value);
-    report_pipeline_statistics(ctx, pipeline_, what + ")");
+    std::string constants = "workgroup " + std::to_string(workgroup_size);
+    for (const SpecValue& v : spec) constants += ", spec " + std::to_string(v.id) + "=" + std::to_string(v.value);
+    report_pipeline_statistics(ctx, pipeline_, shader, constants);
   }
 }
 

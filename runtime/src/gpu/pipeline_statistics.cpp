@@ -21,6 +21,16 @@ bool add_pipeline_statistics(const InstanceFns& ifn, VkPhysicalDevice physical, 
                                extensions, chain);
 }
 
+bool CompiledPipeline::number(const std::string& name, double& value) const {
+  for (const auto& [n, text] : statistics) {
+    if (n != name) continue;
+    char* end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return end != text.c_str() && *end == '\0';
+  }
+  return false;
+}
+
 namespace {
 
 std::string statistic_text(const VkPipelineExecutableStatisticKHR& s) {
@@ -37,7 +47,7 @@ std::string statistic_text(const VkPipelineExecutableStatisticKHR& s) {
 
 }  // namespace
 
-void report_pipeline_statistics(const Context& ctx, VkPipeline pipeline, const std::string& what) {
+void report_pipeline_statistics(Context& ctx, VkPipeline pipeline, const std::string& kernel, const std::string& constants) {
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   info.pipeline = pipeline;
   uint32_t count = 0;
@@ -52,12 +62,18 @@ void report_pipeline_statistics(const Context& ctx, VkPipeline pipeline, const s
     if (ctx.vk.vkGetPipelineExecutableStatisticsKHR(ctx.device, &exe, &n, nullptr) != VK_SUCCESS) continue;
     std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
     if (ctx.vk.vkGetPipelineExecutableStatisticsKHR(ctx.device, &exe, &n, stats.data()) != VK_SUCCESS) continue;
-    std::string line = "vksort: pipeline " + what;
+    CompiledPipeline compiled{kernel, constants, executables[e].name, {}};
+    std::string line = "vksort: pipeline " + kernel + " (" + constants + ")";
     if (count > 1) line += std::string(" [") + executables[e].name + "]";
     line += ":";
-    for (uint32_t i = 0; i < n; ++i) line += std::string(i ? "; " : " ") + stats[i].name + " " + statistic_text(stats[i]);
+    for (uint32_t i = 0; i < n; ++i) {
+      compiled.statistics.emplace_back(stats[i].name, statistic_text(stats[i]));
+      line += std::string(i ? "; " : " ") + stats[i].name + " " + compiled.statistics.back().second;
+    }
     if (n == 0) line += " (the driver reports no statistics)";
     std::fprintf(stderr, "%s\n", line.c_str());
+    std::lock_guard lock(ctx.compiled_mutex);
+    ctx.compiled.push_back(std::move(compiled));
   }
 }
 

@@ -7,7 +7,8 @@
 //   VKSORT_PIPELINE_STATS=1 vksort bench ...   (any program on a device vksort creates)
 //
 // writes one line per pipeline to stderr, "vksort: pipeline NAME (workgroup W, spec ID=V ...): STAT
-// VALUE; ...". A device without the extension gets one line saying so, and sorts as usual.
+// VALUE; ...", and keeps them in Context::compiled (test_kernel_compile reads them there). A device
+// without the extension gets one line saying so, and sorts as usual.
 #pragma once
 
 #include <string>
@@ -26,8 +27,9 @@ bool pipeline_statistics_requested();
 bool add_pipeline_statistics(const InstanceFns& ifn, VkPhysicalDevice physical, std::vector<const char*>& extensions,
                              VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR& feature, void** chain);
 
-// One line per executable of `pipeline` (created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR on
-// a context with ctx.pipeline_statistics) to stderr; `what` names the pipeline and its constants.
-void report_pipeline_statistics(const Context& ctx, VkPipeline pipeline, const std::string& what);
+// Keeps what the driver reports for each executable of `pipeline` (created with
+// VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR on a context with ctx.pipeline_statistics) in
+// ctx.compiled, and writes it as one line to stderr: "vksort: pipeline KERNEL (CONSTANTS): ...".
+void report_pipeline_statistics(Context& ctx, VkPipeline pipeline, const std::string& kernel, const std::string& constants);
 
 }  // namespace vksort::gpu

@@ -66,6 +66,7 @@ void submit_and_wait(Context& ctx, const std::string& what, const std::function<
   VkResult r = VK_SUCCESS;
   {
     std::lock_guard lock(ctx.submit_mutex);
+    ctx.submitted = true;
     r = ctx.vk.vkQueueSubmit(ctx.queue, 1, &submit, shot.fence);
   }
   if (r == VK_ERROR_DEVICE_LOST) device_lost(ctx, what, "submitting");

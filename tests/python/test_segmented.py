@@ -47,6 +47,7 @@ def test_total_order_within_segments(rng):
     ([1, 5], ValueError, "start at 0 and end at"),
     ([0, 4], ValueError, "start at 0 and end at"),
     (np.array([], dtype=np.int64), ValueError, "segments \\+ 1 entries"),
+    ([], ValueError, "segments \\+ 1 entries"),  # an empty list becomes a float64 array
     ([[0, 5]], ValueError, "segments \\+ 1 entries"),
     ([0.0, 5.0], TypeError, "integers"),
 ])

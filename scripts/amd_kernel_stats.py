@@ -17,6 +17,8 @@ registers, does it spill, how many waves fit" for a kernel variant or shape befo
 --families: RADV_FORCE_FAMILY names (default navi21,gfx1100,aldebaran: RDNA 2, RDNA 3, CDNA 2).
 --kinds: u32,pairs,u64,u64pairs (default u32,pairs,u64). --kernels: which pipelines (substring,
 default "onesweep"). BENCH_ARGS go to every `vksort bench` (e.g. --items-per-thread 32).
+Exit status: 0, 1 where a run reported no statistics, 2 for bad arguments, 77 where Mesa's radeon
+Vulkan driver is not installed (ctest's amd_kernel_stats_script then reports a skip).
 """
 import argparse
 import glob
@@ -81,10 +83,13 @@ def main():
     icd = radv_icd()
     if not icd:
         print("amd_kernel_stats: Mesa's radeon Vulkan driver (radeon_icd*.json) is not installed", file=sys.stderr)
-        return 1
+        return 77
     binaries = []
     for spec in a.vksort:
         label, _, binary = spec.rpartition("=")
+        if not os.access(binary, os.X_OK):
+            print(f"amd_kernel_stats: {binary} is not an executable vksort", file=sys.stderr)
+            return 2
         binaries.append((label or os.path.basename(os.path.dirname(os.path.abspath(binary))), binary))
     for kind in a.kinds.split(","):
         if kind not in KINDS:

@@ -3,7 +3,8 @@
 // family by RADV_FORCE_FAMILY, offers a "null" device (no hardware: pipelines compile through ACO,
 // AMD's shader compiler in Mesa, and nothing can run). ctest runs this once per family (GCN 5, RDNA 2,
 // RDNA 3, CDNA 2, all with subgroups of 64; tests/CMakeLists.txt), on that device alone (VK_ICD_FILENAMES),
-// with pipeline statistics on (VKSORT_PIPELINE_STATS). It checks that
+// with pipeline statistics on (VKSORT_PIPELINE_STATS) and the validation layer where installed (any
+// message fails the run, test_main.cpp). It checks that
 //   - every sort's pipelines compile there: each algorithm and path a GPU takes, every key type, with
 //     values and records, the rankings and stagings of the single pass, argsort, segmented sort;
 //   - the single pass's kernels at the device's own shapes keep their arrays in registers: no spills,
@@ -55,7 +56,11 @@ Device* null_device() {
     std::unique_ptr<Device> d;
     const char* family = std::getenv("RADV_FORCE_FAMILY");
     if (!family || !*family || !null_device_offered()) return d;
-    auto made = Device::create(DeviceOptions{});
+    // With the validation layer where installed, as every test: it checks each pipeline against what
+    // this device offers and enables, which lavapipe's all-round support would never flag.
+    DeviceOptions options;
+    options.validation = validation_layer_available() ? 1 : 0;
+    auto made = Device::create(options);
     if (!made) return d;
     if (made.value().info().name.find("Null hardware") == std::string::npos) return d;
     d = std::make_unique<Device>(std::move(made).value());
@@ -144,7 +149,8 @@ void write_table(const std::vector<std::pair<std::string, gpu::CompiledPipeline>
 TEST_CASE("every sort's kernels compile with a GPU's compiler (RADV's null device)") {
   Device* device = device_or_skip();
   if (!device) return;
-  MESSAGE("device: ", device->info().name, ", subgroup size ", device->info().subgroup_size);
+  MESSAGE("device: ", device->info().name, ", subgroup size ", device->info().subgroup_size,
+          ", validation ", std::string(device->validation_enabled() ? "on" : "off"));
   std::vector<std::pair<std::string, gpu::CompiledPipeline>> rows;
   size_t sorts = 0;
   for (Key key : {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64}) {

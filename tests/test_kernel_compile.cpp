@@ -6,7 +6,8 @@
 // with pipeline statistics on (VKSORT_PIPELINE_STATS) and the validation layer where installed (any
 // message fails the run, test_main.cpp). It checks that
 //   - every sort's pipelines compile there: each algorithm and path a GPU takes, every key type, with
-//     values and records, the rankings and stagings of the single pass, argsort, segmented sort;
+//     values and records, the rankings and stagings of the single pass, argsort, segmented sort, the
+//     bucket lists' builder;
 //   - the single pass's kernels at the device's own shapes keep their arrays in registers: no spills,
 //     no scratch (an H200 once put the ballot kernel's keys and ranks in local memory: every key access
 //     a memory access; bench/results/nvidia-h200_2026-11-27).
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "api/internals.hpp"
+#include "buckets/bucket_builder.hpp"
 #include "gpu/context.hpp"
 #include "support/test_device.hpp"
 
@@ -194,6 +196,14 @@ TEST_CASE("every sort's kernels compile with a GPU's compiler (RADV's null devic
   for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
     const size_t first = compiled_count(*device);
     CHECK_NOTHROW(SegmentedSorter(*device, SortOptions{.key = Key::u32, .value_bytes = 4}, 0, path));
+    CHECK(compiled_count(*device) > first);
+  }
+  // The bucket lists' kernels (their builder: the lists' buffers cannot be allocated here).
+  for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
+    const size_t first = compiled_count(*device);
+    BucketOptions o{.buckets = 1000, .capacity = 100000};
+    o.mode = mode;
+    CHECK_NOTHROW(algo::BucketBuilder(context(*device), o));
     CHECK(compiled_count(*device) > first);
   }
   MESSAGE(sorts, " sorts, ", rows.size(), " pipelines compiled");

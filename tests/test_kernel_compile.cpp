@@ -16,10 +16,12 @@
 // Where RADV or the family is not installed, the test is skipped.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 

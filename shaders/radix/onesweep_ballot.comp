@@ -30,6 +30,7 @@
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/radix_digits.glsl"
+#include "common/address.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -260,8 +261,8 @@ void main() {
   g_src_values = Words(g_encoded ? pc.alt_values : pc.values);
   g_dst_values = Words(g_encoded ? pc.values : pc.alt_values);
 #endif
-  Words state = Words(pc.state + uvec2(region * pc.tiles * RADIX * 4u, 0u));
-  Words next_state = Words(pc.state + uvec2((region ^ 1u) * pc.tiles * RADIX * 4u, 0u));
+  Words state = Words(address_at(pc.state, region * pc.tiles, RADIX * 4u));
+  Words next_state = Words(address_at(pc.state, (region ^ 1u) * pc.tiles, RADIX * 4u));
 
   const uint sg = gl_SubgroupID;
   const uvec4 live_mask = subgroupBallot(true);

@@ -15,6 +15,7 @@
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/radix_digits.glsl"
+#include "common/address.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
@@ -61,8 +62,8 @@ void main() {
   g_shift = pc.begin_bit + pc.pass * RADIX_BITS;
   g_bits = min(RADIX_BITS, pc.end_bit - g_shift);
   const uint region = g_control.w[g_pass_words + ONESWEEP_PASS_REGION];
-  Words state = Words(pc.state + uvec2(region * pc.tiles * RADIX * 4u, 0u));
-  Words next_state = Words(pc.state + uvec2((region ^ 1u) * pc.tiles * RADIX * 4u, 0u));
+  Words state = Words(address_at(pc.state, region * pc.tiles, RADIX * 4u));
+  Words next_state = Words(address_at(pc.state, (region ^ 1u) * pc.tiles, RADIX * 4u));
 
   const uint first = tile * TILE + t * ITEMS;
   const uint mine = first < g_n ? min(ITEMS, g_n - first) : 0u;

@@ -12,6 +12,7 @@
 #define PUSH_RECORDS
 #include "common/interface.h"
 #include "common/grid.glsl"
+#include "common/address.glsl"
 #include "records/records.glsl"
 
 #if CHUNK_WORDS == 4
@@ -26,15 +27,6 @@ layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(buffer_reference, std430, buffer_reference_align = CHUNK_WORDS * 4) buffer Chunks { CHUNK c[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Indices { uint i[]; };
 
-// base + r * record_bytes in two 32-bit words: records may span more than 4 GiB, and 64-bit integers
-// (shaderInt64) are not required of the device.
-uvec2 record_address(uvec2 base, uint r) {
-  uint hi, lo, carry;
-  umulExtended(r, pc.record_bytes, hi, lo);
-  lo = uaddCarry(base.x, lo, carry);
-  return uvec2(lo, base.y + hi + carry);
-}
-
 void main() {
   const uint group = linear_group_id();
   if (group >= pc.group_count) return;
@@ -47,6 +39,6 @@ void main() {
     const uint r = c / pc.record_chunks, part = c - r * pc.record_chunks;
     const uint i = first + r;
     const uint from = identity ? i : Indices(pc.index).i[i];
-    Chunks(record_address(pc.dst, i)).c[part] = Chunks(record_address(pc.src, from)).c[part];
+    Chunks(address_at(pc.dst, i, pc.record_bytes)).c[part] = Chunks(address_at(pc.src, from, pc.record_bytes)).c[part];
   }
 }

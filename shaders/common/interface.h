@@ -4,7 +4,8 @@
 //
 // GLSL lays push constants out by std430: a uvec2 (a device address) is 8-byte aligned, a uint 4. The
 // C++ mirror uses an 8-byte aligned Address for the same layout; static_asserts in the runtime check
-// the sizes. Put addresses first in every block.
+// the sizes. Put addresses first in every block. A shader offsets an address only with address_at
+// (common/address.glsl), which carries into the high word.
 #ifndef VKSORT_INTERFACE_H
 #define VKSORT_INTERFACE_H
 

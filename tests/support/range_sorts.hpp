@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Sorts whose buffers (keys, values or indices, scratch, offsets) are ranges of one Buffer at offsets
+// the test chooses, checked against the CPU reference: for tests of where sorts read and write
+// (test_address_boundary: ranges across a 4 GiB address boundary; test_write_bounds: guard bytes
+// around every range).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <vksort/vksort.hpp>
+
+namespace vksort::test {
+
+// One sort's ranges and how to run it on them.
+struct RangeSort {
+  std::string name;                 // "u32 radix +values single_pass ballot n=40009 tile=256"
+  std::vector<std::string> ranges;  // what each range holds: "keys", "values", "scratch", ...
+  std::vector<VkDeviceSize> bytes;  // each range's size (0: the sort has no such range)
+  size_t scratch = 0;               // which range is the scratch
+  // Uploads fresh input (from seed) into the ranges at `at` (byte offsets in `buffer`), records the
+  // sort into a new command buffer, submits, waits and downloads: "" when the result equals the
+  // reference, else what differs (or the Status of a refused recording).
+  std::function<std::string(Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed)> run;
+};
+
+// Sorter::record of n keys (values or records as its options say): ranges keys, values, scratch.
+RangeSort sort_on_ranges(Device& gpu, Sorter& sorter, uint64_t n);
+// Sorter::record_indirect of up to max_n keys whose count, `count`, the GPU reads from a fourth range:
+// ranges keys, values, scratch, count. The keys and values past the count must stay as they were.
+RangeSort sort_indirect_on_ranges(Device& gpu, Sorter& sorter, uint64_t max_n, uint32_t count);
+// ArgSorter::record of n keys: ranges keys, indices, scratch.
+RangeSort argsort_on_ranges(Device& gpu, ArgSorter& argsorter, uint64_t n);
+// SegmentedSorter::record of n keys in segments of sizes 1 to 3001: ranges keys, values, scratch,
+// offsets.
+RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n);
+
+}  // namespace vksort::test

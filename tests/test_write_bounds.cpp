@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// No sort writes outside the ranges it is given. Keys, values (or indices), scratch, offsets and counts
+// are ranges of one Buffer, each with guard bytes of a known pattern before and after it, and every byte
+// outside the ranges must read back unchanged after the sort; the sorts are checked byte for byte as
+// well. Shaders write through device addresses, which nothing bounds (no robust buffer access, and
+// AddressSanitizer does not see into lavapipe's compiled shaders): a kernel that writes a whole tile
+// or vector past n, or scratch past scratch_bytes(n), would corrupt the application's neighbouring
+// data on a GPU. Ranges start 8 bytes past a multiple of 256, the least alignment the API allows.
+// Every algorithm and path, on lavapipe's shapes and on GPU shapes (pretend.gpu), at sizes from 1 key.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/range_sorts.hpp"
+#include "support/test_device.hpp"
+
+using namespace vksort;
+
+namespace {
+
+constexpr VkDeviceSize guard = 4096;
+
+VkDeviceSize round_up(VkDeviceSize v, VkDeviceSize to) { return (v + to - 1) / to * to; }
+
+// The byte a guard holds at offset i of the buffer.
+std::byte pattern(VkDeviceSize i) { return std::byte(uint8_t((i * 0x9e) ^ (i >> 8) ^ 0x5a)); }
+
+// Each range after `guard` bytes, starting 8 bytes past a multiple of 256, with `guard` bytes after the
+// last; `total` receives the bytes the layout takes.
+std::vector<VkDeviceSize> guarded_layout(const std::vector<VkDeviceSize>& bytes, VkDeviceSize& total) {
+  std::vector<VkDeviceSize> at;
+  VkDeviceSize end = 0;
+  for (VkDeviceSize b : bytes) {
+    at.push_back(round_up(end + guard, 256) + 8);
+    end = at.back() + b;
+  }
+  total = end + guard;
+  return at;
+}
+
+// Runs `sort` with its ranges among guards in a buffer of the pattern: "" when the sort is right and
+// every byte outside its ranges kept the pattern, else what is wrong, the first byte written outside
+// named by its distance from the nearest range.
+std::string sort_within_guards(Device& gpu, const test::RangeSort& sort, uint64_t seed) {
+  VkDeviceSize total = 0;
+  const std::vector<VkDeviceSize> at = guarded_layout(sort.bytes, total);
+  std::vector<std::byte> image(total);
+  for (VkDeviceSize i = 0; i < total; ++i) image[i] = pattern(i);
+  Buffer buffer(gpu, total, "guarded ranges");
+  buffer.upload(image);
+  if (std::string wrong = sort.run(buffer, at, seed); !wrong.empty()) return wrong;
+  buffer.download(image);
+  size_t range = 0;
+  for (VkDeviceSize i = 0; i < total; ++i) {
+    while (range < at.size() && i >= at[range] + sort.bytes[range]) ++range;  // ranges past i
+    if (range < at.size() && i >= at[range]) {
+      i = at[range] + sort.bytes[range] - 1;  // inside a range: anything goes
+      continue;
+    }
+    if (image[i] == pattern(i)) continue;
+    std::string where;
+    if (range < at.size()) where = std::to_string(at[range] - i) + " bytes before " + sort.ranges[range];
+    if (range > 0) {
+      const VkDeviceSize after = i - (at[range - 1] + sort.bytes[range - 1]);
+      if (range == at.size() || after < at[range] - i) where = std::to_string(after) + " bytes after the end of " + sort.ranges[range - 1];
+    }
+    return "a byte outside the ranges was written: " + where;
+  }
+  return "";
+}
+
+void check_within_guards(Device& gpu, const test::RangeSort& sort, uint64_t& seed) {
+  INFO(sort.name);
+  CHECK(sort_within_guards(gpu, sort, seed++) == "");
+}
+
+SortOptions options(Key key, uint32_t value_bytes, Algorithm algorithm, Order order = Order::ascending) {
+  return {.key = key, .order = order, .algorithm = algorithm, .value_bytes = value_bytes};
+}
+
+// Sizes from 1 key to several tiles, off the tile and power-of-two boundaries.
+std::vector<uint64_t> sizes(uint32_t tile) { return {1, 2, 3, uint64_t(tile) - 1, uint64_t(tile) + 1, 3 * uint64_t(tile) + 5, 40009}; }
+
+void every_sort_writes_within_its_ranges(Device& gpu) {
+  uint64_t seed = 1;
+  std::vector<SortOptions> sorts;
+  for (Key key : {Key::u32, Key::i64})
+    for (uint32_t vb : {0u, 4u, 12u}) {
+      for (RadixScan scan : {RadixScan::single_pass, RadixScan::reduce_then_scan}) {
+        SortOptions o = options(key, vb, Algorithm::radix, vb == 4 ? Order::descending : Order::ascending);
+        o.tuning.radix_scan = scan;
+        sorts.push_back(o);
+      }
+      for (Algorithm algorithm : {Algorithm::brick, Algorithm::sample}) sorts.push_back(options(key, vb, algorithm));
+    }
+  SortOptions columns = options(Key::f32, 4, Algorithm::radix);
+  columns.tuning.radix_scan = RadixScan::single_pass;
+  columns.tuning.radix_ranking = RadixRanking::columns;
+  sorts.push_back(columns);
+  for (const SortOptions& o : sorts) {
+    Sorter sorter(gpu, o);
+    for (uint64_t n : sizes(sorter.tile_size())) check_within_guards(gpu, test::sort_on_ranges(gpu, sorter, n), seed);
+  }
+
+  // A GPU-side count below, at and beyond the most keys: nothing past the count moves either.
+  Sorter radix(gpu, options(Key::u32, 4, Algorithm::radix));
+  for (uint32_t count : {0u, 1u, 999u, 5000u, 6000u})
+    check_within_guards(gpu, test::sort_indirect_on_ranges(gpu, radix, 5000, count), seed);
+
+  for (uint32_t index_bytes : {4u, 8u}) {
+    ArgSorter argsorter(gpu, options(Key::f64, 0, Algorithm::automatic), index_bytes);
+    for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(4097), uint64_t(40009)})
+      check_within_guards(gpu, test::argsort_on_ranges(gpu, argsorter, n), seed);
+  }
+  for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
+    SegmentedSorter segmented(gpu, options(Key::u32, 4, Algorithm::automatic), 0, path);
+    for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(4097), uint64_t(40009)})
+      check_within_guards(gpu, test::segmented_on_ranges(gpu, segmented, n), seed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sorts write nothing outside their keys, values, scratch, offsets and count") {
+  every_sort_writes_within_its_ranges(test::device());
+}
+
+TEST_CASE("sorts with GPU shapes write nothing outside their ranges") {
+  DeviceOptions shapes = test::options_like_device();
+  shapes.pretend.gpu = true;
+  Device gpu(shapes);
+  every_sort_writes_within_its_ranges(gpu);
+}

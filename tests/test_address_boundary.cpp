@@ -74,12 +74,13 @@ std::vector<VkDeviceSize> place_ranges(const Straddling& s, const std::vector<Vk
 // Sorts with each data range across the boundary at its middle, and the scratch at several places
 // (where the single pass's two state regions and the key copies lie depends on n and the tiles).
 void sort_every_way_across(Straddling& s, const test::RangeSort& sort, uint64_t& seed) {
+  const test::RangeStore store = test::store_of(s.buffer);
   for (size_t range = 0; range < sort.ranges.size(); ++range) {
     if (sort.bytes[range] == 0) continue;  // e.g. no values
     const std::vector<double> fractions = range == sort.scratch ? std::vector{0.125, 0.375, 0.625, 0.875} : std::vector{0.5};
     for (double fraction : fractions) {
       INFO(sort.name, ": ", sort.ranges[range], " across at ", fraction);
-      CHECK(sort.run(s.buffer, place_ranges(s, sort.bytes, range, fraction), seed++) == "");
+      CHECK(sort.run(store, place_ranges(s, sort.bytes, range, fraction), seed++) == "");
     }
   }
 }

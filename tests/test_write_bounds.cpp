@@ -49,7 +49,7 @@ std::string sort_within_guards(Device& gpu, const test::RangeSort& sort, uint64_
   for (VkDeviceSize i = 0; i < total; ++i) image[i] = pattern(i);
   Buffer buffer(gpu, total, "guarded ranges");
   buffer.upload(image);
-  if (std::string wrong = sort.run(buffer, at, seed); !wrong.empty()) return wrong;
+  if (std::string wrong = sort.run(test::store_of(buffer), at, seed); !wrong.empty()) return wrong;
   buffer.download(image);
   size_t range = 0;
   for (VkDeviceSize i = 0; i < total; ++i) {

@@ -65,26 +65,31 @@ struct Input {
   std::vector<std::byte> keys, values;  // as uploaded
   SortBuffers buffers;
 };
-Input upload_input(Buffer& buffer, const SortOptions& o, uint64_t n, const std::vector<VkDeviceSize>& at,
+Input upload_input(const RangeStore& store, const SortOptions& o, uint64_t n, const std::vector<VkDeviceSize>& at,
                    const std::vector<VkDeviceSize>& bytes, uint64_t seed) {
   Input in{workloads::generate_keys(o.key, {Distribution::uniform, 0}, n, seed), distinct_values(n, o.value_bytes), {}};
-  buffer.upload(in.keys, at[0]);
-  if (o.value_bytes) buffer.upload(in.values, at[1]);
-  const VkBuffer b = buffer.vk_buffer();
+  store.upload(in.keys, at[0]);
+  if (o.value_bytes) store.upload(in.values, at[1]);
+  const VkBuffer b = store.buffer;
   in.buffers = {{b, at[0], bytes[0]}, o.value_bytes ? BufferRef{b, at[1], bytes[1]} : BufferRef{}, {b, at[2], bytes[2]}};
   return in;
 }
 
 // Downloads ranges 0 and 1 (keys, values) and compares them with the expected ones.
-std::string check_result(Buffer& buffer, const SortOptions& o, const std::vector<VkDeviceSize>& at,
+std::string check_result(const RangeStore& store, const SortOptions& o, const std::vector<VkDeviceSize>& at,
                          const std::vector<std::byte>& expected, const std::vector<std::byte>& expected_values) {
   std::vector<std::byte> keys(expected.size()), values(expected_values.size());
-  buffer.download(keys, at[0]);
-  if (!values.empty()) buffer.download(values, at[1]);
+  store.download(keys, at[0]);
+  if (!values.empty()) store.download(values, at[1]);
   return compare(o, expected, keys, expected_values, values);
 }
 
 }  // namespace
+
+RangeStore store_of(Buffer& buffer) {
+  return {buffer.vk_buffer(), [&buffer](std::span<const std::byte> data, VkDeviceSize offset) { buffer.upload(data, offset); },
+          [&buffer](std::span<std::byte> data, VkDeviceSize offset) { buffer.download(data, offset); }};
+}
 
 RangeSort sort_on_ranges(Device& gpu, Sorter& sorter, uint64_t n) {
   const SortOptions& o = sorter.options();
@@ -93,15 +98,15 @@ RangeSort sort_on_ranges(Device& gpu, Sorter& sorter, uint64_t n) {
   r.ranges = {"keys", "values", "scratch"};
   r.bytes = {n * key_bytes(o.key), n * o.value_bytes, sorter.scratch_bytes(n)};
   r.scratch = 2;
-  r.run = [&gpu, &sorter, n, bytes = r.bytes](Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed) {
+  r.run = [&gpu, &sorter, n, bytes = r.bytes](const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed) {
     const SortOptions& o = sorter.options();
-    const Input in = upload_input(buffer, o, n, at, bytes, seed);
+    const Input in = upload_input(store, o, n, at, bytes, seed);
     if (std::string refused = record_and_run(gpu, [&](VkCommandBuffer cmd) { return sorter.record(cmd, in.buffers, n); });
         !refused.empty())
       return refused;
     std::vector<std::byte> expected = in.keys, expected_values = in.values;
     reference(o, expected, expected_values);
-    return check_result(buffer, o, at, expected, expected_values);
+    return check_result(store, o, at, expected, expected_values);
   };
   return r;
 }
@@ -113,11 +118,11 @@ RangeSort sort_indirect_on_ranges(Device& gpu, Sorter& sorter, uint64_t max_n, u
   r.ranges = {"keys", "values", "scratch", "count"};
   r.bytes = {max_n * key_bytes(o.key), max_n * o.value_bytes, sorter.scratch_bytes_indirect(max_n), 4};
   r.scratch = 2;
-  r.run = [&gpu, &sorter, max_n, count, bytes = r.bytes](Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed) {
+  r.run = [&gpu, &sorter, max_n, count, bytes = r.bytes](const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed) {
     const SortOptions& o = sorter.options();
-    const Input in = upload_input(buffer, o, max_n, at, bytes, seed);
-    buffer.upload(std::as_bytes(std::span(&count, 1)), at[3]);
-    const BufferRef count_ref{buffer.vk_buffer(), at[3], 4};
+    const Input in = upload_input(store, o, max_n, at, bytes, seed);
+    store.upload(std::as_bytes(std::span(&count, 1)), at[3]);
+    const BufferRef count_ref{store.buffer, at[3], 4};
     if (std::string refused = record_and_run(
             gpu, [&](VkCommandBuffer cmd) { return sorter.record_indirect(cmd, in.buffers, count_ref, max_n); });
         !refused.empty())
@@ -125,7 +130,7 @@ RangeSort sort_indirect_on_ranges(Device& gpu, Sorter& sorter, uint64_t max_n, u
     const uint64_t sorted = std::min<uint64_t>(count, max_n);
     std::vector<std::byte> expected = in.keys, expected_values = in.values;
     reference(o, std::span(expected).first(sorted * key_bytes(o.key)), std::span(expected_values).first(sorted * o.value_bytes));
-    return check_result(buffer, o, at, expected, expected_values);
+    return check_result(store, o, at, expected, expected_values);
   };
   return r;
 }
@@ -137,17 +142,17 @@ RangeSort argsort_on_ranges(Device& gpu, ArgSorter& argsorter, uint64_t n) {
   r.ranges = {"keys", "indices", "scratch"};
   r.bytes = {n * key_bytes(o.key), n * argsorter.index_bytes(), argsorter.scratch_bytes(n)};
   r.scratch = 2;
-  r.run = [&gpu, &argsorter, n, bytes = r.bytes](Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed) {
+  r.run = [&gpu, &argsorter, n, bytes = r.bytes](const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed) {
     const SortOptions& o = argsorter.options();
     std::vector<std::byte> keys = workloads::generate_keys(o.key, workloads::default_spec(Distribution::few_unique), n, seed);
-    buffer.upload(keys, at[0]);
-    const VkBuffer b = buffer.vk_buffer();
+    store.upload(keys, at[0]);
+    const VkBuffer b = store.buffer;
     const ArgsortBuffers buffers{{b, at[0], bytes[0]}, {b, at[1], bytes[1]}, {b, at[2], bytes[2]}};
     if (std::string refused = record_and_run(gpu, [&](VkCommandBuffer cmd) { return argsorter.record(cmd, buffers, n); });
         !refused.empty())
       return refused;
     std::vector<std::byte> raw(bytes[1]);
-    buffer.download(raw, at[1]);
+    store.download(raw, at[1]);
     const std::vector<uint32_t> from = reference(o, keys, {});
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t got = 0;
@@ -170,12 +175,12 @@ RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n) 
   r.ranges = {"keys", "values", "scratch", "offsets"};
   r.bytes = {n * key_bytes(o.key), n * o.value_bytes, sorter.scratch_bytes(n, segments), offsets.size() * 4};
   r.scratch = 2;
-  r.run = [&gpu, &sorter, n, offsets, bytes = r.bytes](Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed) {
+  r.run = [&gpu, &sorter, n, offsets, bytes = r.bytes](const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed) {
     const SortOptions& o = sorter.options();
     const uint32_t kb = key_bytes(o.key), vb = o.value_bytes;
-    const Input in = upload_input(buffer, o, n, at, bytes, seed);
-    buffer.upload(std::as_bytes(std::span(offsets)), at[3]);
-    const BufferRef offsets_ref{buffer.vk_buffer(), at[3], bytes[3]};
+    const Input in = upload_input(store, o, n, at, bytes, seed);
+    store.upload(std::as_bytes(std::span(offsets)), at[3]);
+    const BufferRef offsets_ref{store.buffer, at[3], bytes[3]};
     const uint64_t segments = offsets.size() - 1;
     if (std::string refused = record_and_run(
             gpu, [&](VkCommandBuffer cmd) { return sorter.record(cmd, in.buffers, offsets_ref, segments, n); });
@@ -186,7 +191,7 @@ RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n) 
       const uint64_t first = offsets[g], count = offsets[g + 1] - first;
       reference(o, std::span(expected).subspan(first * kb, count * kb), std::span(expected_values).subspan(first * vb, count * vb));
     }
-    return check_result(buffer, o, at, expected, expected_values);
+    return check_result(store, o, at, expected, expected_values);
   };
   return r;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,16 +15,26 @@
 
 namespace vksort::test {
 
+// Where a sort's ranges lie: a VkBuffer (usable as keys, values and scratch: see BufferRef) and how to
+// copy bytes into and out of it at byte offsets.
+struct RangeStore {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  std::function<void(std::span<const std::byte> data, VkDeviceSize offset)> upload;
+  std::function<void(std::span<std::byte> data, VkDeviceSize offset)> download;
+};
+// A vksort::Buffer as a RangeStore (it must outlive the store).
+RangeStore store_of(Buffer& buffer);
+
 // One sort's ranges and how to run it on them.
 struct RangeSort {
   std::string name;                 // "u32 radix +values single_pass ballot n=40009 tile=256"
   std::vector<std::string> ranges;  // what each range holds: "keys", "values", "scratch", ...
   std::vector<VkDeviceSize> bytes;  // each range's size (0: the sort has no such range)
   size_t scratch = 0;               // which range is the scratch
-  // Uploads fresh input (from seed) into the ranges at `at` (byte offsets in `buffer`), records the
+  // Uploads fresh input (from seed) into the ranges at `at` (byte offsets in `store`), records the
   // sort into a new command buffer, submits, waits and downloads: "" when the result equals the
   // reference, else what differs (or the Status of a refused recording).
-  std::function<std::string(Buffer& buffer, const std::vector<VkDeviceSize>& at, uint64_t seed)> run;
+  std::function<std::string(const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed)> run;
 };
 
 // Sorter::record of n keys (values or records as its options say): ranges keys, values, scratch.

@@ -395,6 +395,10 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   f12.bufferDeviceAddress = VK_TRUE;
   std::vector<const char*> extensions;
   if (ctx->info.subgroup_partitioned) extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
+  if (offers_extension(ctx->ifn, ctx->physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    ctx->host_pointer_import = true;
+  }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics{};
   if (pipeline_statistics_requested()) {
     ctx->pipeline_statistics = add_pipeline_statistics(ctx->ifn, ctx->physical, extensions, statistics, &f12.pNext);

@@ -75,6 +75,10 @@ struct Context {
   // DeviceOptions::phase_clocks (VK_KHR_shader_clock enabled): the single-pass radix sort builds its
   // instrumented pass kernels (shaders/radix/onesweep_clocks.glsl).
   bool phase_clocks = false;
+  // VK_EXT_external_memory_host, enabled where offered on a device vksort creates (it costs nothing):
+  // memory the host allocated may back a buffer (test_read_bounds puts sorts' ranges next to
+  // inaccessible pages with it, so that a shader's read past a range faults on lavapipe).
+  bool host_pointer_import = false;
 
   // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
   uint64_t memory_budget = 0;

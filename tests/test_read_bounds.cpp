@@ -138,9 +138,8 @@ void sort_against_the_fences(gpu::Context& ctx, const test::RangeSort& sort, uin
   }
 }
 
-SortOptions options(Key key, uint32_t value_bytes, Algorithm algorithm, Order order = Order::ascending) {
-  return {.key = key, .order = order, .algorithm = algorithm, .value_bytes = value_bytes};
-}
+// Sizes from 1 key to several tiles; even, so that 4-byte keys and values end at the page.
+std::vector<uint64_t> sizes(uint64_t tile) { return {1, 2, tile + 2, 3 * tile + 6}; }
 
 void every_sort_stays_within_its_ranges(Device& gpu) {
   gpu::Context& ctx = detail::context_of(gpu);
@@ -155,36 +154,7 @@ void every_sort_stays_within_its_ranges(Device& gpu) {
   sigaction(SIGSEGV, &fault, &g_previous);
 
   uint64_t seed = 1;
-  std::vector<SortOptions> sorts;
-  for (Key key : {Key::u32, Key::i64})
-    for (uint32_t vb : {0u, 4u, 12u}) {
-      for (RadixScan scan : {RadixScan::single_pass, RadixScan::reduce_then_scan}) {
-        SortOptions o = options(key, vb, Algorithm::radix, vb == 4 ? Order::descending : Order::ascending);
-        o.tuning.radix_scan = scan;
-        sorts.push_back(o);
-      }
-      for (Algorithm algorithm : {Algorithm::brick, Algorithm::sample}) sorts.push_back(options(key, vb, algorithm));
-    }
-  SortOptions columns = options(Key::f32, 4, Algorithm::radix);
-  columns.tuning.radix_scan = RadixScan::single_pass;
-  columns.tuning.radix_ranking = RadixRanking::columns;
-  sorts.push_back(columns);
-  for (const SortOptions& o : sorts) {
-    Sorter sorter(gpu, o);
-    const uint64_t tile = sorter.tile_size();
-    for (uint64_t n : {uint64_t(1), uint64_t(2), tile + 1, 3 * tile + 4})  // even n: 4-byte ranges end at the page
-      sort_against_the_fences(ctx, test::sort_on_ranges(gpu, sorter, n), seed);
-  }
-  Sorter radix(gpu, options(Key::u32, 4, Algorithm::radix));
-  for (uint32_t count : {0u, 999u, 6000u}) sort_against_the_fences(ctx, test::sort_indirect_on_ranges(gpu, radix, 5000, count), seed);
-  for (uint32_t index_bytes : {4u, 8u}) {
-    ArgSorter argsorter(gpu, options(Key::f64, 0, Algorithm::automatic), index_bytes);
-    for (uint64_t n : {uint64_t(1), uint64_t(4097)}) sort_against_the_fences(ctx, test::argsort_on_ranges(gpu, argsorter, n), seed);
-  }
-  for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
-    SegmentedSorter segmented(gpu, options(Key::u32, 4, Algorithm::automatic), 0, path);
-    for (uint64_t n : {uint64_t(1), uint64_t(9001)}) sort_against_the_fences(ctx, test::segmented_on_ranges(gpu, segmented, n), seed);
-  }
+  test::for_each_range_sort(gpu, sizes, [&](const test::RangeSort& sort) { sort_against_the_fences(ctx, sort, seed); });
   sigaction(SIGSEGV, &g_previous, nullptr);
 }
 

@@ -70,54 +70,15 @@ std::string sort_within_guards(Device& gpu, const test::RangeSort& sort, uint64_
   return "";
 }
 
-void check_within_guards(Device& gpu, const test::RangeSort& sort, uint64_t& seed) {
-  INFO(sort.name);
-  CHECK(sort_within_guards(gpu, sort, seed++) == "");
-}
-
-SortOptions options(Key key, uint32_t value_bytes, Algorithm algorithm, Order order = Order::ascending) {
-  return {.key = key, .order = order, .algorithm = algorithm, .value_bytes = value_bytes};
-}
-
 // Sizes from 1 key to several tiles, off the tile and power-of-two boundaries.
-std::vector<uint64_t> sizes(uint32_t tile) { return {1, 2, 3, uint64_t(tile) - 1, uint64_t(tile) + 1, 3 * uint64_t(tile) + 5, 40009}; }
+std::vector<uint64_t> sizes(uint64_t tile) { return {1, 2, 3, tile - 1, tile + 1, 3 * tile + 5, 40009}; }
 
 void every_sort_writes_within_its_ranges(Device& gpu) {
   uint64_t seed = 1;
-  std::vector<SortOptions> sorts;
-  for (Key key : {Key::u32, Key::i64})
-    for (uint32_t vb : {0u, 4u, 12u}) {
-      for (RadixScan scan : {RadixScan::single_pass, RadixScan::reduce_then_scan}) {
-        SortOptions o = options(key, vb, Algorithm::radix, vb == 4 ? Order::descending : Order::ascending);
-        o.tuning.radix_scan = scan;
-        sorts.push_back(o);
-      }
-      for (Algorithm algorithm : {Algorithm::brick, Algorithm::sample}) sorts.push_back(options(key, vb, algorithm));
-    }
-  SortOptions columns = options(Key::f32, 4, Algorithm::radix);
-  columns.tuning.radix_scan = RadixScan::single_pass;
-  columns.tuning.radix_ranking = RadixRanking::columns;
-  sorts.push_back(columns);
-  for (const SortOptions& o : sorts) {
-    Sorter sorter(gpu, o);
-    for (uint64_t n : sizes(sorter.tile_size())) check_within_guards(gpu, test::sort_on_ranges(gpu, sorter, n), seed);
-  }
-
-  // A GPU-side count below, at and beyond the most keys: nothing past the count moves either.
-  Sorter radix(gpu, options(Key::u32, 4, Algorithm::radix));
-  for (uint32_t count : {0u, 1u, 999u, 5000u, 6000u})
-    check_within_guards(gpu, test::sort_indirect_on_ranges(gpu, radix, 5000, count), seed);
-
-  for (uint32_t index_bytes : {4u, 8u}) {
-    ArgSorter argsorter(gpu, options(Key::f64, 0, Algorithm::automatic), index_bytes);
-    for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(4097), uint64_t(40009)})
-      check_within_guards(gpu, test::argsort_on_ranges(gpu, argsorter, n), seed);
-  }
-  for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
-    SegmentedSorter segmented(gpu, options(Key::u32, 4, Algorithm::automatic), 0, path);
-    for (uint64_t n : {uint64_t(1), uint64_t(3), uint64_t(4097), uint64_t(40009)})
-      check_within_guards(gpu, test::segmented_on_ranges(gpu, segmented, n), seed);
-  }
+  test::for_each_range_sort(gpu, sizes, [&](const test::RangeSort& sort) {
+    INFO(sort.name);
+    CHECK(sort_within_guards(gpu, sort, seed++) == "");
+  });
 }
 
 }  // namespace

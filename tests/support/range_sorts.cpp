@@ -196,4 +196,41 @@ RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n) 
   return r;
 }
 
+void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(uint64_t tile)>& sizes,
+                         const std::function<void(const RangeSort&)>& each) {
+  auto options = [](Key key, uint32_t value_bytes, Algorithm algorithm) {
+    return SortOptions{.key = key, .order = value_bytes == 4 ? Order::descending : Order::ascending, .algorithm = algorithm,
+                       .value_bytes = value_bytes};
+  };
+  std::vector<SortOptions> sorts;
+  for (Key key : {Key::u32, Key::i64})
+    for (uint32_t vb : {0u, 4u, 12u}) {
+      for (RadixScan scan : {RadixScan::single_pass, RadixScan::reduce_then_scan}) {
+        SortOptions o = options(key, vb, Algorithm::radix);
+        o.tuning.radix_scan = scan;
+        sorts.push_back(o);
+      }
+      for (Algorithm algorithm : {Algorithm::brick, Algorithm::sample}) sorts.push_back(options(key, vb, algorithm));
+    }
+  SortOptions columns = options(Key::f32, 4, Algorithm::radix);
+  columns.tuning.radix_scan = RadixScan::single_pass;
+  columns.tuning.radix_ranking = RadixRanking::columns;
+  sorts.push_back(columns);
+  for (const SortOptions& o : sorts) {
+    Sorter sorter(gpu, o);
+    for (uint64_t n : sizes(sorter.tile_size())) each(sort_on_ranges(gpu, sorter, n));
+  }
+  // Nothing past the count moves either.
+  Sorter radix(gpu, options(Key::u32, 4, Algorithm::radix));
+  for (uint32_t count : {0u, 999u, 5000u, 6000u}) each(sort_indirect_on_ranges(gpu, radix, 5000, count));
+  for (uint32_t index_bytes : {4u, 8u}) {
+    ArgSorter argsorter(gpu, options(Key::f64, 0, Algorithm::automatic), index_bytes);
+    for (uint64_t n : sizes(1024)) each(argsort_on_ranges(gpu, argsorter, n));
+  }
+  for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
+    SegmentedSorter segmented(gpu, options(Key::u32, 4, Algorithm::automatic), 0, path);
+    for (uint64_t n : sizes(1024)) each(segmented_on_ranges(gpu, segmented, n));
+  }
+}
+
 }  // namespace vksort::test

@@ -48,4 +48,12 @@ RangeSort argsort_on_ranges(Device& gpu, ArgSorter& argsorter, uint64_t n);
 // offsets.
 RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n);
 
+// Every kind of sort the bounds tests run, each on its ranges, handed to `each` (its sorter alive during
+// the call): every algorithm and radix path (both single-pass rankings, reduce-then-scan) for 32- and
+// 64-bit keys without values, with values (descending) and with 12-byte records, at sizes(tile) keys;
+// a GPU-side count below, at and beyond the most keys; argsort with 4- and 8-byte indices and segmented
+// sort on both paths, at sizes(1024) keys.
+void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(uint64_t tile)>& sizes,
+                         const std::function<void(const RangeSort&)>& each);
+
 }  // namespace vksort::test

@@ -23,7 +23,8 @@ done
 exclude=.git/info/exclude
 for p in /.devbin/ /.gl/; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >>"$exclude"; done
 
-targets=(vksort_cli test_radix test_radix_single_pass test_brick test_sample test_buckets test_address_boundary)
+targets=(vksort_cli test_radix test_radix_single_pass test_brick test_sample test_buckets test_write_bounds test_read_bounds
+         test_address_boundary)
 build() {  # source tree, build folder, targets...
   local src="$1" dir="$2"
   shift 2

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <span>
 
+#include "bucket_workloads.hpp"
 #include "distributions.hpp"
 #include "reference_sort.hpp"
 #include "support/app_commands.hpp"
@@ -196,6 +197,29 @@ RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n) 
   return r;
 }
 
+RangeSort buckets_on_ranges(Device& gpu, BucketLists& lists, uint32_t n) {
+  RangeSort r;
+  const BucketOptions& o = lists.options();
+  r.name = std::string("bucket lists by ") + (o.mode == BucketMode::sort ? "sort" : "scatter") + " of n=" + std::to_string(n) +
+           " in " + std::to_string(o.buckets) + " buckets";
+  r.ranges = {"ids"};
+  r.bytes = {uint64_t(n) * 4};
+  r.scratch = 1;  // none: the lists own theirs
+  r.run = [&gpu, &lists, n, bytes = r.bytes](const RangeStore& store, const std::vector<VkDeviceSize>& at, uint64_t seed) {
+    const uint32_t m = lists.options().buckets;
+    const std::vector<uint32_t> ids = workloads::uniform_bucket_ids(n, m, uint32_t(seed));
+    store.upload(std::as_bytes(std::span(ids)), at[0]);
+    if (std::string refused = record_and_run(gpu, [&](VkCommandBuffer cmd) { return lists.record_build(cmd, {store.buffer, at[0], bytes[0]}, n); });
+        !refused.empty())
+      return refused;
+    std::vector<uint32_t> after(n);
+    store.download(std::as_writable_bytes(std::span(after)), at[0]);
+    if (after != ids) return std::string("the ids changed");
+    return workloads::check_bucket_lists(lists.download_head(), lists.download_next(), ids, m);
+  };
+  return r;
+}
+
 void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(uint64_t tile)>& sizes,
                          const std::function<void(const RangeSort&)>& each) {
   auto options = [](Key key, uint32_t value_bytes, Algorithm algorithm) {
@@ -230,6 +254,12 @@ void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(
   for (SegmentedPath path : {SegmentedPath::composed_keys, SegmentedPath::by_size}) {
     SegmentedSorter segmented(gpu, options(Key::u32, 4, Algorithm::automatic), 0, path);
     for (uint64_t n : sizes(1024)) each(segmented_on_ranges(gpu, segmented, n));
+  }
+  const std::vector<uint64_t> bucket_sizes = sizes(1024);
+  const uint32_t capacity = uint32_t(*std::max_element(bucket_sizes.begin(), bucket_sizes.end()));
+  for (BucketMode mode : {BucketMode::scatter, BucketMode::sort}) {
+    BucketLists lists(gpu, {.buckets = 4099, .capacity = capacity, .mode = mode});
+    for (uint64_t n : bucket_sizes) each(buckets_on_ranges(gpu, lists, uint32_t(n)));
   }
 }
 

@@ -30,7 +30,7 @@ struct RangeSort {
   std::string name;                 // "u32 radix +values single_pass ballot n=40009 tile=256"
   std::vector<std::string> ranges;  // what each range holds: "keys", "values", "scratch", ...
   std::vector<VkDeviceSize> bytes;  // each range's size (0: the sort has no such range)
-  size_t scratch = 0;               // which range is the scratch
+  size_t scratch = 0;               // which range is the scratch (ranges.size(): none of them)
   // Uploads fresh input (from seed) into the ranges at `at` (byte offsets in `store`), records the
   // sort into a new command buffer, submits, waits and downloads: "" when the result equals the
   // reference, else what differs (or the Status of a refused recording).
@@ -48,11 +48,15 @@ RangeSort argsort_on_ranges(Device& gpu, ArgSorter& argsorter, uint64_t n);
 // offsets.
 RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n);
 
+// BucketLists::record_build of n ids (uniform over its buckets, from the seed): one range, the ids,
+// which must read back unchanged; the lists must be the ids' (every element in its bucket's list once).
+RangeSort buckets_on_ranges(Device& gpu, BucketLists& lists, uint32_t n);
+
 // Every kind of sort the bounds tests run, each on its ranges, handed to `each` (its sorter alive during
 // the call): every algorithm and radix path (both single-pass rankings, reduce-then-scan) for 32- and
 // 64-bit keys without values, with values (descending) and with 12-byte records, at sizes(tile) keys;
 // a GPU-side count below, at and beyond the most keys; argsort with 4- and 8-byte indices and segmented
-// sort on both paths, at sizes(1024) keys.
+// sort on both paths, and bucket lists built by scatter and by sort, at sizes(1024) keys.
 void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(uint64_t tile)>& sizes,
                          const std::function<void(const RangeSort&)>& each);
 

@@ -6,8 +6,9 @@
 // alignment of a range's start). On a GPU such an access reads another allocation or faults the device
 // (a lost device); on lavapipe it would read host memory unnoticed, which is why the pages are there.
 // test_write_bounds checks the bytes around every range for writes; this test adds reads. Every
-// algorithm and path, on lavapipe's shapes and on GPU shapes (pretend.gpu), from 1 key. A fault ends
-// the run with the sort it happened in printed (doctest's report comes from the driver's thread).
+// algorithm and path, on lavapipe's shapes, GPU shapes (pretend.gpu) and a pretend-small device
+// (3-D grids), from 1 key. A fault ends the run with the sort it happened in printed (doctest's report
+// comes from the driver's thread).
 // Skipped where the device does not offer the extension.
 #include <doctest/doctest.h>
 
@@ -168,5 +169,13 @@ TEST_CASE("sorts with GPU shapes access nothing outside their ranges") {
   DeviceOptions shapes = test::options_like_device();
   shapes.pretend.gpu = true;
   Device gpu(shapes);
+  every_sort_stays_within_its_ranges(gpu);
+}
+
+// Little shared memory, narrow workgroups and 31 workgroups a dimension: 3-D grids from ~1000 workgroups.
+TEST_CASE("sorts on a pretend-small device access nothing outside their ranges") {
+  DeviceOptions small = test::options_like_device();
+  small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 31};
+  Device gpu(small);
   every_sort_stays_within_its_ranges(gpu);
 }

@@ -6,7 +6,8 @@
 // AddressSanitizer does not see into lavapipe's compiled shaders): a kernel that writes a whole tile
 // or vector past n, or scratch past scratch_bytes(n), would corrupt the application's neighbouring
 // data on a GPU. Ranges start 8 bytes past a multiple of 256, the least alignment the API allows.
-// Every algorithm and path, on lavapipe's shapes and on GPU shapes (pretend.gpu), at sizes from 1 key.
+// Every algorithm and path, on lavapipe's shapes, GPU shapes (pretend.gpu) and a pretend-small device
+// (3-D grids), at sizes from 1 key.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -91,5 +92,13 @@ TEST_CASE("sorts with GPU shapes write nothing outside their ranges") {
   DeviceOptions shapes = test::options_like_device();
   shapes.pretend.gpu = true;
   Device gpu(shapes);
+  every_sort_writes_within_its_ranges(gpu);
+}
+
+// Little shared memory, narrow workgroups and 31 workgroups a dimension: 3-D grids from ~1000 workgroups.
+TEST_CASE("sorts on a pretend-small device write nothing outside their ranges") {
+  DeviceOptions small = test::options_like_device();
+  small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 31};
+  Device gpu(small);
   every_sort_writes_within_its_ranges(gpu);
 }

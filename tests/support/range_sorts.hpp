@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Sorts whose buffers (keys, values or indices, scratch, offsets) are ranges of one Buffer at offsets
-// the test chooses, checked against the CPU reference: for tests of where sorts read and write
-// (test_address_boundary: ranges across a 4 GiB address boundary; test_write_bounds: guard bytes
-// around every range).
+// Sorts (and bucket-list builds) whose buffers (keys, values or indices, scratch, offsets, count, ids)
+// are ranges of one buffer at offsets the test chooses, checked against the CPU reference: for tests of
+// where sorts read and write (test_address_boundary: ranges across a 4 GiB address boundary;
+// test_write_bounds: guard bytes around every range; test_read_bounds: ranges against inaccessible
+// pages).
 #pragma once
 
 #include <cstdint>

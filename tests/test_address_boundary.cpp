@@ -136,8 +136,6 @@ TEST_CASE("sorts with keys, values or scratch across a 4 GiB device address boun
 }
 
 TEST_CASE("sorts with GPU shapes across a 4 GiB device address boundary") {
-  DeviceOptions shapes = test::options_like_device();
-  shapes.pretend.gpu = true;
-  Device gpu(shapes);
+  Device gpu(test::gpu_shapes_options());
   sorts_across_a_4gib_boundary(gpu);
 }

@@ -89,16 +89,11 @@ TEST_CASE("sorts write nothing outside their keys, values, scratch, offsets and 
 }
 
 TEST_CASE("sorts with GPU shapes write nothing outside their ranges") {
-  DeviceOptions shapes = test::options_like_device();
-  shapes.pretend.gpu = true;
-  Device gpu(shapes);
+  Device gpu(test::gpu_shapes_options());
   every_sort_writes_within_its_ranges(gpu);
 }
 
-// Little shared memory, narrow workgroups and 31 workgroups a dimension: 3-D grids from ~1000 workgroups.
 TEST_CASE("sorts on a pretend-small device write nothing outside their ranges") {
-  DeviceOptions small = test::options_like_device();
-  small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 31};
-  Device gpu(small);
+  Device gpu(test::small_device_options());
   every_sort_writes_within_its_ranges(gpu);
 }

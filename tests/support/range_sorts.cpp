@@ -9,6 +9,7 @@
 #include "distributions.hpp"
 #include "reference_sort.hpp"
 #include "support/app_commands.hpp"
+#include "support/test_device.hpp"
 
 namespace vksort::test {
 namespace {
@@ -218,6 +219,18 @@ RangeSort buckets_on_ranges(Device& gpu, BucketLists& lists, uint32_t n) {
     return workloads::check_bucket_lists(lists.download_head(), lists.download_next(), ids, m);
   };
   return r;
+}
+
+DeviceOptions gpu_shapes_options() {
+  DeviceOptions o = options_like_device();
+  o.pretend.gpu = true;
+  return o;
+}
+
+DeviceOptions small_device_options() {
+  DeviceOptions o = options_like_device();
+  o.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 32, .max_workgroup_count = 31};
+  return o;
 }
 
 void for_each_range_sort(Device& gpu, const std::function<std::vector<uint64_t>(uint64_t tile)>& sizes,

@@ -53,6 +53,12 @@ RangeSort segmented_on_ranges(Device& gpu, SegmentedSorter& sorter, uint64_t n);
 // which must read back unchanged; the lists must be the ids' (every element in its bucket's list once).
 RangeSort buckets_on_ranges(Device& gpu, BucketLists& lists, uint32_t n);
 
+// The devices the bounds and address tests run on besides test::device(), validation as on it:
+// lavapipe posing as a GPU (pretend.gpu: the shapes and choices made for GPUs), and a small device
+// (8 KiB shared memory, 32 invocations, 31 workgroups a dimension: 3-D grids from ~1000 workgroups).
+DeviceOptions gpu_shapes_options();
+DeviceOptions small_device_options();
+
 // Every kind of sort the bounds tests run, each on its ranges, handed to `each` (its sorter alive during
 // the call): every algorithm and radix path (both single-pass rankings, reduce-then-scan) for 32- and
 // 64-bit keys without values, with values (descending) and with 12-byte records, at sizes(tile) keys;

@@ -1291,6 +1291,38 @@ TEST_CASE("cli: --radix-staging picks how the ballot ranking writes a tile") {
   CHECK(refused.err.find("counter columns write each key directly") != std::string::npos);
 }
 
+// --workgroup-size and --items-per-thread take shapes of no power of two where the kernel does (the
+// single pass's ballot ranking: the JSON's facts say the shape ran); elsewhere the library refuses
+// them, which the CLI reports as a usage error with the library's reason.
+TEST_CASE("cli: shapes of no power of two reach the single pass's ballot ranking; other sorts refuse them") {
+  TempDir dir;
+  if (!test::device().info().subgroup_ballot || !test::device().info().subgroup_shuffle) {
+    test::skip("the device has no subgroup ballot and shuffle");
+    return;
+  }
+  const std::string workgroup = std::to_string(3 * test::device().info().subgroup_size);
+  const Run r = dir.run(with_globals({"bench", "--algo", "radix", "--type", "u32", "--values", "--n", "3001", "--repeat", "1",
+                                      "--no-cpu", "--radix-scan", "single-pass", "--radix-ranking", "ballot", "--workgroup-size",
+                                      workgroup, "--items-per-thread", "5", "--format", "json", "--out", dir / "s.json"}));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto doc = nlohmann::json::parse(read_text(dir / "s.json"));
+  REQUIRE(!doc["results"].empty());
+  for (const auto& c : doc["results"]) {
+    CHECK(c["facts"]["workgroup"] == std::stoi(workgroup));
+    CHECK(c["facts"]["tile"] == 5 * std::stoi(workgroup));
+  }
+  for (const char* algo : {"brick", "sample"}) {
+    const Run refused = dir.run(with_globals({"bench", "--algo", algo, "--n", "3000", "--repeat", "1", "--no-cpu", "--workgroup-size", "24"}));
+    CAPTURE(algo);
+    CHECK(refused.code == 2);
+    CHECK(refused.err.find("workgroup size 24 must be a power of two") != std::string::npos);
+  }
+  const Run refused = dir.run(with_globals({"bench", "--algo", "radix", "--n", "3000", "--repeat", "1", "--no-cpu", "--radix-scan",
+                                            "reduce-then-scan", "--items-per-thread", "6"}));
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("items per thread 6 must be a power of two") != std::string::npos);
+}
+
 TEST_CASE("cli: info lists the devices and names the chosen one") {
   TempDir dir;
   const Run r = dir.run(with_globals({"info"}));

@@ -437,6 +437,68 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
   }
 }
 
+// The ballot ranking takes shapes of no power of two (CUB's Onesweep tiles are 384 invocations x 21 keys):
+// three subgroups per workgroup with 5 keys each (in registers) and with 37 (in memory, beyond 32; one
+// subgroup of 32 lanes, whose three would not fit lavapipe's 32 KiB staged), each staging, 32-bit keys
+// with values and 64-bit keys without, descending, over many tiles and a partial last one, also with
+// half of the look-back's predecessors forced unpublished. Then, where shared memory holds it, a
+// workgroup of at least one invocation per digit (their digits look back on their own): the least
+// multiple of the subgroup size above 256, 3 keys each. ctest runs this at subgroup sizes 4, 8, 16, 32.
+TEST_CASE("single-pass radix sort: ballot ranking at shapes of no power of two") {
+  Device& plain = test::device();
+  if (!has_ballot(plain)) {
+    test::skip("the device has no subgroup ballot: no ballot ranking");
+    return;
+  }
+  DeviceOptions stalling = test::options_like_device();
+  stalling.pretend.lookback_stall_percent = 50;
+  Device stalls(stalling);
+  const uint32_t lanes = plain.info().subgroup_size;
+  uint64_t seed = 5100;
+  auto check_shape = [&](Device& gpu, const SortOptions& o, std::initializer_list<uint64_t> sizes) {
+    Sorter sorter(gpu, o);
+    const uint64_t tile = sorter.tile_size();
+    REQUIRE(tile == uint64_t(o.tuning.workgroup_size) * o.tuning.items_per_thread);
+    for (uint64_t n : sizes) {
+      SortStats stats;
+      CHECK(test::check_on(gpu, sorter, workloads::generate_keys(o.key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+      CHECK(stats.fact("ranking_ballot") == 1);
+      if (n > 1) CHECK(stats.fact("workgroup") == o.tuning.workgroup_size);
+      if (n > 1) CHECK(stats.fact("lookback_per_digit") == (o.tuning.workgroup_size >= 256 ? 1 : 0));
+    }
+    CHECK(test::check_on(gpu, sorter, workloads::generate_keys(o.key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
+  };
+  for (RadixStaging staging : {RadixStaging::direct, RadixStaging::late, RadixStaging::early}) {
+    for (const auto& [items, key, value_bytes] : {std::tuple{5u, Key::u32, 4u}, std::tuple{5u, Key::i64, 0u},
+                                                  std::tuple{37u, Key::u32, 4u}, std::tuple{37u, Key::i64, 0u}}) {
+      SortOptions o = single_pass(key, Order::descending, value_bytes, RadixRanking::ballot);
+      o.tuning.workgroup_size = items > 32 && lanes > 16 ? lanes : 3 * lanes;
+      o.tuning.items_per_thread = items;
+      o.tuning.radix_staging = staging;
+      INFO("staging ", to_string(staging), ", ", o.tuning.workgroup_size, " invocations x ", items, " keys, ", to_string(key),
+           " keys, value bytes ", value_bytes);
+      const uint64_t tile = uint64_t(o.tuning.workgroup_size) * items;
+      for (Device* gpu : {&plain, &stalls}) check_shape(*gpu, o, {uint64_t(1), tile - 1, tile + 1, 9 * tile + 7});
+    }
+  }
+  SortOptions wide = single_pass(Key::u32, Order::ascending, 4, RadixRanking::ballot);
+  wide.tuning.workgroup_size = (256 / lanes + 1) * lanes;
+  wide.tuning.items_per_thread = 3;
+  wide.tuning.radix_staging = RadixStaging::direct;
+  INFO("workgroup ", wide.tuning.workgroup_size);
+  bool fits = true;
+  try {
+    Sorter probe(plain, wide);
+  } catch (const Error& e) {
+    // Only shared memory may refuse it (lavapipe's 32 KiB at subgroups of 8 or fewer).
+    fits = false;
+    CHECK(e.code() == Status::Code::unsupported);
+    CHECK(std::string(e.what()).find("bytes of shared memory") != std::string::npos);
+  }
+  if (fits)
+    for (Device* gpu : {&plain, &stalls}) check_shape(*gpu, wide, {uint64_t(700), 5000, 40 * uint64_t(wide.tuning.workgroup_size) * 3 + 5});
+}
+
 TEST_CASE("single-pass radix sort with a GPU-side count") {
   Device& gpu = test::device();
   for (RadixRanking ranking : rankings(gpu)) {
@@ -710,6 +772,54 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     std::vector<std::byte> bytes(skewed.size() * 4);
     std::memcpy(bytes.data(), skewed.data(), bytes.size());
     CHECK(test::check_on(gpu, largest, bytes) == "");
+  }
+  // Shapes of no power of two: the ballot and match rankings take them in whole subgroups (a workgroup
+  // of several subgroups that is no multiple of the subgroup size is refused), counter columns and
+  // reduce-then-scan do not.
+  if (has_ballot(gpu)) {
+    o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot);
+    o.tuning.workgroup_size = gpu.info().subgroup_size + 1;
+    o.tuning.items_per_thread = 4;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("is no multiple of"), Error);
+    o.tuning.workgroup_size = gpu.info().subgroup_size;
+    o.tuning.items_per_thread = 40000;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("40000 items per thread are more than a tile's 32768 keys"), Error);
+    o.tuning.workgroup_size = gpu.info().max_workgroup_invocations + gpu.info().subgroup_size;
+    o.tuning.items_per_thread = 4;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("is more than maxComputeWorkGroupInvocations"), Error);
+  }
+  for (const auto& [workgroup, items] : {std::pair{12u, 4u}, std::pair{4u, 6u}}) {
+    INFO("workgroup ", workgroup, ", items per thread ", items);
+    o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::columns);
+    o.tuning.workgroup_size = workgroup;
+    o.tuning.items_per_thread = items;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("must be a power of two"), Error);
+    o.tuning.radix_scan = RadixScan::reduce_then_scan;
+    o.tuning.radix_ranking = RadixRanking::automatic;
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("must be a power of two"), Error);
+  }
+  // Where automatic builds reduce-then-scan beside the single pass (a GPU whose allocations hold more
+  // keys than the single pass counts: gpu-check runs this there), a shape only the single pass takes is
+  // refused, saying so; else (lavapipe, whose allocations stop at 2 GiB) the single pass sorts with it.
+  if (has_ballot(gpu)) {
+    DeviceOptions like = test::options_like_device();
+    like.pretend.gpu = true;
+    Device posing(like);
+    o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
+    o.tuning.radix_scan = RadixScan::automatic;
+    o.tuning.workgroup_size = 3 * posing.info().subgroup_size;
+    o.tuning.items_per_thread = 3;
+    std::optional<Sorter> sorter;
+    try {
+      sorter.emplace(posing, o);
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("suits the single pass only") != std::string::npos);
+    }
+    if (sorter) {
+      SortStats s;
+      CHECK(test::check_on(posing, *sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 3000, 4), &s) == "");
+      CHECK(s.fact("single_pass") == 1);
+    }
   }
   // The look-back window is 1 to 32 predecessors (0: the device's choice).
   o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);

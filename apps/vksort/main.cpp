@@ -39,11 +39,11 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 }
 
 void add_tuning_options(CLI::App& app, TuningOptions& t) {
-  app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (power of two; default: per device)")
+  app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (a power of two, or any size for the single-pass radix sort's ballot and match rankings; default: per device)")
       ->type_name("N")
       ->check(not_negative)
       ->group("Tuning");
-  app.add_option("--items-per-thread", t.items_per_thread, "Override the keys per invocation in a tile (power of two)")
+  app.add_option("--items-per-thread", t.items_per_thread, "Override the keys per invocation in a tile (a power of two, or any number for the single-pass radix sort's ballot and match rankings)")
       ->type_name("N")
       ->check(not_negative)
       ->group("Tuning");

@@ -55,7 +55,9 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
       throw UsageError(std::string(name) + ": " + std::to_string(v) + " is not a power of two");
     return v;
   };
-  vksort::Tuning tuning{check(options.workgroup_size, "--workgroup-size"), check(options.items_per_thread, "--items-per-thread")};
+  // The shape's own bounds are the library's: the single pass's ballot and match rankings take any
+  // workgroup size and keys per invocation, the other kernels powers of two (each refuses, saying why).
+  vksort::Tuning tuning{options.workgroup_size, options.items_per_thread};
   tuning.samples = check(options.samples, "--samples");
   if (options.radix_bits != 0 && options.radix_bits != 2 && options.radix_bits != 4 && options.radix_bits != 8)
     throw UsageError("--radix-bits: " + std::to_string(options.radix_bits) + ": radix sort's digits are 2, 4 or 8 bits wide");

@@ -32,7 +32,8 @@ std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::
 // --value-bytes as given (-1: not given, then 4): a multiple of 4 from 4 to 256, else a UsageError.
 uint32_t value_bytes_option(int64_t given);
 
-// Throws UsageError when a tuning knob is not a power of two (0 = choose) or too large.
+// The tuning knobs as a vksort::Tuning; throws UsageError where a knob is bad input whatever the kernel
+// (samples not a power of two, unknown names): the shape's bounds are the library's to check.
 vksort::Tuning to_tuning(const TuningOptions& options);
 
 }  // namespace vksort::cli

@@ -103,8 +103,10 @@ VKSORT_API std::optional<RadixStaging> parse_radix_staging(std::string_view name
 // Knobs that are normally chosen per device from its limits. Zero means "choose for me".
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
 struct Tuning {
-  uint32_t workgroup_size = 0;    // invocations per workgroup (power of two)
-  uint32_t items_per_thread = 0;  // keys each invocation holds in a tile (power of two)
+  // Invocations per workgroup and keys each holds in a tile: powers of two, except for the single-pass
+  // radix sort's ballot and match rankings, which take any (RadixScan::single_pass).
+  uint32_t workgroup_size = 0;
+  uint32_t items_per_thread = 0;
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
   uint32_t samples = 0;           // sample sort: s, samples per sublist and buckets (power of two <= tile)
   RadixRanking radix_ranking = RadixRanking::automatic;  // radix sort: see RadixRanking

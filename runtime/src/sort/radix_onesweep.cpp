@@ -104,8 +104,19 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   if (passes() > ONESWEEP_MAX_PASSES)
     throw Error("radix sort (single pass): " + std::to_string(passes()) + " passes, more than " +
                 std::to_string(ONESWEEP_MAX_PASSES));
-  if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations);
-  if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", 1u << 16);
+  // Counter columns split the digits evenly among invocations: powers of two. The ballot and match
+  // rankings take any shape (CUB's Onesweep tiles are 384 x 21 keys on sm80 and later).
+  if (columns_) {
+    if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations);
+    if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", 1u << 16);
+  } else {
+    if (tune.workgroup_size > info.max_workgroup_invocations)
+      throw Error("radix sort (single pass): workgroup size " + std::to_string(tune.workgroup_size) +
+                  " is more than maxComputeWorkGroupInvocations (" + std::to_string(info.max_workgroup_invocations) + ")");
+    if (tune.items_per_thread > ballot_most_tile)
+      throw Error("radix sort (single pass): " + std::to_string(tune.items_per_thread) + " items per thread are more than a tile's " +
+                  std::to_string(ballot_most_tile) + " keys");
+  }
   const std::string device = "\"" + info.name + "\" offers maxComputeSharedMemorySize = " + std::to_string(info.max_shared_memory);
 
   uint32_t subgroups = 0;
@@ -134,6 +145,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     round_read_ = ballot_round_read();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
+    // Workgroups of several subgroups fill them all: a partial last subgroup among full ones was
+    // measured only on lavapipe, where subgroups of 32 (LP_NATIVE_VECTOR_WIDTH=1024) then sort wrong
+    // or crash the driver while 4, 8 and 16 sort right; one subgroup alone may be partial (tested).
+    if (wg > sg && wg % sg != 0)
+      throw Error("radix sort (single pass): a workgroup of " + std::to_string(wg) + " invocations is no multiple of \"" +
+                  info.name + "\"'s subgroup size " + std::to_string(sg) + " (ballot and match rankings take whole subgroups)");
     if (!wg) {
       wg = std::bit_floor(std::min(ballot_workgroup(info), info.max_workgroup_invocations));
       while (wg > 1 && ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory) wg /= 2;

@@ -117,6 +117,15 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
   }
   reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking && !staging_asked);
   if (!reduce_then_scan_) return;
+  // The single pass's ballot and match rankings take any shape; reduce-then-scan's blocks only powers
+  // of two. Say which path wants them where automatic builds both.
+  const Tuning& tune = options.tuning;
+  if (single_pass_ && ((tune.workgroup_size && !std::has_single_bit(tune.workgroup_size)) ||
+                       (tune.items_per_thread && !std::has_single_bit(tune.items_per_thread))))
+    throw Error("radix sort: a workgroup of " + std::to_string(tune.workgroup_size) + " invocations x " +
+                std::to_string(tune.items_per_thread) + " keys per invocation suits the single pass only, but here radix sort "
+                "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(ONESWEEP_MAX_KEYS) +
+                " keys), whose blocks take powers of two; use Tuning::radix_scan single_pass, or powers of two");
 
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared
   // memory; they pay when each invocation holds many keys: small workgroups (CPU drivers, whose

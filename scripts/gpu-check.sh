@@ -19,7 +19,8 @@
 #      device's), 384 and 512 with 16 (the device's), 21 and 32 keys per invocation (CUB's Onesweep
 #      tiles are 384 x 21 u32 keys from sm80 on: 2 workgroups of 12 warps fill an SM's 24 warps where
 #      ours, 256 x 16, take 3 of 8 for tiles of half the keys; the ballot ranking takes any shape in
-#      whole subgroups), and each staging (RadixStaging) at the device's tile and look-back window. At 2^24 and 2^26: a shape's steady state (at 2^22 an H200
+#      whole subgroups), u64 keys at the device's shape and at CUB's (384 x 10), and each staging
+#      (RadixStaging) at the device's tile and look-back window. At 2^24 and 2^26: a shape's steady state (at 2^22 an H200
 #      runs a pass in a few waves of tiles, too few to tell shapes apart by their keys in flight).
 #   5. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
 #      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
@@ -242,7 +243,7 @@ fi
 # 4.
 stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   within 150 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items 0,21,32 --workgroups 0,384,512 \
-    --stagings direct,late,early --u64-items 0 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    --stagings direct,late,early --u64-items 0 --u64-shapes 384x10 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
     >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
   tail -30 "$out/sweep.log"
 }

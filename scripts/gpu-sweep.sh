@@ -16,7 +16,8 @@
 # tile and window with the ballot ranking, --type keys, --type pairs and u64 keys),
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
 # adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
-# (empty: none). A case that fails or hangs is
+# (empty: none); --u64-shapes LIST (default none) adds u64 keys at workgroup x keys shapes, e.g. 384x10
+# (CUB's Onesweep tile for 8-byte keys). A case that fails or hangs is
 # recorded in DIR/failed.txt, the others still run, and the script then exits 1; a shape the library
 # refuses on the device (too much shared memory, say) is listed in DIR/skipped.txt instead. On lavapipe (CI) it
 # runs at small sizes so it stays working.
@@ -24,8 +25,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 stagings="" type=u32 repeat=5 warmup_ms=1000 limit=300
-u64_items="0,16"
-usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--u64-items LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
+u64_items="0,16" u64_shapes=""
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--u64-items LIST] [--u64-shapes LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
     --stagings) stagings="$2"; shift 2 ;;
     --type) type="$2"; shift 2 ;;
     --u64-items) u64_items="$2"; shift 2 ;;
+    --u64-shapes) u64_shapes="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --warmup-ms) warmup_ms="$2"; shift 2 ;;
     --timeout) limit="$2"; shift 2 ;;
@@ -48,6 +50,10 @@ if [ -z "$vksort" ] || [ -z "$out" ] || [ ! -x "$vksort" ] || { [ -n "$old" ] &&
   echo "$usage" >&2
   exit 2
 fi
+[[ -z "$u64_shapes" || "$u64_shapes" =~ ^[0-9]+x[0-9]+(,[0-9]+x[0-9]+)*$ ]] || {
+  echo "gpu-sweep: --u64-shapes takes WORKGROUPxITEMS,..., e.g. 384x10: '$u64_shapes'" >&2
+  exit 2
+}
 mkdir -p "$out"
 rm -f "$out"/sweep-*.json "$out/failed.txt" "$out/skipped.txt"
 # shellcheck source=scripts/gpu_pythons.sh
@@ -121,6 +127,13 @@ if [ -n "$u64_items" ]; then
     run_case "u64-single-pass-items$i" u64 "$vksort" --radix-scan single-pass --items-per-thread "$i"
   done
   [ "$match" -eq 1 ] && run_case "u64-match" u64 "$vksort" --radix-scan single-pass --radix-ranking match
+fi
+if [ -n "$u64_shapes" ]; then
+  IFS=, read -r -a shape_list <<<"$u64_shapes"
+  for shape in "${shape_list[@]}"; do
+    run_case "u64-single-pass-items${shape#*x}-wg${shape%x*}" u64 "$vksort" --radix-scan single-pass \
+      --workgroup-size "${shape%x*}" --items-per-thread "${shape#*x}"
+  done
 fi
 rm -f "$out/stderr.txt"
 [ -n "$smi" ] && kill "$smi" 2>/dev/null

@@ -1372,6 +1372,7 @@ TEST_CASE("cli: info --format json is one object with the same facts, or nothing
   CHECK(chosen.at("max_storage_buffer_range") == d.max_storage_buffer_range);
   CHECK(chosen.at("max_workgroup_invocations") == d.max_workgroup_invocations);
   CHECK(chosen.at("subgroup_size") == d.subgroup_size);
+  CHECK(chosen.at("full_subgroups") == d.full_subgroups);
   CHECK(chosen.at("timestamps") == d.timestamps);
   const auto& kinds = j.at("auto").at("kinds");
   REQUIRE(kinds.size() == 4);

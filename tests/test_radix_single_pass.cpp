@@ -499,6 +499,64 @@ TEST_CASE("single-pass radix sort: ballot ranking at shapes of no power of two")
     for (Device* gpu : {&plain, &stalls}) check_shape(*gpu, wide, {uint64_t(700), 5000, 40 * uint64_t(wide.tuning.workgroup_size) * 3 + 5});
 }
 
+// Where pipelines can require full subgroups (VK_EXT_subgroup_size_control's computeFullSubgroups), the
+// ballot kernel's histogram rows take as much shared memory as there are subgroups, not room for twice
+// as many: 32 subgroups x 2 keys (rows 16 KiB instead of 32) sort there, also with half of the
+// look-back's predecessors forced unpublished, and a device pretending it cannot require them
+// (DeviceOptions::pretend.no_full_subgroups) keeps the room, so on lavapipe's 32 KiB refuses that
+// shape for shared memory. A workgroup of less than a subgroup never requires full ones. ctest runs
+// this at subgroup sizes 4, 8 and 16 (lavapipe at 32 lanes cannot require them: DeviceInfo).
+TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly") {
+  Device& plain = test::device();
+  if (!has_ballot(plain) || !plain.info().full_subgroups) {
+    test::skip("the device cannot require full subgroups (or has no subgroup ballot)");
+    return;
+  }
+  const uint32_t lanes = plain.info().subgroup_size;
+  REQUIRE(plain.info().max_subgroup_size >= lanes);
+  DeviceOptions stalling = test::options_like_device();
+  stalling.pretend.lookback_stall_percent = 50;
+  Device stalls(stalling);
+  DeviceOptions without = test::options_like_device();
+  without.pretend.no_full_subgroups = true;
+  Device no_full(without);
+  CHECK_FALSE(no_full.info().full_subgroups);
+  uint64_t seed = 6100;
+
+  SortOptions o = single_pass(Key::u32, Order::ascending, 4, RadixRanking::ballot);
+  o.tuning.workgroup_size = std::min(32 * plain.info().max_subgroup_size, plain.info().max_workgroup_invocations);
+  o.tuning.items_per_thread = 2;
+  o.tuning.radix_staging = RadixStaging::direct;
+  INFO("workgroup ", o.tuning.workgroup_size);
+  for (Device* gpu : {&plain, &stalls}) {
+    Sorter sorter(*gpu, o);
+    for (uint64_t n : {uint64_t(3), uint64_t(sorter.tile_size()) + 1, 37 * uint64_t(sorter.tile_size()) - 5}) {
+      SortStats stats;
+      CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+      CHECK(stats.fact("full_subgroups") == 1);
+    }
+  }
+  try {
+    Sorter sorter(no_full, o);
+    SortStats stats;
+    CHECK(test::check_on(no_full, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, seed++), &stats) == "");
+    CHECK(stats.fact("full_subgroups") == 0);
+    // Rows for twice 32 subgroups are 32 KiB alone.
+    CHECK(no_full.info().max_shared_memory > 32768);
+  } catch (const Error& e) {
+    CHECK(e.code() == Status::Code::unsupported);
+    CHECK(std::string(e.what()).find("bytes of shared memory") != std::string::npos);
+  }
+  // Less than one subgroup: never full.
+  if (lanes >= 8) {
+    o.tuning.workgroup_size = lanes / 2;
+    Sorter partial(plain, o);
+    SortStats stats;
+    CHECK(test::check_on(plain, partial, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, seed++), &stats) == "");
+    CHECK(stats.fact("full_subgroups") == 0);
+  }
+}
+
 TEST_CASE("single-pass radix sort with a GPU-side count") {
   Device& gpu = test::device();
   for (RadixRanking ranking : rankings(gpu)) {

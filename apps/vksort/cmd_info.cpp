@@ -55,7 +55,8 @@ void print_limits(std::ostream& out, const Device& device) {
                           {d.subgroup_shuffle, "shuffle"}, {d.subgroup_partitioned, "partitioned"}})
     if (on) ops += (ops.empty() ? "" : ", ") + std::string(name);
   row("subgroup size", d.subgroup_size ? std::to_string(d.subgroup_size) + " (compute ops: " +
-                                             (ops.empty() ? "basic only" : ops) + ")"
+                                             (ops.empty() ? "basic only" : ops) +
+                                             (d.full_subgroups ? "; full subgroups on request" : "") + ")"
                                        : "none usable in compute");
   row("max shared memory", bytes(d.max_shared_memory));
   row("max workgroup invocations", std::to_string(d.max_workgroup_invocations));
@@ -111,6 +112,7 @@ int info_json(const GlobalOptions& global, const std::vector<DeviceListing>& dev
       {"selected_by", sel.text.empty() ? "type" : sel.source + " " + sel.text},
       {"subgroup_size", d.subgroup_size},
       {"subgroup_ops", ops},
+      {"full_subgroups", d.full_subgroups},
       {"max_shared_memory", d.max_shared_memory},
       {"max_workgroup_invocations", d.max_workgroup_invocations},
       {"max_workgroup_count", {d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]}},

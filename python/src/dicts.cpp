@@ -35,6 +35,7 @@ py::dict device_dict(const DeviceInfo& info) {
   features["subgroup_ballot"] = info.subgroup_ballot;
   features["subgroup_shuffle"] = info.subgroup_shuffle;
   features["subgroup_partitioned"] = info.subgroup_partitioned;
+  features["full_subgroups"] = info.full_subgroups;
   features["timestamps"] = info.timestamps;
   py::dict limits;
   limits["max_shared_memory"] = info.max_shared_memory;

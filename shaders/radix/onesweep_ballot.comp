@@ -47,7 +47,9 @@
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
-layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;  // the most subgroups a workgroup may have
+// The most subgroups a workgroup may have: as many as there are where the pipeline requires full
+// subgroups, else room for twice as many as full ones would make (the runtime's ballot_subgroups).
+layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;
 layout(constant_id = SPEC_ONESWEEP_STAGE_KEYS) const uint STAGE_KEYS = 1;   // TILE: stage the tile in shared memory
 // Staged tiles: true stages each key as soon as it is ranked, into memory of its own (early); false
 // stages after the look-back, in the histograms' memory (late). See s_hist.
@@ -269,7 +271,7 @@ void main() {
   const uint live = subgroupBallotBitCount(live_mask);
   const uint lane = subgroupBallotExclusiveBitCount(live_mask);
   if (subgroupElect()) s_live[sg] = live;
-  // The rows of the subgroups there are (SUBGROUPS leaves room for twice as many).
+  // The rows of the subgroups there are.
   for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
   // Histograms are zero and every subgroup's live count is in.
   barrier();

@@ -29,6 +29,10 @@ struct DeviceInfo {
   bool subgroup_shuffle = false;
   bool subgroup_partitioned = false;     // VK_NV_shader_subgroup_partitioned in compute, enabled by vksort
                                          // (false on a borrowed device: vksort cannot see its extensions)
+  // Pipelines can require full subgroups (VK_EXT_subgroup_size_control's computeFullSubgroups, enabled by
+  // vksort; false on a borrowed device) for workgroups of a multiple of max_subgroup_size invocations.
+  bool full_subgroups = false;
+  uint32_t max_subgroup_size = 0;        // maxSubgroupSize where the extension is offered, else 0
   uint32_t max_shared_memory = 0;        // maxComputeSharedMemorySize, bytes
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_workgroup_count[3] = {};
@@ -59,6 +63,7 @@ struct DeviceOptions {
     uint32_t max_workgroup_count = 0;        // in each dimension
     bool no_timestamps = false;              // as if the queue could not write timestamps
     bool no_subgroups = false;               // as if compute had no subgroup operations: shared-memory paths
+    bool no_full_subgroups = false;          // as if pipelines could not require full subgroups
     // As if a CPU driver (DeviceInfo::type "cpu", e.g. lavapipe) were a GPU ("discrete"): the shapes and
     // choices vksort makes for GPUs run there, so that tests reach them.
     bool gpu = false;

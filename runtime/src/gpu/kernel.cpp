@@ -12,10 +12,14 @@
 namespace vksort::gpu {
 
 Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
-               uint32_t push_bytes)
+               uint32_t push_bytes, bool full_subgroups)
     : ctx_(&ctx), workgroup_size_(workgroup_size), push_bytes_(push_bytes), name_(shader) {
   std::span<const uint32_t> code = shader_code(shader);
   if (code.empty()) throw Error("internal: no embedded shader named \"" + shader + "\"");
+  if (full_subgroups && !(ctx.info.full_subgroups && ctx.info.max_subgroup_size && workgroup_size % ctx.info.max_subgroup_size == 0))
+    throw Error("internal: " + shader + " asks for full subgroups of " + std::to_string(workgroup_size) + " invocations on \"" +
+                ctx.info.name + "\" (full subgroups " + (ctx.info.full_subgroups ? "on" : "off") + ", maxSubgroupSize " +
+                std::to_string(ctx.info.max_subgroup_size) + ")");
   if (push_bytes > ctx.info.max_push_constants)
     throw Error(Status::Code::unsupported, "shader " + shader + " needs " + std::to_string(push_bytes) + " bytes of push constants; \"" +
                 ctx.info.name + "\" offers " + std::to_string(ctx.info.max_push_constants));
@@ -48,6 +52,7 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
   info.stage.module = module;
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec_info;
+  if (full_subgroups) info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   info.layout = layout_;
   // Statistics describe a compilation: no cache, whose hit might carry none.
   if (ctx.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
@@ -59,7 +64,7 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
     throw Error("creating the compute pipeline " + shader + ": " + result_name(r), r);
   }
   if (ctx.pipeline_statistics) {
-    std::string constants = "workgroup " + std::to_string(workgroup_size);
+    std::string constants = "workgroup " + std::to_string(workgroup_size) + (full_subgroups ? " full subgroups" : "");
     for (const SpecValue& v : spec) constants += ", spec " + std::to_string(v.id) + "=" + std::to_string(v.value);
     report_pipeline_statistics(ctx, pipeline_, shader, constants);
   }

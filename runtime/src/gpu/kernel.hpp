@@ -20,8 +20,10 @@ class Kernel {
   Kernel() = default;
   // `shader` names an embedded shader ("brick_tile_sort_k32"); `workgroup_size` is specialization
   // constant 0 (local_size_x_id = 0) of every vksort shader.
+  // `full_subgroups`: the pipeline requires full subgroups (REQUIRE_FULL_SUBGROUPS); only where
+  // ctx.info.full_subgroups and workgroup_size is a multiple of max_subgroup_size (else an internal error).
   Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
-         uint32_t push_bytes);
+         uint32_t push_bytes, bool full_subgroups = false);
   ~Kernel();
   Kernel(Kernel&& other) noexcept;
   Kernel& operator=(Kernel&& other) noexcept;

@@ -35,14 +35,26 @@ constexpr uint32_t max_lookback_window = 32;
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
 }
-// Ballot ranking: room for twice as many subgroups as full ones would make (Vulkan 1.2 does not promise
-// full subgroups), a histogram row of 16-bit counters each.
-uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup) { return 2 * std::max(1u, (workgroup + subgroup - 1) / subgroup); }
+// Ballot ranking: a histogram row of 16-bit counters per subgroup. Where the pipeline requires full
+// subgroups (`full`), as many rows as there are subgroups; else room for twice as many as full ones
+// would make (Vulkan does not otherwise promise full subgroups): on NVIDIA (48 KiB, subgroups of 32)
+// 4 KiB more for 256 invocations, 6 KiB for 384.
+uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup, bool full) {
+  const uint32_t at_least = std::max(1u, (workgroup + subgroup - 1) / subgroup);
+  return full ? at_least : 2 * at_least;
+}
+// Whether the ballot kernel of `workgroup` invocations requires full subgroups: where the device can
+// (the pipeline then needs a multiple of maxSubgroupSize) and the subgroups divide it.
+bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) {
+  return info.full_subgroups && info.max_subgroup_size && info.subgroup_size && workgroup % info.max_subgroup_size == 0 &&
+         workgroup % info.subgroup_size == 0;
+}
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
 // early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then live counts, digit
 // starts, the workgroup scan and the look-back's arrays.
-uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, uint64_t staged_bytes = 0, bool early = false) {
-  const uint32_t s = ballot_subgroups(workgroup, subgroup);
+uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, bool full, uint64_t staged_bytes = 0,
+                             bool early = false) {
+  const uint32_t s = ballot_subgroups(workgroup, subgroup, full);
   const uint64_t hist = uint64_t(s) * radix * 2;
   return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + s * 4 + radix * 4 + 2 * workgroup * 4 +
          lookback_shared_bytes(radix);
@@ -154,12 +166,14 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   info.name + "\"'s subgroup size " + std::to_string(sg) + " (ballot and match rankings take whole subgroups)");
     if (!wg) {
       wg = std::bit_floor(std::min(ballot_workgroup(info), info.max_workgroup_invocations));
-      while (wg > 1 && ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory) wg /= 2;
+      while (wg > 1 && ballot_shared_bytes(radix, wg, sg, ballot_full_subgroups(info, wg)) > info.max_shared_memory) wg /= 2;
     }
-    if (ballot_shared_bytes(radix, wg, sg) > info.max_shared_memory)
+    full_subgroups_ = ballot_full_subgroups(info, wg);
+    if (ballot_shared_bytes(radix, wg, sg, full_subgroups_) > info.max_shared_memory)
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
-                  " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg)) + " bytes of shared memory; " + device);
-    subgroups = ballot_subgroups(wg, sg);
+                  " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg, full_subgroups_)) +
+                  " bytes of shared memory; " + device);
+    subgroups = ballot_subgroups(wg, sg, full_subgroups_);
     // Stage the tile in shared memory for coalesced writes where it fits (RadixStaging); GPUs, and any
     // device asked to stage, take smaller tiles (down to 4 keys per invocation) to make it fit: late
     // (sharing the histograms' memory) unless early is asked for. Automatic then stages early where
@@ -167,7 +181,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     const RadixStaging staging = tune.radix_staging;
     const uint64_t item_bytes = key_bytes(options.key) + (values_ ? 4 : 0);
     auto staged_bytes = [&](uint32_t items, bool early) {
-      return ballot_shared_bytes(radix, wg, sg, uint64_t(wg) * items * item_bytes, early);
+      return ballot_shared_bytes(radix, wg, sg, full_subgroups_, uint64_t(wg) * items * item_bytes, early);
     };
     auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
     uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
@@ -236,7 +250,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_BALLOT_ROUND_READ, round_read_},
                          {SPEC_ONESWEEP_WINDOW, window_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
-                        sizeof(OnesweepPush));
+                        sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
                          {SPEC_ITEMS_PER_THREAD, items}},
@@ -380,6 +394,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged", staged_ ? 1.0 : 0.0},
           {"staged_early", early_ ? 1.0 : 0.0},
           {"ballot_round_read", round_read_ ? 1.0 : 0.0},
+          {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},

@@ -70,6 +70,7 @@ class RadixOnesweep {
   bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
   bool early_ = false;   // ... each key as soon as it is ranked, in memory of its own (RadixStaging::early)
   bool round_read_ = false;  // ballot rounds by reads, not the shuffle (VKSORT_BALLOT_ROUND=read: experiment)
+  bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own
   TileShape shape_;

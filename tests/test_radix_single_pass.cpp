@@ -43,8 +43,23 @@ bool round_read() {
   return v && std::string(v) == "read";
 }
 
+// Options for a further device whose look-back finds `percent` of its predecessors unpublished, so the
+// fallback runs that often.
+DeviceOptions stalling_options(uint32_t percent) {
+  DeviceOptions o = test::options_like_device();
+  o.pretend.lookback_stall_percent = percent;
+  return o;
+}
+
 bool has_ballot(const Device& gpu) {
   return gpu.info().subgroup_ballot && gpu.info().subgroup_shuffle && gpu.info().subgroup_size > 0;
+}
+
+// Reports the test skipped where `gpu` has no ballot ranking (no subgroup ballot and shuffle).
+bool skip_without_ballot(const Device& gpu) {
+  if (has_ballot(gpu)) return false;
+  test::skip("the device has no subgroup ballot: no ballot ranking");
+  return true;
 }
 
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
@@ -134,9 +149,7 @@ TEST_CASE("single-pass radix sort f64") { single_pass_matrix(Key::f64); }
 // look-back is counted, down to tile 0. The result must not change, and the fact says it happened.
 TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
   for (uint32_t percent : {50u, 100u}) {
-    DeviceOptions stalling = test::options_like_device();
-    stalling.pretend.lookback_stall_percent = percent;
-    Device gpu(stalling);
+    Device gpu(stalling_options(percent));
     uint64_t seed = 900;
     for (RadixRanking ranking : rankings(gpu)) {
       for (Key key : {Key::u32, Key::f64}) {
@@ -373,10 +386,7 @@ TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange"
 // first round, a round and one, a tile and one either way, several tiles.
 TEST_CASE("single-pass radix sort: ballot ranking on both sides of the in-register limit") {
   Device& gpu = test::device();
-  if (!has_ballot(gpu)) {
-    test::skip("the device has no subgroup ballot: no ballot ranking");
-    return;
-  }
+  if (skip_without_ballot(gpu)) return;
   const uint64_t lanes = gpu.info().subgroup_size;
   uint64_t seed = 1300;
   // Each side with each key width and each with and without values, in four pipelines (each takes
@@ -403,13 +413,8 @@ TEST_CASE("single-pass radix sort: ballot ranking on both sides of the in-regist
 // automatic stages early where histograms and tile fit together.
 TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
   Device& plain = test::device();
-  if (!has_ballot(plain)) {
-    test::skip("the device has no subgroup ballot: no ballot ranking");
-    return;
-  }
-  DeviceOptions stalling = test::options_like_device();
-  stalling.pretend.lookback_stall_percent = 50;
-  Device stalls(stalling);
+  if (skip_without_ballot(plain)) return;
+  Device stalls(stalling_options(50));
   const uint32_t lanes = plain.info().subgroup_size;
   uint64_t seed = 2800;
   for (RadixStaging staging : {RadixStaging::direct, RadixStaging::late, RadixStaging::early, RadixStaging::automatic}) {
@@ -446,13 +451,8 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
 // multiple of the subgroup size above 256, 3 keys each. ctest runs this at subgroup sizes 4, 8, 16, 32.
 TEST_CASE("single-pass radix sort: ballot ranking at shapes of no power of two") {
   Device& plain = test::device();
-  if (!has_ballot(plain)) {
-    test::skip("the device has no subgroup ballot: no ballot ranking");
-    return;
-  }
-  DeviceOptions stalling = test::options_like_device();
-  stalling.pretend.lookback_stall_percent = 50;
-  Device stalls(stalling);
+  if (skip_without_ballot(plain)) return;
+  Device stalls(stalling_options(50));
   const uint32_t lanes = plain.info().subgroup_size;
   uint64_t seed = 5100;
   auto check_shape = [&](Device& gpu, const SortOptions& o, std::initializer_list<uint64_t> sizes) {
@@ -514,9 +514,7 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
   }
   const uint32_t lanes = plain.info().subgroup_size;
   REQUIRE(plain.info().max_subgroup_size >= lanes);
-  DeviceOptions stalling = test::options_like_device();
-  stalling.pretend.lookback_stall_percent = 50;
-  Device stalls(stalling);
+  Device stalls(stalling_options(50));
   DeviceOptions without = test::options_like_device();
   without.pretend.no_full_subgroups = true;
   Device no_full(without);

@@ -153,9 +153,10 @@ Probe probe(const InstanceFns& f, VkPhysicalDevice pd, int forced_family = -1) {
     VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &size_features};
     f.vkGetPhysicalDeviceFeatures2(pd, &query);
     i.max_subgroup_size = size_props.maxSubgroupSize;
-    // llvmpipe's vectors end at 512 bits (16 lanes); LP_NATIVE_VECTOR_WIDTH=1024 makes it report
-    // subgroups of 32 (the tests' GPU shapes), and there any pipeline that requires full subgroups
-    // crashes it (Mesa 22.3; as do partial subgroups among full ones). Those run as before.
+    // llvmpipe reports subgroups of its vector width / 32 lanes but runs compute shaders at most 16
+    // lanes wide (lp_state_cs.c: MIN2(lp_native_vector_width / 32, 16)): at LP_NATIVE_VECTOR_WIDTH=1024
+    // (the tests' GPU shapes) it reports 32 and its subgroups have 16 lanes, so a workgroup has twice
+    // the subgroups the reported size makes, and memory sized for those overflows (Mesa 22.3: crashes).
     const bool llvmpipe_beyond_vectors = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE && subgroup.subgroupSize > 16;
     i.full_subgroups = size_features.computeFullSubgroups && size_props.maxSubgroupSize > 0 && !llvmpipe_beyond_vectors;
   }

@@ -159,7 +159,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
     // wrong on lavapipe, whose gl_NumSubgroups leaves it out; counted in by the kernel, subgroups of
-    // 4, 8 and 16 sorted right but 32 (LP_NATIVE_VECTOR_WIDTH=1024) still did not: untestable, so
+    // 4, 8 and 16 sorted right but "32" (LP_NATIVE_VECTOR_WIDTH=1024: 16 lanes) did not: untestable, so
     // refused. One subgroup alone may be partial (the tiny shapes' tests run that).
     if (wg > sg && wg % sg != 0)
       throw Error("radix sort (single pass): a workgroup of " + std::to_string(wg) + " invocations is no multiple of \"" +

@@ -46,7 +46,8 @@ def main():
     print("\n| kind | path | dispatches | global barriers | bytes per key (design) | tile | ranking |")
     print("|---|---|---|---|---|---|---|")
     for (kind, label), f in sorted(facts.items()):
-        ranking = "ballot" if f.get("ranking_ballot") else "columns" if f.get("ranking_columns") else "splits"
+        ranking = ("ballot" if f.get("ranking_ballot") else "match" if f.get("ranking_match") else
+                   "columns" if f.get("ranking_columns") else "splits")
         print(f"| {kind} | {label} | {f.get('dispatches', 0):.0f} | {f.get('global_barriers', 0):.0f} | "
               f"{f.get('bytes_per_key', 0):.0f} | {f.get('tile', 0):.0f} | {ranking} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")

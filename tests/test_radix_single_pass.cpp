@@ -20,6 +20,7 @@
 
 #include "host_keys.hpp"
 #include "reference_sort.hpp"
+#include "sort/radix_onesweep.hpp"
 #include "support/app_commands.hpp"
 #include "support/sort_check.hpp"
 #include "support/test_device.hpp"
@@ -34,13 +35,6 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
   o.tuning.radix_scan = RadixScan::single_pass;
   o.tuning.radix_ranking = ranking;
   return o;
-}
-
-// Whether this process ranks ballot rounds by reads (VKSORT_BALLOT_ROUND=read, ctest's
-// radix_single_pass_round_read) rather than by the shuffle.
-bool round_read() {
-  const char* v = std::getenv("VKSORT_BALLOT_ROUND");
-  return v && std::string(v) == "read";
 }
 
 // Options for a further device whose look-back finds `percent` of its predecessors unpublished, so the
@@ -434,7 +428,6 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           const bool early = staging == RadixStaging::early || staging == RadixStaging::automatic;
           CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
-          CHECK(stats.fact("ballot_round_read") == (round_read() ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -553,6 +546,60 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
     CHECK(test::check_on(plain, partial, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, seed++), &stats) == "");
     CHECK(stats.fact("full_subgroups") == 0);
   }
+}
+
+// The ballot ranking's default workgroup (RadixOnesweep::default_ballot_workgroup), on described
+// devices: 384 invocations for 32-bit keys alone where a tile of 384 x 16 stages early (measured on an
+// H200), 256 for pairs and 64-bit keys and where 384 does not fit, halved where even the histogram rows
+// do not fit; one subgroup on CPU drivers. Lavapipe's 32 KiB never takes 384 (so the sorts elsewhere in
+// this file run 256 when posing as a GPU): what a 384-invocation workgroup sorts is tested by the
+// shapes of no power of two above and on GPUs (scripts/gpu-check.sh).
+TEST_CASE("single-pass radix sort: the ballot ranking's default workgroup per device") {
+  DeviceInfo gpu;
+  gpu.type = "discrete";
+  gpu.subgroup_size = gpu.max_subgroup_size = 32;
+  gpu.full_subgroups = true;
+  gpu.max_shared_memory = 48 * 1024;
+  gpu.max_workgroup_invocations = 1024;
+  using algo::RadixOnesweep;
+  CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::u32, false, 8) == 384);
+  CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::f32, false, 8) == 384);
+  CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::i32, true, 8) == 256);
+  CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::u64, false, 8) == 256);
+  DeviceInfo wave64 = gpu;  // AMD-like: subgroups of 64, 64 KiB
+  wave64.subgroup_size = wave64.max_subgroup_size = 64;
+  wave64.max_shared_memory = 64 * 1024;
+  CHECK(RadixOnesweep::default_ballot_workgroup(wave64, Key::u32, false, 8) == 384);
+  DeviceInfo no_full = gpu;  // rows for twice the subgroups: 384 x 16 staged early needs 45 KiB, fits 48
+  no_full.full_subgroups = false;
+  CHECK(RadixOnesweep::default_ballot_workgroup(no_full, Key::u32, false, 8) == 384);
+  DeviceInfo small = gpu;  // 32 KiB: 384 x 16 staged early does not fit
+  small.max_shared_memory = 32 * 1024;
+  CHECK(RadixOnesweep::default_ballot_workgroup(small, Key::u32, false, 8) == 256);
+  DeviceInfo few = gpu;  // at most 256 invocations
+  few.max_workgroup_invocations = 256;
+  CHECK(RadixOnesweep::default_ballot_workgroup(few, Key::u32, false, 8) == 256);
+  DeviceInfo wide = gpu;  // subgroups of 128 (Vulkan's largest) divide 384 too
+  wide.subgroup_size = wide.max_subgroup_size = 128;
+  wide.max_shared_memory = 64 * 1024;
+  CHECK(RadixOnesweep::default_ballot_workgroup(wide, Key::u32, false, 8) == 384);
+  DeviceInfo tiny = gpu;  // 8 KiB: the rows and look-back of 256 invocations do not fit; halved
+  tiny.max_shared_memory = 8 * 1024;
+  const uint32_t halved = RadixOnesweep::default_ballot_workgroup(tiny, Key::u32, false, 8);
+  CHECK(halved < 256);
+  CHECK(halved >= 1);
+  DeviceInfo cpu = gpu;
+  cpu.type = "cpu";
+  cpu.subgroup_size = cpu.max_subgroup_size = 8;
+  CHECK(RadixOnesweep::default_ballot_workgroup(cpu, Key::u32, false, 8) == 8);
+
+  // The device this runs on: a sort that leaves the workgroup to it reports the same.
+  Device& plain = test::device();
+  if (skip_without_ballot(plain)) return;
+  Sorter sorter(plain, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot));
+  SortStats stats;
+  CHECK(test::check_on(plain, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 20000, 6200), &stats) == "");
+  CHECK(stats.fact("workgroup") == RadixOnesweep::default_ballot_workgroup(plain.info(), Key::u32, false, 8));
 }
 
 TEST_CASE("single-pass radix sort with a GPU-side count") {
@@ -798,17 +845,6 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
     CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
     if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
-  }
-  // The ballot round's experiment knob takes shuffle or read (ctest's radix_single_pass_round_read
-  // runs the ballot cases with read); anything else is refused when a sorter is made.
-  if (has_ballot(gpu)) {
-    const char* was = std::getenv("VKSORT_BALLOT_ROUND");
-    const std::string saved = was ? was : "";
-    setenv("VKSORT_BALLOT_ROUND", "reads", 1);
-    CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
-                         doctest::Contains("VKSORT_BALLOT_ROUND is \"reads\"; it takes shuffle or read"), Error);
-    if (was) setenv("VKSORT_BALLOT_ROUND", saved.c_str(), 1);
-    else unsetenv("VKSORT_BALLOT_ROUND");
   }
   // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
   if (has_ballot(gpu)) {

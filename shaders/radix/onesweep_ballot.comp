@@ -57,12 +57,6 @@ layout(constant_id = SPEC_ONESWEEP_STAGE_EARLY) const bool STAGE_EARLY = false;
 // Ballot words that hold a subgroup's lanes (the device's subgroup size, which pipelines of SPIR-V 1.5
 // without a varying-size flag always get): the ranking combines only those, one on subgroups of 32.
 layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
-// How a ranking round moves the places (rank_key). false: the highest peer's atomic, handed to its
-// peers by a shuffle (CUB's round, the default). true: every lane reads its place, then the highest
-// peer adds by an atomic, a barrier before and after (the round before the rows were 16-bit). An
-// experiment for GPU runs to tell the two apart in one call (VKSORT_BALLOT_ROUND=read), until one of
-// them is measured the better.
-layout(constant_id = SPEC_BALLOT_ROUND_READ) const bool ROUND_READ = false;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
@@ -175,16 +169,8 @@ uint rank_key(Key k, bool valid, uint row) {
   // The highest peer moves the digit's place past the peers, by an atomic: the word's other digit may
   // move in the same round. It hands the place before them to its peers.
   const uint shift = hist_shift(d);
-  if (ROUND_READ) {
-    const uint before = valid ? (s_hist[hist_word(row, d)] >> shift) & 0xffffu : 0u;
-    // Every lane read its place before the highest peers move them.
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    if (valid && below + 1u == count) atomicAdd(s_hist[hist_word(row, d)], count << shift);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    return before + below;
-  }
+  // (The other round, every lane reading its place and the highest peer adding after a barrier, two
+  // barriers a round, was 1-2% slower on an H200 at 2^20-2^28: bench/results/nvidia-h200_2026-11-27-session20.)
   uint moved = 0u;
   if (valid && below + 1u == count) moved = atomicAdd(s_hist[hist_word(row, d)], count << shift);
   const uint leader = valid ? subgroupBallotFindMSB(peers) : gl_SubgroupInvocationID;

@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <span>
-#include <string_view>
 
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
@@ -70,18 +68,8 @@ uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return key_bytes(key) == 8 ? 8 : 16;
 }
-// VKSORT_BALLOT_ROUND, an experiment for GPU runs (docs/algorithms.md): "read" ranks each ballot round
-// by reads and two barriers (SPEC_BALLOT_ROUND_READ), "shuffle" or unset by the highest peer's atomic
-// handed on by a shuffle.
-bool ballot_round_read() {
-  const char* v = std::getenv("VKSORT_BALLOT_ROUND");
-  if (!v || !*v || std::string_view(v) == "shuffle") return false;
-  if (std::string_view(v) == "read") return true;
-  throw Error(std::string("VKSORT_BALLOT_ROUND is \"") + v + "\"; it takes shuffle or read");
-}
 // Ballot ranking's histogram rows count in 16 bits: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
-uint32_t ballot_workgroup(const DeviceInfo& info) { return info.type == "cpu" ? info.subgroup_size : 256; }
 
 void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
   if (!std::has_single_bit(v) || v > most)
@@ -90,6 +78,30 @@ void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
 }
 
 }  // namespace
+
+// The ballot and match rankings' workgroup where Tuning leaves it to the device. CPU drivers: one
+// subgroup (lavapipe, above). GPUs: 384 invocations for 32-bit keys alone where a tile of 384 x
+// ballot_items stages early in shared memory, else 256 (halved until the histogram rows fit). Measured
+// on an H200 (2^26 u32 keys, one sweep, bench/results/nvidia-h200_2026-11-27-session20): 384 x 16 keys
+// 2.38 ms, 256 x 16 2.93, 256 x 21 2.60, 512 x 16 3.15, 384 x 21 6.93. Larger tiles pay each tile's
+// fixed latency (take the tile, publish, look back) less often; 384 is CUB Onesweep's workgroup too.
+// Pairs stay at 256 (at 384 their tile would halve to stage: unmeasured), as do 64-bit keys (unmeasured).
+uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key, bool values, uint32_t radix_bits) {
+  const uint32_t sg = std::max(1u, info.subgroup_size);
+  if (info.type == "cpu") return sg;
+  const uint32_t radix = 1u << radix_bits;
+  const auto shared = [&](uint32_t wg, uint64_t staged) {
+    return ballot_shared_bytes(radix, wg, sg, ballot_full_subgroups(info, wg), staged, staged != 0);
+  };
+  constexpr uint32_t wide = 384;
+  const uint64_t wide_tile_bytes = uint64_t(wide) * ballot_items(info, key, wide) * key_bytes(key);
+  if (key_bytes(key) == 4 && !values && wide % sg == 0 && wide <= info.max_workgroup_invocations &&
+      shared(wide, wide_tile_bytes) <= info.max_shared_memory)
+    return wide;
+  uint32_t wg = std::bit_floor(std::min(256u, info.max_workgroup_invocations));
+  while (wg > 1 && shared(wg, 0) > info.max_shared_memory) wg /= 2;
+  return wg;
+}
 
 // CPU drivers: columns, measured faster than ballot ranking on lavapipe (2^20 keys, passes of
 // 5 sorts, two alternating rounds, columns/ballot: u32 keys 0.77 and 0.60, u32 pairs 0.94 and 0.52,
@@ -154,7 +166,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
                   (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
                   "; use RadixRanking::ballot");
-    round_read_ = ballot_round_read();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
@@ -164,10 +175,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     if (wg > sg && wg % sg != 0)
       throw Error("radix sort (single pass): a workgroup of " + std::to_string(wg) + " invocations is no multiple of \"" +
                   info.name + "\"'s subgroup size " + std::to_string(sg) + " (ballot and match rankings take whole subgroups)");
-    if (!wg) {
-      wg = std::bit_floor(std::min(ballot_workgroup(info), info.max_workgroup_invocations));
-      while (wg > 1 && ballot_shared_bytes(radix, wg, sg, ballot_full_subgroups(info, wg)) > info.max_shared_memory) wg /= 2;
-    }
+    if (!wg) wg = default_ballot_workgroup(info, options.key, values_, radix_bits);
     full_subgroups_ = ballot_full_subgroups(info, wg);
     if (ballot_shared_bytes(radix, wg, sg, full_subgroups_) > info.max_shared_memory)
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
@@ -247,7 +255,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
-                         {SPEC_BALLOT_ROUND_READ, round_read_},
                          {SPEC_ONESWEEP_WINDOW, window_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
                         sizeof(OnesweepPush), full_subgroups_);
@@ -393,7 +400,6 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ranking_match", match_ ? 1.0 : 0.0},
           {"staged", staged_ ? 1.0 : 0.0},
           {"staged_early", early_ ? 1.0 : 0.0},
-          {"ballot_round_read", round_read_ ? 1.0 : 0.0},
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},

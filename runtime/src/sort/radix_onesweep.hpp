@@ -44,6 +44,10 @@ class RadixOnesweep {
   // (CPU drivers), else ballot where the device has subgroup ballot, else columns.
   static RadixRanking default_ranking(const DeviceInfo& info);
 
+  // The ballot and match rankings' workgroup where Tuning::workgroup_size is 0 (radix_onesweep.cpp
+  // says why: GPUs 384 invocations for 32-bit keys alone where their tile stages early, else 256).
+  static uint32_t default_ballot_workgroup(const DeviceInfo& info, Key key, bool values, uint32_t radix_bits);
+
   uint32_t tile() const { return shape_.tile(); }
   bool columns() const { return columns_; }
   uint32_t passes() const { return (end_bit_ - begin_bit_ + radix_bits_ - 1) / radix_bits_; }
@@ -69,7 +73,6 @@ class RadixOnesweep {
   bool values_ = false;
   bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
   bool early_ = false;   // ... each key as soon as it is ranked, in memory of its own (RadixStaging::early)
-  bool round_read_ = false;  // ballot rounds by reads, not the shuffle (VKSORT_BALLOT_ROUND=read: experiment)
   bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own

@@ -7,22 +7,23 @@
 #   1. `vksort info` and the radix kernels' pipeline statistics (registers, local memory), where the
 #      driver reports them (VK_KHR_pipeline_executable_properties).
 #   2. The radix sort against CUB: u32 keys, u32 pairs and u64 keys at --sizes, the default path of
-#      this build ("new"), of --old DIR's build ("old") and, where the device has subgroup partitions,
-#      the match ranking (u32 keys); every result checked; sorts back to back (--resident) after
-#      --warmup-ms of warm-up; CUB (scripts/cub_anchor.py) on the same sizes; a Markdown table
-#      (scripts/gpu_bench_summary.py: old, new, match and CUB side by side).
-#   2b. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
+#      this build ("new"), and u32 keys of --old DIR's build ("old") and --mid DIR's ("mid"); every
+#      result checked; sorts back to back (--resident) after --warmup-ms of warm-up; CUB
+#      (scripts/cub_anchor.py) on the same sizes; a Markdown table (scripts/gpu_bench_summary.py).
+#   3. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes, each case a process of
+#      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 on
+#      48 KiB devices; an H200 measured 384 x 16 1.23x as fast as 256 x 16 at 2^26, and CUB's own
+#      384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 and 256 x 8,
+#      against 384-invocation shapes), the match ranking; with each case's pipeline statistics
+#      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
+#      table's last column.
+#   3b. u32 keys at the second of --sizes alone in a process and after the first (a diagnostic: an
+#      H200 ran the second size of every process 3x slow, session 20).
+#   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
 #      of each phase of each tile) for the same kinds at --clock-sizes, and the table of each phase's
 #      share (scripts/gpu_clock_summary.py, clocks.md).
-#   3. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
-#   4. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes: workgroups of 256 (the
-#      device's), 384 and 512 with 16 (the device's), 21 and 32 keys per invocation (CUB's Onesweep
-#      tiles are 384 x 21 u32 keys from sm80 on: 2 workgroups of 12 warps fill an SM's 24 warps where
-#      ours, 256 x 16, take 3 of 8 for tiles of half the keys; the ballot ranking takes any shape in
-#      whole subgroups), u64 keys at the device's shape and at CUB's (384 x 10), and each staging
-#      (RadixStaging) at the device's tile and look-back window. At 2^24 and 2^26: a shape's steady state (at 2^22 an H200
-#      runs a pass in a few waves of tiles, too few to tell shapes apart by their keys in flight).
-#   5. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
+#   5. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
+#   6. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
 #      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
 #      (100 keys, seed 3, the device's blocks: 128 invocations, tiles of 1024) loses a key and puts a
 #      zero key with value 0 in its place, after the keys-only matrix passed, also alone in a fresh
@@ -32,7 +33,7 @@
 #      session 16 a split moves such an item (key, value, unused word) with one 16-byte shared store
 #      instead of three word stores through dynamic component indices: if test_radix u64/i64 passes
 #      now where 22ac649 failed, that store was where the defect lay.
-#   6. The other GPU-facing suites, each within --test-timeout; last, the tests of where sorts access
+#   7. The other GPU-facing suites, each within --test-timeout; last, the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
 #      them where they lie against unmapped pages of imported host memory (test_read_bounds: a stray
 #      access is a device fault there), and ranges across a multiple of 4 GiB of device addresses
@@ -43,23 +44,21 @@
 #                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
 #                        [--test-timeout S] [--skip-tests]
 #
-# --old DIR: an older vksort timed beside the new one for every kind (stage 2). --mid DIR: a third,
-# in between, timed for u32 keys only and clocked (stage 2b), to tell two steps' effects apart. The new
-# build's u32 keys are also timed and clocked with VKSORT_BALLOT_ROUND=read (the ballot ranking's other
-# round; label `read`).
+# --old DIR: an older vksort timed beside the new one for u32 keys (stage 2). --mid DIR: a third, in
+# between, timed for u32 keys and clocked (stage 4), to tell two steps' effects apart.
 #
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
 # DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
 # test_buckets, test_write_bounds, test_read_bounds, test_address_boundary), built on another machine where this one has no glslc (scripts/prepare-device-run.sh
 # builds them with -DVKSORT_TBB=OFF, so they need only libstdc++ and the Vulkan loader, and prints the
-# call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --clock-sizes 2^24,2^26, --sweep-sizes 2^24,2^26, --warmup-ms 2000,
+# call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --clock-sizes 2^26, --sweep-sizes 2^26, --warmup-ms 2000,
 # --repeat 5, --test-timeout 60. nvidia-smi, where there is one, logs the clocks every 20 ms. Nothing
 # stops at the first failure; the exit code says whether anything failed (1) and OUT/skipped.txt lists
 # the stages the budget left out. CI runs it on lavapipe at tiny sizes with --skip-tests.
 set -uo pipefail
 
-bin="" out="" old="" mid="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^24,2^26" sweep_sizes="2^24,2^26" warmup_ms=2000 repeat=5
+bin="" out="" old="" mid="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^26" sweep_sizes="2^26" warmup_ms=2000 repeat=5
 test_timeout=60 skip_tests=0
 usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
 while [ $# -gt 0 ]; do
@@ -166,16 +165,12 @@ for kind in "keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--ty
   name="${kind%%:*}"
   # shellcheck disable=SC2086 # the kind's options are words
   bench_case "$out/radix-$name-new.json" "$bin/vksort" ${kind#*:}
+  # Older builds for u32 keys only (each case of three sizes takes ~45 s, most of it the 2^28 input
+  # and its CPU reference; the sweep below is worth more).
   # shellcheck disable=SC2086
-  [ -n "$old" ] && bench_case "$out/radix-$name-old.json" "$old/vksort" ${kind#*:}
+  [ -n "$old" ] && [ "$name" = keys-u32 ] && bench_case "$out/radix-$name-old.json" "$old/vksort" ${kind#*:}
   # shellcheck disable=SC2086
   [ -n "$mid" ] && [ "$name" = keys-u32 ] && bench_case "$out/radix-$name-mid.json" "$mid/vksort" ${kind#*:}
-  # The ballot ranking's other round (an experiment knob; docs/algorithms.md), u32 keys.
-  # shellcheck disable=SC2086
-  [ "$name" = keys-u32 ] && VKSORT_BALLOT_ROUND=read bench_case "$out/radix-$name-read.json" "$bin/vksort" ${kind#*:}
-  # shellcheck disable=SC2086
-  [ "$partitioned" -eq 1 ] && [ "$name" = keys-u32 ] &&
-    bench_case "$out/radix-$name-match.json" "$bin/vksort" ${kind#*:} --radix-scan single-pass --radix-ranking match
 done
 rm -f "$out/bench.log"
 # CUB on every even power of two from the smallest to the largest size.
@@ -190,20 +185,39 @@ else
 fi
 "$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
 
-# 2b. The same kinds with phase clocks (the device's default single pass; match too where it has it).
+# 3. The shape sweep, one size per process (see the header), with each shape's pipeline statistics.
+stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
+  within 170 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
+    --shapes 256x16,384x16,384x12,384x20,320x16,448x16,256x21 --pairs-shapes 256x16,384x8,384x12,256x12 \
+    --u64-items "" --u64-shapes 256x8,384x8,384x10,256x12 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
+  # What came back even if the sweep ran out of time.
+  "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null
+  cat "$out/sweep/sweep.md"
+}
+
+# 3b. One size alone in a process against the same size after a smaller one: an H200 (session 20)
+# ran every build 3x slow at 2^24 when it came second in a process (after 2^20), histogram included,
+# and at 2^26 after 2^24 in the phase clocks, while single-size processes ran at the expected rate.
+[[ "$sizes" == *,* ]] && stage "u32 keys at ${sizes#*,} alone and after ${sizes%%,*}" 30 && {
+  second="${sizes#*,}" second="${second%%,*}"
+  for n in "$second" "${sizes%%,*},$second"; do
+    within 40 "$bin/vksort" bench --algo radix --type u32 --n "$n" --dist uniform --repeat "$repeat" --warmup 1 \
+      --warmup-ms "$warmup_ms" --resident --no-cpu 2>&1 | grep -e '^radix' -e 'phases ms'
+  done | tee "$out/second-size.txt"
+}
+
+# 4. The same kinds with phase clocks (the device's default single pass), one size per process.
 clock_kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
 [ -n "$mid" ] && clock_kinds+=("keys-u32-mid:--type u32")
-clock_kinds+=("keys-u32-read:--type u32")
-[ "$partitioned" -eq 1 ] && clock_kinds+=("keys-u32-match:--type u32 --radix-ranking match")
 for kind in "${clock_kinds[@]}"; do
   name="${kind%%:*}"
   stage "phase clocks $name at $clock_sizes" 20 || break
   rc=0
-  clocked="$bin" round=shuffle
+  clocked="$bin"
   [ "$name" = keys-u32-mid ] && clocked="$mid"
-  [ "$name" = keys-u32-read ] && round=read
   # shellcheck disable=SC2086 # the kind's options are words
-  VKSORT_BALLOT_ROUND=$round within 90 "$clocked/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
+  within 90 "$clocked/vksort" bench --algo radix ${kind#*:} --radix-scan single-pass --phase-clocks --n "$clock_sizes" --dist uniform \
     --repeat 3 --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/clocks-$name.json" >"$out/clocks.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "gpu-check: phase clocks $name: exit $rc: $(tail -1 "$out/clocks.log")"
@@ -236,20 +250,12 @@ run_test() {
 }
 
 if [ "$skip_tests" -eq 0 ]; then
-  # 3.
+  # 5.
   run_test test_radix_single_pass u32-u64 "$test_timeout" "$bin/test_radix_single_pass" --test-case='*sort u32,*sort u64'
 fi
 
-# 4.
-stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
-  within 150 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items 0,21,32 --workgroups 0,384,512 \
-    --stagings direct,late,early --u64-items 0 --u64-shapes 384x10 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
-    >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
-  tail -30 "$out/sweep.log"
-}
-
 if [ "$skip_tests" -eq 0 ]; then
-  # 5.
+  # 6.
   for shape in "" "--workgroup-size 64 --items-per-thread 8" "--workgroup-size 128 --items-per-thread 4"; do
     stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}" 10 || break
     rc=0
@@ -264,7 +270,7 @@ if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
 fi
 
-# 6.
+# 7.
 if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix_single_pass rest "$test_timeout" "$bin/test_radix_single_pass" --test-case-exclude='*sort u32,*sort u64'
   run_test test_radix rest "$test_timeout" "$bin/test_radix" --test-case-exclude='*u64,*i64'

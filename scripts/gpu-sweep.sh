@@ -7,7 +7,8 @@
 # explain them: look-back rounds per tile, rounds spent spinning, fallbacks.
 #
 #   scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST]
-#                        [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--repeat R]
+#                        [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--shapes LIST]
+#                        [--pairs-shapes LIST] [--u64-items LIST] [--u64-shapes LIST] [--repeat R]
 #                        [--warmup-ms MS] [--timeout S]
 #
 # Defaults: --sizes 2^22,2^24,2^28, --windows 1,4,8,16,32, --items 0,8,32 (0: the device's choice),
@@ -17,7 +18,10 @@
 # --type u32, --repeat 5, --warmup-ms 1000, --timeout 300 per case. --u64-items LIST (default 0,16)
 # adds u64 keys with those keys per invocation at the device's window, beside the old binary's u64
 # (empty: none); --u64-shapes LIST (default none) adds u64 keys at workgroup x keys shapes, e.g. 384x10
-# (CUB's Onesweep tile for 8-byte keys). A case that fails or hangs is
+# (CUB's Onesweep tile for 8-byte keys); --shapes LIST and --pairs-shapes LIST the same for --type keys
+# alone and with 32-bit values (default none). Every case runs with VKSORT_PIPELINE_STATS=1: what the
+# driver reports of each pipeline (registers, local and shared memory; NVIDIA does) is collected in
+# DIR/pipeline-stats.txt under the case's label. A case that fails or hangs is
 # recorded in DIR/failed.txt, the others still run, and the script then exits 1; a shape the library
 # refuses on the device (too much shared memory, say) is listed in DIR/skipped.txt instead. On lavapipe (CI) it
 # runs at small sizes so it stays working.
@@ -25,8 +29,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 stagings="" type=u32 repeat=5 warmup_ms=1000 limit=300
-u64_items="0,16" u64_shapes=""
-usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--u64-items LIST] [--u64-shapes LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
+u64_items="0,16" u64_shapes="" shapes="" pairs_shapes=""
+usage="usage: scripts/gpu-sweep.sh --vksort BIN --out DIR [--old BIN] [--sizes LIST] [--windows LIST] [--items LIST] [--workgroups LIST] [--stagings LIST] [--type T] [--shapes LIST] [--pairs-shapes LIST] [--u64-items LIST] [--u64-shapes LIST] [--repeat R] [--warmup-ms MS] [--timeout S]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -40,6 +44,8 @@ while [ $# -gt 0 ]; do
     --type) type="$2"; shift 2 ;;
     --u64-items) u64_items="$2"; shift 2 ;;
     --u64-shapes) u64_shapes="$2"; shift 2 ;;
+    --shapes) shapes="$2"; shift 2 ;;
+    --pairs-shapes) pairs_shapes="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --warmup-ms) warmup_ms="$2"; shift 2 ;;
     --timeout) limit="$2"; shift 2 ;;
@@ -50,12 +56,14 @@ if [ -z "$vksort" ] || [ -z "$out" ] || [ ! -x "$vksort" ] || { [ -n "$old" ] &&
   echo "$usage" >&2
   exit 2
 fi
-[[ -z "$u64_shapes" || "$u64_shapes" =~ ^[0-9]+x[0-9]+(,[0-9]+x[0-9]+)*$ ]] || {
-  echo "gpu-sweep: --u64-shapes takes WORKGROUPxITEMS,..., e.g. 384x10: '$u64_shapes'" >&2
-  exit 2
-}
+for list in "$u64_shapes" "$shapes" "$pairs_shapes"; do
+  [[ -z "$list" || "$list" =~ ^[0-9]+x[0-9]+(,[0-9]+x[0-9]+)*$ ]] || {
+    echo "gpu-sweep: --shapes, --pairs-shapes and --u64-shapes take WORKGROUPxITEMS,..., e.g. 384x10: '$list'" >&2
+    exit 2
+  }
+done
 mkdir -p "$out"
-rm -f "$out"/sweep-*.json "$out/failed.txt" "$out/skipped.txt"
+rm -f "$out"/sweep-*.json "$out/failed.txt" "$out/skipped.txt" "$out/pipeline-stats.txt"
 # shellcheck source=scripts/gpu_pythons.sh
 . scripts/gpu_pythons.sh
 # The clocks, every 10 ms, where there is nvidia-smi: a case run at a low clock shows there.
@@ -71,8 +79,11 @@ run_case() {
   shift 3
   echo "== $label ($(date -u +%H:%M:%S) UTC)"
   local rc=0
-  timeout "$limit" "$bin" bench --algo radix --type "$key" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 \
-    --warmup-ms "$warmup_ms" --resident --no-cpu --format json --out "$out/sweep-$label.json" "$@" 2>"$out/stderr.txt" || rc=$?
+  VKSORT_PIPELINE_STATS=1 timeout "$limit" "$bin" bench --algo radix --type "$key" --n "$sizes" --dist uniform --repeat "$repeat" \
+    --warmup 1 --warmup-ms "$warmup_ms" --resident --no-cpu --format json --out "$out/sweep-$label.json" "$@" 2>"$out/stderr.all" || rc=$?
+  # The pipelines' statistics apart from the messages.
+  { echo "== $label"; grep -e '^vksort: pipeline ' -e '^vksort: VKSORT_PIPELINE_STATS' "$out/stderr.all"; } >>"$out/pipeline-stats.txt"
+  grep -v -e '^vksort: pipeline ' -e '^vksort: VKSORT_PIPELINE_STATS' "$out/stderr.all" >"$out/stderr.txt"
   if [ "$rc" -eq 2 ] && grep -q "radix sort" "$out/stderr.txt"; then
     # The library refused the shape on this device (a clear reason, one line): skipped, not timed.
     echo "$label: $(tail -1 "$out/stderr.txt")" | tee -a "$out/skipped.txt"
@@ -128,14 +139,22 @@ if [ -n "$u64_items" ]; then
   done
   [ "$match" -eq 1 ] && run_case "u64-match" u64 "$vksort" --radix-scan single-pass --radix-ranking match
 fi
-if [ -n "$u64_shapes" ]; then
-  IFS=, read -r -a shape_list <<<"$u64_shapes"
+# Workgroup x keys-per-invocation shapes: label prefix, key type, shapes, then further bench options.
+run_shapes() {
+  local prefix="$1" key="$2" list="$3"
+  shift 3
+  [ -n "$list" ] || return 0
+  local shape_list shape
+  IFS=, read -r -a shape_list <<<"$list"
   for shape in "${shape_list[@]}"; do
-    run_case "u64-single-pass-items${shape#*x}-wg${shape%x*}" u64 "$vksort" --radix-scan single-pass \
-      --workgroup-size "${shape%x*}" --items-per-thread "${shape#*x}"
+    run_case "$prefix-single-pass-items${shape#*x}-wg${shape%x*}" "$key" "$vksort" --radix-scan single-pass \
+      --workgroup-size "${shape%x*}" --items-per-thread "${shape#*x}" "$@"
   done
-fi
-rm -f "$out/stderr.txt"
+}
+run_shapes "$type" "$type" "$shapes"
+run_shapes "$type-pairs" "$type" "$pairs_shapes" --values
+run_shapes u64 u64 "$u64_shapes"
+rm -f "$out/stderr.txt" "$out/stderr.all"
 [ -n "$smi" ] && kill "$smi" 2>/dev/null
 "$python" scripts/gpu_sweep_summary.py "$out" | tee "$out/sweep.md"
 [ ! -s "$out/failed.txt" ]

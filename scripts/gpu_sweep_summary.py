@@ -2,13 +2,34 @@
 # SPDX-License-Identifier: MIT
 """A Markdown table of one scripts/gpu-sweep.sh run: per case and size, the median GPU time, Gkeys/s,
 and the single pass's look-back facts (window, rounds per tile, rounds spent spinning, fallbacks,
-whether digits walked on their own) and how tiles were staged, so their cost can be read beside the rate.
+whether digits walked on their own) and how tiles were staged, so their cost can be read beside the rate;
+and the pass kernel's registers per invocation where the driver reported them (pipeline-stats.txt).
 
     scripts/gpu_sweep_summary.py RUN_DIR
 """
+import os
+import re
 import sys
 
 from bench_runs import bench_files, print_list_file, run_dir
+
+
+def pass_registers(run):
+    """Case label -> the single pass's pass kernel's register count, from gpu-sweep.sh's pipeline-stats.txt."""
+    path = os.path.join(run, "pipeline-stats.txt")
+    found = {}
+    if not os.path.exists(path):
+        return found
+    label = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("== "):
+                label = line[3:].strip()
+            elif label and label not in found and re.search(r"pipeline radix_onesweep_(ballot|match|columns)", line):
+                m = re.search(r"Register Count (\d+)", line)
+                if m:
+                    found[label] = m.group(1)
+    return found
 
 
 def main():
@@ -17,9 +38,10 @@ def main():
         return 2
     files, device = bench_files(run, "sweep")
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
+    registers = pass_registers(run)
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks | registers |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -30,7 +52,7 @@ def main():
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
-              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} |")
+              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")
     print_list_file(run, "failed.txt", "Failed:")
     return 0

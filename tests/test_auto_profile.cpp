@@ -45,6 +45,10 @@ AutoProfile sample_profile() {
   p.of(Key::f32, true) = {4096, 1u << 22};
   p.of(Key::i64, false) = {AutoCrossovers::one_tile, 1u << 20};
   p.of(Key::u64, true) = {123, 0, 4};
+  p.of(Key::u32, false).single_pass_workgroup = 384;
+  p.of(Key::u32, false).single_pass_items = 16;
+  p.of(Key::u64, true).single_pass_workgroup = 5;
+  p.of(Key::u64, true).single_pass_items = 65536;
   return p;
 }
 
@@ -97,6 +101,16 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
       {ok + "64 values brick_up_to 5 sample_from 0 radix_bits 3\n", "radix_bits must be 2, 4 or 8"},
       {ok + "64 values brick_up_to 5 sample_from 0 radix_bits\n", "radix_bits must be 2, 4 or 8"},
       {ok + "64 values brick_up_to 5 sample_from 0 radix_bits 4 x\n", "unexpected 'x' after the radix_bits"},
+      {ok + "64 values brick_up_to 5 sample_from 0 radix_bits 4 radix_bits 8\n", "unexpected 'radix_bits' after the radix_bits"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 384\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 0x16\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 384x\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 384x65537\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape -4x16\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 4x16x2\n", "single_pass_shape must be"},
+      {ok + "64 values brick_up_to 5 sample_from 0 single_pass_shape 4x16 single_pass_shape 8x8\n",
+       "unexpected 'single_pass_shape' after the single_pass_shape"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.text);
@@ -195,6 +209,91 @@ TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n
   options.auto_profile = "builtin";
   CHECK(Device(options).auto_profile().source == "built-in defaults");
   fs::remove_all(dir);
+}
+
+// The profile's single-pass shape (`vksort tune` measures it on GPUs) reaches radix sorts whose single
+// pass ranks by subgroup ballots and whose Tuning leaves the shape to the device; a shape the device
+// refuses falls back to the built-in one (a cache never stops sorting); other kinds of sort, and
+// sorts that set either part of the shape, are untouched. On lavapipe posing as a GPU (ballot ranking).
+TEST_CASE("the profile's single-pass shape: applied where it fits, passed over where refused") {
+  DeviceOptions options = test::options_like_device();
+  options.pretend.gpu = true;
+  Device gpu(options);
+  const DeviceInfo& info = gpu.info();
+  if (!info.subgroup_ballot || !info.subgroup_shuffle || info.subgroup_size == 0) {
+    test::skip("the device has no subgroup ballot: the single pass ranks by columns, which no profile shapes");
+    return;
+  }
+  const uint32_t lanes = info.subgroup_size;
+  const SortOptions radix{.key = Key::u32, .algorithm = Algorithm::radix};
+  auto sorted = [](std::vector<uint32_t> keys) {
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  };
+  std::vector<uint32_t> input(5000);
+  for (uint32_t i = 0; i < input.size(); ++i) input[i] = (i * 2654435761u) ^ (i >> 3);
+  const std::vector<uint32_t> expected = sorted(input);
+  // Sorts `input` with `o` on `gpu` as its profile now stands; returns the stats, checking the result.
+  auto run = [&](const SortOptions& o) {
+    std::vector<uint32_t> keys = input;
+    const SortStats stats = sort(gpu, std::span(keys), o);
+    CHECK(keys == expected);
+    return stats;
+  };
+
+  AutoProfile shaped;
+  shaped.of(Key::u32, false).single_pass_workgroup = 3 * lanes;  // 3 subgroups x 5 keys: no power of two
+  shaped.of(Key::u32, false).single_pass_items = 5;
+  gpu.set_auto_profile(shaped);
+  SortStats s = run(radix);
+  CHECK(s.fact("single_pass") == 1);
+  CHECK(s.fact("shape_from_profile") == 1);
+  CHECK(s.fact("workgroup") == 3 * lanes);
+  CHECK(s.fact("tile") == 15 * lanes);
+  // Automatic (radix at this size) too; pairs have a line of their own, here without a shape.
+  CHECK(run(SortOptions{.key = Key::u32}).fact("shape_from_profile") == 1);
+  {
+    std::vector<uint32_t> keys = input, values(input.size(), 7);
+    CHECK(sort(gpu, std::span(keys), std::span(values), radix).fact("shape_from_profile") == 0);
+    CHECK(keys == expected);
+  }
+  // A shape set in Tuning, even in part, wins over the profile's.
+  SortOptions items = radix;
+  items.tuning.items_per_thread = 8;
+  s = run(items);
+  CHECK(s.fact("shape_from_profile") == 0);
+  CHECK(s.fact("tile") == s.fact("workgroup").value_or(0) * 8);
+  SortOptions workgroup = radix;
+  workgroup.tuning.workgroup_size = 2 * lanes;
+  s = run(workgroup);
+  CHECK(s.fact("shape_from_profile") == 0);
+  CHECK(s.fact("workgroup") == 2 * lanes);
+  // Counter columns take no profile shape.
+  SortOptions columns = radix;
+  columns.tuning.radix_scan = RadixScan::single_pass;
+  columns.tuning.radix_ranking = RadixRanking::columns;
+  CHECK(run(columns).fact("shape_from_profile") == 0);
+
+  // Shapes this device refuses: the built-in shape instead, sorting right.
+  const SortStats built_in = [&] {
+    gpu.set_auto_profile(AutoProfile{});
+    return run(radix);
+  }();
+  CHECK(built_in.fact("shape_from_profile") == 0);
+  for (auto [wg, per] : {std::pair{info.max_workgroup_invocations * 2, 4u},  // beyond the device's workgroups
+                         std::pair{lanes, 40000u},                           // beyond the ballot's 2^15-key tiles
+                         std::pair{lanes + lanes / 2, 4u}}) {                // not whole subgroups
+    CAPTURE(wg);
+    CAPTURE(per);
+    AutoProfile refused;
+    refused.of(Key::u32, false).single_pass_workgroup = wg;
+    refused.of(Key::u32, false).single_pass_items = per;
+    gpu.set_auto_profile(refused);
+    s = run(radix);
+    CHECK(s.fact("shape_from_profile") == 0);
+    CHECK(s.fact("workgroup") == built_in.fact("workgroup"));
+    CHECK(s.fact("tile") == built_in.fact("tile"));
+  }
 }
 
 TEST_CASE("the built-in profile: brick sort for what one brick tile holds, radix beyond") {

@@ -1113,6 +1113,12 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   CHECK(r.out.find("Radix sort digits at n = 16384") != std::string::npos);
   for (int w = 0; w < 2; ++w)
     for (int v = 0; v < 2; ++v) CHECK((saved.crossovers[w][v].radix_bits == 4 || saved.crossovers[w][v].radix_bits == 8));
+  // A CPU driver's radix sort is reduce-then-scan: no single-pass shapes (the next case poses as a GPU).
+  if (test::device().info().type == "cpu") {
+    CHECK(r.out.find("Single-pass shapes: not measured") != std::string::npos);
+    for (int w = 0; w < 2; ++w)
+      for (int v = 0; v < 2; ++v) CHECK(saved.crossovers[w][v].single_pass_workgroup == 0);
+  }
 
   // Every row of the table names the fastest of the times it shows (as printed: rounding may tie).
   std::istringstream lines(r.out);
@@ -1169,6 +1175,91 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   CHECK_NOTHROW(AutoProfile::parse(read_text(dir / "p.txt"), "p.txt"));
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
+}
+
+// Where radix sort takes the single pass ranking by subgroup ballots (GPUs; here lavapipe posing as one,
+// VKSORT_PRETEND_GPU=1), tune times its shapes per kind beside the built-in one and saves the fastest
+// unless that is the built-in; a radix sort that leaves the shape to the device then takes it.
+TEST_CASE("cli: tune times the single pass's shapes on GPUs, and radix sorts take the saved one") {
+  const DeviceInfo& info = test::device().info();
+  if (!info.subgroup_ballot || !info.subgroup_shuffle || info.subgroup_size == 0) {
+    test::skip("the device has no subgroup ballot: the single pass ranks by columns, whose shape tune leaves");
+    return;
+  }
+  TempDir dir;
+  const std::string cache = dir / "cache";
+  const std::vector<std::string> env = {"VKSORT_CACHE_DIR=" + cache, "VKSORT_PRETEND_GPU=1"};
+  const Run r = dir.run(with_globals({"tune", "--max-n", "512", "--repeat", "1"}), env);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  REQUIRE_MESSAGE(r.out.find("Single-pass shapes (workgroup x keys per invocation) at n = 512:") != std::string::npos, r.out);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(cache)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  const AutoProfile saved = AutoProfile::parse(read_text(files[0]), files[0].string());
+  // "  <kind>: built-in WxI T ms; fastest WxI T ms" or "...; the built-in is the fastest", per kind,
+  // and the profile says the same.
+  const std::pair<const char*, std::pair<Key, bool>> kinds[] = {{"32-bit keys:", {Key::u32, false}},
+                                                                {"32-bit keys + values:", {Key::u32, true}},
+                                                                {"64-bit keys:", {Key::u64, false}},
+                                                                {"64-bit keys + values:", {Key::u64, true}}};
+  for (const auto& [name, kind] : kinds) {
+    CAPTURE(name);
+    const size_t at = r.out.find(std::string("  ") + name + " built-in ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    CAPTURE(line);
+    const AutoCrossovers& c = saved.of(kind.first, kind.second);
+    if (line.find("the built-in is the fastest") != std::string::npos) {
+      CHECK(c.single_pass_workgroup == 0);
+      continue;
+    }
+    const std::string shape = std::to_string(c.single_pass_workgroup) + "x" + std::to_string(c.single_pass_items);
+    CHECK(line.find("; fastest " + shape + " ") != std::string::npos);
+    // The fastest is no slower than the built-in, as printed.
+    std::istringstream words(line.substr(line.find(" built-in ") + 10));
+    std::string built_in_shape, skip, fastest_shape;
+    double built_in_ms = 0, fastest_ms = 0;
+    words >> built_in_shape >> built_in_ms >> skip >> skip >> fastest_shape >> fastest_ms;
+    CHECK(fastest_ms <= built_in_ms);
+  }
+
+  // A radix sort of 32-bit keys that leaves the shape to the device takes the saved one (or the
+  // built-in one where none is saved); one that sets its own does not.
+  const AutoCrossovers& keys = saved.of(Key::u32, false);
+  auto bench = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"bench", "--algo", "radix", "--n", "5000", "--dist", "uniform", "--repeat", "1", "--no-cpu",
+                                     "--format", "json", "--out", dir / "b.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Run b = dir.run(with_globals(args), env);
+    REQUIRE_MESSAGE(b.code == 0, b.err);
+    const auto doc = nlohmann::json::parse(read_text(dir / "b.json"));
+    REQUIRE(doc["results"].size() == 1);
+    return doc["results"][0]["facts"];
+  };
+  const auto facts = bench({});
+  CHECK(facts["shape_from_profile"].get<double>() == (keys.single_pass_workgroup ? 1 : 0));
+  if (keys.single_pass_workgroup) {
+    CHECK(facts["workgroup"].get<double>() == keys.single_pass_workgroup);
+    CHECK(facts["tile"].get<double>() == keys.single_pass_workgroup * keys.single_pass_items);
+  }
+  CHECK(bench({"--items-per-thread", "4"})["shape_from_profile"].get<double>() == 0);
+
+  // info shows the saved shape (JSON: [workgroup, items] or null; text: "single-pass tiles WxI").
+  const Run text = dir.run(with_globals({"info"}), env);
+  REQUIRE_MESSAGE(text.code == 0, text.err);
+  const Run json = dir.run(with_globals({"info", "--format", "json"}), env);
+  REQUIRE_MESSAGE(json.code == 0, json.err);
+  const nlohmann::json shown_doc = nlohmann::json::parse(json.out);
+  const auto& shown = shown_doc.at("auto").at("kinds").at(0);
+  REQUIRE(shown.at("key_bits") == 32);
+  REQUIRE(shown.at("values") == false);
+  if (keys.single_pass_workgroup) {
+    CHECK(shown.at("single_pass_shape") == nlohmann::json::array({keys.single_pass_workgroup, keys.single_pass_items}));
+    CHECK(text.out.find("(single-pass tiles " + std::to_string(keys.single_pass_workgroup) + "x" +
+                        std::to_string(keys.single_pass_items) + ")") != std::string::npos);
+  } else {
+    CHECK(shown.at("single_pass_shape").is_null());
+  }
 }
 
 TEST_CASE("cli: bench --suite paper runs every experiment at sizes up to --max-n, with the bucket tables") {

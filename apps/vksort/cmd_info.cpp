@@ -134,7 +134,9 @@ int info_json(const GlobalOptions& global, const std::vector<DeviceListing>& dev
       const uint32_t brick_up_to = c.brick_up_to == AutoCrossovers::one_tile ? brick_tile(device, wide, values) : c.brick_up_to;
       kinds.push_back({{"key_bits", wide ? 64 : 32}, {"values", values != 0}, {"brick_up_to", brick_up_to},
                        {"sample_from", c.sample_from ? ordered_json(c.sample_from) : ordered_json(nullptr)},
-                       {"radix_bits", c.radix_bits ? ordered_json(c.radix_bits) : ordered_json(nullptr)}});
+                       {"radix_bits", c.radix_bits ? ordered_json(c.radix_bits) : ordered_json(nullptr)},
+                       {"single_pass_shape", c.single_pass_workgroup ? ordered_json({c.single_pass_workgroup, c.single_pass_items})
+                                                                     : ordered_json(nullptr)}});
     }
   j["auto"] = {{"profile", profile.source}, {"kinds", kinds}};
   std::cout << j.dump(2) << '\n';
@@ -189,7 +191,11 @@ int run_info(const GlobalOptions& global, const std::string& format) {
       out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort up to "
           << brick << ", sample sort " << (c.sample_from ? "from " + std::to_string(c.sample_from) + " keys" : "never")
           << ", radix sort otherwise"
-          << (c.radix_bits ? " (" + std::to_string(c.radix_bits) + "-bit digits)" : std::string()) << "\n";
+          << (c.radix_bits ? " (" + std::to_string(c.radix_bits) + "-bit digits)" : std::string())
+          << (c.single_pass_workgroup ? " (single-pass tiles " + std::to_string(c.single_pass_workgroup) + "x" +
+                                            std::to_string(c.single_pass_items) + ")"
+                                      : std::string())
+          << "\n";
     }
   return 0;
 }

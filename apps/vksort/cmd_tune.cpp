@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // vksort tune: measures where brick, radix and sample sort overtake each other on this device, for
-// 32- and 64-bit keys with and without values, and saves the crossovers as the device's profile for
-// Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is checked like a benchmark's.
+// 32- and 64-bit keys with and without values, radix sort's digit width and, where radix sort takes the
+// single pass ranking by subgroup ballots (GPUs), the single pass's tile shape, and saves them as the
+// device's profile for Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is
+// checked like a benchmark's.
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -43,6 +45,45 @@ constexpr const char* digits_suffix = ": radix digits";
 
 std::string crossover_text(uint64_t v, const char* none) { return v ? text(v) : none; }
 
+// The experiments timing single-pass shapes are the kind's name plus this and the shape ("" for the
+// built-in one).
+constexpr const char* shape_suffix = ": single-pass shape ";
+
+// The single pass's shapes tried per kind, workgroup x keys per invocation, around the built-in ones
+// (384 or 256 x 16 for 32-bit keys, 256 x 8 for 64-bit): an H200 ran 2^26 u32 keys 1.23x as fast at
+// 384 x 16 as at 256 x 16, and 0.42x at 384 x 21 (bench/results/nvidia-h200_2026-11-27-session20);
+// where that turns depends on the compiler's registers and the chip. Shapes the device refuses
+// (shared memory, whole subgroups) are passed over.
+std::vector<std::pair<uint32_t, uint32_t>> shape_candidates(Key key) {
+  const std::vector<uint32_t> items = key_bytes(key) == 8 ? std::vector<uint32_t>{4, 6, 8, 10} : std::vector<uint32_t>{8, 12, 16, 20};
+  std::vector<std::pair<uint32_t, uint32_t>> shapes;
+  for (uint32_t workgroup : {128u, 256u, 384u, 512u})
+    for (uint32_t i : items) shapes.push_back({workgroup, i});
+  return shapes;
+}
+
+// The first sample of a case's fact, or -1.
+double fact_of(const CaseResult& r, const std::string& name) {
+  for (const auto& [fact, samples] : r.facts)
+    if (fact == name && !samples.empty()) return samples.front();
+  return -1;
+}
+
+std::string shape_text(uint32_t workgroup, uint32_t items) { return text(workgroup) + "x" + text(items); }
+
+// One algorithm on one kind of sort, uniform keys, timed as `c` says; sizes are the caller's.
+BenchCommand kind_bench(const Kind& k, const std::string& algorithm, const TuneCommand& c) {
+  BenchCommand b;
+  b.algorithms = {algorithm};
+  b.types = {std::string(to_string(k.key))};
+  b.values = k.values;
+  b.distributions = {"uniform"};
+  b.repeat = c.repeat;
+  b.seed = c.seed;
+  b.sizes.clear();
+  return b;
+}
+
 }  // namespace
 
 int run_tune(const GlobalOptions& global, const TuneCommand& c) {
@@ -68,14 +109,7 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   const std::vector<std::string> algorithms = {"brick", "radix", "sample"};
   for (const Kind& k : kinds)
     for (const std::string& a : algorithms) {
-      BenchCommand b;
-      b.algorithms = {a};
-      b.types = {std::string(to_string(k.key))};
-      b.values = k.values;
-      b.distributions = {"uniform"};
-      b.repeat = c.repeat;
-      b.seed = c.seed;
-      b.sizes.clear();
+      BenchCommand b = kind_bench(k, a, c);
       for (uint64_t n = 256; n <= top; n *= 2)
         if ((a != "brick" || n <= brick_largest) && (a != "sample" || n >= sample_smallest)) b.sizes.push_back(text(n));
       if (b.sizes.empty()) continue;
@@ -84,13 +118,7 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   // Radix sort's digit width (Ha et al.: calibrate per device): 4 against 8 bits at the largest size.
   for (const Kind& k : kinds)
     for (uint32_t bits : {4u, 8u}) {
-      BenchCommand b;
-      b.algorithms = {"radix"};
-      b.types = {std::string(to_string(k.key))};
-      b.values = k.values;
-      b.distributions = {"uniform"};
-      b.repeat = c.repeat;
-      b.seed = c.seed;
+      BenchCommand b = kind_bench(k, "radix", c);
       b.sizes = {text(top)};
       b.tuning.radix_bits = bits;
       matrices.push_back(parse_matrix(std::string(k.name) + digits_suffix, b));
@@ -104,6 +132,48 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
 
   AutoProfile profile;
   profile.source = path;
+  // The single pass's shapes, where radix sort at the largest size took the single pass ranking by
+  // ballots or partitions: each candidate the device accepts, beside the built-in shape, at that size.
+  std::vector<Matrix> shape_matrices;
+  for (const Kind& k : kinds) {
+    const auto top_radix = std::find_if(results.begin(), results.end(), [&](const CaseResult& r) {
+      return r.experiment == k.name && r.n == top && r.algorithm.rfind("radix", 0) == 0;
+    });
+    if (top_radix == results.end() || fact_of(*top_radix, "single_pass") != 1 ||
+        (fact_of(*top_radix, "ranking_ballot") != 1 && fact_of(*top_radix, "ranking_match") != 1))
+      continue;
+    auto matrix = [&](uint32_t workgroup, uint32_t items) {
+      BenchCommand b = kind_bench(k, "radix", c);
+      b.sizes = {text(top)};
+      b.tuning.radix_scan = "single-pass";
+      b.tuning.workgroup_size = workgroup;
+      b.tuning.items_per_thread = items;
+      return parse_matrix(std::string(k.name) + shape_suffix + (workgroup ? shape_text(workgroup, items) : ""), b);
+    };
+    shape_matrices.push_back(matrix(0, 0));
+    for (const auto& [workgroup, items] : shape_candidates(k.key)) {
+      SortOptions o{.key = k.key, .algorithm = Algorithm::radix, .value_bytes = k.values ? 4u : 0u};
+      o.tuning.radix_scan = RadixScan::single_pass;
+      o.tuning.workgroup_size = workgroup;
+      o.tuning.items_per_thread = items;
+      try {
+        Sorter accepted(device, o);
+      } catch (const Error&) {
+        continue;  // refused here: not a candidate
+      }
+      shape_matrices.push_back(matrix(workgroup, items));
+    }
+  }
+  std::vector<CaseResult> shape_results;
+  run_matrices(device, shape_matrices, {.cpu_baselines = false, .roofline = false}, shape_results);
+  struct ShapeRow {
+    const char* kind;
+    std::string built_in;  // the built-in shape, as it ran
+    double built_in_ms;
+    uint32_t workgroup, items;  // the fastest (0 x 0: the built-in)
+    double ms;
+  };
+  std::vector<ShapeRow> shape_rows;
   using A = Table::Align;
   Table table({{"sort"}, {"n", A::right}, {"brick ms", A::right}, {"radix ms", A::right}, {"sample ms", A::right}, {"fastest"}});
   struct DigitRow {
@@ -144,6 +214,27 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
       }
       digit_rows.push_back({k.name, uint32_t(radix_bits), ms});
     }
+    // The fastest shape; the built-in one where it is (none saved then, so later built-in choices apply).
+    std::optional<ShapeRow> shapes;
+    const std::string prefix = std::string(k.name) + shape_suffix;
+    for (const CaseResult& r : shape_results) {
+      if (r.experiment.rfind(prefix, 0) != 0) continue;
+      const double ms = summarize(r.gpu_ms).median;
+      const auto workgroup = uint32_t(fact_of(r, "workgroup")), tile = uint32_t(fact_of(r, "tile"));
+      if (!shapes) shapes = ShapeRow{k.name, "", 0, 0, 0, 0};
+      if (r.experiment == prefix) {
+        shapes->built_in = shape_text(workgroup, workgroup ? tile / workgroup : 0);
+        shapes->built_in_ms = ms;
+        if (shapes->ms == 0 || ms <= shapes->ms) shapes->workgroup = 0, shapes->items = 0, shapes->ms = ms;
+      } else if (shapes->ms == 0 || ms < shapes->ms) {
+        shapes->workgroup = workgroup, shapes->items = tile / workgroup, shapes->ms = ms;
+      }
+    }
+    if (shapes) {
+      profile.of(k.key, k.values).single_pass_workgroup = shapes->workgroup;
+      profile.of(k.key, k.values).single_pass_items = shapes->items;
+      shape_rows.push_back(*shapes);
+    }
   }
 
   std::cout << "vksort " << version() << " tune on " << describe_device(device.info()) << ": median of " << c.repeat
@@ -151,12 +242,24 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   table.print(std::cout);
   std::cout << "\nRadix sort digits at n = " << top << ":";
   for (const DigitRow& d : digit_rows) std::cout << (&d == &digit_rows.front() ? " " : ", ") << d.kind << " " << d.bits << " bits " << format_ms(d.ms) << " ms";
-  std::cout << "\n\nAlgorithm::automatic on this device:\n";
+  std::cout << "\n";
+  if (shape_rows.empty())
+    std::cout << "\nSingle-pass shapes: not measured (radix sort on this device does not take the single pass with "
+                 "subgroup ballots)\n";
+  for (const ShapeRow& s : shape_rows) {
+    std::cout << (&s == &shape_rows.front() ? "\nSingle-pass shapes (workgroup x keys per invocation) at n = " + text(top) + ":\n" : "")
+              << "  " << s.kind << ": built-in " << s.built_in << " " << format_ms(s.built_in_ms) << " ms; ";
+    if (s.workgroup) std::cout << "fastest " << shape_text(s.workgroup, s.items) << " " << format_ms(s.ms) << " ms\n";
+    else std::cout << "the built-in is the fastest\n";
+  }
+  std::cout << "\nAlgorithm::automatic on this device:\n";
   for (const Kind& k : kinds) {
     const AutoCrossovers& x = profile.of(k.key, k.values);
     std::cout << "  " << k.name << ": brick sort up to " << crossover_text(x.brick_up_to, "never (0)")
               << " keys, sample sort from " << crossover_text(x.sample_from, "never (0)") << ", radix sort between with "
-              << x.radix_bits << "-bit digits\n";
+              << x.radix_bits << "-bit digits"
+              << (x.single_pass_workgroup ? " and single-pass tiles of " + shape_text(x.single_pass_workgroup, x.single_pass_items) : "")
+              << "\n";
   }
   if (c.dry_run) {
     std::cout << "\n--dry-run: not saved. The profile would be:\n" << profile.to_text(device.info());

@@ -283,7 +283,8 @@ int main(int argc, char** argv) {
 
   TuneCommand tune;
   CLI::App* tune_cmd = app.add_subcommand(
-      "tune", "Measure where brick, radix and sample sort overtake each other here and save it for --algo auto");
+      "tune", "Measure where brick, radix and sample sort overtake each other here, radix sort's digit width and (GPUs) "
+              "the single pass's tile shape, and save them for --algo auto and radix sorts that leave them to the device");
   tune_cmd->add_option("--max-n", tune.max_n, "Largest size measured (default: 2^20 on CPU devices, else 2^24)")
       ->type_name("N");
   tune_cmd->add_option("--repeat", tune.repeat, "Timed runs per size, after one warm-up (default: 3)")->type_name("R");

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <string_view>
 
 #include "cli_error.hpp"
 
@@ -64,6 +65,9 @@ vksort::Device open_device(const GlobalOptions& options) {
   o.validation = options.validation ? 1 : -1;
   o.pretend.device_memory = options.pretend_device_memory;
   o.phase_clocks = options.phase_clocks;
+  // VKSORT_PRETEND_GPU=1: a CPU driver poses as a GPU (DeviceOptions::pretend.gpu), taking the shapes
+  // and paths vksort takes on GPUs: how the CLI's tests reach them on lavapipe.
+  if (const char* v = std::getenv("VKSORT_PRETEND_GPU"); v && std::string_view(v) == "1") o.pretend.gpu = true;
   return vksort::Device(o);
 }
 

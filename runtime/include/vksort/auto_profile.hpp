@@ -25,6 +25,14 @@ struct AutoCrossovers {
   // Radix sort's digit width (2, 4 or 8) where Tuning::radix_bits leaves it to the device; 0: the
   // built-in choice. Ha et al. suggest calibrating it per device: `vksort tune` does.
   uint32_t radix_bits = 0;
+  // The single-pass radix sort's shape, workgroup invocations x keys per invocation, where its ranking
+  // is by subgroup ballots or partitions (GPUs) and Tuning::workgroup_size and items_per_thread are
+  // both left to the device; 0 x 0: the built-in choice. Tiles pay a fixed latency each, so larger ones
+  // win until registers or shared memory cost the multiprocessor workgroups: where that turns depends
+  // on the compiler and the chip, so `vksort tune` measures it. A shape the device then refuses (a
+  // profile is a cache) falls back to the built-in one.
+  uint32_t single_pass_workgroup = 0;
+  uint32_t single_pass_items = 0;
   bool operator==(const AutoCrossovers&) const = default;
 };
 
@@ -39,6 +47,7 @@ struct VKSORT_API AutoProfile {
 
   // The profile file: '#' comments, then "vksort-auto-profile 1", then one line per kind of sort:
   //   <32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>]
+  //     [single_pass_shape <W>x<I>]
   std::string to_text(const DeviceInfo& device) const;
   // Throws vksort::Error naming `source` and the line for anything else.
   static AutoProfile parse(std::string_view text, const std::string& source);

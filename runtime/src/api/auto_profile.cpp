@@ -47,8 +47,9 @@ std::string AutoProfile::to_text(const DeviceInfo& d) const {
   out << "# How vksort's Algorithm::automatic chooses on \"" << d.name << "\" (" << d.driver_info
       << "), written by `vksort tune`.\n"
       << "# Per kind of sort: brick sort up to brick_up_to keys, sample sort from sample_from keys (0: never),\n"
-      << "# radix sort between, with digits of radix_bits where given. Delete this file to go back to the\n"
-      << "# built-in defaults.\n"
+      << "# radix sort between, with digits of radix_bits where given and the single pass's tiles of\n"
+      << "# single_pass_shape (workgroup x keys per invocation) where given. Delete this file to go back to\n"
+      << "# the built-in defaults.\n"
       << "vksort-auto-profile 1\n";
   for (int wide = 0; wide < 2; ++wide)
     for (int values = 0; values < 2; ++values) {
@@ -58,6 +59,7 @@ std::string AutoProfile::to_text(const DeviceInfo& d) const {
       else out << c.brick_up_to;
       out << " sample_from " << c.sample_from;
       if (c.radix_bits) out << " radix_bits " << c.radix_bits;
+      if (c.single_pass_workgroup) out << " single_pass_shape " << c.single_pass_workgroup << "x" << c.single_pass_items;
       out << "\n";
     }
   return out.str();
@@ -91,16 +93,35 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
     if (!(words >> bits >> what >> brick_word >> brick_value >> sample_word >> sample_from) ||
         (bits != "32" && bits != "64") || (what != "keys" && what != "values") || brick_word != "brick_up_to" ||
         sample_word != "sample_from")
-      fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>]', got '" +
-           line + "'");
+      fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>] "
+           "[single_pass_shape <W>x<I>]', got '" + line + "'");
     AutoCrossovers c;
     c.sample_from = sample_from;
-    std::string rest;
-    if (words >> rest) {
-      if (rest != "radix_bits") fail("unexpected '" + rest + "' after the sample_from value");
-      if (!(words >> c.radix_bits) || (c.radix_bits != 2 && c.radix_bits != 4 && c.radix_bits != 8))
-        fail("radix_bits must be 2, 4 or 8");
-      if (words >> rest) fail("unexpected '" + rest + "' after the radix_bits value");
+    // Then optional settings, each a name and a value, each at most once.
+    std::string name, last = "sample_from";
+    while (words >> name) {
+      std::string value;
+      if (name == "radix_bits" && !c.radix_bits) {
+        if (!(words >> value) || (value != "2" && value != "4" && value != "8")) fail("radix_bits must be 2, 4 or 8");
+        c.radix_bits = uint32_t(std::stoul(value));
+      } else if (name == "single_pass_shape" && !c.single_pass_workgroup) {
+        // <W>x<I>: whole numbers from 1 to 65536 each.
+        auto number = [&](const std::string& t) -> uint32_t {
+          if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos) return 0;
+          const unsigned long v = std::stoul(t);
+          return v >= 1 && v <= 65536 ? uint32_t(v) : 0;
+        };
+        const size_t x = (words >> value) ? value.find('x') : std::string::npos;
+        if (x != std::string::npos) {
+          c.single_pass_workgroup = number(value.substr(0, x));
+          c.single_pass_items = number(value.substr(x + 1));
+        }
+        if (!c.single_pass_workgroup || !c.single_pass_items)
+          fail("single_pass_shape must be <workgroup>x<keys per invocation>, each 1 to 65536, e.g. 384x16");
+      } else {
+        fail("unexpected '" + name + "' after the " + last + " value");
+      }
+      last = name;
     }
     if (brick_value == "one_tile") {
       c.brick_up_to = AutoCrossovers::one_tile;

@@ -73,17 +73,22 @@ struct Sorter::Impl {
     const SortOptions& o = inner;
     // Radix sort's digit width, where the options leave it to the device: the device's profile says.
     SortOptions radix_options = o;
-    if (!o.tuning.radix_bits) radix_options.tuning.radix_bits = d.auto_profile().of(o.key, o.value_bytes != 0).radix_bits;
+    const AutoCrossovers& tuned = d.auto_profile().of(o.key, o.value_bytes != 0);
+    if (!o.tuning.radix_bits) radix_options.tuning.radix_bits = tuned.radix_bits;
+    // ... and the single pass's shape (RadixSort applies it where it fits).
+    const algo::TileShape single_pass_shape{tuned.single_pass_workgroup, tuned.single_pass_items};
     const Algorithm resolved = algo::resolve_algorithm(o);
     // A bit range is radix sort's alone, so automatic with one is radix sort.
     automatic = o.algorithm == Algorithm::automatic && o.begin_bit == 0 && o.end_bit == 0;
     if (!automatic) {
-      sorts.emplace_back(resolved, algo::make_sort(detail::context_of(d), resolved == Algorithm::radix ? radix_options : o, resolved));
+      sorts.emplace_back(resolved, resolved == Algorithm::radix
+                                       ? algo::make_sort(detail::context_of(d), radix_options, resolved, single_pass_shape)
+                                       : algo::make_sort(detail::context_of(d), o, resolved));
       return;
     }
     profile = d.auto_profile();
     const AutoCrossovers& c = profile.of(o.key, o.value_bytes != 0);
-    sorts.emplace_back(Algorithm::radix, algo::make_sort(detail::context_of(d), radix_options, Algorithm::radix));
+    sorts.emplace_back(Algorithm::radix, algo::make_sort(detail::context_of(d), radix_options, Algorithm::radix, single_pass_shape));
     if (c.brick_up_to) {
       sorts.emplace_back(Algorithm::brick, algo::make_sort(detail::context_of(d), o, Algorithm::brick));
       brick_tile = std::get<algo::BrickSort>(sorts.back().second).tile();

@@ -16,10 +16,10 @@ Algorithm resolve_algorithm(const SortOptions& o) {
   return a;
 }
 
-AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm) {
+AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm, TileShape single_pass_shape) {
   switch (algorithm) {
     case Algorithm::brick: return AnySort(std::in_place_type<BrickSort>, ctx, options);
-    case Algorithm::radix: return AnySort(std::in_place_type<RadixSort>, ctx, options);
+    case Algorithm::radix: return AnySort(std::in_place_type<RadixSort>, ctx, options, single_pass_shape);
     case Algorithm::sample: return AnySort(std::in_place_type<SampleSort>, ctx, options);
     default: throw Error("internal: no implementation for " + std::string(to_string(algorithm)));
   }

@@ -17,6 +17,7 @@ using AnySort = std::variant<BrickSort, RadixSort, SampleSort>;
 // Checks that options name an available algorithm and returns it; `automatic` gives radix, the choice
 // for large n (Sorter picks per n from the device's AutoProfile, api/sorter.cpp). make_sort constructs one.
 Algorithm resolve_algorithm(const SortOptions& options);
-AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm);
+// `single_pass_shape`: radix sort's single-pass shape from the device's profile (RadixSort).
+AnySort make_sort(gpu::Context& ctx, const SortOptions& options, Algorithm algorithm, TileShape single_pass_shape = {});
 
 }  // namespace vksort::algo

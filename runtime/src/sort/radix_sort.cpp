@@ -68,7 +68,8 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
 
 }  // namespace
 
-RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx), options_(options) {
+RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape single_pass_shape)
+    : ctx_(ctx), options_(options) {
   const uint32_t width = key_bytes(options.key) * 8;
   begin_bit_ = options.begin_bit;
   end_bit_ = options.end_bit ? options.end_bit : width;
@@ -113,7 +114,19 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options) : ctx_(ctx),
                                  (single_pass_here || subgroup_ranking || staging_asked));
   if (want_single_pass) {
     const RadixRanking r = ranking == RadixRanking::automatic ? RadixOnesweep::default_ranking(ctx.info) : ranking;
-    single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
+    // The profile's shape, where it applies: a cache, so a shape this device refuses is passed over.
+    if (single_pass_shape.tile() && !options.tuning.workgroup_size && !options.tuning.items_per_thread &&
+        (r == RadixRanking::ballot || r == RadixRanking::match)) {
+      SortOptions shaped = options;
+      shaped.tuning.workgroup_size = single_pass_shape.workgroup_size;
+      shaped.tuning.items_per_thread = single_pass_shape.items_per_thread;
+      try {
+        single_pass_ = std::make_unique<RadixOnesweep>(ctx, shaped, radix_bits_, begin_bit_, end_bit_, r);
+        shape_from_profile_ = true;
+      } catch (const Error&) {
+      }
+    }
+    if (!single_pass_) single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
   }
   reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking && !staging_asked);
   if (!reduce_then_scan_) return;
@@ -382,7 +395,10 @@ void RadixSort::record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& t,
 }
 
 std::vector<std::pair<std::string, double>> RadixSort::facts(const uint32_t* control, uint32_t n) const {
-  return uses_single_pass(n) ? single_pass_->facts(control, n) : reduce_then_scan_facts(control, n);
+  if (!uses_single_pass(n)) return reduce_then_scan_facts(control, n);
+  auto facts = single_pass_->facts(control, n);
+  facts.emplace_back("shape_from_profile", shape_from_profile_ ? 1.0 : 0.0);
+  return facts;
 }
 
 std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(const uint32_t* control, uint32_t n) const {

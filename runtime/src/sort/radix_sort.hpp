@@ -45,7 +45,10 @@ namespace vksort::algo {
 
 class RadixSort {
  public:
-  RadixSort(gpu::Context& ctx, const SortOptions& options);
+  // `single_pass_shape` (AutoCrossovers::single_pass_workgroup and _items, measured by `vksort tune`):
+  // the single pass's workgroup x keys per invocation where it ranks by ballots or partitions and
+  // Tuning leaves both to the device; 0 x 0, or a shape the device refuses: the built-in one.
+  RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape single_pass_shape = {});
 
   // Keys per tile (block) of the path that sorts most sizes: the single pass where it is built.
   uint32_t tile() const { return single_pass_ ? single_pass_->tile() : shape_.tile(); }
@@ -105,6 +108,7 @@ class RadixSort {
   gpu::Kernel init_, count_, spine_, scatter_, finish_;
   bool reduce_then_scan_ = false;  // its kernels above are built (else only the single pass sorts)
   std::unique_ptr<RadixOnesweep> single_pass_;
+  bool shape_from_profile_ = false;  // the single pass took the profile's shape (fact shape_from_profile)
 };
 
 }  // namespace vksort::algo

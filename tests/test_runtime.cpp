@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 
 #include "api/internals.hpp"
 #include "gpu/context.hpp"
@@ -132,6 +133,100 @@ TEST_CASE("Buffer::copy_from copies on the GPU, at offsets, and refuses what it 
   // A refused copy changed nothing.
   b.download(std::as_writable_bytes(std::span(back)));
   CHECK(back[0] == 11);
+}
+
+// Sorter::sort_back_to_back (vksort bench --resident): several sorts of one input in one submission,
+// each refilled from the input and its result copied aside, every result and every run's stats its
+// own; for each algorithm, with values and with records; and every misuse refused before recording.
+// ctest also runs it under synchronization validation (sync_back_to_back).
+TEST_CASE("sorts back to back: each run refilled, sorted, kept; misuse refused") {
+  Device& gpu = test::device();
+  const uint64_t n = 3001;
+  std::vector<uint32_t> keys(n), expected_keys;
+  for (uint32_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u) >> 9;
+  const uint32_t runs = 3;
+  for (Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample, Algorithm::automatic})
+    for (uint32_t value_bytes : {0u, 4u, 12u}) {
+      CAPTURE(a);
+      CAPTURE(value_bytes);
+      const SortOptions o{.key = Key::u32, .algorithm = a, .value_bytes = value_bytes};
+      Sorter sorter(gpu, o);
+      // Values: each key's index in its first word, the rest of a record its index + 1, + 2.
+      std::vector<uint32_t> values(value_bytes ? n * value_bytes / 4 : 0);
+      for (uint64_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i / (value_bytes / 4) + i % (value_bytes / 4));
+      Buffer input_keys(gpu, n * 4, "input keys"), work_keys(gpu, n * 4, "keys");
+      input_keys.upload(std::as_bytes(std::span(keys)));
+      std::optional<Buffer> input_values, work_values;
+      if (value_bytes) {
+        input_values.emplace(gpu, values.size() * 4, "input values");
+        work_values.emplace(gpu, values.size() * 4, "values");
+        input_values->upload(std::as_bytes(std::span(values)));
+      }
+      std::vector<Buffer> kept_keys, kept_values;
+      for (uint32_t k = 0; k < runs; ++k) {
+        kept_keys.emplace_back(gpu, n * 4, "kept keys");
+        if (value_bytes) kept_values.emplace_back(gpu, values.size() * 4, "kept values");
+      }
+      std::vector<Sorter::RunResult> results;
+      for (uint32_t k = 0; k < runs; ++k) results.push_back({&kept_keys[k], value_bytes ? &kept_values[k] : nullptr});
+      const std::vector<SortStats> stats = sorter.sort_back_to_back(work_keys, value_bytes ? &*work_values : nullptr, n, input_keys,
+                                                                    value_bytes ? &*input_values : nullptr, results);
+      REQUIRE(stats.size() == runs);
+      // The stable order by key, and each result equal to it.
+      std::vector<uint32_t> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
+      for (uint32_t k = 0; k < runs; ++k) {
+        CAPTURE(k);
+        std::vector<uint32_t> got(n);
+        kept_keys[k].download(std::as_writable_bytes(std::span(got)));
+        for (uint64_t i = 0; i < n; ++i) REQUIRE(got[i] == keys[order[i]]);
+        if (value_bytes) {
+          std::vector<uint32_t> got_values(values.size());
+          kept_values[k].download(std::as_writable_bytes(std::span(got_values)));
+          const uint32_t words = value_bytes / 4;
+          for (uint64_t i = 0; i < n; ++i)
+            for (uint32_t w = 0; w < words; ++w) REQUIRE(got_values[i * words + w] == order[i] + w);
+        }
+        CHECK(stats[k].timed() == gpu.info().timestamps);
+        if (stats[k].timed()) CHECK(stats[k].gpu_ms > 0);
+        CHECK_FALSE(stats[k].facts.empty());
+      }
+      // The input is untouched.
+      std::vector<uint32_t> still(n);
+      input_keys.download(std::as_writable_bytes(std::span(still)));
+      CHECK(still == keys);
+    }
+
+  // Misuse, refused before anything runs.
+  const SortOptions pairs{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = 4};
+  Sorter sorter(gpu, pairs);
+  Buffer in_k(gpu, n * 4, "in keys"), in_v(gpu, n * 4, "in values"), k(gpu, n * 4, "keys"), v(gpu, n * 4, "values");
+  Buffer r1(gpu, n * 4, "r1"), r2(gpu, n * 4, "r2"), small(gpu, n * 4 - 4, "small");
+  auto refused = [&](Buffer* values, const Buffer* input_values, std::vector<Sorter::RunResult> results, const char* needle) {
+    CAPTURE(needle);
+    CHECK_THROWS_WITH_AS(sorter.sort_back_to_back(k, values, n, in_k, input_values, results), doctest::Contains(needle), Error);
+  };
+  refused(&v, &in_v, {}, "no results to keep");
+  refused(&v, nullptr, {{&r1, &r2}}, "given together or not at all");
+  refused(&v, &in_v, {{&r1, nullptr}}, "results[0].values is missing");
+  refused(&v, &in_v, {{nullptr, &r2}}, "results[0].keys is missing");
+  refused(&v, &in_v, {{&small, &r2}}, "results[0].keys holds");
+  refused(&v, &in_v, {{&r1, &r2}, {&r2, &r1}}, "results[1] names a buffer used elsewhere");
+  refused(&v, &in_v, {{&k, &r2}}, "results[0] names a buffer used elsewhere");
+  refused(&v, &in_v, {{&r1, &in_v}}, "results[0] names a buffer used elsewhere");
+  refused(&v, &v, {{&r1, &r2}}, "must not be the ones sorted");
+  Sorter keys_only(gpu, SortOptions{.key = Key::u32, .algorithm = Algorithm::radix});
+  CHECK_THROWS_WITH_AS(keys_only.sort_back_to_back(k, nullptr, n, in_k, nullptr, std::vector<Sorter::RunResult>{{&r1, &r2}}),
+                       doctest::Contains("results[0].values is given without values"), Error);
+  CHECK_THROWS_WITH_AS(keys_only.sort_back_to_back(k, nullptr, n, k, nullptr, std::vector<Sorter::RunResult>{{&r1, nullptr}}),
+                       doctest::Contains("must not be the ones sorted"), Error);
+  CHECK_THROWS_WITH_AS(keys_only.sort_back_to_back(k, nullptr, n + 1, in_k, nullptr, std::vector<Sorter::RunResult>{{&r1, nullptr}}),
+                       doctest::Contains("input_keys holds"), Error);
+  Device other(test::options_like_device());
+  Buffer theirs(other, n * 4, "elsewhere");
+  CHECK_THROWS_WITH_AS(keys_only.sort_back_to_back(k, nullptr, n, in_k, nullptr, std::vector<Sorter::RunResult>{{&theirs, nullptr}}),
+                       doctest::Contains("results[0].keys"), Error);
 }
 
 TEST_CASE("pretend dirty memory: every new device buffer holds its own nonzero stale word") {

@@ -138,8 +138,8 @@ void print_bench_header(std::ostream& out, const BenchSetup& s) {
       << " after " << (s.warmup_ms > 0 ? "at least " : "") << s.warmup << " warm-up" << (s.warmup == 1 ? "" : "s")
       << (s.warmup_ms > 0 ? " and " + std::to_string(s.warmup_ms) + " ms of them" : "")
       << ", from GPU timestamps; every result checked against the CPU reference; seed " << s.seed << '\n'
-      << (s.resident ? "resident: the inputs restored and the results kept by GPU copies between runs, checked after the "
-                       "last (the GPU does not idle between runs)\n"
+      << (s.resident ? "resident: the timed runs back to back in one submission, the inputs restored and the results kept "
+                       "by GPU copies between them, checked after the last (the GPU does not idle between runs)\n"
                      : "")
       << "copy%: the sort's speed as a share of a copy kernel moving the same bytes on this device (the least any sort\n"
          "  must move: every key and value read and written once; input a sort only reads can exceed 100%)\n"

@@ -213,7 +213,7 @@ CaseResult run_case(Device& device, Config& config, const workloads::Distributio
     }
   } else {
     // The input waits on the GPU and results are copied aside there, so consecutive runs are only a
-    // GPU copy and a submission apart. Kept: the last warm-up's result and every timed run's, all
+    // GPU copy apart, in one submission. Kept: a warm-up's result and every timed run's, all
     // downloaded and checked after the last run.
     const VkDeviceSize key_size = key_buffer.size(), value_size = value_buffer ? value_buffer->size() : 0;
     Buffer pristine_keys = allocate(device, key_size, "the input keys (--resident)");
@@ -223,31 +223,40 @@ CaseResult run_case(Device& device, Config& config, const workloads::Distributio
       pristine_values.emplace(allocate(device, value_size, "the input values (--resident)"));
       pristine_values->upload(value_bytes_of(input));
     }
-    std::vector<Buffer> kept_keys, kept_values;  // [0]: the last warm-up; [1 + k]: timed run k
+    std::vector<Buffer> kept_keys, kept_values;  // [0]: a warm-up run; [1 + k]: timed run k
     for (int64_t k = 0; k <= c.repeat; ++k) {
-      const std::string which = k == 0 ? "the last warm-up" : "timed run " + std::to_string(k);
+      const std::string which = k == 0 ? "a warm-up run" : "timed run " + std::to_string(k);
       kept_keys.push_back(allocate(device, key_size, "result keys of " + which + " (--resident)"));
       if (value_buffer) kept_values.push_back(allocate(device, value_size, "result values of " + which + " (--resident)"));
     }
-    auto run_once = [&](size_t keep) {
-      key_buffer.copy_from(pristine_keys, key_size);
-      if (value_buffer) value_buffer->copy_from(*pristine_values, value_size);
-      const SortStats stats = sort_once();
-      kept_keys[keep].copy_from(key_buffer, key_size);
-      if (value_buffer) kept_values[keep].copy_from(*value_buffer, value_size);
-      return stats;
+    // Sorts back to back in one submission each (Sorter::sort_back_to_back), keeping results
+    // [first, first + count): the GPU runs them as one sustained load. Separate submissions with the
+    // host's copies and waits between them left an H200 at 345-675 MHz instead of 1980 through 2^24's
+    // runs of ~2 ms, 3x slow (bench/results/nvidia-h200_2026-11-27-session20).
+    auto batch = [&](size_t first, size_t count) {
+      std::vector<Sorter::RunResult> keep;
+      for (size_t k = first; k < first + count; ++k) keep.push_back({&kept_keys[k], value_buffer ? &kept_values[k] : nullptr});
+      return refusals_are_usage_errors(name, [&] {
+        return config.sorter->sort_back_to_back(key_buffer, value_buffer, n, pristine_keys,
+                                                pristine_values ? &*pristine_values : nullptr, keep);
+      });
     };
+    // Warm-up batches into every kept buffer (the timed batch overwrites all but the first, which keeps
+    // a warm-up's result to check), then one timed batch.
     int64_t warmups = 0;
-    for (; warming(warmups); ++warmups) run_once(0);
-    std::vector<SortStats> stats;
-    for (int64_t k = 0; k < c.repeat; ++k) stats.push_back(run_once(size_t(k) + 1));
+    while (warming(warmups)) {
+      batch(0, size_t(c.repeat) + 1);
+      warmups += c.repeat + 1;
+    }
+    r.warmup_runs = warmups;
+    const std::vector<SortStats> stats = batch(1, size_t(c.repeat));
     auto fetch = [&](size_t keep) {
       kept_keys[keep].download(got.keys);
       if (value_buffer) kept_values[keep].download(value_bytes_of(got));
     };
     if (warmups > 0) {
       fetch(0);
-      check(warm_label(warmups), false);
+      check("a warm-up run", false);
     }
     for (int64_t k = 0; k < c.repeat; ++k) {
       fetch(size_t(k) + 1);

@@ -209,8 +209,9 @@ int main(int argc, char** argv) {
       ->type_name("MS")
       ->check(not_negative);
   bench_cmd->add_flag("--resident", bench.resident,
-                      "Keep the GPU busy between runs: each run's input is restored and its result kept by GPU copies, "
-                      "all results checked after the last run (a GPU left idle between runs lowers its clocks). "
+                      "Keep the GPU busy between runs: the timed runs (and the warm-up's, in batches) go back to back in one "
+                      "submission, each run's input restored and its result kept by GPU copies, all results checked after "
+                      "the last run (a GPU left idle between runs lowers its clocks). "
                       "Needs repeat + 3 times the case's data in device memory");
   bench_cmd->add_flag("--phase-clocks", bench.phase_clocks,
                       "Diagnostic: single-pass radix passes read the shader clock per phase of each tile; the facts "

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <vulkan/vulkan_core.h>
 
@@ -121,6 +122,22 @@ class VKSORT_API Sorter {
   // empty Buffer, a Buffer made on another Device, or n beyond the Buffers is refused before scratch is
   // allocated.
   SortStats sort(Buffer& keys, Buffer* values, uint64_t n);
+
+  // For benchmarks: results.size() sorts of one input, as sort() does them but back to back in ONE
+  // submission, so the GPU runs them as one sustained load (a GPU whose clock follows its utilisation
+  // keeps it up, as it does for a stream of work; separate sort() calls leave it idle in between).
+  // Before sort k, GPU copies refill keys (and values) with n keys from input_keys (n values from
+  // input_values); after it, its keys (values) are copied into results[k].keys (.values). Values go
+  // all the way or not at all: values, input_values and every results[k].values are given together
+  // (with SortOptions::value_bytes) or not at all. Returns each sort's SortStats, its GPU time and
+  // phases between its own timestamps. Throws vksort::Error as sort() does, and for missing, too small
+  // or aliased buffers before anything is recorded.
+  struct RunResult {
+    Buffer* keys = nullptr;
+    Buffer* values = nullptr;
+  };
+  std::vector<SortStats> sort_back_to_back(Buffer& keys, Buffer* values, uint64_t n, const Buffer& input_keys,
+                                           const Buffer* input_values, std::span<const RunResult> results);
 
   struct Impl;
  private:

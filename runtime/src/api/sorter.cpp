@@ -4,7 +4,9 @@
 
 #include "api/host_sorters.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "api/internals.hpp"
@@ -234,9 +236,23 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
   });
 }
 
-SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
-  gpu::Context& ctx = detail::context_of(impl_->device);
-  const SortOptions& o = impl_->options;
+namespace {
+
+// A copy of `bytes` from one whole buffer to another, ordered after every earlier write to either and
+// before later shaders and copies (within one command buffer).
+void record_copy(gpu::Context& ctx, VkCommandBuffer cmd, VkBuffer from, VkBuffer to, VkDeviceSize bytes) {
+  gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkBufferCopy region{0, 0, bytes};
+  ctx.vk.vkCmdCopyBuffer(cmd, from, to, 1, &region);
+}
+
+// sort() and sort_back_to_back(): `runs` sorts in one submission; `around(cmd, k, before)` records
+// what goes before and after sort k (nothing where it is empty).
+std::vector<SortStats> sort_runs(Sorter::Impl& impl, Buffer& keys, Buffer* values, uint64_t n, uint32_t runs,
+                                 const std::function<void(VkCommandBuffer, uint32_t, bool)>& around) {
+  gpu::Context& ctx = detail::context_of(impl.device);
+  const SortOptions& o = impl.options;
   {
     // Before scratch for n keys is allocated: n beyond the Buffers would otherwise surface as a
     // failed (or wasted) allocation of that scratch.
@@ -253,50 +269,117 @@ SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
   SortBuffers b;
   b.keys = keys.ref();
   if (values) b.values = values->ref();
-  impl_->check(b, n, impl_->sort_for(n), false);  // the rest but scratch, also before allocating it
-  const VkDeviceSize need = impl_->scratch_bytes(n);
-  if (!impl_->scratch || impl_->scratch->size() < need)
-    impl_->scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
-  const uint32_t control_words = impl_->visit(n, [](const auto& s) { return s.control_words(); });
-  if (!impl_->readback || impl_->readback->size() < control_words * 4)
-    impl_->readback.emplace(ctx, control_words * 4, gpu::MemoryKind::staging, "sort statistics");
-  b.scratch = {impl_->scratch->buffer(), 0, impl_->scratch->size()};
-  const Impl::Plan p = impl_->target(b, n);
+  impl.check(b, n, impl.sort_for(n), false);  // the rest but scratch, also before allocating it
+  const VkDeviceSize need = impl.scratch_bytes(n);
+  if (!impl.scratch || impl.scratch->size() < need)
+    impl.scratch.emplace(ctx, need, gpu::MemoryKind::device_local, "sort scratch");
+  const uint32_t control_words = impl.visit(n, [](const auto& s) { return s.control_words(); });
+  const VkDeviceSize control_bytes = VkDeviceSize(control_words) * 4;
+  if (!impl.readback || impl.readback->size() < control_bytes * runs)
+    impl.readback.emplace(ctx, control_bytes * runs, gpu::MemoryKind::staging, "sort statistics");
+  b.scratch = {impl.scratch->buffer(), 0, impl.scratch->size()};
+  const Sorter::Impl::Plan p = impl.target(b, n);
   const algo::SortTarget& t = p.sort;
 
-  // Room for per-pass phases of the longest sort (64-bit keys in 2-bit digits: 3 marks x 32 passes + 1)
-  // plus the two marks of this function; then the two of record sorting ("stage", "gather").
-  gpu::Timestamps timestamps(ctx, 256 + 2);
-  const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(impl_->options.key)) + " keys";
+  // Per sort: room for the phases of the longest sort (64-bit keys in 2-bit digits: 3 marks x 32
+  // passes + 1) plus the two marks of this function; then the two of record sorting ("stage", "gather").
+  std::vector<std::unique_ptr<gpu::Timestamps>> timestamps;
+  for (uint32_t k = 0; k < runs; ++k) timestamps.push_back(std::make_unique<gpu::Timestamps>(ctx, 256 + 2));
+  std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(impl.options.key)) + " keys";
+  if (runs > 1) what.append(", ").append(std::to_string(runs)).append(" times");
   gpu::submit_and_wait(ctx, what, [&](VkCommandBuffer cmd) {
-    gpu::Recorder rec(ctx, cmd, &timestamps);
-    timestamps.reset(cmd);
-    // Uploads and earlier sorts on these buffers finish before this sort touches them.
-    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-    rec.phase("start");
-    impl_->record(rec, impl_->sort_for(n), p);
-    rec.phase("end");
-    // The control words (rounds run) come back with the same submission.
-    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                        VK_ACCESS_TRANSFER_READ_BIT);
-    VkBufferCopy region{0, 0, control_words * 4};
-    ctx.vk.vkCmdCopyBuffer(cmd, impl_->scratch->buffer(), impl_->readback->buffer(), 1, &region);
+    for (uint32_t k = 0; k < runs; ++k) {
+      if (around) around(cmd, k, true);
+      gpu::Recorder rec(ctx, cmd, timestamps[k].get());
+      timestamps[k]->reset(cmd);
+      // Uploads, copies and earlier sorts on these buffers finish before this sort touches them.
+      gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT);
+      rec.phase("start");
+      impl.record(rec, impl.sort_for(n), p);
+      rec.phase("end");
+      // The control words (rounds run) come back with the same submission, one set per sort.
+      gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_TRANSFER_READ_BIT);
+      const VkBufferCopy region{0, control_bytes * k, control_bytes};
+      ctx.vk.vkCmdCopyBuffer(cmd, impl.scratch->buffer(), impl.readback->buffer(), 1, &region);
+      if (around) around(cmd, k, false);
+    }
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                         VK_ACCESS_HOST_READ_BIT);
   });
 
-  SortStats stats;
-  stats.phases_ms = timestamps.phases_ms(&stats.gpu_ms);
-  // "start" only anchors the first real phase; drop it when it measured nothing but the barrier.
-  std::erase_if(stats.phases_ms, [](const auto& p) { return p.first == "start"; });
-  std::vector<uint32_t> control(control_words);
-  std::memcpy(control.data(), impl_->readback->mapped(), control_words * 4);
-  stats.facts = impl_->visit(n, [&](const auto& s) { return s.facts(control.data(), t.n); });
-  return stats;
+  std::vector<SortStats> all(runs);
+  for (uint32_t k = 0; k < runs; ++k) {
+    SortStats& stats = all[k];
+    stats.phases_ms = timestamps[k]->phases_ms(&stats.gpu_ms);
+    // "start" only anchors the first real phase; drop it when it measured nothing but the barrier.
+    std::erase_if(stats.phases_ms, [](const auto& ph) { return ph.first == "start"; });
+    std::vector<uint32_t> control(control_words);
+    std::memcpy(control.data(), static_cast<const std::byte*>(impl.readback->mapped()) + control_bytes * k, control_bytes);
+    stats.facts = impl.visit(n, [&](const auto& s) { return s.facts(control.data(), t.n); });
+  }
+  return all;
 }
+
+}  // namespace
+
+SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
+  return std::move(sort_runs(*impl_, keys, values, n, 1, {}).front());
+}
+
+std::vector<SortStats> Sorter::sort_back_to_back(Buffer& keys, Buffer* values, uint64_t n, const Buffer& input_keys,
+                                                 const Buffer* input_values, std::span<const RunResult> results) {
+  gpu::Context& ctx = detail::context_of(impl_->device);
+  const SortOptions& o = impl_->options;
+  const std::string what = "Sorter::sort_back_to_back of " + std::to_string(n) + " " + std::string(to_string(o.key)) + " keys";
+  if (results.empty()) throw Error(what + ": no results to keep (results.size() is the number of sorts)");
+  const bool with_values = values != nullptr;
+  if ((input_values != nullptr) != with_values)
+    throw Error(what + ": values and input_values are given together or not at all");
+  const VkDeviceSize key_size = n * key_bytes(o.key), value_size = n * o.value_bytes;
+  auto holds = [&](const Buffer* b, const std::string& name, VkDeviceSize bytes) {
+    if (!b) throw Error(what + ": " + name + " is missing");
+    api::check_buffer_device(ctx, detail::Internals::context(*b), what, name.c_str());
+    if (b->size() < bytes)
+      throw Error(what + ": " + name + " holds " + std::to_string(b->size()) + " bytes, fewer than the " + std::to_string(bytes) +
+                  " of n keys or values");
+  };
+  holds(&input_keys, "input_keys", key_size);
+  if (with_values) holds(input_values, "input_values", value_size);
+  // Every buffer a copy reads or writes is its own: a result aliasing the sorted buffers or the input
+  // would be overwritten or would overwrite them.
+  std::vector<const Buffer*> seen = {&keys, &input_keys};
+  if (with_values) seen.insert(seen.end(), {values, input_values});
+  for (size_t k = 0; k < results.size(); ++k) {
+    const std::string which = "results[" + std::to_string(k) + "]";
+    holds(results[k].keys, which + ".keys", key_size);
+    if (with_values) holds(results[k].values, which + ".values", value_size);
+    else if (results[k].values) throw Error(what + ": " + which + ".values is given without values to sort");
+    for (const Buffer* b : {results[k].keys, results[k].values}) {
+      if (!b) continue;
+      if (std::find(seen.begin(), seen.end(), b) != seen.end())
+        throw Error(what + ": " + which + " names a buffer used elsewhere in the call (each result needs buffers of its own)");
+      seen.push_back(b);
+    }
+  }
+  if (std::find(seen.begin() + 1, seen.end(), &keys) != seen.end() || (with_values && values == input_values))
+    throw Error(what + ": the input buffers must not be the ones sorted");
+  const auto raw = [](const Buffer& b) { return b.vk_buffer(); };
+  return sort_runs(*impl_, keys, values, n, uint32_t(results.size()), [&](VkCommandBuffer cmd, uint32_t k, bool before) {
+    if (before) {
+      record_copy(ctx, cmd, raw(input_keys), raw(keys), key_size);
+      if (with_values) record_copy(ctx, cmd, raw(*input_values), raw(*values), value_size);
+    } else {
+      record_copy(ctx, cmd, raw(keys), raw(*results[k].keys), key_size);
+      if (with_values) record_copy(ctx, cmd, raw(*values), raw(*results[k].values), value_size);
+    }
+  });
+}
+
 
 SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options) {
   return sort_host(device, keys, n, values, values ? 4 : 0, options);

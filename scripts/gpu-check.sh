@@ -17,8 +17,8 @@
 #      against 384-invocation shapes), the match ranking; with each case's pipeline statistics
 #      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
 #      table's last column.
-#   3b. u32 keys at the second of --sizes alone in a process and after the first (a diagnostic: an
-#      H200 ran the second size of every process 3x slow, session 20).
+#   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
+#      stayed at 345-675 MHz through 2^24's runs, session 20).
 #   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
 #      of each phase of each tile) for the same kinds at --clock-sizes, and the table of each phase's
 #      share (scripts/gpu_clock_summary.py, clocks.md).
@@ -42,8 +42,9 @@
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST]
 #                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
-#                        [--test-timeout S] [--skip-tests]
+#                        [--test-timeout S] [--skip-tests | --tests-only]
 #
+# --tests-only runs stages 5-7 alone (a second call, where the first one's budget ran out before them).
 # --old DIR: an older vksort timed beside the new one for u32 keys (stage 2). --mid DIR: a third, in
 # between, timed for u32 keys and clocked (stage 4), to tell two steps' effects apart.
 #
@@ -59,8 +60,8 @@
 set -uo pipefail
 
 bin="" out="" old="" mid="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^26" sweep_sizes="2^26" warmup_ms=2000 repeat=5
-test_timeout=60 skip_tests=0
-usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests]"
+test_timeout=60 skip_tests=0 tests_only=0
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests | --tests-only]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -75,6 +76,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat="$2"; shift 2 ;;
     --test-timeout) test_timeout="$2"; shift 2 ;;
     --skip-tests) skip_tests=1; shift ;;
+    --tests-only) tests_only=1; shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -82,6 +84,10 @@ if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ] || { [ -n "$old" ] &
   { [ -n "$mid" ] && [ ! -x "$mid/vksort" ]; }; then
   echo "gpu-check: --bin DIR (and --old DIR, --mid DIR) must hold vksort; --out OUT is needed" >&2
   echo "$usage" >&2
+  exit 2
+fi
+if [ "$skip_tests" -eq 1 ] && [ "$tests_only" -eq 1 ]; then
+  echo "gpu-check: --skip-tests and --tests-only leave nothing to run" >&2
   exit 2
 fi
 for v in "$budget" "$warmup_ms" "$repeat" "$test_timeout"; do
@@ -110,6 +116,8 @@ stage() {
   fi
   echo "== $1 (t+$(($(date +%s) - start)) s)"
 }
+# measure_stage NAME SECONDS: a stage of measurements (1-4), which --tests-only leaves out.
+measure_stage() { [ "$tests_only" -eq 0 ] && stage "$@"; }
 # within LIMIT CMD...: CMD under timeout, at most LIMIT seconds and never past the budget.
 within() {
   local limit="$1"
@@ -129,7 +137,7 @@ if command -v nvidia-smi >/dev/null; then
 fi
 
 # 1.
-stage "device and pipeline statistics" 30 && {
+measure_stage "device and pipeline statistics" 30 && {
   "$bin/vksort" info >"$out/info.txt" 2>&1
   head -12 "$out/info.txt"
   partitioned=0
@@ -150,7 +158,7 @@ grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1
 bench_case() {
   local file="$1" binary="$2"
   shift 2
-  stage "bench $(basename "$file" .json)" 20 || return 0
+  measure_stage "bench $(basename "$file" .json)" 20 || return 0
   local rc=0
   within 150 "$binary" bench --algo radix "$@" --n "$sizes" --dist uniform --repeat "$repeat" --warmup 1 --warmup-ms "$warmup_ms" \
     --resident --no-cpu --format json --out "$file" >"$out/bench.log" 2>&1 || rc=$?
@@ -176,17 +184,19 @@ rm -f "$out/bench.log"
 # CUB on every even power of two from the smallest to the largest size.
 logs=$(tr ',' '\n' <<<"$sizes" | sed 's/^2^//' | sort -n)
 min_log=$(head -1 <<<"$logs") max_log=$(tail -1 <<<"$logs")
-if [ -n "$cub_python" ]; then
-  stage "CUB (torch.sort, cupy.sort) at 2^$min_log..2^$max_log" 30 &&
+if [ "$tests_only" -eq 1 ]; then
+  :
+elif [ -n "$cub_python" ]; then
+  measure_stage "CUB (torch.sort, cupy.sort) at 2^$min_log..2^$max_log" 30 &&
     within 90 "$cub_python" scripts/cub_anchor.py --min-log "$min_log" --max-log "$max_log" --repeat "$repeat" \
       --warmup-ms "$warmup_ms" --out "$out/cub.json"
 else
   echo "no python3 with PyTorch here: CUB not timed" | tee -a "$out/skipped.txt"
 fi
-"$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
+[ "$tests_only" -eq 0 ] && "$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
 
 # 3. The shape sweep, one size per process (see the header), with each shape's pipeline statistics.
-stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
+measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   within 170 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
     --shapes 256x16,384x16,384x12,384x20,320x16,448x16,256x21 --pairs-shapes 256x16,384x8,384x12,256x12 \
     --u64-items "" --u64-shapes 256x8,384x8,384x10,256x12 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
@@ -196,15 +206,16 @@ stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   cat "$out/sweep/sweep.md"
 }
 
-# 3b. One size alone in a process against the same size after a smaller one: an H200 (session 20)
-# ran every build 3x slow at 2^24 when it came second in a process (after 2^20), histogram included,
-# and at 2^26 after 2^24 in the phase clocks, while single-size processes ran at the expected rate.
-[[ "$sizes" == *,* ]] && stage "u32 keys at ${sizes#*,} alone and after ${sizes%%,*}" 30 && {
+# 3b. The GPU's clock at mid sizes: u32 keys at the second of --sizes after 2 s and after 8 s of
+# warm-up. An H200 (session 20, clocks.csv) ran every build's 2^24 sorts at 345-675 MHz instead of
+# 1980, 3x slow, histogram included: its clock fell while the host prepared the input and rose only
+# slowly while runs of ~2 ms alternated with the host's submissions; 2^28 (longer runs) ran at 1980.
+[[ "$sizes" == *,* ]] && measure_stage "u32 keys at ${sizes#*,} after 2 s and 8 s of warm-up" 40 && {
   second="${sizes#*,}" second="${second%%,*}"
-  for n in "$second" "${sizes%%,*},$second"; do
-    within 40 "$bin/vksort" bench --algo radix --type u32 --n "$n" --dist uniform --repeat "$repeat" --warmup 1 \
-      --warmup-ms "$warmup_ms" --resident --no-cpu 2>&1 | grep -e '^radix' -e 'phases ms'
-  done | tee "$out/second-size.txt"
+  for warm in 2000 8000; do
+    within 40 "$bin/vksort" bench --algo radix --type u32 --n "$second" --dist uniform --repeat "$repeat" --warmup 1 \
+      --warmup-ms "$warm" --resident --no-cpu 2>&1 | grep -e '^radix' -e 'phases ms'
+  done | tee "$out/warm-up.txt"
 }
 
 # 4. The same kinds with phase clocks (the device's default single pass), one size per process.
@@ -212,7 +223,7 @@ clock_kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--t
 [ -n "$mid" ] && clock_kinds+=("keys-u32-mid:--type u32")
 for kind in "${clock_kinds[@]}"; do
   name="${kind%%:*}"
-  stage "phase clocks $name at $clock_sizes" 20 || break
+  measure_stage "phase clocks $name at $clock_sizes" 20 || break
   rc=0
   clocked="$bin"
   [ "$name" = keys-u32-mid ] && clocked="$mid"
@@ -226,7 +237,7 @@ for kind in "${clock_kinds[@]}"; do
   fi
 done
 rm -f "$out/clocks.log"
-ls "$out"/clocks-*.json >/dev/null 2>&1 && "$python" scripts/gpu_clock_summary.py "$out" | tee "$out/clocks.md"
+[ "$tests_only" -eq 0 ] && ls "$out"/clocks-*.json >/dev/null 2>&1 && "$python" scripts/gpu_clock_summary.py "$out" | tee "$out/clocks.md"
 
 # A test binary under the budget: name, file suffix, time limit, then its arguments (env first).
 run_test() {

@@ -4,6 +4,9 @@
 and the single pass's look-back facts (window, rounds per tile, rounds spent spinning, fallbacks,
 whether digits walked on their own) and how tiles were staged, so their cost can be read beside the rate;
 and the pass kernel's registers per invocation where the driver reported them (pipeline-stats.txt).
+The upfront histogram's time does not depend on the pass's shape: a case whose histogram took much
+longer than the others' ran at a lower GPU clock (an H200 dropped to 345-675 MHz between runs), and its
+time says little about its shape.
 
     scripts/gpu_sweep_summary.py RUN_DIR
 """
@@ -32,6 +35,12 @@ def pass_registers(run):
     return found
 
 
+def histogram_ms(result):
+    """The upfront histogram's median ms (single pass), or ''."""
+    h = result.get("phases_ms", {}).get("histogram")
+    return f"{h['median']:.3f}" if h else ""
+
+
 def main():
     run = run_dir("gpu_sweep_summary.py RUN_DIR")
     if run is None:
@@ -40,8 +49,8 @@ def main():
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     registers = pass_registers(run)
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks | registers |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -52,7 +61,8 @@ def main():
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
-              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} |")
+              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} | "
+              f"{histogram_ms(r)} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")
     print_list_file(run, "failed.txt", "Failed:")
     return 0

@@ -5,7 +5,7 @@
 # loader) into .devbin/new, optionally an older commit's vksort into .devbin/old and a commit in between
 # into .devbin/mid (each built in a git worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
 # none). Both folders are git-excluded: name them in the device tool's `carry`. Then prints the
-# one call to make there (scripts/gpu-check.sh, within one call's 10 minutes).
+# calls to make there (scripts/gpu-check.sh, within one call's 10 minutes; the tests in a second call).
 #
 #   scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT]
 set -euo pipefail
@@ -63,8 +63,11 @@ old_arg=""
 [ -n "$mid" ] && old_arg="$old_arg --mid .devbin/mid"
 cat <<EOF
 
-One device call (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order
-of worth within a 540 s budget (pipeline statistics, old/new/match against CUB, the GPU tests, the
-reduce-then-scan 64-bit probe, the shape sweep, the other suites) and returns what ran:
+Call 1 (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order of
+worth within a 540 s budget (pipeline statistics, new/old against CUB, the shape sweep with registers,
+the warm-up diagnostic, phase clocks, then the GPU tests while time is left) and returns what ran:
    $setup scripts/gpu-check.sh --bin .devbin/new$old_arg --out /tmp/check --budget 540; tar czf \$OUT/check.tgz -C /tmp check
+Call 2, right after it while the machine is warm (it is given back after 30 s idle), with the device
+time left (status: budget_left_s; a budget about 40 s less): the test stages alone.
+   $setup scripts/gpu-check.sh --bin .devbin/new --tests-only --out /tmp/tests --budget 240; tar czf \$OUT/tests.tgz -C /tmp tests
 EOF

@@ -16,7 +16,7 @@ Kernel::Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size,
     : ctx_(&ctx), workgroup_size_(workgroup_size), push_bytes_(push_bytes), name_(shader) {
   std::span<const uint32_t> code = shader_code(shader);
   if (code.empty()) throw Error("internal: no embedded shader named \"" + shader + "\"");
-  if (full_subgroups && !(ctx.info.full_subgroups && ctx.info.max_subgroup_size && workgroup_size % ctx.info.max_subgroup_size == 0))
+  if (full_subgroups && !can_require_full_subgroups(ctx.info, workgroup_size))
     throw Error("internal: " + shader + " asks for full subgroups of " + std::to_string(workgroup_size) + " invocations on \"" +
                 ctx.info.name + "\" (full subgroups " + (ctx.info.full_subgroups ? "on" : "off") + ", maxSubgroupSize " +
                 std::to_string(ctx.info.max_subgroup_size) + ")");

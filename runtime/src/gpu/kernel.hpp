@@ -15,13 +15,20 @@ struct SpecValue {
   uint32_t value;  // bool constants take 0 or 1
 };
 
+// Whether a pipeline of `workgroup_size` invocations may require full subgroups on this device: it
+// offers computeFullSubgroups (DeviceInfo::full_subgroups) and the workgroup is a multiple of
+// maxSubgroupSize (VK_EXT_subgroup_size_control's rule), so of the subgroup size too.
+inline bool can_require_full_subgroups(const DeviceInfo& info, uint32_t workgroup_size) {
+  return info.full_subgroups && info.max_subgroup_size && workgroup_size % info.max_subgroup_size == 0;
+}
+
 class Kernel {
  public:
   Kernel() = default;
   // `shader` names an embedded shader ("brick_tile_sort_k32"); `workgroup_size` is specialization
   // constant 0 (local_size_x_id = 0) of every vksort shader.
   // `full_subgroups`: the pipeline requires full subgroups (REQUIRE_FULL_SUBGROUPS); only where
-  // ctx.info.full_subgroups and workgroup_size is a multiple of max_subgroup_size (else an internal error).
+  // can_require_full_subgroups (else an internal error).
   Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
          uint32_t push_bytes, bool full_subgroups = false);
   ~Kernel();

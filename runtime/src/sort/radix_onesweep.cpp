@@ -41,12 +41,8 @@ uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup, bool full) {
   const uint32_t at_least = std::max(1u, (workgroup + subgroup - 1) / subgroup);
   return full ? at_least : 2 * at_least;
 }
-// Whether the ballot kernel of `workgroup` invocations requires full subgroups: where the device can
-// (the pipeline then needs a multiple of maxSubgroupSize) and the subgroups divide it.
-bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) {
-  return info.full_subgroups && info.max_subgroup_size && info.subgroup_size && workgroup % info.max_subgroup_size == 0 &&
-         workgroup % info.subgroup_size == 0;
-}
+// Whether the ballot kernel of `workgroup` invocations requires full subgroups: wherever it can.
+bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) { return gpu::can_require_full_subgroups(info, workgroup); }
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
 // early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then live counts, digit
 // starts, the workgroup scan and the look-back's arrays.

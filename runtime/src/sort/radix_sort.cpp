@@ -135,8 +135,12 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   const Tuning& tune = options.tuning;
   if (single_pass_ && ((tune.workgroup_size && !std::has_single_bit(tune.workgroup_size)) ||
                        (tune.items_per_thread && !std::has_single_bit(tune.items_per_thread))))
-    throw Error("radix sort: a workgroup of " + std::to_string(tune.workgroup_size) + " invocations x " +
-                std::to_string(tune.items_per_thread) + " keys per invocation suits the single pass only, but here radix sort "
+    throw Error("radix sort: " +
+                (tune.workgroup_size && tune.items_per_thread
+                     ? "a workgroup of " + std::to_string(tune.workgroup_size) + " invocations x " + std::to_string(tune.items_per_thread) + " keys per invocation"
+                 : tune.workgroup_size ? "a workgroup of " + std::to_string(tune.workgroup_size) + " invocations"
+                                       : std::to_string(tune.items_per_thread) + " keys per invocation") +
+                " suits the single pass only, but here radix sort "
                 "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(ONESWEEP_MAX_KEYS) +
                 " keys), whose blocks take powers of two; use Tuning::radix_scan single_pass, or powers of two");
 

@@ -37,6 +37,13 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
   return o;
 }
 
+// Whether this process's ballot kernels reload keys rather than hold them in registers
+// (VKSORT_ONESWEEP_ROLLED=1, ctest's radix_single_pass_rolled_sg16).
+bool rolled() {
+  const char* v = std::getenv("VKSORT_ONESWEEP_ROLLED");
+  return v && std::string(v) == "1";
+}
+
 // Options for a further device whose look-back finds `percent` of its predecessors unpublished, so the
 // fallback runs that often.
 DeviceOptions stalling_options(uint32_t percent) {
@@ -428,6 +435,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           const bool early = staging == RadixStaging::early || staging == RadixStaging::automatic;
           CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
+          CHECK(stats.fact("ballot_rolled") == (rolled() ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -845,6 +853,17 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
     CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
     if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
+  }
+  // The rolled-loops experiment knob takes 0 or 1 (ctest's radix_single_pass_rolled_sg16 runs the ballot
+  // cases with 1); anything else is refused when a sorter is made.
+  if (has_ballot(gpu)) {
+    const char* was = std::getenv("VKSORT_ONESWEEP_ROLLED");
+    const std::string saved = was ? was : "";
+    setenv("VKSORT_ONESWEEP_ROLLED", "yes", 1);
+    CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
+                         doctest::Contains("VKSORT_ONESWEEP_ROLLED is \"yes\"; it takes 0 or 1"), Error);
+    if (was) setenv("VKSORT_ONESWEEP_ROLLED", saved.c_str(), 1);
+    else unsetenv("VKSORT_ONESWEEP_ROLLED");
   }
   // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
   if (has_ballot(gpu)) {

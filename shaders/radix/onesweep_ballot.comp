@@ -66,7 +66,13 @@ const uint RADIX = 1u << RADIX_BITS;
 // pipeline statistics: 160 bytes per invocation for 16 u32 keys; bench/results/nvidia-h200_2026-11-27).
 // CPU drivers (thousands of keys per invocation) load each key where it is used, keep the arrays in
 // memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
-const bool IN_REGISTERS = ITEMS <= 32u;
+// ROLLED (VKSORT_ONESWEEP_ROLLED=1, an experiment for GPU runs): GPUs too take the rolled loops, each
+// key loaded again to rank it (likely from a cache the count's load just filled), so the chunk's keys
+// need no registers: an H200 gave the in-register kernel 84 registers, 2 workgroups of 256 per
+// SM, where 22ac649's (its arrays in local memory) took 68 and 3, and sorted u32 keys 1.12x as fast
+// at 2^28 (bench/results/nvidia-h200_2026-11-27-session20). One GPU call times both; the loser goes.
+layout(constant_id = SPEC_ONESWEEP_ROLLED) const bool ROLLED = false;
+const bool IN_REGISTERS = ITEMS <= 32u && !ROLLED;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
 const bool STAGED = STAGE_KEYS >= TILE;
 // Staged early with values, in registers: each value is loaded with its key (the loads in flight

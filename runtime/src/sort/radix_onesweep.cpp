@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <span>
+#include <string>
 
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
@@ -63,6 +65,14 @@ constexpr uint32_t columns_tile = 16384;
 uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return key_bytes(key) == 8 ? 8 : 16;
+}
+// VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
+// reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
+bool onesweep_rolled() {
+  const char* v = std::getenv("VKSORT_ONESWEEP_ROLLED");
+  if (!v || !*v || std::string(v) == "0") return false;
+  if (std::string(v) == "1") return true;
+  throw Error(std::string("VKSORT_ONESWEEP_ROLLED is \"") + v + "\"; it takes 0 or 1");
 }
 // Ballot ranking's histogram rows count in 16 bits: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
@@ -162,6 +172,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
                   (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
                   "; use RadixRanking::ballot");
+    rolled_ = onesweep_rolled();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
@@ -251,7 +262,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
-                         {SPEC_ONESWEEP_WINDOW, window_},
+                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
@@ -397,6 +408,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged", staged_ ? 1.0 : 0.0},
           {"staged_early", early_ ? 1.0 : 0.0},
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
+          {"ballot_rolled", rolled_ ? 1.0 : 0.0},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},

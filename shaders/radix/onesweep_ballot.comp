@@ -98,8 +98,9 @@ const uint HIST_WORDS = SUBGROUPS * ROW_WORDS;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
 const uint STAGE_BASE = STAGE_EARLY ? HIST_WORDS : 0u;
 shared uint s_hist[STAGE_EARLY ? HIST_WORDS + STAGE_WORDS : HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
-shared uint s_live[SUBGROUPS];  // live invocations of each subgroup
-shared uint s_start[RADIX];     // staging: where each digit's keys start in the tile
+shared uint s_live[SUBGROUPS];          // live invocations of each subgroup
+shared uint s_subgroup_keys[SUBGROUPS];  // staging: the tile's keys of the digits each subgroup sums in step 2
+shared uint s_start[RADIX];              // staging: where each digit's keys start in the tile
 
 uint hist_word(uint row, uint d) { return row + (d >> 1); }
 uint hist_shift(uint d) { return (d & 1u) << 4; }
@@ -126,21 +127,27 @@ void stage_value(uint slot, uint v) { s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS
 uint staged_value(uint slot) { return s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS + slot]; }
 #endif
 
-#define WG_SCAN_T uint
-#include "common/workgroup_scan.glsl"
+// Step 2's words per invocation: invocation p (in (subgroup, lane) order) sums words
+// [p * WORDS_PER_INVOCATION, (p + 1) * WORDS_PER_INVOCATION) of the rows, i.e. a contiguous run of digits.
+const uint WORDS_PER_INVOCATION = (ROW_WORDS + WG - 1u) / WG;
 
-// s_start[d] = the tile's keys of digits below d (s_total complete). Barriers inside: uniform control flow.
-void digit_starts() {
-  const uint t = gl_LocalInvocationID.x;
-  const uint per = (RADIX + WG - 1u) / WG;  // digits per invocation, in order
-  uint sum = 0u;
-  for (uint d = t * per; d < min(RADIX, (t + 1u) * per); ++d) sum += s_total[d];
-  uint total;
-  uint at = workgroup_exclusive_scan(sum, total);
-  for (uint d = t * per; d < min(RADIX, (t + 1u) * per); ++d) {
-    s_start[d] = at;
-    at += s_total[d];
+// The sum of `value` (below 2^16) over the subgroup's live invocations below this one, and over all of
+// them (`total`): one ballot per bit, so the ranking's ballots suffice (no subgroup arithmetic). Once
+// per tile, in uniform control flow, in place of a workgroup scan's log2(WG) barriers.
+uint subgroup_exclusive_sum16(uint value, out uint total) {
+  uint below = 0u;
+  total = 0u;
+  [[unroll]] for (uint b = 0u; b < 16u; ++b) {
+    const uvec4 with_bit = subgroupBallot(((value >> b) & 1u) != 0u);
+    uint lower = 0u, all = 0u;
+    [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w) {
+      lower += bitCount(with_bit[w] & gl_SubgroupLtMask[w]);
+      all += bitCount(with_bit[w]);
+    }
+    below += lower << b;
+    total += all << b;
   }
+  return below;
 }
 
 // Where the pass writes (set before step 5): the buffers it does not read.
@@ -301,8 +308,15 @@ void main() {
   clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
 
   // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
-  // count s_total[d]: a word's two digits at once (its halves never carry into each other).
-  for (uint w = t; w < ROW_WORDS; w += WG) {
+  // count s_total[d]: a word's two digits at once (its halves never carry into each other). Invocation
+  // p = start + lane takes a contiguous run of words, so that where the tile is staged the scan of
+  // the digits' counts (their starts in the staged tile) follows the (subgroup, lane) order: within
+  // the subgroup by ballots, across subgroups by one word each, made visible by the barrier this step
+  // has anyway.
+  const uint first_word = min(ROW_WORDS, (start + lane) * WORDS_PER_INVOCATION);
+  const uint end_word = min(ROW_WORDS, first_word + WORDS_PER_INVOCATION);
+  uint owned = 0u;  // the tile's keys of this invocation's digits
+  for (uint w = first_word; w < end_word; ++w) {
     uint sum = 0u;
     for (uint s = 0u; s < gl_NumSubgroups; ++s) {
       const uint keys_here = s_hist[s * ROW_WORDS + w];
@@ -311,15 +325,28 @@ void main() {
     }
     s_total[2u * w] = sum & 0xffffu;
     s_total[2u * w + 1u] = sum >> 16;
+    owned += (sum & 0xffffu) + (sum >> 16);
   }
-  // s_total and the offsets are complete.
+  uint digits_before = 0u;  // staged: the tile's keys of digits before this invocation's
+  if (STAGED) {
+    uint subgroup_keys;
+    digits_before = subgroup_exclusive_sum16(owned, subgroup_keys);
+    if (subgroupElect()) s_subgroup_keys[sg] = subgroup_keys;
+  }
+  // s_total, the offsets and every subgroup's sum are complete.
   barrier();
   // The tile's counts go out before the ranking (Onesweep's early counts): successors looking back
   // find this tile's aggregate a whole ranking sooner.
   publish_aggregate(tile, state);
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
   // the staging needs nothing of the look-back (staged late, its barriers make s_start visible).
-  if (STAGED) digit_starts();
+  if (STAGED) {
+    for (uint s = 0u; s < sg; ++s) digits_before += s_subgroup_keys[s];
+    for (uint d = 2u * first_word; d < 2u * end_word; ++d) {
+      s_start[d] = digits_before;
+      digits_before += s_total[d];
+    }
+  }
   // Staged early: every digit's start is visible before the ranking stages keys at it.
   if (STAGED && STAGE_EARLY) barrier();
   clock_mark(ONESWEEP_CLOCK_OFFSETS);

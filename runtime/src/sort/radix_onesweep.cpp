@@ -46,13 +46,13 @@ uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup, bool full) {
 // Whether the ballot kernel of `workgroup` invocations requires full subgroups: wherever it can.
 bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) { return gpu::can_require_full_subgroups(info, workgroup); }
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
-// early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then live counts, digit
-// starts, the workgroup scan and the look-back's arrays.
+// early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then per subgroup its
+// live count and its digits' keys, digit starts and the look-back's arrays.
 uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, bool full, uint64_t staged_bytes = 0,
                              bool early = false) {
-  const uint32_t s = ballot_subgroups(workgroup, subgroup, full);
-  const uint64_t hist = uint64_t(s) * radix * 2;
-  return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + s * 4 + radix * 4 + 2 * workgroup * 4 +
+  const uint32_t subgroups = ballot_subgroups(workgroup, subgroup, full);
+  const uint64_t hist = uint64_t(subgroups) * radix * 2;
+  return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + subgroups * 2 * 4 + radix * 4 +
          lookback_shared_bytes(radix);
 }
 // Keys per tile with column ranking (CPU drivers): as reduce-then-scan's column blocks, measured there

@@ -251,7 +251,18 @@ void main() {
     const uint d = t + k * WG;
     first_of_digit[k] = d < RADIX ? digits.w[pc.pass * RADIX + d] : 0u;
   }
-  const uint tile = onesweep_take_tile();
+  // The tile id, the rows of the subgroups there are (zero) and each subgroup's live invocations,
+  // behind one barrier.
+  onesweep_take_tile_begin();
+  const uint sg = gl_SubgroupID;
+  const uvec4 live_mask = subgroupBallot(true);
+  const uint live = subgroupBallotBitCount(live_mask);
+  const uint lane = subgroupBallotExclusiveBitCount(live_mask);
+  if (subgroupElect()) s_live[sg] = live;
+  for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
+  // The tile is taken, the histograms are zero and every subgroup's live count is in.
+  barrier();
+  const uint tile = onesweep_tile();
   clock_mark(ONESWEEP_CLOCK_TAKE_TILE);
   if (tile * TILE >= g_n) return;  // uniform; a grid may hold more workgroups than tiles
   g_src = Keys(g_encoded ? pc.alt_keys : pc.keys);
@@ -264,16 +275,6 @@ void main() {
 #endif
   Words state = Words(address_at(pc.state, region * pc.tiles, RADIX * 4u));
   Words next_state = Words(address_at(pc.state, (region ^ 1u) * pc.tiles, RADIX * 4u));
-
-  const uint sg = gl_SubgroupID;
-  const uvec4 live_mask = subgroupBallot(true);
-  const uint live = subgroupBallotBitCount(live_mask);
-  const uint lane = subgroupBallotExclusiveBitCount(live_mask);
-  if (subgroupElect()) s_live[sg] = live;
-  // The rows of the subgroups there are.
-  for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
-  // Histograms are zero and every subgroup's live count is in.
-  barrier();
   uint start = 0u;
   for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
@@ -339,7 +340,7 @@ void main() {
   // find this tile's aggregate a whole ranking sooner.
   publish_aggregate(tile, state);
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
-  // the staging needs nothing of the look-back (staged late, its barriers make s_start visible).
+  // the staging needs nothing of the look-back.
   if (STAGED) {
     for (uint s = 0u; s < sg; ++s) digits_before += s_subgroup_keys[s];
     for (uint d = 2u * first_word; d < 2u * end_word; ++d) {
@@ -347,8 +348,9 @@ void main() {
       digits_before += s_total[d];
     }
   }
-  // Staged early: every digit's start is visible before the ranking stages keys at it.
-  if (STAGED && STAGE_EARLY) barrier();
+  // Every digit's start is visible before the ranking stages keys at it (staged early) or the
+  // look-back's results are moved by it.
+  if (STAGED) barrier();
   clock_mark(ONESWEEP_CLOCK_OFFSETS);
 
   // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes);
@@ -371,7 +373,7 @@ void main() {
   clock_barrier();
   clock_mark(ONESWEEP_CLOCK_RANK);
 
-  // 4. The look-back (its first barrier also ends every subgroup's ranking).
+  // 4. The look-back.
   onesweep_look_back(tile, state, next_state);
   // s_excl[d] becomes the destination of the tile's first key of digit d; where the tile is staged,
   // of its slot 0 instead (less s_start[d], wrapping), so that slot i goes to s_excl[d] + i.
@@ -379,14 +381,15 @@ void main() {
     const uint d = t + k * WG;
     if (d < RADIX) s_excl[d] += first_of_digit[k] - (STAGED ? s_start[d] : 0u);
   }
-  // Every digit's destination is in s_excl.
+  // Every digit's destination is in s_excl, and every subgroup has ranked its keys.
   barrier();
+  onesweep_count_rounds();
   clock_mark(ONESWEEP_CLOCK_LOOK_BACK);
 
   // 5.
   if (STAGED) {
     // Staged late: each key to its slot in the tile's digit order (no one reads the histograms since
-    // the look-back's first barrier: the tile may overwrite them).
+    // the barrier above, which every subgroup's ranking precedes: the tile may overwrite them).
     if (!STAGE_EARLY && IN_REGISTERS) {
       [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
         const uint i = chunk + r * live + lane;

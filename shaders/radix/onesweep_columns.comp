@@ -111,8 +111,9 @@ void main() {
   publish_aggregate(tile, state);
   onesweep_look_back(tile, state, next_state);
   // 4. Destinations of the rows this invocation owns (s_excl was written by the look-back's owners of
-  // these digits before its last barrier... which a final barrier here makes sure of).
+  // these digits, another order: visible after this barrier).
   barrier();
+  onesweep_count_rounds();
   Words digits = Words(pc.digits);
   for (uint r = 0u; r < ROWS_PER_INVOCATION; ++r) {
     const uint d = t * ROWS_PER_INVOCATION + r;

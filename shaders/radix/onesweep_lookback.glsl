@@ -60,11 +60,21 @@ shared uint s_spin_rounds;     // per digit: the most rounds any digit found its
 Key onesweep_source_key(uint i) { return g_encoded ? g_src.k[i] : encode_key(g_src.k[i]); }
 uint onesweep_digit(Key k) { return key_digit(k, g_shift, g_bits); }
 
-// The tile this workgroup sorts (uniform: all invocations read it after the barrier).
+// Takes the tile this workgroup sorts into s_tile and resets the per-digit look-back's words, for the
+// caller's next barrier to make visible (then onesweep_tile() reads the tile id: uniform). Nothing
+// else touches those words before the look-back, so its walk needs no barrier of its own to start.
+void onesweep_take_tile_begin() {
+  if (gl_LocalInvocationIndex == 0u) {
+    s_tile = atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_TILE_COUNTER], 1u);
+    s_stuck = 0u, s_rounds = 0u, s_spin_rounds = 0u;
+  }
+}
+uint onesweep_tile() { return s_tile; }
+// Both, with a barrier between.
 uint onesweep_take_tile() {
-  if (gl_LocalInvocationIndex == 0u) s_tile = atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_TILE_COUNTER], 1u);
+  onesweep_take_tile_begin();
   barrier();
-  return s_tile;
+  return onesweep_tile();
 }
 
 uint state_load(Words s, uint i) {
@@ -103,17 +113,13 @@ void publish_aggregate(uint tile, Words state) {
     state_store(state, tile * RADIX + d, s_total[d] | (tile == 0u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE));
 }
 
-// After the look-back: publishes the inclusive state (unless each digit already did), clears this
-// tile's row of `next_state` (the region the next pass that runs uses) and adds the tile's rounds to
-// the pass's facts.
-void publish_inclusive(uint tile, Words state, Words next_state, bool published, uint rounds, uint spin_rounds) {
+// After the look-back: publishes the inclusive state (unless each digit already did) and clears this
+// tile's row of `next_state` (the region the next pass that runs uses), for the digits this invocation
+// owns.
+void publish_inclusive(uint tile, Words state, Words next_state, bool published) {
   for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG) {
     if (tile != 0u && !published) state_store(state, tile * RADIX + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
     next_state.w[tile * RADIX + d] = 0u;
-  }
-  if (gl_LocalInvocationID.x == 0u && rounds != 0u) {
-    atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_ROUNDS], rounds);
-    if (spin_rounds != 0u) atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_SPINS], spin_rounds);
   }
 }
 
@@ -128,9 +134,7 @@ void publish_inclusive(uint tile, Words state, Words next_state, bool published,
 // whole look-back has one barrier.
 void onesweep_look_back_per_digit(uint tile, Words state) {
   const uint d = gl_LocalInvocationID.x;
-  if (d == 0u) s_stuck = 0u, s_rounds = 0u, s_spin_rounds = 0u;
-  // s_stuck and the round counts are reset.
-  barrier();
+  // (s_stuck and the round counts were reset when the tile was taken.)
   uint excl = 0u;
   uint pred = tile;  // this digit's predecessors from pred - 1 down are unread
   bool found = d >= RADIX || tile == 0u;
@@ -193,11 +197,10 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
     // Everyone read s_stuck and s_counted before the next round sets them.
     barrier();
   }
+  // Digit d's result, for its own invocation (others: after the caller's barrier).
   if (d < RADIX) s_excl[d] = excl;
   atomicMax(s_rounds, rounds);
   atomicMax(s_spin_rounds, spin_rounds);
-  // s_excl and the round counts are complete.
-  barrier();
 }
 
 // All digits walk back together, a round at a time: each looking digit reads the next WINDOW (first
@@ -308,14 +311,29 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
 // Looks back until every digit has found an inclusive state, leaves the keys of each digit in earlier
 // tiles in s_excl, publishes the inclusive state, and clears this tile's row of `next_state` (the
 // region the next pass that runs uses). Call publish_aggregate(tile, state) first, as early as the
-// tile's counts allow: successors read it. Barriers inside: call in uniform control flow.
+// tile's counts allow: successors read it. Barriers inside: call in uniform control flow. It ends
+// without a barrier: s_excl[d] is visible to the invocation that owns digit d in the look-back
+// (d = gl_LocalInvocationID.x + k * WG) at once, to the others after the caller's next barrier, after
+// which the caller calls onesweep_count_rounds().
 void onesweep_look_back(uint tile, Words state, Words next_state) {
   if (LOOKBACK_DIGITS == 1u) {
     onesweep_look_back_per_digit(tile, state);
-    publish_inclusive(tile, state, next_state, true, s_rounds, s_spin_rounds);
+    publish_inclusive(tile, state, next_state, true);
   } else {
     const uvec2 rounds = onesweep_look_back_lockstep(tile, state);
-    publish_inclusive(tile, state, next_state, false, rounds.x, rounds.y);
+    // Uniform: the first invocation keeps them for onesweep_count_rounds (it alone writes and reads
+    // them here).
+    if (gl_LocalInvocationIndex == 0u) s_rounds = rounds.x, s_spin_rounds = rounds.y;
+    publish_inclusive(tile, state, next_state, false);
+  }
+}
+
+// Adds the tile's look-back rounds to the pass's facts. Call after the barrier that follows
+// onesweep_look_back (the per-digit walk's round counts come from every invocation).
+void onesweep_count_rounds() {
+  if (gl_LocalInvocationIndex == 0u && s_rounds != 0u) {
+    atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_ROUNDS], s_rounds);
+    if (s_spin_rounds != 0u) atomicAdd(g_control.w[g_pass_words + ONESWEEP_PASS_SPINS], s_spin_rounds);
   }
 }
 

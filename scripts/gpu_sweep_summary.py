@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """A Markdown table of one scripts/gpu-sweep.sh run: per case and size, the median GPU time, Gkeys/s,
 and the single pass's look-back facts (window, rounds per tile, rounds spent spinning, fallbacks,
-whether digits walked on their own) and how tiles were staged, so their cost can be read beside the rate;
+whether digits walked on their own), how tiles were staged and the ballot ranking's row width (bits per
+histogram counter), so their cost can be read beside the rate;
 and the pass kernel's registers per invocation where the driver reported them (pipeline-stats.txt).
 The upfront histogram's time does not depend on the pass's shape: a case whose histogram took much
 longer than the others' ran at a lower GPU clock (an H200 dropped to 345-675 MHz between runs), and its
@@ -49,8 +50,8 @@ def main():
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     registers = pass_registers(run)
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | window | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | rows | window | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -59,7 +60,7 @@ def main():
             return fmt.format(f[name]) if name in f else ""
 
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
-        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | "
+        print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | {fact('ballot_row_bits')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} | "
               f"{histogram_ms(r)} |")

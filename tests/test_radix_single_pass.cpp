@@ -556,6 +556,80 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
   }
 }
 
+// The ballot ranking's histogram rows: 32-bit counters (a plain load and store per ranking round)
+// wherever the shape and staging fit with them, 16-bit ones (two to a word, an atomic per round) where
+// only those fit. Growing a staged-early tile of two subgroups until 32-bit rows no longer fit finds a
+// tile that takes 16-bit rows; both sort right, also with half of the look-back's predecessors
+// unpublished, and VKSORT_BALLOT_ROW_BITS=32 is refused there. (ctest's radix_single_pass_rows16_sg16
+// runs the ballot cases with 16-bit rows forced at a GPU's shape.)
+TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit, else 16-bit") {
+  Device& plain = test::device();
+  if (skip_without_ballot(plain)) return;
+  // The runtime's own choice, also where ctest forces a width for the other cases (restored on leaving).
+  struct RestoreRowBits {
+    const char* at = std::getenv("VKSORT_BALLOT_ROW_BITS");
+    std::string was = at ? at : "";
+    ~RestoreRowBits() {
+      if (at) setenv("VKSORT_BALLOT_ROW_BITS", was.c_str(), 1);
+      else unsetenv("VKSORT_BALLOT_ROW_BITS");
+    }
+  } restore;
+  unsetenv("VKSORT_BALLOT_ROW_BITS");
+  Device stalls(stalling_options(50));
+  const uint32_t lanes = plain.info().subgroup_size;
+  uint64_t seed = 6400;
+  SortOptions o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot);
+  o.tuning.workgroup_size = 2 * lanes;
+  o.tuning.radix_staging = RadixStaging::early;
+  auto row_bits = [&](Device& gpu, Sorter& sorter, uint64_t n) {
+    SortStats stats;
+    CHECK(test::check_on(gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+    return stats.fact("ballot_row_bits");
+  };
+  o.tuning.items_per_thread = 4;
+  {
+    Sorter small(plain, o);
+    CHECK(row_bits(plain, small, 5 * small.tile_size() + 1) == 32);
+  }
+  // The most keys per invocation (a multiple of 4) that stage early at all (bisection: 4 fits, `most`
+  // does not), then down until 32-bit rows fit.
+  uint32_t items = 4, most = (1u << 15) / o.tuning.workgroup_size + 4;
+  while (most - items > 4) {
+    const uint32_t mid = (items + most) / 2 / 4 * 4;
+    o.tuning.items_per_thread = mid;
+    try {
+      Sorter probe(plain, o);
+      items = mid;
+    } catch (const Error&) {
+      most = mid;
+    }
+  }
+  bool narrow = false;
+  for (uint32_t tries = 0; tries < 64 && items >= 4; ++tries, items -= 4) {
+    o.tuning.items_per_thread = items;
+    Sorter sorter(plain, o);
+    INFO(items, " keys per invocation, tile ", sorter.tile_size());
+    if (row_bits(plain, sorter, 3 * sorter.tile_size() + 7) == 32) break;
+    narrow = true;
+    Sorter stalling(stalls, o);
+    CHECK(row_bits(stalls, stalling, 9 * sorter.tile_size() - 2) == 16);
+    // 32-bit rows forced there do not fit.
+    setenv("VKSORT_BALLOT_ROW_BITS", "32", 1);
+    try {
+      Sorter forced(plain, o);
+      FAIL("VKSORT_BALLOT_ROW_BITS=32 was not refused");
+    } catch (const Error& e) {
+      CHECK(e.code() == Status::Code::unsupported);
+      CHECK(std::string(e.what()).find("VKSORT_BALLOT_ROW_BITS=32 needs") != std::string::npos);
+    }
+    unsetenv("VKSORT_BALLOT_ROW_BITS");
+  }
+  CHECK(narrow);
+  // Bad values are refused when a sorter is made.
+  setenv("VKSORT_BALLOT_ROW_BITS", "24", 1);
+  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROW_BITS is \"24\"; it takes 16 or 32"), Error);
+}
+
 // The ballot ranking's default workgroup (RadixOnesweep::default_ballot_workgroup), on described
 // devices: 384 invocations for 32-bit keys alone where a tile of 384 x 16 stages early (measured on an
 // H200), 256 for pairs and 64-bit keys and where 384 does not fit, halved where even the histogram rows

@@ -216,6 +216,7 @@ TEST_CASE("sorts back to back: each run refilled, sorted, kept; misuse refused")
   refused(&v, &in_v, {{&k, &r2}}, "results[0] names a buffer used elsewhere");
   refused(&v, &in_v, {{&r1, &in_v}}, "results[0] names a buffer used elsewhere");
   refused(&v, &v, {{&r1, &r2}}, "must not be the ones sorted");
+  refused(&k, &in_v, {{&r1, &r2}}, "the keys and values ranges overlap in one VkBuffer");
   Sorter keys_only(gpu, SortOptions{.key = Key::u32, .algorithm = Algorithm::radix});
   CHECK_THROWS_WITH_AS(keys_only.sort_back_to_back(k, nullptr, n, in_k, nullptr, std::vector<Sorter::RunResult>{{&r1, &r2}}),
                        doctest::Contains("results[0].values is given without values"), Error);

@@ -7,7 +7,8 @@
 //   1. Take a tile id (onesweep_lookback.glsl). Subgroup s owns a contiguous chunk of the tile (chunks
 //      in subgroup-id order, each ITEMS times its live invocations), read in rounds of one key per live
 //      invocation, so a round's reads are neighbouring words. Each subgroup counts its keys of each
-//      digit into its own row of 16-bit counters, two digits to a word (shared atomics).
+//      digit into its own row of counters (shared atomics): 32-bit, or 16-bit two digits to a word
+//      where 32-bit rows would not leave room to stage the tile (ROW_BITS).
 //   2. For each digit, the rows become exclusive offsets across subgroups (chunk order is subgroup
 //      order) and their sum the tile's count s_total[d], which is published at once (Onesweep's early
 //      counts: successors need it before this tile has ranked a key).
@@ -82,18 +83,25 @@ const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGI
 #include "radix/onesweep_lookback.glsl"
 #include "radix/onesweep_clocks.glsl"
 
-// Subgroup s's keys of digit d: the 16-bit half d % 2 of s_hist[s * ROW_WORDS + d / 2] (hist_word,
-// hist_shift); counts, then offsets, then the next place while ranking. 16 bits hold any of these: none
-// exceeds the tile's keys, which the runtime keeps to 2^15 for this ranking, so adding to one half
-// never carries into the other. Two counters to a word halve the shared memory the rows take, so a
-// staged tile fits beside them more often. A staged tile sits in digit order at s_hist[STAGE_BASE...]
+// Subgroup s's keys of digit d: counts, then offsets, then the next place while ranking. With 32-bit
+// counters (ROW_BITS 32) that is s_hist[s * ROW_WORDS + d]; with 16-bit counters the half d % 2 of
+// s_hist[s * ROW_WORDS + d / 2] (hist_word, hist_shift). 16 bits hold any of these: none exceeds the
+// tile's keys, which the runtime keeps to 2^15 for this ranking, so adding to one half never carries
+// into the other. Two counters to a word halve the shared memory the rows take, so a staged tile fits
+// beside them more often; but then two digits' leaders may move one word in the same round, which
+// takes an atomic, where a digit's own word takes a plain load and store (CUB's ranking): on an H200
+// 32-bit rows ranked a tile in 4730 clock ticks, 16-bit rows in 6160 (bench/results/
+// nvidia-h200_2026-11-27-session20, phase clocks). The runtime takes 32 bits wherever the tile's shape
+// and staging fit with them. A staged tile sits in digit order at s_hist[STAGE_BASE...]
 // (stage_key, staged_key: keys, then values). Staged late, it takes the histograms' words after the
 // look-back: every key's slot is in registers by then, and a workgroup needs the larger of the two,
-// not both. Staged early, it has
-// words of its own after the histograms, so each key goes there as soon as it is ranked and neither
-// the keys nor their ranks stay in registers through the look-back (fewer registers, more workgroups
-// per multiprocessor where registers bound them), for histograms and tile in shared memory together.
-const uint ROW_WORDS = RADIX / 2u;
+// not both. Staged early, it has words of its own after the histograms, so each key goes there as soon
+// as it is ranked and neither the keys nor their ranks stay in registers through the look-back (fewer
+// registers, more workgroups per multiprocessor where registers bound them), for histograms and tile
+// in shared memory together.
+layout(constant_id = SPEC_BALLOT_ROW_BITS) const uint ROW_BITS = 32;
+const bool WIDE_ROWS = ROW_BITS == 32u;
+const uint ROW_WORDS = WIDE_ROWS ? RADIX : RADIX / 2u;
 const uint HIST_WORDS = SUBGROUPS * ROW_WORDS;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
 const uint STAGE_BASE = STAGE_EARLY ? HIST_WORDS : 0u;
@@ -102,8 +110,8 @@ shared uint s_live[SUBGROUPS];          // live invocations of each subgroup
 shared uint s_subgroup_keys[SUBGROUPS];  // staging: the tile's keys of the digits each subgroup sums in step 2
 shared uint s_start[RADIX];              // staging: where each digit's keys start in the tile
 
-uint hist_word(uint row, uint d) { return row + (d >> 1); }
-uint hist_shift(uint d) { return (d & 1u) << 4; }
+uint hist_word(uint row, uint d) { return WIDE_ROWS ? row + d : row + (d >> 1); }
+uint hist_shift(uint d) { return WIDE_ROWS ? 0u : (d & 1u) << 4; }
 // 1. One key of digit d into row `row` (shared atomics: only the subgroup's own lanes share a word).
 void count_in_row(uint row, uint d) { atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d)); }
 
@@ -179,15 +187,24 @@ uint rank_key(Key k, bool valid, uint row) {
     below += bitCount(peers[w] & gl_SubgroupLtMask[w]);
     count += bitCount(peers[w]);
   }
-  // The highest peer moves the digit's place past the peers, by an atomic: the word's other digit may
-  // move in the same round. It hands the place before them to its peers.
+  // The highest peer moves the digit's place past the peers and hands the place before them to its
+  // peers. On 16-bit rows by an atomic: the word's other digit may move in the same round; on 32-bit
+  // rows the word is the digit's alone this round. (The other round, every lane reading its place and
+  // the highest peer adding after a barrier, two barriers a round, was 1-2% slower on an H200 at
+  // 2^20-2^28 on 16-bit rows: bench/results/nvidia-h200_2026-11-27-session20.)
   const uint shift = hist_shift(d);
-  // (The other round, every lane reading its place and the highest peer adding after a barrier, two
-  // barriers a round, was 1-2% slower on an H200 at 2^20-2^28: bench/results/nvidia-h200_2026-11-27-session20.)
   uint moved = 0u;
-  if (valid && below + 1u == count) moved = atomicAdd(s_hist[hist_word(row, d)], count << shift);
+  if (valid && below + 1u == count) {
+    const uint word = hist_word(row, d);
+    if (WIDE_ROWS) {
+      moved = s_hist[word];
+      s_hist[word] = moved + count;
+    } else {
+      moved = atomicAdd(s_hist[word], count << shift);
+    }
+  }
   const uint leader = valid ? subgroupBallotFindMSB(peers) : gl_SubgroupInvocationID;
-  const uint before = (subgroupShuffle(moved, leader) >> shift) & 0xffffu;
+  const uint before = (subgroupShuffle(moved, leader) >> shift) & (WIDE_ROWS ? ~0u : 0xffffu);
   // This round's places have moved before the next round's move them again: ranks follow rounds, so
   // the ranking is stable.
   subgroupMemoryBarrierShared();
@@ -309,7 +326,8 @@ void main() {
   clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
 
   // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
-  // count s_total[d]: a word's two digits at once (its halves never carry into each other). Invocation
+  // count s_total[d]: on 16-bit rows a word's two digits at once (its halves never carry into each
+  // other). Invocation
   // p = start + lane takes a contiguous run of words, so that where the tile is staged the scan of
   // the digits' counts (their starts in the staged tile) follows the (subgroup, lane) order: within
   // the subgroup by ballots, across subgroups by one word each, made visible by the barrier this step
@@ -324,9 +342,14 @@ void main() {
       s_hist[s * ROW_WORDS + w] = sum;
       sum += keys_here;
     }
-    s_total[2u * w] = sum & 0xffffu;
-    s_total[2u * w + 1u] = sum >> 16;
-    owned += (sum & 0xffffu) + (sum >> 16);
+    if (WIDE_ROWS) {
+      s_total[w] = sum;
+      owned += sum;
+    } else {
+      s_total[2u * w] = sum & 0xffffu;
+      s_total[2u * w + 1u] = sum >> 16;
+      owned += (sum & 0xffffu) + (sum >> 16);
+    }
   }
   uint digits_before = 0u;  // staged: the tile's keys of digits before this invocation's
   if (STAGED) {
@@ -343,7 +366,8 @@ void main() {
   // the staging needs nothing of the look-back.
   if (STAGED) {
     for (uint s = 0u; s < sg; ++s) digits_before += s_subgroup_keys[s];
-    for (uint d = 2u * first_word; d < 2u * end_word; ++d) {
+    const uint digits_per_word = WIDE_ROWS ? 1u : 2u;
+    for (uint d = digits_per_word * first_word; d < digits_per_word * end_word; ++d) {
       s_start[d] = digits_before;
       digits_before += s_total[d];
     }

@@ -48,10 +48,11 @@ bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) { return 
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
 // early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then per subgroup its
 // live count and its digits' keys, digit starts and the look-back's arrays.
+// `row_bits`: the rows' counters, 16 (two to a word: the least memory) or 32.
 uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, bool full, uint64_t staged_bytes = 0,
-                             bool early = false) {
+                             bool early = false, uint32_t row_bits = 16) {
   const uint32_t subgroups = ballot_subgroups(workgroup, subgroup, full);
-  const uint64_t hist = uint64_t(subgroups) * radix * 2;
+  const uint64_t hist = uint64_t(subgroups) * radix * (row_bits / 8);
   return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + subgroups * 2 * 4 + radix * 4 +
          lookback_shared_bytes(radix);
 }
@@ -74,7 +75,16 @@ bool onesweep_rolled() {
   if (std::string(v) == "1") return true;
   throw Error(std::string("VKSORT_ONESWEEP_ROLLED is \"") + v + "\"; it takes 0 or 1");
 }
-// Ballot ranking's histogram rows count in 16 bits: a tile holds at most 2^15 keys.
+// VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
+// histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
+uint32_t forced_ballot_row_bits() {
+  const char* v = std::getenv("VKSORT_BALLOT_ROW_BITS");
+  if (!v || !*v) return 0;
+  if (std::string(v) == "16") return 16;
+  if (std::string(v) == "32") return 32;
+  throw Error(std::string("VKSORT_BALLOT_ROW_BITS is \"") + v + "\"; it takes 16 or 32");
+}
+// Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
 
 void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
@@ -215,7 +225,19 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       staged_ = early_ || fits(items, false);
     }
     shape_ = {wg, items};
-    // The histogram rows count in 16 bits (onesweep_ballot.comp).
+    // The shape and staging are chosen on 16-bit rows, the least memory; then 32-bit rows (a plain
+    // load and store per ranking round instead of an atomic, onesweep_ballot.comp) where they fit too.
+    const uint64_t tile_bytes = staged_ ? uint64_t(wg) * items * item_bytes : 0;
+    auto fits_rows = [&](uint32_t bits) {
+      return ballot_shared_bytes(radix, wg, sg, full_subgroups_, tile_bytes, early_, bits) <= info.max_shared_memory;
+    };
+    const uint32_t forced_rows = forced_ballot_row_bits();
+    if (forced_rows && !fits_rows(forced_rows))
+      throw Error(Status::Code::unsupported, "radix sort (single pass): VKSORT_BALLOT_ROW_BITS=" + std::to_string(forced_rows) +
+                  " needs " + std::to_string(ballot_shared_bytes(radix, wg, sg, full_subgroups_, tile_bytes, early_, forced_rows)) +
+                  " bytes of shared memory for this shape and staging; " + device);
+    row_bits_ = forced_rows ? forced_rows : fits_rows(32) ? 32 : 16;
+    // The histogram rows count in 16 bits where narrow (onesweep_ballot.comp): bounded for both widths.
     if (shape_.tile() > ballot_most_tile)
       throw Error("radix sort (single pass): ranking by subgroup ballots takes tiles of at most " + std::to_string(ballot_most_tile) +
                   " keys; " + std::to_string(wg) + " invocations x " + std::to_string(items) + " keys per invocation are " +
@@ -262,7 +284,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
-                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_},
+                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
@@ -409,6 +431,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged_early", early_ ? 1.0 : 0.0},
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
           {"ballot_rolled", rolled_ ? 1.0 : 0.0},
+          {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},

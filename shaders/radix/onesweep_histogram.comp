@@ -10,8 +10,12 @@
 // lavapipe ends any invocation's loops after 65535 iterations in all (gallivm's loop limiter), and an
 // invocation here iterates hist_items * passes times.
 //
-// GPUs read keys strided (key base + j * WG + t), so neighbouring invocations read neighbouring words,
-// and load each key's successor for the order check. CPU drivers (CONSECUTIVE) give each invocation a
+// GPUs read whole blocks in chunks of CHUNK consecutive keys (two 8-byte loads), chunk t + j * WG of
+// the block, so neighbouring invocations read neighbouring 16 bytes; a chunk's keys are each other's
+// successors for the order check, and only its last key's successor (the next chunk's first key, which
+// the neighbouring invocation loads too: a cache hit) is loaded apart: 3 loads per 4 u32 keys instead
+// of 8. The last block, and blocks whose keys per invocation are no multiple of CHUNK, go key by key
+// (key base + j * WG + t), each key's successor loaded apart. CPU drivers (CONSECUTIVE) give each invocation a
 // run of consecutive keys, whose successor is the next key of the run: one load per key instead of
 // two, and on lavapipe every load is a loop over the lanes.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.
@@ -49,6 +53,7 @@ const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
 // Keys a batch loads before counting any: loads in flight together (GPUs); unrolled, so no loop
 // iterations on lavapipe's budget either.
 const uint BATCH = 8u;
+const uint CHUNK_BATCH = BATCH / CHUNK;  // chunks a batch loads
 
 uint g_inversions = 0u;
 Key g_range;
@@ -140,7 +145,39 @@ void main() {
       barrier();
     }
   }
-  const uint mine = !CONSECUTIVE && base + t < n ? (n - base - t + WG - 1u) / WG : 0u;  // keys j * WG + t of the block
+  const bool in_chunks = !CONSECUTIVE && base + block_keys <= n && items % CHUNK == 0u;  // uniform
+  if (in_chunks) {
+    Pairs pairs = Pairs(pc.keys);
+    const uint chunks = items / CHUNK;  // per invocation
+    for (uint j0 = 0u; j0 < chunks; j0 += CHUNK_BATCH) {
+      Key k[CHUNK_BATCH * CHUNK], after[CHUNK_BATCH];
+      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
+        after[u] = Key(0u);
+        if (j0 + u < chunks) {
+          // The key addresses are 8-byte aligned and `first` is a multiple of CHUNK: aligned pairs.
+          const uint first = base + ((j0 + u) * WG + t) * CHUNK;
+          const uint pair = first * KEY_WORDS / 2u;
+          const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+#if KEY_WORDS == 1
+          k[u * CHUNK] = encode_key(a.x), k[u * CHUNK + 1u] = encode_key(a.y);
+          k[u * CHUNK + 2u] = encode_key(b.x), k[u * CHUNK + 3u] = encode_key(b.y);
+#else
+          k[u * CHUNK] = encode_key(a), k[u * CHUNK + 1u] = encode_key(b);
+#endif
+          if (first + CHUNK < n) after[u] = encode_key(keys.k[first + CHUNK]);
+        }
+      }
+      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
+        if (j0 + u < chunks) {
+          const uint first = base + ((j0 + u) * WG + t) * CHUNK;
+          [[unroll]] for (uint c = 0u; c + 1u < CHUNK; ++c) count_key(k[u * CHUNK + c], k[u * CHUNK + c + 1u], true);
+          count_key(k[u * CHUNK + CHUNK - 1u], after[u], first + CHUNK < n);
+        }
+      }
+    }
+  }
+  // Key by key: keys j * WG + t of the block.
+  const uint mine = !CONSECUTIVE && !in_chunks && base + t < n ? (n - base - t + WG - 1u) / WG : 0u;
   const uint count = min(items, mine);
   for (uint j0 = 0u; j0 < count; j0 += BATCH) {
     Key k[BATCH], next[BATCH];

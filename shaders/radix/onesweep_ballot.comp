@@ -164,6 +164,15 @@ Keys g_dst;
 Words g_src_values, g_dst_values;
 #endif
 
+// The highest lane set in a ballot of the subgroup (subgroupBallotFindMSB), looking only at the ballot
+// words that can hold a lane: on subgroups of 32 or fewer one findMSB instead of four and their choice.
+uint highest_lane(uvec4 ballot) {
+  uint highest = 0u;
+  [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w)
+    if (ballot[w] != 0u) highest = 32u * w + uint(findMSB(ballot[w]));
+  return highest;
+}
+
 // 3. Key k's rank among the tile's keys of its digit: its subgroup's next place for the digit (in row
 // `row`) plus its peers below it. Every lane of the subgroup calls it for its key of the same round
 // (subgroup votes and a shuffle); invalid lanes (past the keys) are nobody's peers.
@@ -203,7 +212,7 @@ uint rank_key(Key k, bool valid, uint row) {
       moved = atomicAdd(s_hist[word], count << shift);
     }
   }
-  const uint leader = valid ? subgroupBallotFindMSB(peers) : gl_SubgroupInvocationID;
+  const uint leader = valid ? highest_lane(peers) : gl_SubgroupInvocationID;
   const uint before = (subgroupShuffle(moved, leader) >> shift) & (WIDE_ROWS ? ~0u : 0xffffu);
   // This round's places have moved before the next round's move them again: ranks follow rounds, so
   // the ranking is stable.

@@ -14,7 +14,8 @@
 #      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 on
 #      48 KiB devices; an H200 measured 384 x 16 1.23x as fast as 256 x 16 at 2^26, and CUB's own
 #      384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 and 256 x 8,
-#      against 384-invocation shapes), the match ranking; with each case's pipeline statistics
+#      against 384-invocation shapes and larger tiles: u64 256 x 16 stages early beside 32-bit rows on
+#      48 KiB since session 21), the match ranking; with each case's pipeline statistics
 #      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
 #      table's last column.
 #   3d. (run after 3) The default shapes with the ballot ranking's 16-bit histogram rows forced
@@ -204,7 +205,7 @@ fi
 measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   within 170 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
     --shapes 256x16,384x16,384x12,384x20,320x16,448x16,256x21 --pairs-shapes 256x16,384x8,384x12,256x12 \
-    --u64-items "" --u64-shapes 256x8,384x8,384x10,256x12 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    --u64-items "" --u64-shapes 256x8,384x8,384x10,256x12,256x16 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
     >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
   # What came back even if the sweep ran out of time.
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null

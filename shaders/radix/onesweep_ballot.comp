@@ -336,11 +336,10 @@ void main() {
 
   // 2. For each digit, the rows become exclusive offsets across subgroups and their sum the tile's
   // count s_total[d]: on 16-bit rows a word's two digits at once (its halves never carry into each
-  // other). Invocation
-  // p = start + lane takes a contiguous run of words, so that where the tile is staged the scan of
-  // the digits' counts (their starts in the staged tile) follows the (subgroup, lane) order: within
-  // the subgroup by ballots, across subgroups by one word each, made visible by the barrier this step
-  // has anyway.
+  // other). Invocation p = start + lane takes a contiguous run of words, so that where the tile is
+  // staged the scan of the digits' counts (their starts in the staged tile) follows the (subgroup,
+  // lane) order: within the subgroup by ballots, across subgroups by one word each, made visible by
+  // the barrier this step has anyway.
   const uint first_word = min(ROW_WORDS, (start + lane) * WORDS_PER_INVOCATION);
   const uint end_word = min(ROW_WORDS, first_word + WORDS_PER_INVOCATION);
   uint owned = 0u;  // the tile's keys of this invocation's digits

@@ -52,6 +52,17 @@ DeviceOptions stalling_options(uint32_t percent) {
   return o;
 }
 
+// Checks that making a Sorter of `o` on `gpu` is refused as unsupported, with `needle` in the message.
+void check_unsupported(Device& gpu, const SortOptions& o, const std::string& needle) {
+  try {
+    Sorter refused(gpu, o);
+    FAIL("not refused: expected an unsupported error naming \"" << needle << "\"");
+  } catch (const Error& e) {
+    CHECK(e.code() == Status::Code::unsupported);
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
+}
+
 bool has_ballot(const Device& gpu) {
   return gpu.info().subgroup_ballot && gpu.info().subgroup_shuffle && gpu.info().subgroup_size > 0;
 }
@@ -629,13 +640,7 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
     CHECK(row_bits(stalls, stalling, 9 * sorter.tile_size() - 2) == 16);
     // 32-bit rows forced there do not fit.
     setenv("VKSORT_BALLOT_ROW_BITS", "32", 1);
-    try {
-      Sorter forced(plain, o);
-      FAIL("VKSORT_BALLOT_ROW_BITS=32 was not refused");
-    } catch (const Error& e) {
-      CHECK(e.code() == Status::Code::unsupported);
-      CHECK(std::string(e.what()).find("VKSORT_BALLOT_ROW_BITS=32 needs") != std::string::npos);
-    }
+    check_unsupported(plain, o, "VKSORT_BALLOT_ROW_BITS=32 needs");
     unsetenv("VKSORT_BALLOT_ROW_BITS");
   }
   CHECK(narrow);
@@ -911,13 +916,7 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   // Match ranking needs subgroup partitions (VK_NV_shader_subgroup_partitioned): refused, with the
   // status and the reason, on a device without them (lavapipe), and never by default.
   if (has_ballot(gpu) && !gpu.info().subgroup_partitioned) {
-    try {
-      Sorter refused(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::match));
-      FAIL("match ranking was built on a device without subgroup partitions");
-    } catch (const Error& e) {
-      CHECK(e.code() == Status::Code::unsupported);
-      CHECK(std::string(e.what()).find("VK_NV_shader_subgroup_partitioned") != std::string::npos);
-    }
+    check_unsupported(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::match), "VK_NV_shader_subgroup_partitioned");
   }
   // ... and ranks by columns by default.
   SortOptions automatic = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);
@@ -1050,13 +1049,7 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
       s = single_pass(Key::u64, Order::ascending, 4, RadixRanking::ballot);
       s.tuning.radix_staging = staging;
       s.tuning.items_per_thread = 1u << 14;  // tiles far beyond any device's shared memory
-      try {
-        Sorter refused(gpu, s);
-        FAIL("a tile larger than shared memory was staged");
-      } catch (const Error& e) {
-        CHECK(e.code() == Status::Code::unsupported);
-        CHECK(std::string(e.what()).find("bytes of shared memory") != std::string::npos);
-      }
+      check_unsupported(gpu, s, "bytes of shared memory");  // such a tile is never staged
     }
   }
   o = single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 #include "vksort/vksort.hpp"
 
@@ -16,22 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sets an environment variable for the scope, restoring the old value afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 fs::path temp_folder() {
   std::string templ = (fs::temp_directory_path() / "vksort-profile-XXXXXX").string();

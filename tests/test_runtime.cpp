@@ -13,6 +13,7 @@
 #include "gpu/context.hpp"
 #include "gpu/device_select.hpp"
 #include "gpu/recorder.hpp"
+#include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -66,14 +67,10 @@ TEST_CASE("the real device list marks exactly one chosen device, and VKSORT_DEVI
   CHECK(info.max_shared_memory >= 16384);  // Vulkan's guaranteed minimum
   CHECK(info.max_workgroup_count[0] >= 65535);
 
-  const char* old = std::getenv("VKSORT_DEVICE");
-  std::string saved = old ? old : "";
-  setenv("VKSORT_DEVICE", "no-such-device-anywhere", 1);
+  const test::ScopedEnv device_env("VKSORT_DEVICE", "no-such-device-anywhere");
   CHECK_THROWS_WITH_AS(Device(DeviceOptions{.validation = 0}), doctest::Contains("no-such-device-anywhere"), Error);
-  setenv("VKSORT_DEVICE", info.name.substr(0, 4).c_str(), 1);
+  device_env.set(info.name.substr(0, 4));
   CHECK(Device(DeviceOptions{.validation = 0}).info().name == info.name);
-  if (old) setenv("VKSORT_DEVICE", saved.c_str(), 1);
-  else unsetenv("VKSORT_DEVICE");
 }
 
 TEST_CASE("buffers round-trip bytes, at offsets, and refuse out-of-range copies") {

@@ -18,7 +18,10 @@
 #      48 KiB since session 21), the match ranking; with each case's pipeline statistics
 #      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
 #      table's last column.
-#   3d. (run after 3) The default shapes with the ballot ranking's 16-bit histogram rows forced
+#   3e. (run after 3) u32 keys at 384 x 16 with the look-back's early reads forced off and to a whole
+#      window (VKSORT_LOOKBACK_PREFETCH=0 and 8; the default reads 1 predecessor while ranking:
+#      sweep-prefetch0/ and sweep-prefetch8/ against the same shape in sweep/).
+#   3d. (run after 3e) The default shapes with the ballot ranking's 16-bit histogram rows forced
 #      (VKSORT_BALLOT_ROW_BITS=16, an atomic per ranking round; the default takes 32-bit rows where they
 #      fit: sweep-rows16/ against the same shapes in sweep/).
 #   3c. (run after 3d) The same sweep's default shapes and 384 x 16 with VKSORT_ONESWEEP_ROLLED=1 (keys
@@ -211,6 +214,19 @@ measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null
   cat "$out/sweep/sweep.md"
 }
+
+# 3e. The per-digit look-back's first reads while the tile ranks (VKSORT_LOOKBACK_PREFETCH; default 1
+# since session 22): none (the walk's first round reads 1 predecessor after the ranking, as before) and
+# a whole window (8: fewer rounds after the ranking, 8 more registers through it), u32 keys at 384 x 16.
+for prefetch in 0 8; do
+  measure_stage "shape sweep, look-back prefetch $prefetch (VKSORT_LOOKBACK_PREFETCH), at $sweep_sizes" 20 || break
+  VKSORT_LOOKBACK_PREFETCH=$prefetch within 40 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 \
+    --items "" --workgroups 0 --shapes 384x16 --u64-items "" --repeat "$repeat" --warmup-ms 500 --timeout 30 \
+    --out "$out/sweep-prefetch$prefetch" >"$out/sweep-prefetch$prefetch.log" 2>&1 ||
+    { echo "gpu-check: the prefetch $prefetch sweep failed or ran out of time (sweep-prefetch$prefetch.log)"; failed=1; }
+  "$python" scripts/gpu_sweep_summary.py "$out/sweep-prefetch$prefetch" >"$out/sweep-prefetch$prefetch/sweep.md" 2>/dev/null
+  cat "$out/sweep-prefetch$prefetch/sweep.md"
+done
 
 # 3d. The ballot ranking's 16-bit rows forced (the default since session 21 takes 32-bit rows where they
 # fit: on an H200 32-bit rows ranked a tile in 4730 ticks, 16-bit in 6160, session 20's phase clocks,

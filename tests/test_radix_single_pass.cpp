@@ -22,6 +22,7 @@
 #include "reference_sort.hpp"
 #include "sort/radix_onesweep.hpp"
 #include "support/app_commands.hpp"
+#include "support/scoped_env.hpp"
 #include "support/sort_check.hpp"
 #include "support/test_device.hpp"
 
@@ -223,6 +224,83 @@ TEST_CASE("single-pass radix sort with GPU shapes: the look-back's window, with 
         }
       }
     }
+  }
+}
+
+// The per-digit look-back's first reads, taken while the tile ranks (VKSORT_LOOKBACK_PREFETCH, the fact
+// lookback_prefetch): by default 1 at GPU shapes (pretend.gpu) and 0 where digits walk in lockstep or on
+// CPU drivers; 0, 1 and the whole window forced sort right with predecessors published, half of them
+// unpublished (so prefetched reads end rounds early and the fallback counts what they missed) and none;
+// more than the window reads the window, and what is no count is refused when a sorter is made. Tiles
+// of 1 key per invocation make dozens of tiles. (ctest runs the file's other cases with the default.)
+TEST_CASE("single-pass radix sort with GPU shapes: look-back reads taken while ranking") {
+  DeviceOptions like = test::options_like_device();
+  like.pretend.gpu = true;
+  Device gpu(like);
+  if (skip_without_ballot(gpu)) return;
+  const test::ScopedEnv prefetch_env("VKSORT_LOOKBACK_PREFETCH", std::nullopt);
+  uint64_t seed = 7100;
+  auto sort_with = [&](Device& d, const SortOptions& o, uint64_t tiles, Key key) {
+    Sorter sorter(d, o);
+    SortStats stats;
+    const uint64_t n = tiles * sorter.tile_size() - 3;
+    INFO(to_string(key), " n ", n, " tile ", sorter.tile_size());
+    CHECK(test::check_on(d, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+    return stats;
+  };
+  // Per digit (4-bit digits: 16 invocations or more own one each) with the device's window (8).
+  SortOptions o = single_pass(Key::u32, Order::ascending, 4, RadixRanking::ballot);
+  o.tuning.items_per_thread = 1;
+  o.tuning.radix_bits = 4;
+  {
+    const SortStats stats = sort_with(gpu, o, 30, Key::u32);
+    CHECK(stats.fact("lookback_per_digit") == 1);
+    CHECK(stats.fact("lookback_prefetch") == 1);
+    REQUIRE(*stats.fact("lookback_window") >= 3);
+  }
+  for (uint32_t percent : {0u, 50u, 100u}) {
+    DeviceOptions stalling = like;
+    stalling.pretend.lookback_stall_percent = percent;
+    Device d(stalling);
+    for (const char* forced : {"0", "1", "8"}) {
+      prefetch_env.set(forced);
+      for (const auto& [key, bits] : {std::pair{Key::u32, 4u}, {Key::i64, 4u}, {Key::f32, 8u}}) {
+        INFO("stall ", percent, "% prefetch ", forced, " bits ", bits);
+        SortOptions k = single_pass(key, Order::descending, 4, RadixRanking::ballot);
+        k.tuning.items_per_thread = 1;
+        k.tuning.radix_bits = bits;
+        const SortStats stats = sort_with(d, k, 40, key);
+        if (*stats.fact("lookback_per_digit") == 1) CHECK(stats.fact("lookback_prefetch") == std::atof(forced));
+        else CHECK(stats.fact("lookback_prefetch") == 0);
+        if (percent == 100) CHECK(*stats.fact("lookback_fallbacks") > 0);
+      }
+    }
+  }
+  prefetch_env.set(std::nullopt);
+  // Digits in lockstep (8-bit digits on fewer than 256 invocations) and CPU drivers' shapes: none.
+  {
+    SortOptions narrow = o;
+    narrow.tuning.radix_bits = 8;
+    narrow.tuning.workgroup_size = gpu.info().subgroup_size;
+    const SortStats stats = sort_with(gpu, narrow, 5, Key::u32);
+    CHECK(stats.fact("lookback_per_digit") == 0);
+    CHECK(stats.fact("lookback_prefetch") == 0);
+  }
+  if (test::device().info().type == "cpu") {
+    SortOptions own = o;
+    own.tuning.workgroup_size = 16;
+    const SortStats stats = sort_with(test::device(), own, 5, Key::u32);
+    CHECK(stats.fact("lookback_per_digit") == 1);
+    CHECK(stats.fact("lookback_prefetch") == 0);
+  }
+  // More than the window: the window. Not a count: refused.
+  o.tuning.lookback_window = 3;
+  prefetch_env.set("4");
+  CHECK(sort_with(gpu, o, 12, Key::u32).fact("lookback_prefetch") == 3);
+  for (const char* bad : {"-1", "two", "100", "1 "}) {
+    prefetch_env.set(bad);
+    const std::string said = "VKSORT_LOOKBACK_PREFETCH is \"" + std::string(bad) + "\"";
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains(said.c_str()), Error);
   }
 }
 
@@ -591,15 +669,7 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
   Device& plain = test::device();
   if (skip_without_ballot(plain)) return;
   // The runtime's own choice, also where ctest forces a width for the other cases (restored on leaving).
-  struct RestoreRowBits {
-    const char* at = std::getenv("VKSORT_BALLOT_ROW_BITS");
-    std::string was = at ? at : "";
-    ~RestoreRowBits() {
-      if (at) setenv("VKSORT_BALLOT_ROW_BITS", was.c_str(), 1);
-      else unsetenv("VKSORT_BALLOT_ROW_BITS");
-    }
-  } restore;
-  unsetenv("VKSORT_BALLOT_ROW_BITS");
+  const test::ScopedEnv row_bits_env("VKSORT_BALLOT_ROW_BITS", std::nullopt);
   Device stalls(stalling_options(50));
   const uint32_t lanes = plain.info().subgroup_size;
   uint64_t seed = 6400;
@@ -639,13 +709,13 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
     Sorter stalling(stalls, o);
     CHECK(row_bits(stalls, stalling, 9 * sorter.tile_size() - 2) == 16);
     // 32-bit rows forced there do not fit.
-    setenv("VKSORT_BALLOT_ROW_BITS", "32", 1);
+    row_bits_env.set("32");
     check_unsupported(plain, o, "VKSORT_BALLOT_ROW_BITS=32 needs");
-    unsetenv("VKSORT_BALLOT_ROW_BITS");
+    row_bits_env.set(std::nullopt);
   }
   CHECK(narrow);
   // Bad values are refused when a sorter is made.
-  setenv("VKSORT_BALLOT_ROW_BITS", "24", 1);
+  row_bits_env.set("24");
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROW_BITS is \"24\"; it takes 16 or 32"), Error);
 }
 
@@ -944,13 +1014,9 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
   // The rolled-loops experiment knob takes 0 or 1 (ctest's radix_single_pass_rolled_sg16 runs the ballot
   // cases with 1); anything else is refused when a sorter is made.
   if (has_ballot(gpu)) {
-    const char* was = std::getenv("VKSORT_ONESWEEP_ROLLED");
-    const std::string saved = was ? was : "";
-    setenv("VKSORT_ONESWEEP_ROLLED", "yes", 1);
+    const test::ScopedEnv rolled_env("VKSORT_ONESWEEP_ROLLED", "yes");
     CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
                          doctest::Contains("VKSORT_ONESWEEP_ROLLED is \"yes\"; it takes 0 or 1"), Error);
-    if (was) setenv("VKSORT_ONESWEEP_ROLLED", saved.c_str(), 1);
-    else unsetenv("VKSORT_ONESWEEP_ROLLED");
   }
   // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
   if (has_ballot(gpu)) {

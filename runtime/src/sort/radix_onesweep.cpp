@@ -84,6 +84,18 @@ uint32_t forced_ballot_row_bits() {
   if (std::string(v) == "32") return 32;
   throw Error(std::string("VKSORT_BALLOT_ROW_BITS is \"") + v + "\"; it takes 16 or 32");
 }
+// VKSORT_LOOKBACK_PREFETCH, for GPU runs' A/B and tests: how many predecessor states the per-digit
+// look-back reads while the tile still ranks (onesweep_lookback.glsl, SPEC_ONESWEEP_PREFETCH), at most
+// the look-back window (more reads that many: the fact lookback_prefetch says what ran); unset or ""
+// leaves it to the runtime. -1: not set.
+int forced_lookback_prefetch() {
+  const char* v = std::getenv("VKSORT_LOOKBACK_PREFETCH");
+  if (!v || !*v) return -1;
+  const std::string s(v);
+  if (s.size() > 2 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw Error("VKSORT_LOOKBACK_PREFETCH is \"" + s + "\"; it takes a count of predecessor tiles (0 to 99; at most the look-back window runs)");
+  return std::stoi(s);
+}
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
 
@@ -274,6 +286,18 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                 std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
+  // The per-digit walk (GPUs) reads its nearest predecessor while the tile ranks, so that the walk's
+  // first round after the ranking is what was its second: on an H200 a tile took 3.4-5.7 rounds of one
+  // read's latency each (bench/results/nvidia-h200_2026-11-27-session20), and the first read only one
+  // predecessor, which a tile started just before it has rarely made inclusive by then. One, not a
+  // window: the reads stay in registers through the ranking's second half (AMD's compiler: 8 took 12
+  // more VGPRs per lane on RDNA 3 for u32 keys, 1 none). CPU drivers read it after the ranking as before.
+  // VKSORT_LOOKBACK_PREFETCH sets the count, for GPU runs to compare (and gpu-check's lavapipe smoke,
+  // whose window is 1, to run).
+  if (!columns_ && per_digit_) {
+    const int forced = forced_lookback_prefetch();
+    prefetch_ = forced >= 0 ? std::min(uint32_t(forced), window_) : info.type == "cpu" ? 0 : 1;
+  }
   if (columns_)
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
@@ -285,7 +309,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
-                         {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)}},
+                         {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
+                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_ONESWEEP_PREFETCH, prefetch_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -444,6 +469,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
           {"lookback_window", double(window_)},
           {"lookback_per_digit", per_digit_ ? 1.0 : 0.0},
+          {"lookback_prefetch", double(prefetch_)},
           {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
           {"lookback_spin_rounds", spins},
           {"dispatches", ran ? double(4 + p) : 0.0},

@@ -291,7 +291,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // read's latency each (bench/results/nvidia-h200_2026-11-27-session20), and the first read only one
   // predecessor, which a tile started just before it has rarely made inclusive by then. One, not a
   // window: the reads stay in registers through the ranking's second half (AMD's compiler: 8 took 12
-  // more VGPRs per lane on RDNA 3 for u32 keys, 1 none). CPU drivers read it after the ranking as before.
+  // more VGPRs per lane on RDNA 3 for u32 keys, 1 none; u64 keys 12 either way). CPU drivers read it
+  // after the ranking as before.
   // VKSORT_LOOKBACK_PREFETCH sets the count, for GPU runs to compare (and gpu-check's lavapipe smoke,
   // whose window is 1, to run).
   if (!columns_ && per_digit_) {

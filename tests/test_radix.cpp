@@ -125,8 +125,9 @@ void radix_matrix(Key key) {
         REQUIRE(small_blocks.tile_size() == 16);
         for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(small_blocks, {{Distribution::uniform, 0}, n, seed++});
         for (Distribution d : all_inputs)
-          for (uint64_t n : {uint64_t(100), uint64_t(257), uint64_t(5000)})
-            test::check_case(small_blocks, {workloads::default_spec(d), n, seed++});
+          for (uint64_t n : {uint64_t(100), uint64_t(257)}) test::check_case(small_blocks, {workloads::default_spec(d), n, seed++});
+        for (Distribution d : test::many_tile_distributions)
+          test::check_case(small_blocks, {workloads::default_spec(d), 5000, seed++});
 
         // The other digit widths, on the device's blocks and on tiny ones. Columns need a radix of at
         // least the workgroup size: 2-bit digits only on 4-invocation workgroups.

@@ -75,9 +75,19 @@ bool skip_without_ballot(const Device& gpu) {
   return true;
 }
 
+// Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
+// (VKSORT_ONESWEEP_ROLLED=1 or VKSORT_BALLOT_ROW_BITS=16: ctest's radix_single_pass_rolled_sg16 and
+// radix_single_pass_rows16_sg16), so that the other rankings would only repeat other entries' runs.
+bool ballot_variant_forced() {
+  const char* rows = std::getenv("VKSORT_BALLOT_ROW_BITS");
+  return rolled() || (rows && std::string(rows) == "16");
+}
+
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
-// only where it has subgroup partitions too (a device without them refuses those rankings: tested below).
+// only where it has subgroup partitions too (a device without them refuses those rankings: tested below);
+// ballot alone where a ballot variant is forced and the device has it.
 std::vector<RadixRanking> rankings(const Device& gpu) {
+  if (ballot_variant_forced() && has_ballot(gpu)) return {RadixRanking::ballot};
   std::vector<RadixRanking> r{RadixRanking::columns};
   if (has_ballot(gpu)) r.push_back(RadixRanking::ballot);
   if (has_ballot(gpu) && gpu.info().subgroup_partitioned) r.push_back(RadixRanking::match);
@@ -120,14 +130,15 @@ void single_pass_matrix(Key key) {
           for (uint64_t n : {uint64_t(tile) + 1, uint64_t(3 * tile - 3)})
             test::check_case(device_tiles, {workloads::default_spec(d), n, seed++});
 
-        // Tiny tiles (4 invocations x 4 keys): every size up to two tiles + 1, then hundreds of tiles.
+        // Tiny tiles (4 invocations x 4 keys): every size up to two tiles + 1, every input at 17 tiles,
+        // then hundreds of tiles.
         o.tuning.workgroup_size = 4;
         o.tuning.items_per_thread = 4;
         Sorter tiny = checked_sorter(gpu, o);
         REQUIRE(tiny.tile_size() == 16);
         for (uint64_t n = 0; n <= 2 * 16 + 1; ++n) test::check_case(tiny, {{Distribution::uniform, 0}, n, seed++});
-        for (Distribution d : test::all_distributions)
-          for (uint64_t n : {uint64_t(257), uint64_t(5000)}) test::check_case(tiny, {workloads::default_spec(d), n, seed++});
+        for (Distribution d : test::all_distributions) test::check_case(tiny, {workloads::default_spec(d), 257, seed++});
+        for (Distribution d : test::many_tile_distributions) test::check_case(tiny, {workloads::default_spec(d), 5000, seed++});
 
         // The other digit widths (2-bit digits: a radix of 4, as many as the tiny workgroup).
         for (uint32_t bits : {2u}) {

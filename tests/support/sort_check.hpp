@@ -44,4 +44,10 @@ inline constexpr workloads::Distribution all_distributions[] = {
     workloads::Distribution::special,    workloads::Distribution::organ_pipe, workloads::Distribution::zipf,
     workloads::Distribution::gaussian,   workloads::Distribution::entropy};
 
+// The inputs that spread digits over tiles differently (every digit in every tile; a few digits, most of a
+// tile's counts zero; skewed counts), for the matrices' sizes of hundreds of tiny tiles: every input runs
+// at a few dozen tiles as well, and the sorted ones end before the first pass at any size.
+inline constexpr workloads::Distribution many_tile_distributions[] = {
+    workloads::Distribution::uniform, workloads::Distribution::few_unique, workloads::Distribution::zipf};
+
 }  // namespace vksort::test

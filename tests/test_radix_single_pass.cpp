@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpu/context.hpp"
 #include "host_keys.hpp"
 #include "reference_sort.hpp"
 #include "sort/radix_onesweep.hpp"
@@ -615,12 +616,13 @@ TEST_CASE("single-pass radix sort: ballot ranking at shapes of no power of two")
 }
 
 // Where pipelines can require full subgroups (VK_EXT_subgroup_size_control's computeFullSubgroups), the
-// ballot kernel's histogram rows take as much shared memory as there are subgroups, not room for twice
-// as many: 32 subgroups x 2 keys (rows 16 KiB instead of 32) sort there, also with half of the
-// look-back's predecessors forced unpublished, and a device pretending it cannot require them
-// (DeviceOptions::pretend.no_full_subgroups) keeps the room, so on lavapipe's 32 KiB refuses that
-// shape for shared memory. A workgroup of less than a subgroup never requires full ones. ctest runs
-// this at subgroup sizes 4, 8 and 16 (lavapipe at 32 lanes cannot require them: DeviceInfo).
+// ballot kernel's histogram rows take as much shared memory as there are subgroups (fact ballot_rows):
+// 32 subgroups x 2 keys sort there, also with half of the look-back's predecessors forced unpublished.
+// A device pretending it cannot require them (DeviceOptions::pretend.no_full_subgroups) sizes the rows
+// for the fewest live invocations per subgroup vksort knows its driver to run (lavapipe: all of its
+// lanes; other drivers half, where 32 subgroups' rows would take 32 KiB and may be refused for shared
+// memory). A workgroup of less than a subgroup never requires full ones. ctest runs this at subgroup
+// sizes 4, 8 and 16 (lavapipe at 32 lanes cannot require them: DeviceInfo).
 TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly") {
   Device& plain = test::device();
   if (!has_ballot(plain) || !plain.info().full_subgroups) {
@@ -647,15 +649,17 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
       SortStats stats;
       CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++), &stats) == "");
       CHECK(stats.fact("full_subgroups") == 1);
+      CHECK(stats.fact("ballot_rows") == o.tuning.workgroup_size / lanes);
     }
   }
+  // Without them, rows for the fewest live invocations the driver is known to run per subgroup
+  // (lavapipe: all of its lanes; elsewhere half): twice 32 subgroups' rows alone would be 32 KiB.
   try {
     Sorter sorter(no_full, o);
     SortStats stats;
     CHECK(test::check_on(no_full, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, seed++), &stats) == "");
     CHECK(stats.fact("full_subgroups") == 0);
-    // Rows for twice 32 subgroups are 32 KiB alone.
-    CHECK(no_full.info().max_shared_memory > 32768);
+    CHECK(stats.fact("ballot_rows") == o.tuning.workgroup_size / gpu::partial_subgroup_lanes(no_full.info()));
   } catch (const Error& e) {
     CHECK(e.code() == Status::Code::unsupported);
     CHECK(std::string(e.what()).find("bytes of shared memory") != std::string::npos);
@@ -668,6 +672,71 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
     CHECK(test::check_on(plain, partial, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 999, seed++), &stats) == "");
     CHECK(stats.fact("full_subgroups") == 0);
   }
+}
+
+// Vulkan bounds neither how many subgroups a workgroup has nor how full they are unless the pipeline
+// requires full ones. A ballot workgroup with more subgroups than the rows it was built with (here: rows
+// counted on twice the lanes lavapipe runs, VKSORT_BALLOT_SUBGROUP_LANES) refuses instead of indexing
+// past them: the sort throws, saying the keys and values are unchanged, and they are, byte for byte;
+// also where the first pass that runs is not pass 0 (a constant lowest digit), and with the look-back's
+// fallback forced. The knob takes 1 to 128 lanes.
+TEST_CASE("single-pass radix sort: a ballot workgroup of more subgroups than rows refuses, the keys unchanged") {
+  if (skip_without_ballot(test::device())) return;
+  DeviceOptions options = test::options_like_device();
+  options.pretend.no_full_subgroups = true;
+  Device no_full(options);
+  options.pretend.lookback_stall_percent = 50;
+  Device no_full_stalls(options);
+  const uint32_t lanes = gpu::partial_subgroup_lanes(no_full.info());
+  SortOptions o = single_pass(Key::u32, Order::ascending, 4, RadixRanking::ballot);
+  // Whole reported subgroups, 4 of the subgroups lavapipe runs: rows for 2 where lanes are counted twice.
+  o.tuning.workgroup_size = std::max(no_full.info().subgroup_size, 4 * lanes);
+  o.tuning.items_per_thread = 4;
+  REQUIRE(o.tuning.workgroup_size % no_full.info().subgroup_size == 0);
+  for (const char* bad : {"0", "129", "x", "-1", "1000"}) {
+    const test::ScopedEnv env("VKSORT_BALLOT_SUBGROUP_LANES", bad);
+    INFO("VKSORT_BALLOT_SUBGROUP_LANES=", bad);
+    CHECK_THROWS_WITH_AS(Sorter(no_full, o), doctest::Contains("VKSORT_BALLOT_SUBGROUP_LANES"), Error);
+  }
+  const test::ScopedEnv env("VKSORT_BALLOT_SUBGROUP_LANES", std::to_string(2 * lanes));
+  uint64_t seed = 6300;
+  for (Device* gpu : {&no_full, &no_full_stalls}) {
+    Sorter sorter(*gpu, o);
+    for (bool constant_low_digit : {false, true}) {
+      INFO("constant lowest digit: ", constant_low_digit);
+      const uint64_t n = 3 * uint64_t(sorter.tile_size()) + 5;
+      const std::vector<std::byte> bytes = workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++);
+      std::vector<uint32_t> keys(n), values(n);
+      std::memcpy(keys.data(), bytes.data(), bytes.size());
+      for (uint64_t i = 0; i < n; ++i) {
+        if (constant_low_digit) keys[i] = (keys[i] & ~0xffu) | 0x5au;
+        values[i] = uint32_t(i * 2654435761u);
+      }
+      Buffer kb(*gpu, n * 4, "keys"), vb(*gpu, n * 4, "values");
+      kb.upload(std::as_bytes(std::span(keys)));
+      vb.upload(std::as_bytes(std::span(values)));
+      try {
+        sorter.sort(kb, &vb, n);
+        FAIL("the sort did not refuse");
+      } catch (const Error& e) {
+        CHECK(e.code() == Status::Code::unsupported);
+        CHECK(std::string(e.what()).find("more subgroups than") != std::string::npos);
+        CHECK(std::string(e.what()).find("are unchanged") != std::string::npos);
+        CHECK(std::string(e.what()).find(constant_low_digit ? "pass 1 " : "pass 0 ") != std::string::npos);
+      }
+      std::vector<uint32_t> keys_after(n), values_after(n);
+      kb.download(std::as_writable_bytes(std::span(keys_after)));
+      vb.download(std::as_writable_bytes(std::span(values_after)));
+      CHECK(keys_after == keys);
+      CHECK(values_after == values);
+    }
+  }
+  // Rows for the lanes lavapipe runs: the same sorter's shape sorts.
+  const test::ScopedEnv unset("VKSORT_BALLOT_SUBGROUP_LANES", std::nullopt);
+  Sorter sorter(no_full, o);
+  SortStats stats;
+  CHECK(test::check_on(no_full, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 3001, seed++), &stats) == "");
+  CHECK(stats.fact("ballot_rows") == o.tuning.workgroup_size / lanes);
 }
 
 // The ballot ranking's histogram rows: 32-bit counters (a plain load and store per ranking round)

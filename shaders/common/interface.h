@@ -252,6 +252,10 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself
 #define ONESWEEP_CONTROL_FINISH_X (RADIX_CONTROL_WORDS + 2)    // x of the finish copy's grid, when it runs
+// 1 + the pass whose ballot kernel refused to run (0: none): its workgroup had more subgroups than
+// the histogram rows it was built with (partially filled subgroups, which Vulkan allows where a
+// pipeline does not require full ones). It cancels the later passes and the finish copy.
+#define ONESWEEP_CONTROL_REFUSED (RADIX_CONTROL_WORDS + 3)
 #define ONESWEEP_MAX_PASSES 32
 #define ONESWEEP_PASS_WORDS 8
 #define ONESWEEP_CONTROL_PASSES (RADIX_CONTROL_WORDS + 4)     // ONESWEEP_PASS_WORDS per pass:

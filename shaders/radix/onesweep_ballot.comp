@@ -25,9 +25,11 @@
 //      that order: each digit's run of keys lands on consecutive addresses, so the global writes
 //      coalesce (Onesweep's scatter).
 //
-// Vulkan does not promise full subgroups before 1.3, so chunks are sized by each subgroup's live
-// invocations (counted by ballot), and invocations rank among the live ones; where the pipeline requires
-// full subgroups (FULL_SUBGROUPS), every subgroup has gl_SubgroupSize of them.
+// Vulkan does not promise full subgroups unless the pipeline requires them (FULL_SUBGROUPS: then every
+// subgroup has gl_SubgroupSize live invocations), so chunks are otherwise sized by each subgroup's live
+// invocations (counted by ballot), and invocations rank among the live ones. Nor does it bound how
+// partial they are: the runtime sizes the rows for the fewest live invocations it knows the driver to
+// run, and a workgroup with more subgroups than rows refuses (refuse_pass) rather than index past them.
 #define PUSH_ONESWEEP
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -50,8 +52,9 @@
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_ITEMS_PER_THREAD) const uint ITEMS = 8;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
-// The most subgroups a workgroup may have: as many as there are where the pipeline requires full
-// subgroups, else room for twice as many as full ones would make (the runtime's ballot_subgroups).
+// The most subgroups a workgroup may have (its histogram rows): as many as there are where the pipeline
+// requires full subgroups, else as many as the fewest live invocations per subgroup the runtime counts
+// on make (its ballot_subgroup_lanes).
 layout(constant_id = SPEC_ONESWEEP_SUBGROUPS) const uint SUBGROUPS = 16;
 layout(constant_id = SPEC_ONESWEEP_STAGE_KEYS) const uint STAGE_KEYS = 1;   // TILE: stage the tile in shared memory
 // Staged tiles: true stages each key as soon as it is ranked, into memory of its own (early); false
@@ -268,9 +271,29 @@ void write_item(Key k, uint rank, uint i) {
 #endif
 }
 
+// A workgroup with more subgroups than SUBGROUPS rows (partial subgroups, fuller ones counted on):
+// this pass sorts nothing, and cancels the later passes and the finish copy (their indirect arguments,
+// which the barrier after this dispatch makes visible), so that the caller's buffers keep what they
+// held when the first pass that ran refuses (the host reports it: RadixOnesweep::facts). Every
+// workgroup that refuses stores the same words.
+void refuse_pass() {
+  if (gl_LocalInvocationIndex != 0u) return;
+  atomicStore(g_control.w[ONESWEEP_CONTROL_REFUSED], pc.pass + 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+              gl_SemanticsRelaxed);
+  for (uint q = pc.pass + 1u; q < pc.passes; ++q)
+    atomicStore(g_control.w[ONESWEEP_CONTROL_PASSES + q * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_ARGS], 0u, gl_ScopeDevice,
+                gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+  atomicStore(g_control.w[RADIX_CONTROL_FINISH_ARGS], 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
 void main() {
   clock_start();
   g_control = Words(pc.control);
+  // Uniform (gl_NumSubgroups is the workgroup's), before any barrier; never where subgroups are full.
+  if (!FULL_SUBGROUPS && gl_NumSubgroups > SUBGROUPS) {
+    refuse_pass();
+    return;
+  }
   g_pass_words = ONESWEEP_CONTROL_PASSES + pc.pass * ONESWEEP_PASS_WORDS;
   g_n = g_control.w[RADIX_CONTROL_N];
   const uint t = gl_LocalInvocationID.x;

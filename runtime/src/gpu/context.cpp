@@ -98,6 +98,12 @@ int pick_queue_family(const std::vector<VkQueueFamilyProperties>& families) {
 
 }  // namespace
 
+uint32_t partial_subgroup_lanes(const DeviceInfo& info) {
+  const uint32_t size = std::max(1u, info.subgroup_size);
+  if (info.driver_name == "llvmpipe") return std::min(size, llvmpipe_compute_lanes);
+  return std::max(1u, size / 2);
+}
+
 bool offers_extension(const InstanceFns& f, VkPhysicalDevice pd, const char* name) {
   uint32_t count = 0;
   if (!f.vkEnumerateDeviceExtensionProperties || f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, nullptr) != VK_SUCCESS)
@@ -153,11 +159,11 @@ Probe probe(const InstanceFns& f, VkPhysicalDevice pd, int forced_family = -1) {
     VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &size_features};
     f.vkGetPhysicalDeviceFeatures2(pd, &query);
     i.max_subgroup_size = size_props.maxSubgroupSize;
-    // llvmpipe reports subgroups of its vector width / 32 lanes but runs compute shaders at most 16
-    // lanes wide (lp_state_cs.c: MIN2(lp_native_vector_width / 32, 16)): at LP_NATIVE_VECTOR_WIDTH=1024
-    // (the tests' GPU shapes) it reports 32 and its subgroups have 16 lanes, so a workgroup has twice
-    // the subgroups the reported size makes, and memory sized for those overflows (Mesa 22.3: crashes).
-    const bool llvmpipe_beyond_vectors = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE && subgroup.subgroupSize > 16;
+    // llvmpipe reports subgroups of its vector width / 32 lanes but runs compute shaders at most
+    // llvmpipe_compute_lanes wide: at LP_NATIVE_VECTOR_WIDTH=1024 (the tests' GPU shapes) it reports 32
+    // and its subgroups have 16 lanes, so it cannot run full subgroups of the size it reports.
+    const bool llvmpipe_beyond_vectors =
+        driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE && subgroup.subgroupSize > llvmpipe_compute_lanes;
     i.full_subgroups = size_features.computeFullSubgroups && size_props.maxSubgroupSize > 0 && !llvmpipe_beyond_vectors;
   }
   i.max_shared_memory = l.maxComputeSharedMemorySize;

@@ -125,6 +125,15 @@ struct Context {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
 };
 
+// The live invocations each subgroup of a workgroup of whole subgroups surely has where the pipeline does
+// not require full subgroups, as far as vksort knows the driver: llvmpipe runs compute shaders at most
+// llvmpipe_compute_lanes wide whatever subgroup size it reports (so at LP_NATIVE_VECTOR_WIDTH=2048 a
+// workgroup has 4 times the subgroups its size of 64 makes); other drivers are counted on to fill at
+// least half of each. Vulkan promises no such bound: kernels that size memory by it check it
+// (onesweep_ballot.comp refuses).
+constexpr uint32_t llvmpipe_compute_lanes = 16;  // Mesa's lp_state_cs.c: MIN2(lp_native_vector_width / 32, 16)
+uint32_t partial_subgroup_lanes(const DeviceInfo& info);
+
 // Whether `physical` offers the device extension `name`.
 bool offers_extension(const InstanceFns& ifn, VkPhysicalDevice physical, const char* name);
 

@@ -35,23 +35,38 @@ constexpr uint32_t max_lookback_window = 32;
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
 }
-// Ballot ranking: a histogram row of 16-bit counters per subgroup. Where the pipeline requires full
-// subgroups (`full`), as many rows as there are subgroups; else room for twice as many as full ones
-// would make (Vulkan does not otherwise promise full subgroups): on NVIDIA (48 KiB, subgroups of 32)
-// 4 KiB more for 256 invocations, 6 KiB for 384.
-uint32_t ballot_subgroups(uint32_t workgroup, uint32_t subgroup, bool full) {
-  const uint32_t at_least = std::max(1u, (workgroup + subgroup - 1) / subgroup);
-  return full ? at_least : 2 * at_least;
+// VKSORT_BALLOT_SUBGROUP_LANES, for tests: the live invocations per subgroup the ballot ranking counts
+// on where its pipeline does not require full subgroups (1 to 128), instead of what vksort knows of the
+// driver; counting on more than a driver runs makes the kernel refuse (onesweep_ballot.comp). 0: unset.
+uint32_t forced_subgroup_lanes() {
+  const char* v = std::getenv("VKSORT_BALLOT_SUBGROUP_LANES");
+  if (!v || !*v) return 0;
+  const std::string s(v);
+  if (s.size() > 3 || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) < 1 || std::stoi(s) > 128)
+    throw Error("VKSORT_BALLOT_SUBGROUP_LANES is \"" + s + "\"; it takes a count of invocations, 1 to 128");
+  return uint32_t(std::stoi(s));
 }
 // Whether the ballot kernel of `workgroup` invocations requires full subgroups: wherever it can.
 bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) { return gpu::can_require_full_subgroups(info, workgroup); }
+// The live invocations per subgroup the ballot kernel's rows are sized for: all of them where the
+// pipeline requires full subgroups (`full`), else the fewest the driver is known to run
+// (gpu::partial_subgroup_lanes); a workgroup that has more subgroups than that makes refuses.
+uint32_t ballot_subgroup_lanes(const DeviceInfo& info, bool full) {
+  if (full) return std::max(1u, info.subgroup_size);
+  const uint32_t forced = forced_subgroup_lanes();
+  return forced ? forced : gpu::partial_subgroup_lanes(info);
+}
+// Ballot ranking: a histogram row per subgroup, for subgroups of at least `lanes` live invocations:
+// on NVIDIA (48 KiB, subgroups of 32) without full subgroups 4 KiB more for 256 invocations than with,
+// 6 KiB for 384.
+uint32_t ballot_subgroups(uint32_t workgroup, uint32_t lanes) { return std::max(1u, (workgroup + lanes - 1) / lanes); }
 // The histogram rows and the staged tile (`staged_bytes`, 0 if not staged): side by side where staged
 // early, else in shared memory (the larger of the two; onesweep_ballot.comp). Then per subgroup its
 // live count and its digits' keys, digit starts and the look-back's arrays.
 // `row_bits`: the rows' counters, 16 (two to a word: the least memory) or 32.
-uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t subgroup, bool full, uint64_t staged_bytes = 0,
+uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t lanes, uint64_t staged_bytes = 0,
                              bool early = false, uint32_t row_bits = 16) {
-  const uint32_t subgroups = ballot_subgroups(workgroup, subgroup, full);
+  const uint32_t subgroups = ballot_subgroups(workgroup, lanes);
   const uint64_t hist = uint64_t(subgroups) * radix * (row_bits / 8);
   return (early ? hist + staged_bytes : std::max(hist, staged_bytes)) + subgroups * 2 * 4 + radix * 4 +
          lookback_shared_bytes(radix);
@@ -119,7 +134,7 @@ uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key
   if (info.type == "cpu") return sg;
   const uint32_t radix = 1u << radix_bits;
   const auto shared = [&](uint32_t wg, uint64_t staged) {
-    return ballot_shared_bytes(radix, wg, sg, ballot_full_subgroups(info, wg), staged, staged != 0);
+    return ballot_shared_bytes(radix, wg, ballot_subgroup_lanes(info, ballot_full_subgroups(info, wg)), staged, staged != 0);
   };
   constexpr uint32_t wide = 384;
   const uint64_t wide_tile_bytes = uint64_t(wide) * ballot_items(info, key, wide) * key_bytes(key);
@@ -171,7 +186,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   }
   const std::string device = "\"" + info.name + "\" offers maxComputeSharedMemorySize = " + std::to_string(info.max_shared_memory);
 
-  uint32_t subgroups = 0;
   if (columns_) {
     // One column of RADIX counters per invocation, each owning whole digit rows: RADIX >= workgroup.
     uint32_t wg = tune.workgroup_size;
@@ -206,11 +220,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   info.name + "\"'s subgroup size " + std::to_string(sg) + " (ballot and match rankings take whole subgroups)");
     if (!wg) wg = default_ballot_workgroup(info, options.key, values_, radix_bits);
     full_subgroups_ = ballot_full_subgroups(info, wg);
-    if (ballot_shared_bytes(radix, wg, sg, full_subgroups_) > info.max_shared_memory)
+    const uint32_t lanes = ballot_subgroup_lanes(info, full_subgroups_);
+    if (ballot_shared_bytes(radix, wg, lanes) > info.max_shared_memory)
       throw Error(Status::Code::unsupported, "radix sort (single pass): ranking by subgroup ballots with " + std::to_string(wg) +
-                  " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, sg, full_subgroups_)) +
+                  " invocations needs " + std::to_string(ballot_shared_bytes(radix, wg, lanes)) +
                   " bytes of shared memory; " + device);
-    subgroups = ballot_subgroups(wg, sg, full_subgroups_);
+    subgroups_ = ballot_subgroups(wg, lanes);
     // Stage the tile in shared memory for coalesced writes where it fits (RadixStaging); GPUs, and any
     // device asked to stage, take smaller tiles (down to 4 keys per invocation) to make it fit: late
     // (sharing the histograms' memory) unless early is asked for. Automatic then stages early where
@@ -218,7 +233,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     const RadixStaging staging = tune.radix_staging;
     const uint64_t item_bytes = key_bytes(options.key) + (values_ ? 4 : 0);
     auto staged_bytes = [&](uint32_t items, bool early) {
-      return ballot_shared_bytes(radix, wg, sg, full_subgroups_, uint64_t(wg) * items * item_bytes, early);
+      return ballot_shared_bytes(radix, wg, lanes, uint64_t(wg) * items * item_bytes, early);
     };
     auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
     uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
@@ -241,12 +256,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     // load and store per ranking round instead of an atomic, onesweep_ballot.comp) where they fit too.
     const uint64_t tile_bytes = staged_ ? uint64_t(wg) * items * item_bytes : 0;
     auto fits_rows = [&](uint32_t bits) {
-      return ballot_shared_bytes(radix, wg, sg, full_subgroups_, tile_bytes, early_, bits) <= info.max_shared_memory;
+      return ballot_shared_bytes(radix, wg, lanes, tile_bytes, early_, bits) <= info.max_shared_memory;
     };
     const uint32_t forced_rows = forced_ballot_row_bits();
     if (forced_rows && !fits_rows(forced_rows))
       throw Error(Status::Code::unsupported, "radix sort (single pass): VKSORT_BALLOT_ROW_BITS=" + std::to_string(forced_rows) +
-                  " needs " + std::to_string(ballot_shared_bytes(radix, wg, sg, full_subgroups_, tile_bytes, early_, forced_rows)) +
+                  " needs " + std::to_string(ballot_shared_bytes(radix, wg, lanes, tile_bytes, early_, forced_rows)) +
                   " bytes of shared memory for this shape and staging; " + device);
     row_bits_ = forced_rows ? forced_rows : fits_rows(32) ? 32 : 16;
     // The histogram rows count in 16 bits where narrow (onesweep_ballot.comp): bounded for both widths.
@@ -307,7 +322,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   else
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
-                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups},
+                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups_},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
@@ -403,6 +418,24 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   rec.dispatch_indirect(finish_, copy, t.scratch, t.scratch_offset + VkDeviceSize(RADIX_CONTROL_FINISH_ARGS) * 4);
 }
 
+void RadixOnesweep::throw_refused(const uint32_t* control) const {
+  const uint32_t refused = control[ONESWEEP_CONTROL_REFUSED] - 1;
+  // The refusing pass cancelled the later ones; the first that ran is the first with a grid.
+  uint32_t first_run = refused;
+  for (uint32_t p = 0; p < refused; ++p)
+    if (control[ONESWEEP_CONTROL_PASSES + p * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_ARGS] != 0) {
+      first_run = p;
+      break;
+    }
+  throw Error(Status::Code::unsupported,
+              "radix sort (single pass): \"" + ctx_.info.name + "\" ran the ballot ranking's workgroups of " +
+                  std::to_string(shape_.workgroup_size) + " invocations in more subgroups than the " + std::to_string(subgroups_) +
+                  " it has histogram rows for (partially filled subgroups; pipelines there cannot require full ones), so pass " +
+                  std::to_string(refused) + " sorted nothing and cancelled the rest: the keys and values are " +
+                  (first_run == refused ? "unchanged" : "not sorted, and may have lost their contents") +
+                  ". Use RadixRanking::columns on this device");
+}
+
 namespace {
 
 // DeviceOptions::phase_clocks: the ticks per phase of the clock region at `region` (onesweep_clocks.glsl),
@@ -436,6 +469,7 @@ constexpr std::pair<uint32_t, const char*> histogram_phases[] = {
 
 std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t* control, uint32_t n) const {
   const bool ran = n >= 2;  // below 2 keys nothing is recorded and the control words are not written
+  if (ran && control[ONESWEEP_CONTROL_REFUSED] != 0) throw_refused(control);
   const uint32_t p = ran ? passes() : 0;
   // Bytes each key costs by design: the histogram's read, then per pass a read (two with columns,
   // which count and scatter in two walks over the tile) and a write of key and value.
@@ -456,6 +490,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged", staged_ ? 1.0 : 0.0},
           {"staged_early", early_ ? 1.0 : 0.0},
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
+          {"ballot_rows", double(subgroups_)},
           {"ballot_rolled", rolled_ ? 1.0 : 0.0},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},

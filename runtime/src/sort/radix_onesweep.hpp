@@ -64,6 +64,9 @@ class RadixOnesweep {
   };
   Layout layout(uint64_t n) const;
   uint32_t histogram_items(uint64_t n) const;
+  // A pass's ballot kernel refused (ONESWEEP_CONTROL_REFUSED in `control`): says so, and what the
+  // caller's buffers hold.
+  [[noreturn]] void throw_refused(const uint32_t* control) const;
 
   gpu::Context& ctx_;
   SortOptions options_;
@@ -76,6 +79,7 @@ class RadixOnesweep {
   bool rolled_ = false;  // the ballot pass reloads keys to rank them (VKSORT_ONESWEEP_ROLLED=1: experiment)
   uint32_t row_bits_ = 0;  // the ballot ranking's histogram counters: 32, or 16 where 32 do not fit (0: columns)
   bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
+  uint32_t subgroups_ = 0;       // the ballot pass's histogram rows: the most subgroups a workgroup may have
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own
   uint32_t prefetch_ = 0;   // ballot, per digit: predecessor states read while ranking (SPEC_ONESWEEP_PREFETCH)

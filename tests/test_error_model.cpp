@@ -10,11 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "api/internals.hpp"
 #include "gpu/context.hpp"
+#include "distributions.hpp"
+#include "support/sort_check.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -30,7 +33,8 @@ DeviceOptions plain_options() {
 // feature chain it passes to vkCreateDevice.
 class AppDevice {
  public:
-  AppDevice(gpu::Context& owner, const VkPhysicalDeviceFeatures2& features) : owner_(owner) {
+  AppDevice(gpu::Context& owner, const VkPhysicalDeviceFeatures2& features, const std::vector<const char*>& extensions = {})
+      : owner_(owner) {
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     queue.queueFamilyIndex = owner.info.queue_family;
@@ -39,6 +43,8 @@ class AppDevice {
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue;
+    info.enabledExtensionCount = uint32_t(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
     REQUIRE(owner.ifn.vkCreateDevice(owner.physical, &info, nullptr, &device) == VK_SUCCESS);
     destroy_ = reinterpret_cast<PFN_vkDestroyDevice>(owner.ifn.vkGetDeviceProcAddr(device, "vkDestroyDevice"));
     auto get_queue = reinterpret_cast<PFN_vkGetDeviceQueue>(owner.ifn.vkGetDeviceProcAddr(device, "vkGetDeviceQueue"));
@@ -284,6 +290,52 @@ TEST_CASE("a borrowed device enabled through the extension's feature struct is a
   std::vector<float> keys = {1.5f, -2.0f, 0.5f, -0.25f};
   sort(made.value(), std::span(keys));
   CHECK(keys == std::vector<float>{-2.0f, -0.25f, 0.5f, 1.5f});
+}
+
+// computeFullSubgroups in the application's chain (Vulkan 1.3's feature struct or the extension's) lets
+// vksort's kernels require full subgroups on a borrowed device, as on its own; without it they do not:
+// the single pass's ballot ranking then sizes its histogram rows for partial subgroups. Both sort right.
+TEST_CASE("a borrowed device's full subgroups are used where the application enabled them") {
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 chain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v13};
+  CHECK_FALSE(gpu::enabled_compute_full_subgroups(chain));
+  v13.computeFullSubgroups = VK_TRUE;
+  CHECK(gpu::enabled_compute_full_subgroups(chain));
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  address.bufferDeviceAddress = VK_TRUE;
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT,
+                                                               &address};
+  chain.pNext = &size_control;
+  CHECK_FALSE(gpu::enabled_compute_full_subgroups(chain));
+  CHECK(gpu::enabled_buffer_device_address(chain));
+  size_control.computeFullSubgroups = VK_TRUE;
+  CHECK(gpu::enabled_compute_full_subgroups(chain));
+
+  gpu::Context& owner = detail::context_of(test::device());
+  if (!owner.info.full_subgroups || !owner.info.subgroup_ballot || !owner.info.subgroup_shuffle) {
+    test::skip("the device cannot require full subgroups (or has no subgroup ballot)");
+    return;
+  }
+  // The application's device, created as an engine on Vulkan 1.2 would: the extension and its struct.
+  AppDevice with_full(owner, chain, {VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME});
+  VkPhysicalDeviceFeatures2 plain{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &address};
+  AppDevice without_full(owner, plain);
+  const uint32_t lanes = owner.info.subgroup_size;
+  for (const auto& [app, features, full] : {std::tuple{&with_full, &chain, true}, std::tuple{&without_full, &plain, false}}) {
+    INFO("full subgroups enabled: ", full);
+    Device gpu(app->borrowed(features));
+    CHECK(gpu.info().full_subgroups == full);
+    SortOptions o{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = 4};
+    o.tuning.radix_scan = RadixScan::single_pass;
+    o.tuning.radix_ranking = RadixRanking::ballot;
+    o.tuning.workgroup_size = 4 * lanes;
+    o.tuning.items_per_thread = 4;
+    Sorter sorter(gpu, o);
+    SortStats stats;
+    CHECK(test::check_on(gpu, sorter, workloads::generate_keys(Key::u32, {workloads::Distribution::uniform, 0}, 5000, 7), &stats) == "");
+    CHECK(stats.fact("full_subgroups") == (full ? 1 : 0));
+    CHECK(stats.fact("ballot_rows") == (full ? 4 : 4 * lanes / gpu::partial_subgroup_lanes(gpu.info())));
+  }
 }
 
 TEST_CASE("a borrowed device's pipeline cache and allocation callbacks are used for what vksort creates") {

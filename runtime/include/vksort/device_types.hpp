@@ -30,7 +30,8 @@ struct DeviceInfo {
   bool subgroup_partitioned = false;     // VK_NV_shader_subgroup_partitioned in compute, enabled by vksort
                                          // (false on a borrowed device: vksort cannot see its extensions)
   // Pipelines can require full subgroups (VK_EXT_subgroup_size_control's computeFullSubgroups, enabled by
-  // vksort; false on a borrowed device) for workgroups of a multiple of max_subgroup_size invocations.
+  // vksort; on a borrowed device only where BorrowedVulkan::enabled_features says the application
+  // enabled it) for workgroups of a multiple of max_subgroup_size invocations.
   bool full_subgroups = false;
   uint32_t max_subgroup_size = 0;        // maxSubgroupSize where the extension is offered, else 0
   uint32_t max_shared_memory = 0;        // maxComputeSharedMemorySize, bytes
@@ -113,7 +114,11 @@ struct BorrowedVulkan {
   // during Device::create only. vksort needs bufferDeviceAddress; a device created without it is refused
   // with Status::Code::unsupported, as is one where the features are supported but were not enabled.
   // Null: not stated, so vksort can only check what the device supports (kept for older callers; an
-  // engine should give it).
+  // engine should give it). Where the chain also turns on computeFullSubgroups
+  // (VkPhysicalDeviceVulkan13Features, or VkPhysicalDeviceSubgroupSizeControlFeatures with its
+  // extension), vksort's kernels may require full subgroups (DeviceInfo::full_subgroups): the single-pass
+  // radix sort's ballot ranking then needs histogram rows only for the subgroups there are, leaving
+  // more shared memory to stage its tile.
   const VkPhysicalDeviceFeatures2* enabled_features = nullptr;
   // The application's pipeline cache: every pipeline vksort creates on this device goes through it (and
   // adds to it), so the application's saved cache covers vksort's pipelines. VK_NULL_HANDLE: vksort

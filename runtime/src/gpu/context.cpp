@@ -288,18 +288,12 @@ void finish_context(Context& ctx) {
   ctx.owns_pipeline_cache = true;
 }
 
-// Whether bufferDeviceAddress is on in the feature chain the application passed to vkCreateDevice: in
-// Vulkan 1.2's feature struct or in the extension's (promoted) one.
-bool enabled_buffer_device_address(const VkPhysicalDeviceFeatures2& features) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(features.pNext); s; s = s->pNext) {
-    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES &&
-        reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s)->bufferDeviceAddress)
-      return true;
-    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES &&
-        reinterpret_cast<const VkPhysicalDeviceBufferDeviceAddressFeatures*>(s)->bufferDeviceAddress)
-      return true;
-  }
-  return false;
+// The struct of type `type` in the feature chain the application passed to vkCreateDevice, or null.
+template <class Feature>
+const Feature* find_in_chain(const VkPhysicalDeviceFeatures2& features, VkStructureType type) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(features.pNext); s; s = s->pNext)
+    if (s->sType == type) return reinterpret_cast<const Feature*>(s);
+  return nullptr;
 }
 
 void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& p) {
@@ -321,6 +315,20 @@ void apply_pretend_limits(DeviceInfo& info, const DeviceOptions::PretendLimits& 
 }
 
 }  // namespace
+
+bool enabled_buffer_device_address(const VkPhysicalDeviceFeatures2& features) {
+  const auto* v12 = find_in_chain<VkPhysicalDeviceVulkan12Features>(features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  const auto* ext = find_in_chain<VkPhysicalDeviceBufferDeviceAddressFeatures>(
+      features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES);
+  return (v12 && v12->bufferDeviceAddress) || (ext && ext->bufferDeviceAddress);
+}
+
+bool enabled_compute_full_subgroups(const VkPhysicalDeviceFeatures2& features) {
+  const auto* v13 = find_in_chain<VkPhysicalDeviceVulkan13Features>(features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  const auto* ext = find_in_chain<VkPhysicalDeviceSubgroupSizeControlFeaturesEXT>(
+      features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT);
+  return (v13 && v13->computeFullSubgroups) || (ext && ext->computeFullSubgroups);
+}
 
 void InstanceFns::load(PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
   vkGetInstanceProcAddr = gipa;
@@ -479,9 +487,11 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
     throw Error(Status::Code::unsupported, "borrowing a Vulkan device: " + why +
                                                (b.enabled_features ? " (not enabled when the application created it)" : ""));
   ctx->info = p.info;
-  // Whether the application enabled these extensions is not known.
+  // Whether the application enabled this extension is not known (no feature of it is in the chain).
   ctx->info.subgroup_partitioned = false;
-  ctx->info.full_subgroups = false;
+  // Full subgroups where the device can run them and the application says it enabled them.
+  ctx->info.full_subgroups =
+      p.info.full_subgroups && b.enabled_features && enabled_compute_full_subgroups(*b.enabled_features);
   ctx->pipeline_cache = b.pipeline_cache;
   ctx->allocator = b.allocator;
   finish_context(*ctx);

@@ -158,6 +158,12 @@ bool add_extension_feature(const InstanceFns& ifn, VkPhysicalDevice physical, co
   return true;
 }
 
+// Whether a feature is on in the chain an application passed to vkCreateDevice (BorrowedVulkan::
+// enabled_features): bufferDeviceAddress in Vulkan 1.2's feature struct or the extension's;
+// computeFullSubgroups in Vulkan 1.3's or VK_EXT_subgroup_size_control's.
+bool enabled_buffer_device_address(const VkPhysicalDeviceFeatures2& features);
+bool enabled_compute_full_subgroups(const VkPhysicalDeviceFeatures2& features);
+
 // Creates a context for the device that `options` selects (instance and device owned by it).
 std::shared_ptr<Context> create_context(const DeviceOptions& options);
 // Wraps the application's device (nothing of the application's is destroyed later).

@@ -42,7 +42,8 @@
 #      session 16 a split moves such an item (key, value, unused word) with one 16-byte shared store
 #      instead of three word stores through dynamic component indices: if test_radix u64/i64 passes
 #      now where 22ac649 failed, that store was where the defect lay.
-#   7. The other GPU-facing suites, each within --test-timeout; last, the tests of where sorts access
+#   7. The other GPU-facing suites, each within --test-timeout (test_error_model: a borrowed device
+#      whose application enabled full subgroups uses them, since session 24); last, the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
 #      them where they lie against unmapped pages of imported host memory (test_read_bounds: a stray
 #      access is a device fault there), and ranges across a multiple of 4 GiB of device addresses
@@ -60,7 +61,8 @@
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
 # DIR holds vksort and the test binaries (test_radix, test_radix_single_pass, test_brick, test_sample,
-# test_buckets, test_write_bounds, test_read_bounds, test_address_boundary), built on another machine where this one has no glslc (scripts/prepare-device-run.sh
+# test_buckets, test_error_model, test_write_bounds, test_read_bounds, test_address_boundary), built on
+# another machine where this one has no glslc (scripts/prepare-device-run.sh
 # builds them with -DVKSORT_TBB=OFF, so they need only libstdc++ and the Vulkan loader, and prints the
 # call). Defaults: --budget 540 s, --sizes 2^20,2^24,2^28, --clock-sizes 2^26, --sweep-sizes 2^26, --warmup-ms 2000,
 # --repeat 5, --test-timeout 60. nvidia-smi, where there is one, logs the clocks every 20 ms. Nothing
@@ -331,7 +333,7 @@ fi
 if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix_single_pass rest "$test_timeout" "$bin/test_radix_single_pass" --test-case-exclude='*sort u32,*sort u64'
   run_test test_radix rest "$test_timeout" "$bin/test_radix" --test-case-exclude='*u64,*i64'
-  for t in test_brick test_sample test_buckets test_write_bounds test_read_bounds test_address_boundary; do
+  for t in test_brick test_sample test_buckets test_error_model test_write_bounds test_read_bounds test_address_boundary; do
     run_test "$t" all "$test_timeout" "$bin/$t"
   done
 fi

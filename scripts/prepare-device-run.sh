@@ -24,7 +24,7 @@ exclude=.git/info/exclude
 for p in /.devbin/ /.gl/; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >>"$exclude"; done
 
 targets=(vksort_cli test_radix test_radix_single_pass test_brick test_sample test_buckets test_write_bounds test_read_bounds
-         test_address_boundary)
+         test_address_boundary test_error_model)
 build() {  # source tree, build folder, targets...
   local src="$1" dir="$2"
   shift 2

@@ -98,6 +98,12 @@ class VKSORT_API Sorter {
   //   (n keys, n values, scratch_bytes(n)); the end of a range is checked against the exact size of a
   //   vksort::Buffer, and for the application's VkBuffers against their memory requirements' size
   //   (Vulkan has no query for a buffer's size), which alignment may make a little larger.
+  // Partial subgroups: on a device whose pipelines cannot require full subgroups
+  //   (DeviceInfo::full_subgroups false), the single-pass radix sort's ballot ranking counts on each
+  //   subgroup having a share of its lanes live that Vulkan does not promise; a workgroup with more
+  //   subgroups than that allows sorts nothing and cancels the rest of the sort (the buffers are left
+  //   as they were where the first pass that runs refuses). sort() reports that (unsupported); a
+  //   recorded sort cannot: on such a device, record with RadixRanking::columns if that matters.
   Status record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept;
 
   // Records a sort whose key count the GPU reads when it runs: `count` holds one uint32_t (written by

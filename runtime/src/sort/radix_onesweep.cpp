@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -35,16 +36,22 @@ constexpr uint32_t max_lookback_window = 32;
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
 }
+// The environment knob `name` as a count in [least, most]; nullopt where unset or ""; anything else
+// is refused, saying it takes `what`.
+std::optional<uint32_t> env_count(const char* name, uint32_t least, uint32_t most, const char* what) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  const std::string s(v);
+  const bool digits = s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
+  const uint32_t n = digits ? uint32_t(std::stoul(s)) : 0;
+  if (!digits || n < least || n > most) throw Error(std::string(name) + " is \"" + s + "\"; it takes " + what);
+  return n;
+}
 // VKSORT_BALLOT_SUBGROUP_LANES, for tests: the live invocations per subgroup the ballot ranking counts
 // on where its pipeline does not require full subgroups (1 to 128), instead of what vksort knows of the
 // driver; counting on more than a driver runs makes the kernel refuse (onesweep_ballot.comp). 0: unset.
 uint32_t forced_subgroup_lanes() {
-  const char* v = std::getenv("VKSORT_BALLOT_SUBGROUP_LANES");
-  if (!v || !*v) return 0;
-  const std::string s(v);
-  if (s.size() > 3 || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) < 1 || std::stoi(s) > 128)
-    throw Error("VKSORT_BALLOT_SUBGROUP_LANES is \"" + s + "\"; it takes a count of invocations, 1 to 128");
-  return uint32_t(std::stoi(s));
+  return env_count("VKSORT_BALLOT_SUBGROUP_LANES", 1, 128, "a count of invocations, 1 to 128").value_or(0);
 }
 // Whether the ballot kernel of `workgroup` invocations requires full subgroups: wherever it can.
 bool ballot_full_subgroups(const DeviceInfo& info, uint32_t workgroup) { return gpu::can_require_full_subgroups(info, workgroup); }
@@ -104,12 +111,9 @@ uint32_t forced_ballot_row_bits() {
 // the look-back window (more reads that many: the fact lookback_prefetch says what ran); unset or ""
 // leaves it to the runtime. -1: not set.
 int forced_lookback_prefetch() {
-  const char* v = std::getenv("VKSORT_LOOKBACK_PREFETCH");
-  if (!v || !*v) return -1;
-  const std::string s(v);
-  if (s.size() > 2 || s.find_first_not_of("0123456789") != std::string::npos)
-    throw Error("VKSORT_LOOKBACK_PREFETCH is \"" + s + "\"; it takes a count of predecessor tiles (0 to 99; at most the look-back window runs)");
-  return std::stoi(s);
+  const auto n = env_count("VKSORT_LOOKBACK_PREFETCH", 0, 99,
+                           "a count of predecessor tiles (0 to 99; at most the look-back window runs)");
+  return n ? int(*n) : -1;
 }
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;

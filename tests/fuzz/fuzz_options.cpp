@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target for the option structs (issue 15): any bit pattern in any field of SortOptions or
 // BucketOptions goes into the Sorter or BucketLists constructor on the default device (lavapipe in CI),
-// and the result must be a vksort::Error or a correct result: a sort equal byte for byte to a CPU
+// as it is or posing as a GPU (device()), and the result must be a vksort::Error or a correct result: a sort equal byte for byte to a CPU
 // reference (stable, by bits [begin_bit, end_bit) of the encoded key), or bucket lists that hold every
 // in-range element in its bucket with build() refusing out-of-range ids. Never a crash, a hang, a
 // sanitizer report, a validation message or a wrong result. The device has a pretend memory budget, so
@@ -31,15 +31,55 @@ using namespace vksort;
   std::abort();
 }
 
-Device& device() {
-  static std::unique_ptr<Device> d = [] {
-    DeviceOptions o;
-    o.validation = validation_layer_available() ? 1 : 0;
-    o.pretend.device_memory = uint64_t(256) << 20;
-    o.auto_profile = "builtin";
-    return std::make_unique<Device>(o);
-  }();
-  return *d;
+// The poses a device takes (DeviceOptions::pretend), one Device each, made on first use: lavapipe as
+// it is (CPU shapes and choices), and as a GPU, so that the paths vksort takes on GPUs (ballot ranking,
+// the single pass, GPU tile shapes) meet the same inputs; among those, one whose pipelines cannot
+// require full subgroups and whose look-back finds half its predecessors unpublished (the fallback),
+// and one without subgroup operations. The GPU poses hand out dirty memory, as GPU drivers recycle it.
+enum Pose : uint8_t { as_is, gpu_pose, gpu_partial_stalls, gpu_no_subgroups, poses };
+
+std::unique_ptr<Device> make_device(Pose pose) {
+  DeviceOptions o;
+  o.validation = validation_layer_available() ? 1 : 0;
+  o.pretend.device_memory = uint64_t(256) << 20;
+  o.auto_profile = "builtin";
+  o.pretend.gpu = pose != as_is;
+  o.pretend.dirty_memory = pose != as_is;
+  o.pretend.no_full_subgroups = pose == gpu_partial_stalls;
+  o.pretend.lookback_stall_percent = pose == gpu_partial_stalls ? 50 : 0;
+  o.pretend.no_subgroups = pose == gpu_no_subgroups;
+  return std::make_unique<Device>(o);
+}
+
+// Each pose's Device is a static of its own, initialised by creating it: its destruction at exit is
+// then registered after the Vulkan loader and layers it loaded, so it runs before theirs. (One static
+// array filled later would be destroyed after the validation layer's own statics, inside a torn-down
+// layer.)
+Device& device(Pose pose) {
+  switch (pose) {
+    case gpu_pose: {
+      static const std::unique_ptr<Device> d = make_device(gpu_pose);
+      return *d;
+    }
+    case gpu_partial_stalls: {
+      static const std::unique_ptr<Device> d = make_device(gpu_partial_stalls);
+      return *d;
+    }
+    case gpu_no_subgroups: {
+      static const std::unique_ptr<Device> d = make_device(gpu_no_subgroups);
+      return *d;
+    }
+    default: {
+      static const std::unique_ptr<Device> d = make_device(as_is);
+      return *d;
+    }
+  }
+}
+
+// Half the inputs take the device as it is, the rest one of the GPU poses.
+Pose pick_pose(FuzzedDataProvider& in) {
+  const uint8_t r = in.ConsumeIntegralInRange<uint8_t>(0, 5);
+  return r < 3 ? as_is : Pose(r - 2);
 }
 
 // Mostly a valid value in [0, valid], often one in [0, wild] (valid or just beyond), sometimes any 32
@@ -50,8 +90,81 @@ uint32_t field(FuzzedDataProvider& in, uint32_t valid, uint32_t wild) {
   return in.ConsumeIntegralInRange<uint32_t>(0, r <= 3 ? wild : valid);
 }
 
-// The reference: element order stably by bits [begin, end) of the encoded key.
-std::vector<uint32_t> reference_order(const SortOptions& o, const std::vector<std::byte>& keys, uint64_t n) {
+// The options of a sort: every field mostly valid, sometimes far out of range.
+SortOptions sort_options(FuzzedDataProvider& in) {
+  SortOptions o;
+  constexpr uint32_t value_sizes[] = {0, 4, 8, 12, 16, 36, 256};
+  o.key = Key(field(in, 5, 7));
+  o.order = Order(field(in, 1, 3));
+  o.algorithm = Algorithm(field(in, 3, 5));
+  o.value_bytes = value_sizes[in.ConsumeIntegralInRange<uint32_t>(0, std::size(value_sizes) - 1)];
+  if (in.ConsumeIntegralInRange<uint8_t>(0, 7) == 0) o.value_bytes = field(in, 264, 264);
+  o.brick_variant = BrickVariant(field(in, 1, 3));
+  // Tuning: mostly the device's choice (0), else anything.
+  o.tuning.workgroup_size = field(in, 0, 1100);
+  o.tuning.items_per_thread = field(in, 0, 40);
+  o.tuning.radix_bits = field(in, 0, 10);
+  o.tuning.samples = field(in, 0, 1100);
+  o.tuning.radix_ranking = RadixRanking(field(in, 4, 6));
+  o.tuning.radix_scan = RadixScan(field(in, 2, 4));
+  o.begin_bit = field(in, 0, 70);
+  o.end_bit = field(in, 0, 70);
+  return o;
+}
+
+// Mostly a tile or two; one input in eight up to many tiles of a GPU's shapes, where the single pass
+// looks back (and, posing without forward progress, falls back) across tiles. Not for the element-wise
+// brick sort, whose n / 2 rounds take a minute at that size under the sanitizers.
+uint64_t key_count(FuzzedDataProvider& in, const SortOptions& o) {
+  const bool many = in.ConsumeIntegralInRange<uint8_t>(0, 7) == 0 && o.brick_variant != BrickVariant::pairs;
+  return in.ConsumeIntegralInRange<uint32_t>(0, many ? 40000 : 700);
+}
+
+// What a case sorts, for the failure message (and, with VKSORT_FUZZ_VERBOSE=1, for every input: to
+// replay a finding by hand).
+std::string describe(const char* kind, const SortOptions& o, uint64_t n, Pose pose) {
+  const std::string what =
+      std::string(kind) + " key " + std::string(to_string(o.key)) + " order " + std::string(to_string(o.order)) +
+      " algorithm " + std::string(to_string(o.algorithm)) + " value_bytes " + std::to_string(o.value_bytes) +
+      " brick variant " + std::to_string(uint32_t(o.brick_variant)) + " bits [" + std::to_string(o.begin_bit) + ", " +
+      std::to_string(o.end_bit) + ") workgroup " + std::to_string(o.tuning.workgroup_size) + " items " +
+      std::to_string(o.tuning.items_per_thread) + " radix bits " + std::to_string(o.tuning.radix_bits) + " ranking " +
+      std::string(to_string(o.tuning.radix_ranking)) + " scan " + std::string(to_string(o.tuning.radix_scan)) + " n " +
+      std::to_string(n) + " pose " + std::to_string(unsigned(pose));
+  if (const char* v = std::getenv("VKSORT_FUZZ_VERBOSE"); v && std::string(v) == "1")
+    std::fprintf(stderr, "fuzz_options: %s\n", what.c_str());
+  return what;
+}
+
+// n keys of kb bytes: the input's bytes, then (past its end) bytes of a generator it seeds, so long
+// inputs are not all zero; a mask narrows those to a few values per byte now and then (skewed keys,
+// constant digits).
+std::vector<std::byte> some_keys(FuzzedDataProvider& in, uint64_t n, uint32_t kb) {
+  std::vector<std::byte> keys(n * kb);
+  uint32_t state = in.ConsumeIntegral<uint32_t>() | 1u;
+  const uint8_t mask = in.ConsumeBool() ? 0xff : in.ConsumeIntegral<uint8_t>();
+  for (auto& b : keys) {
+    if (in.remaining_bytes()) {
+      b = std::byte(in.ConsumeIntegral<uint8_t>());
+    } else {
+      state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+      b = std::byte(uint8_t(state >> 24) & mask);
+    }
+  }
+  return keys;
+}
+
+// Values: every 4-byte word names its element and word, so any misplaced byte shows.
+std::vector<uint32_t> numbered_values(uint64_t n, uint32_t value_bytes) {
+  std::vector<uint32_t> values(n * value_bytes / 4);
+  for (size_t w = 0; w < values.size(); ++w) values[w] = uint32_t(w) * 2654435761u + 1;
+  return values;
+}
+
+// The reference: within each segment [offsets[s], offsets[s + 1]) (one segment of all n keys when
+// offsets is empty), element order stably by bits [begin, end) of the encoded key.
+std::vector<uint32_t> reference_order(const SortOptions& o, const std::vector<std::byte>& keys, uint64_t n,
+                                      const std::vector<uint32_t>& offsets = {}) {
   const uint32_t width = key_bytes(o.key) * 8;
   const uint32_t end = o.end_bit ? o.end_bit : width;
   std::vector<uint64_t> digit(n);
@@ -71,50 +184,49 @@ std::vector<uint32_t> reference_order(const SortOptions& o, const std::vector<st
   }
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return digit[a] < digit[b]; });
+  const std::vector<uint32_t> whole = {0, uint32_t(n)};
+  const std::vector<uint32_t>& cuts = offsets.empty() ? whole : offsets;
+  for (size_t s = 0; s + 1 < cuts.size(); ++s)
+    std::stable_sort(order.begin() + cuts[s], order.begin() + cuts[s + 1],
+                     [&](uint32_t a, uint32_t b) { return digit[a] < digit[b]; });
   return order;
 }
 
+// Keys and values as sorted against the input's in the reference order.
+void check_sorted(const std::string& what, const std::vector<uint32_t>& order, uint32_t kb, uint32_t vb,
+                  const std::vector<std::byte>& keys, const std::vector<uint32_t>& values,
+                  const std::vector<std::byte>& got_keys, const std::vector<uint32_t>& got_values) {
+  for (uint64_t i = 0; i < order.size(); ++i) {
+    if (std::memcmp(got_keys.data() + i * kb, keys.data() + uint64_t(order[i]) * kb, kb) != 0)
+      broken(what + ": key " + std::to_string(i) + " differs from the reference");
+    if (vb && std::memcmp(got_values.data() + i * vb / 4, values.data() + uint64_t(order[i]) * vb / 4, vb) != 0)
+      broken(what + ": value " + std::to_string(i) + " differs from the reference");
+  }
+}
+
 void fuzz_sort(FuzzedDataProvider& in) {
-  SortOptions o;
-  constexpr uint32_t value_sizes[] = {0, 4, 8, 12, 16, 36, 256};
-  o.key = Key(field(in, 5, 7));
-  o.order = Order(field(in, 1, 3));
-  o.algorithm = Algorithm(field(in, 3, 5));
-  o.value_bytes = value_sizes[in.ConsumeIntegralInRange<uint32_t>(0, std::size(value_sizes) - 1)];
-  if (in.ConsumeIntegralInRange<uint8_t>(0, 7) == 0) o.value_bytes = field(in, 264, 264);
-  o.brick_variant = BrickVariant(field(in, 1, 3));
-  // Tuning: mostly the device's choice (0), else anything.
-  o.tuning.workgroup_size = field(in, 0, 1100);
-  o.tuning.items_per_thread = field(in, 0, 40);
-  o.tuning.radix_bits = field(in, 0, 10);
-  o.tuning.samples = field(in, 0, 1100);
-  o.tuning.radix_ranking = RadixRanking(field(in, 4, 6));
-  o.tuning.radix_scan = RadixScan(field(in, 2, 4));
-  o.begin_bit = field(in, 0, 70);
-  o.end_bit = field(in, 0, 70);
-  const uint64_t n = in.ConsumeIntegralInRange<uint32_t>(0, 700);
+  const Pose pose = pick_pose(in);
+  Device& dev = device(pose);
+  const SortOptions o = sort_options(in);
+  const uint64_t n = key_count(in, o);
   std::unique_ptr<Sorter> sorter;
   try {
-    sorter = std::make_unique<Sorter>(device(), o);
+    sorter = std::make_unique<Sorter>(dev, o);
   } catch (const Error&) {
     return;  // refused: fine, if it said why (checked by never crashing on to_string etc.)
   }
-  const uint32_t kb = key_bytes(o.key);
-  std::vector<std::byte> keys(n * kb);
-  for (auto& b : keys) b = std::byte(in.ConsumeIntegral<uint8_t>());  // zeros once the input runs out
-  // Values: every 4-byte word names its element and word, so any misplaced byte shows.
-  const uint32_t vb = o.value_bytes;
-  std::vector<uint32_t> values(n * vb / 4);
-  for (size_t w = 0; w < values.size(); ++w) values[w] = uint32_t(w) * 2654435761u + 1;
+  const std::string what = describe("SortOptions", o, n, pose);
+  const uint32_t kb = key_bytes(o.key), vb = o.value_bytes;
+  const std::vector<std::byte> keys = some_keys(in, n, kb);
+  const std::vector<uint32_t> values = numbered_values(n, vb);
   std::vector<std::byte> got_keys = keys;
   std::vector<uint32_t> got_values = values;
   try {
-    Buffer kbuf(device(), std::max<uint64_t>(keys.size(), 4), "fuzz keys");
+    Buffer kbuf(dev, std::max<uint64_t>(keys.size(), 4), "fuzz keys");
     kbuf.upload(keys);
     std::unique_ptr<Buffer> vbuf;
     if (vb) {
-      vbuf = std::make_unique<Buffer>(device(), std::max<uint64_t>(values.size() * 4, 4), "fuzz values");
+      vbuf = std::make_unique<Buffer>(dev, std::max<uint64_t>(values.size() * 4, 4), "fuzz values");
       vbuf->upload(std::as_bytes(std::span(values)));
     }
     sorter->sort(kbuf, vbuf.get(), n);
@@ -124,20 +236,86 @@ void fuzz_sort(FuzzedDataProvider& in) {
     if (gpu::validation_message_count()) broken(std::string("a validation message: ") + e.what());
     return;  // e.g. the pretend memory budget, or a size the chosen algorithm refuses
   }
-  const std::vector<uint32_t> order = reference_order(o, keys, n);
-  const std::string what = "SortOptions key " + std::string(to_string(o.key)) + " order " +
-                           std::string(to_string(o.order)) + " algorithm " + std::string(to_string(o.algorithm)) +
-                           " value_bytes " + std::to_string(vb) + " bits [" + std::to_string(o.begin_bit) + ", " +
-                           std::to_string(o.end_bit) + ") n " + std::to_string(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    if (std::memcmp(got_keys.data() + i * kb, keys.data() + uint64_t(order[i]) * kb, kb) != 0)
-      broken(what + ": key " + std::to_string(i) + " differs from the reference");
-    if (vb && std::memcmp(got_values.data() + i * vb / 4, values.data() + uint64_t(order[i]) * vb / 4, vb) != 0)
-      broken(what + ": value " + std::to_string(i) + " differs from the reference");
+  check_sorted(what, reference_order(o, keys, n), kb, vb, keys, values, got_keys, got_values);
+}
+
+// Segmented sort on the host path (segmented_sort_host, which picks its path from the segment sizes
+// unless told): random cut points, now and then offsets that are not a valid segmentation, which it
+// must refuse with the keys and values left as they were.
+void fuzz_segmented(FuzzedDataProvider& in) {
+  const Pose pose = pick_pose(in);
+  Device& dev = device(pose);
+  const SortOptions o = sort_options(in);
+  const uint64_t n = key_count(in, o);
+  const auto path = SegmentedPath(field(in, 2, 4));
+  const uint32_t segments = 1 + field(in, 40, 300) % 4096;  // the offsets are allocated here
+  std::vector<uint32_t> offsets(segments + 1, 0);
+  // Mostly short segments (the small-segment kernels), sometimes any cut points.
+  const bool short_ones = in.ConsumeBool();
+  for (uint32_t s = 1; s < segments; ++s)
+    offsets[s] = short_ones ? std::min<uint32_t>(uint32_t(n), offsets[s - 1] + in.ConsumeIntegralInRange<uint32_t>(0, 64))
+                            : in.ConsumeIntegralInRange<uint32_t>(0, uint32_t(n));
+  offsets[segments] = uint32_t(n);
+  std::sort(offsets.begin(), offsets.end());
+  bool bad = false;
+  if (in.ConsumeIntegralInRange<uint8_t>(0, 15) == 0) {
+    // One entry anywhere: off by one, or any value (valid by chance now and then).
+    const uint32_t at = in.ConsumeIntegralInRange<uint32_t>(0, segments);
+    offsets[at] = in.ConsumeBool() ? offsets[at] + 1 : in.ConsumeIntegral<uint32_t>();
+    bad = offsets.front() != 0 || offsets.back() != n || !std::is_sorted(offsets.begin(), offsets.end());
   }
+  const std::string what = describe("segmented", o, n, pose) + " segments " + std::to_string(segments) + " path " +
+                           std::to_string(uint32_t(path)) + (bad ? " (bad offsets)" : "");
+  const uint32_t kb = key_bytes(o.key), vb = o.value_bytes;
+  const std::vector<std::byte> keys = some_keys(in, n, kb);
+  const std::vector<uint32_t> values = numbered_values(n, vb);
+  std::vector<std::byte> got_keys = keys;
+  std::vector<uint32_t> got_values = values;
+  try {
+    segmented_sort_host(dev, got_keys.data(), n, vb ? got_values.data() : nullptr, vb, offsets.data(), segments, o, path);
+  } catch (const Error& e) {
+    if (gpu::validation_message_count()) broken(std::string("a validation message: ") + e.what());
+    if (got_keys != keys || got_values != values) broken(what + ": refused (" + e.what() + ") but changed the data");
+    return;  // bad offsets, options the path refuses, a device limit
+  }
+  if (bad) broken(what + ": accepted");
+  check_sorted(what, reference_order(o, keys, n, offsets), kb, vb, keys, values, got_keys, got_values);
+}
+
+// Argsort on the host path: the stable sorting permutation, indices of 4 or 8 bytes (sometimes any
+// width, which it must refuse), values never (value_bytes is for sorts; argsort refuses it).
+void fuzz_argsort(FuzzedDataProvider& in) {
+  const Pose pose = pick_pose(in);
+  Device& dev = device(pose);
+  SortOptions o = sort_options(in);
+  if (in.ConsumeIntegralInRange<uint8_t>(0, 7) != 0) o.value_bytes = 0;
+  const uint32_t index_bytes = in.ConsumeIntegralInRange<uint8_t>(0, 15) == 0 ? field(in, 9, 9) : in.ConsumeBool() ? 8 : 4;
+  const uint64_t n = key_count(in, o);
+  const std::string what = describe("argsort", o, n, pose) + " index bytes " + std::to_string(index_bytes);
+  const uint32_t kb = key_bytes(o.key);
+  const std::vector<std::byte> keys = some_keys(in, n, kb);
+  std::vector<std::byte> indices(n * 8, std::byte(0xA5));
+  const std::vector<std::byte> untouched = indices;
+  try {
+    argsort_host(dev, keys.data(), n, indices.data(), index_bytes, o);
+  } catch (const Error& e) {
+    if (gpu::validation_message_count()) broken(std::string("a validation message: ") + e.what());
+    if (indices != untouched) broken(what + ": refused (" + e.what() + ") but wrote indices");
+    return;
+  }
+  if ((index_bytes != 4 && index_bytes != 8) || o.value_bytes) broken(what + ": accepted");
+  const std::vector<uint32_t> order = reference_order(o, keys, n);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t got = 0;
+    std::memcpy(&got, indices.data() + i * index_bytes, index_bytes);
+    if (got != order[i]) broken(what + ": index " + std::to_string(i) + " differs from the reference");
+  }
+  for (uint64_t b = n * index_bytes; b < indices.size(); ++b)
+    if (indices[b] != std::byte(0xA5)) broken(what + ": wrote past the indices");
 }
 
 void fuzz_buckets(FuzzedDataProvider& in) {
+  Device& dev = device(pick_pose(in));
   BucketOptions o;
   o.buckets = 1 + field(in, 3000, 3000);
   o.capacity = 1 + field(in, 3000, 3000);
@@ -155,7 +333,7 @@ void fuzz_buckets(FuzzedDataProvider& in) {
   o.subgroups = in.ConsumeBool();
   std::unique_ptr<BucketLists> lists;
   try {
-    lists = std::make_unique<BucketLists>(device(), o);
+    lists = std::make_unique<BucketLists>(dev, o);
   } catch (const Error&) {
     if (gpu::validation_message_count()) broken("a validation message while creating BucketLists");
     return;
@@ -195,8 +373,13 @@ void fuzz_buckets(FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  if (in.ConsumeBool()) fuzz_buckets(in);
-  else fuzz_sort(in);
+  // One byte picks the case.
+  switch (in.ConsumeIntegralInRange<uint8_t>(0, 3)) {
+    case 0: fuzz_sort(in); break;
+    case 1: fuzz_buckets(in); break;
+    case 2: fuzz_segmented(in); break;
+    default: fuzz_argsort(in); break;
+  }
   if (gpu::validation_message_count()) broken("a validation message: " + gpu::last_validation_message());
   return 0;
 }

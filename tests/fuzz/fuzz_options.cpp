@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target for the option structs (issue 15): any bit pattern in any field of SortOptions or
-// BucketOptions goes into the Sorter or BucketLists constructor on the default device (lavapipe in CI),
-// as it is or posing as a GPU (device()), and the result must be a vksort::Error or a correct result: a sort equal byte for byte to a CPU
-// reference (stable, by bits [begin_bit, end_bit) of the encoded key), or bucket lists that hold every
-// in-range element in its bucket with build() refusing out-of-range ids. Never a crash, a hang, a
-// sanitizer report, a validation message or a wrong result. The device has a pretend memory budget, so
-// huge options fail as a full device would instead of exhausting the fuzzing machine.
+// BucketOptions goes into the Sorter, BucketLists, host segmented sort, argsort or recorded
+// (record_indirect) sort on the default device (lavapipe in CI), as it is or posing as a GPU (device()),
+// and the result must be a vksort::Error (the caller's data unchanged) or a correct result: a sort
+// equal byte for byte to a CPU reference (stable, by bits [begin_bit, end_bit) of the encoded key, per
+// segment), or bucket lists that hold every in-range element in its bucket with build() refusing
+// out-of-range ids. Never a crash, a hang, a sanitizer report, a validation message or a wrong result.
+// The devices have a pretend memory budget, so huge options fail as a full device would instead of
+// exhausting the fuzzing machine.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -13,10 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "api/internals.hpp"
 #include "bucket_workloads.hpp"
 #include "gpu/context.hpp"
 #include "host_keys.hpp"
@@ -122,7 +126,7 @@ uint64_t key_count(FuzzedDataProvider& in, const SortOptions& o) {
 
 // What a case sorts, for the failure message (and, with VKSORT_FUZZ_VERBOSE=1, for every input: to
 // replay a finding by hand).
-std::string describe(const char* kind, const SortOptions& o, uint64_t n, Pose pose) {
+std::string describe(const char* kind, const SortOptions& o, uint64_t n, Pose pose, const std::string& more = "") {
   const std::string what =
       std::string(kind) + " key " + std::string(to_string(o.key)) + " order " + std::string(to_string(o.order)) +
       " algorithm " + std::string(to_string(o.algorithm)) + " value_bytes " + std::to_string(o.value_bytes) +
@@ -130,19 +134,21 @@ std::string describe(const char* kind, const SortOptions& o, uint64_t n, Pose po
       std::to_string(o.end_bit) + ") workgroup " + std::to_string(o.tuning.workgroup_size) + " items " +
       std::to_string(o.tuning.items_per_thread) + " radix bits " + std::to_string(o.tuning.radix_bits) + " ranking " +
       std::string(to_string(o.tuning.radix_ranking)) + " scan " + std::string(to_string(o.tuning.radix_scan)) + " n " +
-      std::to_string(n) + " pose " + std::to_string(unsigned(pose));
+      std::to_string(n) + " pose " + std::to_string(unsigned(pose)) + more;
   if (const char* v = std::getenv("VKSORT_FUZZ_VERBOSE"); v && std::string(v) == "1")
     std::fprintf(stderr, "fuzz_options: %s\n", what.c_str());
   return what;
 }
 
 // n keys of kb bytes: the input's bytes, then (past its end) bytes of a generator it seeds, so long
-// inputs are not all zero; a mask narrows those to a few values per byte now and then (skewed keys,
-// constant digits).
+// inputs are not all zero; one input in four narrows those by a mask to a few values per byte (skewed
+// keys, constant digits). An input that ends before the keys (most do: they are read last) gets the
+// generator's full bytes.
 std::vector<std::byte> some_keys(FuzzedDataProvider& in, uint64_t n, uint32_t kb) {
   std::vector<std::byte> keys(n * kb);
   uint32_t state = in.ConsumeIntegral<uint32_t>() | 1u;
-  const uint8_t mask = in.ConsumeBool() ? 0xff : in.ConsumeIntegral<uint8_t>();
+  const bool narrow = in.ConsumeIntegralInRange<uint8_t>(0, 3) == 3;
+  const uint8_t mask = narrow ? in.ConsumeIntegral<uint8_t>() : 0xff;
   for (auto& b : keys) {
     if (in.remaining_bytes()) {
       b = std::byte(in.ConsumeIntegral<uint8_t>());
@@ -264,8 +270,9 @@ void fuzz_segmented(FuzzedDataProvider& in) {
     offsets[at] = in.ConsumeBool() ? offsets[at] + 1 : in.ConsumeIntegral<uint32_t>();
     bad = offsets.front() != 0 || offsets.back() != n || !std::is_sorted(offsets.begin(), offsets.end());
   }
-  const std::string what = describe("segmented", o, n, pose) + " segments " + std::to_string(segments) + " path " +
-                           std::to_string(uint32_t(path)) + (bad ? " (bad offsets)" : "");
+  const std::string what = describe("segmented", o, n, pose,
+                                    " segments " + std::to_string(segments) + " path " + std::to_string(uint32_t(path)) +
+                                        (bad ? " (bad offsets)" : ""));
   const uint32_t kb = key_bytes(o.key), vb = o.value_bytes;
   const std::vector<std::byte> keys = some_keys(in, n, kb);
   const std::vector<uint32_t> values = numbered_values(n, vb);
@@ -291,7 +298,7 @@ void fuzz_argsort(FuzzedDataProvider& in) {
   if (in.ConsumeIntegralInRange<uint8_t>(0, 7) != 0) o.value_bytes = 0;
   const uint32_t index_bytes = in.ConsumeIntegralInRange<uint8_t>(0, 15) == 0 ? field(in, 9, 9) : in.ConsumeBool() ? 8 : 4;
   const uint64_t n = key_count(in, o);
-  const std::string what = describe("argsort", o, n, pose) + " index bytes " + std::to_string(index_bytes);
+  const std::string what = describe("argsort", o, n, pose, " index bytes " + std::to_string(index_bytes));
   const uint32_t kb = key_bytes(o.key);
   const std::vector<std::byte> keys = some_keys(in, n, kb);
   std::vector<std::byte> indices(n * 8, std::byte(0xA5));
@@ -312,6 +319,101 @@ void fuzz_argsort(FuzzedDataProvider& in) {
   }
   for (uint64_t b = n * index_bytes; b < indices.size(); ++b)
     if (indices[b] != std::byte(0xA5)) broken(what + ": wrote past the indices");
+}
+
+// The application's side of Sorter::record: its own command pool and buffer, ended and submitted on the
+// device's queue (shared with vksort's own submissions, hence its lock).
+class Recording {
+ public:
+  explicit Recording(Device& device) : ctx_(detail::context_of(device)) {
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool_info.queueFamilyIndex = device.info().queue_family;
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (ctx_.vk.vkCreateCommandPool(ctx_.device, &pool_info, nullptr, &pool_) != VK_SUCCESS) broken("command pool");
+    alloc.commandPool = pool_;
+    if (ctx_.vk.vkAllocateCommandBuffers(ctx_.device, &alloc, &cmd_) != VK_SUCCESS ||
+        ctx_.vk.vkBeginCommandBuffer(cmd_, &begin) != VK_SUCCESS)
+      broken("command buffer");
+  }
+  ~Recording() { ctx_.vk.vkDestroyCommandPool(ctx_.device, pool_, nullptr); }
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+  VkCommandBuffer cmd() const { return cmd_; }
+  void submit_and_wait() {
+    if (ctx_.vk.vkEndCommandBuffer(cmd_) != VK_SUCCESS) broken("ending the command buffer");
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd_;
+    std::lock_guard lock(ctx_.submit_mutex);
+    if (ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &submit, VK_NULL_HANDLE) != VK_SUCCESS ||
+        ctx_.vk.vkQueueWaitIdle(ctx_.queue) != VK_SUCCESS)
+      broken("submitting the recording");
+  }
+
+ private:
+  gpu::Context& ctx_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+};
+
+// Sorter::record_indirect into the application's command buffer, with a count the GPU reads (any
+// value, also beyond max_n: the first min(count, max_n) keys are sorted, the rest left alone); Sorters
+// without radix sort must refuse it with a Status and are recorded with Sorter::record instead.
+void fuzz_recorded(FuzzedDataProvider& in) {
+  const Pose pose = pick_pose(in);
+  Device& dev = device(pose);
+  const SortOptions o = sort_options(in);
+  const uint64_t max_n = key_count(in, o);
+  const uint32_t count = in.ConsumeIntegralInRange<uint8_t>(0, 7) == 0 ? in.ConsumeIntegral<uint32_t>()
+                                                                       : in.ConsumeIntegralInRange<uint32_t>(0, uint32_t(max_n));
+  std::unique_ptr<Sorter> sorter;
+  try {
+    sorter = std::make_unique<Sorter>(dev, o);
+  } catch (const Error&) {
+    return;
+  }
+  const std::string what = describe("recorded", o, max_n, pose, " count " + std::to_string(count));
+  const uint32_t kb = key_bytes(o.key), vb = o.value_bytes;
+  const std::vector<std::byte> keys = some_keys(in, max_n, kb);
+  const std::vector<uint32_t> values = numbered_values(max_n, vb);
+  std::vector<std::byte> got_keys = keys;
+  std::vector<uint32_t> got_values = values;
+  uint64_t sorted = 0;
+  try {
+    Buffer kbuf(dev, std::max<uint64_t>(keys.size(), 4), "fuzz keys"), cbuf(dev, 4, "fuzz count");
+    Buffer scratch(dev, std::max<VkDeviceSize>({sorter->scratch_bytes_indirect(max_n), sorter->scratch_bytes(max_n), 4}),
+                   "fuzz scratch");
+    kbuf.upload(keys);
+    cbuf.upload(std::as_bytes(std::span(&count, 1)));
+    std::unique_ptr<Buffer> vbuf;
+    if (vb) {
+      vbuf = std::make_unique<Buffer>(dev, std::max<uint64_t>(values.size() * 4, 4), "fuzz values");
+      vbuf->upload(std::as_bytes(std::span(values)));
+    }
+    Recording app(dev);
+    const SortBuffers b{kbuf.ref(), vbuf ? vbuf->ref() : BufferRef{}, scratch.ref()};
+    Status st = sorter->record_indirect(app.cmd(), b, cbuf.ref(), max_n);
+    sorted = std::min<uint64_t>(count, max_n);
+    if (!st.ok()) {
+      if (sorter->scratch_bytes_indirect(max_n) != 0) broken(what + ": record_indirect refused: " + st.message);
+      st = sorter->record(app.cmd(), b, max_n);  // brick or sample sort: the host's count
+      sorted = max_n;
+      if (!st.ok()) broken(what + ": record refused: " + st.message);
+    }
+    app.submit_and_wait();
+    kbuf.download(got_keys);
+    if (vb) vbuf->download(std::as_writable_bytes(std::span(got_values)));
+  } catch (const Error& e) {
+    if (gpu::validation_message_count()) broken(std::string("a validation message: ") + e.what());
+    return;  // the pretend memory budget
+  }
+  // The first `sorted` keys sorted among themselves, the rest where they were.
+  std::vector<uint32_t> order = reference_order(o, keys, sorted);
+  for (uint64_t i = sorted; i < max_n; ++i) order.push_back(uint32_t(i));
+  check_sorted(what, order, kb, vb, keys, values, got_keys, got_values);
 }
 
 void fuzz_buckets(FuzzedDataProvider& in) {
@@ -374,11 +476,12 @@ void fuzz_buckets(FuzzedDataProvider& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   // One byte picks the case.
-  switch (in.ConsumeIntegralInRange<uint8_t>(0, 3)) {
+  switch (in.ConsumeIntegralInRange<uint8_t>(0, 4)) {
     case 0: fuzz_sort(in); break;
     case 1: fuzz_buckets(in); break;
     case 2: fuzz_segmented(in); break;
-    default: fuzz_argsort(in); break;
+    case 3: fuzz_argsort(in); break;
+    default: fuzz_recorded(in); break;
   }
   if (gpu::validation_message_count()) broken("a validation message: " + gpu::last_validation_message());
   return 0;

@@ -117,6 +117,33 @@ TEST_CASE("sort_host with a null keys pointer and n > 0 throws instead of readin
   CHECK_NOTHROW(sort_host(gpu, nullptr, 0, static_cast<uint32_t*>(nullptr), {}));
 }
 
+// A value size no sort can take is a bad argument whether or not there are values to move: with a null
+// values pointer (keys only, or an empty span's data) and for n = 0 too. The fuzzer found the
+// segmented sort accepting value_bytes 2^32 - 1 with n = 0; sort_host ignored it for any n.
+TEST_CASE("the host sorts refuse a value_bytes no sort takes, also without values and for n = 0") {
+  Device& gpu = test::device();
+  std::vector<uint32_t> keys = {3, 1, 2};
+  const std::vector<uint32_t> before = keys;
+  const uint32_t offsets[] = {0, 3};
+  const uint32_t empty_offsets[] = {0, 0};  // one segment of no keys
+  for (const uint32_t bad : {2u, 5u, 260u, 0xffffffffu}) {
+    CAPTURE(bad);
+    for (const uint64_t n : {uint64_t(0), uint64_t(3)}) {
+      CAPTURE(n);
+      CHECK_THROWS_WITH_AS(sort_host(gpu, keys.data(), n, nullptr, bad, {}),
+                           doctest::Contains("sort_host: value_bytes must be 0"), Error);
+      CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), n, nullptr, bad, n ? offsets : empty_offsets, 1, {}),
+                           doctest::Contains("value_bytes"), Error);
+      CHECK(keys == before);
+    }
+  }
+  // Valid sizes without values stay valid: n = 0 (an empty span of records), and keys only for sort_host.
+  CHECK_NOTHROW(sort_host(gpu, keys.data(), 0, nullptr, 8, {}));
+  CHECK_NOTHROW(segmented_sort_host(gpu, keys.data(), 0, nullptr, 256, empty_offsets, 1, {}));
+  CHECK_NOTHROW(sort_host(gpu, keys.data(), 3, nullptr, 8, {}));
+  CHECK(keys == std::vector<uint32_t>{1, 2, 3});
+}
+
 TEST_CASE("record checks ranges against the VkBuffer's size, refuses VK_WHOLE_SIZE and overlaps, records nothing") {
   Device& gpu = test::device();
   const uint64_t n = 1000;

@@ -19,6 +19,16 @@ void check_enum(const char* owner, const char* option, E value, E last, const ch
     throw Error(std::string(owner) + "::" + option + " is " + std::to_string(uint32_t(value)) + ", not a valid vksort::" + type);
 }
 
+// The bytes a value or record may take (SortOptions::value_bytes, and the value_bytes of the host entry
+// points, which they check even when there are no values to move): 0 (keys only), 4 (one 32-bit value)
+// or a multiple of 4 up to 256 (records; algo::RecordGather::max_record_bytes).
+inline constexpr uint32_t max_value_bytes = 256;
+inline void check_value_bytes(const std::string& what, uint32_t value_bytes) {
+  if (value_bytes % 4 || value_bytes > max_value_bytes)
+    throw Error(what + " must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
+                std::to_string(max_value_bytes) + " (records); got " + std::to_string(value_bytes));
+}
+
 // OWNER::tuning's enums.
 inline void check_tuning(const char* owner, const Tuning& t) {
   check_enum(owner, "tuning.radix_ranking", t.radix_ranking, RadixRanking::match, "RadixRanking");

@@ -9,6 +9,7 @@
 
 #include "api/composed_sort.hpp"
 #include "api/internals.hpp"
+#include "api/option_checks.hpp"
 #include "api/status_of.hpp"
 #include "api/ranges.hpp"
 #include "gpu/memory.hpp"
@@ -455,6 +456,8 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   if (n > 0 && !keys) throw Error("segmented_sort: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (values && value_bytes == 0) throw Error("segmented_sort: values were given with value_bytes 0");
   if (!values && value_bytes != 0 && n > 0) throw Error("segmented_sort: value_bytes is set but values is a null pointer");
+  // Checked also for n = 0, whose values may be a null pointer (an empty span's), as every bad argument is.
+  api::check_value_bytes("segmented_sort: value_bytes", value_bytes);
   if (n > max_keys) throw Error("segmented_sort: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   check_offsets(offsets, segments, n);
   SortOptions o = options;

@@ -34,10 +34,9 @@ void check_options(const SortOptions& o) {
   check_enum("SortOptions", "algorithm", o.algorithm, Algorithm::brick, "Algorithm");
   check_enum("SortOptions", "brick_variant", o.brick_variant, BrickVariant::pairs, "BrickVariant");
   api::check_tuning("SortOptions", o.tuning);
-  if (o.value_bytes % 4 || o.value_bytes > algo::RecordGather::max_record_bytes)
-    throw Error("SortOptions::value_bytes must be 0 (keys only), 4 (one 32-bit value) or a multiple of 4 up to " +
-                std::to_string(algo::RecordGather::max_record_bytes) + " (records); got " + std::to_string(o.value_bytes));
+  api::check_value_bytes("SortOptions::value_bytes", o.value_bytes);
 }
+static_assert(api::max_value_bytes == algo::RecordGather::max_record_bytes, "records are what the gather moves");
 
 // An unset key (Key::element) reaches an untyped entry point: it sorts u32, as it always has. The
 // algorithms and every message see a real key kind.
@@ -413,6 +412,8 @@ SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, v
 SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes, const SortOptions& options) {
   SortOptions o = with_key(options);
   if (values && value_bytes == 0) throw Error("sort_host: values were given with value_bytes 0");
+  // Checked also where there are no values (nullptr: keys only), as the contract says.
+  api::check_value_bytes("sort_host: value_bytes", value_bytes);
   if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   o.value_bytes = values ? value_bytes : 0;

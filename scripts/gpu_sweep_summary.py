@@ -50,8 +50,8 @@ def main():
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
     registers = pass_registers(run)
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | rows | window | prefetch | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | rows | window | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -61,7 +61,7 @@ def main():
 
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | {fact('ballot_row_bits')} | "
-              f"{fact('lookback_window')} | {fact('lookback_prefetch')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
+              f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
               f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} | "
               f"{histogram_ms(r)} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")

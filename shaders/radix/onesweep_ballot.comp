@@ -25,11 +25,13 @@
 //      that order: each digit's run of keys lands on consecutive addresses, so the global writes
 //      coalesce (Onesweep's scatter).
 //
-// Vulkan does not promise full subgroups unless the pipeline requires them (FULL_SUBGROUPS: then every
-// subgroup has gl_SubgroupSize live invocations), so chunks are otherwise sized by each subgroup's live
-// invocations (counted by ballot), and invocations rank among the live ones. Nor does it bound how
-// partial they are: the runtime sizes the rows for the fewest live invocations it knows the driver to
-// run, and a workgroup with more subgroups than rows refuses (refuse_pass) rather than index past them.
+// Vulkan does not promise full subgroups unless the pipeline requires them, so chunks are sized by
+// each subgroup's live invocations (counted by ballot), and invocations rank among the live ones. Nor
+// does it bound how partial they are: the runtime sizes the rows for the fewest live invocations it
+// knows the driver to run, and a workgroup with more subgroups than rows refuses (refuse_pass) rather
+// than index past them. (Taking lanes and chunk starts from the builtins where subgroups are full, one
+// controlBarrier per round instead of the two fences, and an early look-back read made an H200 1.47x
+// slower at 2^28 u32 keys, 92 registers at 384 invocations: reverted, docs/algorithms.md.)
 #define PUSH_ONESWEEP
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -64,10 +66,7 @@ layout(constant_id = SPEC_ONESWEEP_STAGE_EARLY) const bool STAGE_EARLY = false;
 // without a varying-size flag always get): the ranking combines only those, one on subgroups of 32.
 layout(constant_id = SPEC_BALLOT_WORDS) const uint BALLOT_WORDS = 4;
 // The pipeline requires full subgroups (VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT):
-// every subgroup has gl_SubgroupSize live invocations, numbered by gl_SubgroupInvocationID, and
-// subgroup s's chunk starts s * gl_SubgroupSize invocations into the tile. Taken from the builtins
-// rather than counted, so compilers that know the subgroup size (NVIDIA: 32) see a round's key
-// addresses as one base plus constant offsets (r * 32 keys) instead of one computed address per key.
+// no workgroup can have more subgroups than rows, so none checks.
 layout(constant_id = SPEC_ONESWEEP_FULL_SUBGROUPS) const bool FULL_SUBGROUPS = false;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
@@ -117,7 +116,7 @@ const uint HIST_WORDS = SUBGROUPS * ROW_WORDS;
 const uint STAGE_WORDS = STAGE_KEYS * (KEY_WORDS + VALUE_WORDS);
 const uint STAGE_BASE = STAGE_EARLY ? HIST_WORDS : 0u;
 shared uint s_hist[STAGE_EARLY ? HIST_WORDS + STAGE_WORDS : HIST_WORDS > STAGE_WORDS ? HIST_WORDS : STAGE_WORDS];
-shared uint s_live[SUBGROUPS];          // live invocations of each subgroup (unless FULL_SUBGROUPS)
+shared uint s_live[SUBGROUPS];          // live invocations of each subgroup
 shared uint s_subgroup_keys[SUBGROUPS];  // staging: the tile's keys of the digits each subgroup sums in step 2
 shared uint s_start[RADIX];              // staging: where each digit's keys start in the tile
 
@@ -226,10 +225,9 @@ uint rank_key(Key k, bool valid, uint row) {
   const uint leader = valid ? highest_lane(peers) : gl_SubgroupInvocationID;
   const uint before = (subgroupShuffle(moved, leader) >> shift) & (WIDE_ROWS ? ~0u : 0xffffu);
   // This round's places have moved before the next round's move them again: ranks follow rounds, so
-  // the ranking is stable. One subgroup barrier ordering shared memory alone (subgroupBarrier() also
-  // orders buffer and image memory, which no round shares, and subgroupMemoryBarrierShared() beside it
-  // was a second, redundant fence).
-  controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+  // the ranking is stable.
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
   return valid ? before + below : 0u;
 }
 
@@ -313,10 +311,10 @@ void main() {
   // behind one barrier.
   onesweep_take_tile_begin();
   const uint sg = gl_SubgroupID;
-  const uvec4 live_mask = FULL_SUBGROUPS ? uvec4(0u) : subgroupBallot(true);
-  const uint live = FULL_SUBGROUPS ? gl_SubgroupSize : subgroupBallotBitCount(live_mask);
-  const uint lane = FULL_SUBGROUPS ? gl_SubgroupInvocationID : subgroupBallotExclusiveBitCount(live_mask);
-  if (!FULL_SUBGROUPS && subgroupElect()) s_live[sg] = live;
+  const uvec4 live_mask = subgroupBallot(true);
+  const uint live = subgroupBallotBitCount(live_mask);
+  const uint lane = subgroupBallotExclusiveBitCount(live_mask);
+  if (subgroupElect()) s_live[sg] = live;
   for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
   // The tile is taken, the histograms are zero and every subgroup's live count is in.
   barrier();
@@ -333,9 +331,8 @@ void main() {
 #endif
   Words state = Words(address_at(pc.state, region * pc.tiles, RADIX * 4u));
   Words next_state = Words(address_at(pc.state, (region ^ 1u) * pc.tiles, RADIX * 4u));
-  uint start = FULL_SUBGROUPS ? sg * gl_SubgroupSize : 0u;  // the subgroup's first invocation in chunk order
-  if (!FULL_SUBGROUPS)
-    for (uint s = 0u; s < sg; ++s) start += s_live[s];
+  uint start = 0u;
+  for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * ROW_WORDS;
 
@@ -419,18 +416,14 @@ void main() {
   clock_mark(ONESWEEP_CLOCK_OFFSETS);
 
   // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes);
-  // staged early, each key (and value) goes to its slot as soon as it has its rank. Halfway, the
-  // look-back's first reads go out (PREFETCH): their latency passes while the second half ranks, when
-  // half the keys no longer hold registers, and predecessors have had that long to publish.
+  // staged early, each key (and value) goes to its slot as soon as it has its rank.
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
-      if (r == REGISTER_ITEMS / 2u) onesweep_look_back_prefetch(tile, state);
       const bool valid = chunk + r * live + lane < g_n;
       ranks[r] = rank_key(keys[r], valid, row);
       if (STAGED && STAGE_EARLY && valid) stage_item(keys[r], ranks[r], PRELOAD_VALUES ? values[r] : 0u);
     }
   } else {
-    onesweep_look_back_prefetch(tile, state);
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       const bool valid = i < g_n;

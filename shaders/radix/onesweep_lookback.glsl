@@ -38,13 +38,6 @@ const uint ONESWEEP_SPINS = 64u;
 // tiles takes a round per WINDOW of them instead of one per tile.
 layout(constant_id = SPEC_ONESWEEP_WINDOW) const uint WINDOW = 1u;
 const uint LOOKBACK_DIGITS = (RADIX + WG - 1u) / WG;  // digits per invocation: t, t + WG, ...
-// Predecessor states the per-digit walk's first round takes from onesweep_look_back_prefetch(), read
-// while the tile still ranks, instead of reading its nearest predecessor after the ranking (0: none;
-// at most WINDOW; the runtime sets it for the per-digit walk only). A state read early is still
-// right: a tile's aggregate and inclusive counts never change once published, and an unpublished one
-// only ends the round (the next reads it again).
-layout(constant_id = SPEC_ONESWEEP_PREFETCH) const uint PREFETCH = 0u;
-const bool PREFETCHING = PREFETCH != 0u && LOOKBACK_DIGITS == 1u;
 
 // This pass: its control words, source keys (encoded or not), digit and state regions.
 Words g_control;
@@ -130,19 +123,6 @@ void publish_inclusive(uint tile, Words state, Words next_state, bool published)
   }
 }
 
-// The per-digit walk's first round, early (PREFETCHING): invocation t reads the states of digit t of the
-// PREFETCH tiles before `tile`, for onesweep_look_back to take. Call it where the reads' latency hides
-// behind other work (the ranking), after publish_aggregate: no barrier inside, any control flow.
-uint g_prefetched[PREFETCHING ? WINDOW : 1u];
-void onesweep_look_back_prefetch(uint tile, Words state) {
-  if (!PREFETCHING) return;
-  const uint d = gl_LocalInvocationID.x;
-  [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
-    const uint p = tile - 1u - j;
-    if (j < PREFETCH && j < tile && d < RADIX) g_prefetched[j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
-  }
-}
-
 // Every digit on its own (LOOKBACK_DIGITS == 1: invocation t owns digit t). A digit reads its nearest
 // unread predecessor (later rounds: WINDOW of them, in flight together), adds the published counts up
 // to the first unpublished or inclusive state, and stops at an inclusive one, publishing its own
@@ -165,15 +145,11 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
     uint idle = 0u;
     while (!found) {
       ++rounds;
-      // pred >= 1 here: tile 0's state is inclusive, so a digit that passes it is done. The first round
-      // reads the nearest predecessor only (it is often inclusive already, and the rest of a window would
-      // be traffic for nothing), or takes the PREFETCH states read while ranking.
-      const bool prefetched = PREFETCHING && rounds == 1u;
-      const uint span = min(rounds == 1u ? (PREFETCHING ? PREFETCH : 1u) : WINDOW, pred);
+      // pred >= 1 here: tile 0's state is inclusive, so a digit that passes it is done.
+      const uint span = min(rounds == 1u ? 1u : WINDOW, pred);
       [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint p = pred - 1u - j;
-        if (j < span)
-          seen[j] = prefetched ? g_prefetched[PREFETCHING ? j : 0u] : pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
+        if (j < span) seen[j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);
       }
       uint take = 0u;
       bool open = true;

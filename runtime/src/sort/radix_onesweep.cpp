@@ -82,12 +82,15 @@ uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t lanes,
 // (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
 constexpr uint32_t columns_tile = 16384;
 // Keys per invocation with ballot ranking: kept in registers with their ranks. Onesweep's own choice
-// is 15 32-bit keys per thread; 64-bit keys take twice the registers. CPU drivers run one subgroup per
-// workgroup best, with as many keys per tile as the column ranking (lavapipe, 2^20 u32 keys, passes
-// only: 8 invocations x 2048 keys 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
-uint32_t ballot_items(const DeviceInfo& info, Key key, uint32_t workgroup) {
+// is 15 32-bit keys per thread; 64-bit keys too take 16 on GPUs (an H200, 2^26 u64 keys at 256
+// invocations: x 16 6.28 ms, x 12 7.27, x 8 7.54 in one sweep, bench/results/
+// nvidia-h200_2026-11-28-session26); where the staged tile does not fit (64-bit keys with values on
+// 48 KiB) the constructor halves it. CPU drivers run one subgroup per workgroup best, with as many
+// keys per tile as the column ranking (lavapipe, 2^20 u32 keys, passes only: 8 invocations x 2048 keys
+// 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
+uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
-  return key_bytes(key) == 8 ? 8 : 16;
+  return 16;
 }
 // VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
 // reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
@@ -105,15 +108,6 @@ uint32_t forced_ballot_row_bits() {
   if (std::string(v) == "16") return 16;
   if (std::string(v) == "32") return 32;
   throw Error(std::string("VKSORT_BALLOT_ROW_BITS is \"") + v + "\"; it takes 16 or 32");
-}
-// VKSORT_LOOKBACK_PREFETCH, for GPU runs' A/B and tests: how many predecessor states the per-digit
-// look-back reads while the tile still ranks (onesweep_lookback.glsl, SPEC_ONESWEEP_PREFETCH), at most
-// the look-back window (more reads that many: the fact lookback_prefetch says what ran); unset or ""
-// leaves it to the runtime. -1: not set.
-int forced_lookback_prefetch() {
-  const auto n = env_count("VKSORT_LOOKBACK_PREFETCH", 0, 99,
-                           "a count of predecessor tiles (0 to 99; at most the look-back window runs)");
-  return n ? int(*n) : -1;
 }
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
@@ -141,7 +135,7 @@ uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key
     return ballot_shared_bytes(radix, wg, ballot_subgroup_lanes(info, ballot_full_subgroups(info, wg)), staged, staged != 0);
   };
   constexpr uint32_t wide = 384;
-  const uint64_t wide_tile_bytes = uint64_t(wide) * ballot_items(info, key, wide) * key_bytes(key);
+  const uint64_t wide_tile_bytes = uint64_t(wide) * ballot_items(info, wide) * key_bytes(key);
   if (key_bytes(key) == 4 && !values && wide % sg == 0 && wide <= info.max_workgroup_invocations &&
       shared(wide, wide_tile_bytes) <= info.max_shared_memory)
     return wide;
@@ -240,7 +234,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       return ballot_shared_bytes(radix, wg, lanes, uint64_t(wg) * items * item_bytes, early);
     };
     auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
-    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, options.key, wg);
+    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, wg);
     const bool asked = staging == RadixStaging::late || staging == RadixStaging::early;
     if (!tune.items_per_thread && (info.type != "cpu" || asked) && staging != RadixStaging::direct)
       while (items > 4 && !fits(items, staging == RadixStaging::early)) items /= 2;
@@ -305,19 +299,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                 std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
-  // The per-digit walk (GPUs) reads its nearest predecessor while the tile ranks, so that the walk's
-  // first round after the ranking is what was its second: on an H200 a tile took 3.4-5.7 rounds of one
-  // read's latency each (bench/results/nvidia-h200_2026-11-27-session20), and the first read only one
-  // predecessor, which a tile started just before it has rarely made inclusive by then. One, not a
-  // window: the reads stay in registers through the ranking's second half (AMD's compiler: 8 took 12
-  // more VGPRs per lane on RDNA 3 for u32 keys, 1 none; u64 keys 12 either way). CPU drivers read it
-  // after the ranking as before.
-  // VKSORT_LOOKBACK_PREFETCH sets the count, for GPU runs to compare (and gpu-check's lavapipe smoke,
-  // whose window is 1, to run).
-  if (!columns_ && per_digit_) {
-    const int forced = forced_lookback_prefetch();
-    prefetch_ = forced >= 0 ? std::min(uint32_t(forced), window_) : info.type == "cpu" ? 0 : 1;
-  }
   if (columns_)
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
@@ -330,7 +311,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
-                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_ONESWEEP_PREFETCH, prefetch_}},
+                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -509,7 +490,6 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
           {"lookback_window", double(window_)},
           {"lookback_per_digit", per_digit_ ? 1.0 : 0.0},
-          {"lookback_prefetch", double(prefetch_)},
           {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
           {"lookback_spin_rounds", spins},
           {"dispatches", ran ? double(4 + p) : 0.0},

@@ -82,7 +82,6 @@ class RadixOnesweep {
   uint32_t subgroups_ = 0;       // the ballot pass's histogram rows: the most subgroups a workgroup may have
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own
-  uint32_t prefetch_ = 0;   // ballot, per digit: predecessor states read while ranking (SPEC_ONESWEEP_PREFETCH)
   TileShape shape_;
   uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;

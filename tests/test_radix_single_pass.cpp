@@ -403,6 +403,41 @@ TEST_CASE("single-pass radix sort by a key bit range") {
   }
 }
 
+// The single pass runs a workgroup per tile, so a device's grid (maxComputeWorkGroupCount) bounds its
+// keys: on every real GPU far past its 2^30 - 1, on a device pretending 7 x 7 x 7 at 343 tiles. Radix
+// sort with the scan left automatic then takes reduce-then-scan (whose workgroups loop over tiles) for
+// larger arrays, and the single pass asked for refuses them, instead of recording a dispatch the device
+// cannot run (which an H200 showed with test_radix's pretend-small device, session 26).
+TEST_CASE("single-pass radix sort beyond the device's grid: reduce-then-scan takes over, or a refusal") {
+  DeviceOptions small = test::options_like_device();
+  small.pretend = {.max_shared_memory = 8192, .max_workgroup_invocations = 64, .max_workgroup_count = 7};
+  small.pretend.gpu = true;
+  Device gpu(small);
+  SortOptions automatic{.key = Key::u32, .algorithm = Algorithm::radix};
+  automatic.tuning.radix_bits = 8;
+  Sorter sorter(gpu, automatic);
+  const uint64_t most = 7 * 7 * 7 * uint64_t(sorter.tile_size());
+  uint64_t seed = 7300;
+  for (uint64_t n : {most, most + 1}) {
+    SortStats stats;
+    INFO("n ", n, " tile ", sorter.tile_size());
+    CHECK(test::check_on(gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+    CHECK(stats.fact("single_pass") == (n == most ? 1 : 0));
+  }
+  SortOptions asked = automatic;
+  asked.tuning.radix_scan = RadixScan::single_pass;
+  Sorter single(gpu, asked);
+  REQUIRE(single.tile_size() == sorter.tile_size());
+  CHECK(test::check_on(gpu, single, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, most, seed++)) == "");
+  const std::vector<std::byte> keys = workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, most + 1, seed++);
+  Buffer buffer(gpu, keys.size(), "keys");
+  buffer.upload(keys);
+  CHECK_THROWS_WITH_AS(single.sort(buffer, nullptr, most + 1), doctest::Contains("more than the single pass takes on this device"), Error);
+  std::vector<std::byte> after(keys.size());
+  buffer.download(after);
+  CHECK(after == keys);
+}
+
 // Keys are reached through device addresses, so an array may exceed what one storage-buffer binding can
 // see (maxStorageBufferRange: 128 MiB on lavapipe). Both sides of that limit, in the device's ranking.
 TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange") {

@@ -5,6 +5,10 @@
 
 namespace vksort::gpu {
 
+uint64_t grid_capacity(const DeviceInfo& info) {
+  return uint64_t(info.max_workgroup_count[0]) * info.max_workgroup_count[1] * info.max_workgroup_count[2];
+}
+
 Grid grid_for(const Context& ctx, uint64_t groups) {
   const uint64_t mx = ctx.info.max_workgroup_count[0], my = ctx.info.max_workgroup_count[1],
                  mz = ctx.info.max_workgroup_count[2];

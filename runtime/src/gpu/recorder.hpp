@@ -17,6 +17,8 @@ struct Grid {
   uint32_t x = 0, y = 1, z = 1;
 };
 Grid grid_for(const Context& ctx, uint64_t groups);
+// The most workgroups grid_for lays out on this device (maxComputeWorkGroupCount x * y * z).
+uint64_t grid_capacity(const DeviceInfo& info);
 
 // One global memory barrier: `src` stages' `src_access` writes before `dst` stages' `dst_access`.
 void memory_barrier(Context& ctx, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,

@@ -334,14 +334,29 @@ RadixOnesweep::Layout RadixOnesweep::layout(uint64_t n) const {
 
 VkDeviceSize RadixOnesweep::scratch_bytes(uint64_t n) const { return layout(n).bytes; }
 
+namespace {
+// The passes' grids, which onesweep_plan.comp lays out with x and y of at most 65535.
+uint64_t pass_groups(const DeviceInfo& info) {
+  return uint64_t(std::min(info.max_workgroup_count[0], 65535u)) * std::min(info.max_workgroup_count[1], 65535u) *
+         info.max_workgroup_count[2];
+}
+}  // namespace
+
+uint64_t RadixOnesweep::max_keys() const {
+  return std::min({uint64_t(ONESWEEP_MAX_KEYS), pass_groups(ctx_.info) * shape_.tile(),
+                   gpu::grid_capacity(ctx_.info) * shape_.workgroup_size * histogram_items_});
+}
+
 uint32_t RadixOnesweep::histogram_items(uint64_t n) const {
   // GPUs: fewer keys per invocation while that leaves under histogram_blocks blocks, so that small
   // sorts spread over the device (2^16 keys in blocks of 256 x 128 were two workgroups, 60 us on an
-  // H100), down to 8 (one batch of loads in flight).
+  // H100), down to 8 (one batch of loads in flight), and never to more blocks than a grid holds.
   constexpr uint64_t histogram_blocks = 512;
   uint32_t items = histogram_items_;
+  const uint64_t wg = shape_.workgroup_size;
   if (ctx_.info.type != "cpu")
-    while (items > 8 && uint64_t(shape_.workgroup_size) * items * histogram_blocks > n) items /= 2;
+    while (items > 8 && wg * items * histogram_blocks > n && (n + wg * items / 2 - 1) / (wg * items / 2) <= gpu::grid_capacity(ctx_.info))
+      items /= 2;
   return items;
 }
 

@@ -49,6 +49,10 @@ class RadixOnesweep {
   static uint32_t default_ballot_workgroup(const DeviceInfo& info, Key key, bool values, uint32_t radix_bits);
 
   uint32_t tile() const { return shape_.tile(); }
+  // The most keys one sort may have: what tile counts hold (ONESWEEP_MAX_KEYS), and what this device's
+  // grids hold, a workgroup per tile (maxComputeWorkGroupCount: 2^30 keys on every real GPU, a few
+  // thousand on a device pretending a grid of 7^3). RadixSort takes reduce-then-scan beyond it.
+  uint64_t max_keys() const;
   bool columns() const { return columns_; }
   uint32_t passes() const { return (end_bit_ - begin_bit_ + radix_bits_ - 1) / radix_bits_; }
   VkDeviceSize scratch_bytes(uint64_t n) const;

@@ -31,7 +31,9 @@ constexpr uint32_t max_block = 2048;
 // the device busy, few enough that the spine (RADIX counts per group) stays one workgroup's work. CPU
 // drivers run a workgroup per thread: 16 keep up to 16 threads busy (LP_NUM_THREADS) while tiles are
 // many per group. GPUs: a few per multiprocessor on large GPUs (unmeasured; no GPU yet).
-uint32_t target_groups(const DeviceInfo& info) { return info.type == "cpu" ? 16 : 1024; }
+uint32_t target_groups(const DeviceInfo& info) {
+  return uint32_t(std::min<uint64_t>(info.type == "cpu" ? 16 : 1024, gpu::grid_capacity(info)));
+}
 // The spine: one workgroup.
 uint32_t spine_workgroup(const DeviceInfo& info) { return std::bit_floor(std::min(256u, info.max_workgroup_invocations)); }
 // Keys per block when ranking by counter columns (they need no shared memory per key). Larger blocks
@@ -100,8 +102,6 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
     throw Error("radix sort: Tuning::radix_staging " + std::string(to_string(options.tuning.radix_staging)) +
                 " is the single pass's (ballot and match rankings); reduce-then-scan and the splits stage as they rank "
                 "(use RadixStaging automatic)");
-  const bool beyond_single_pass =
-      ctx.info.max_allocation_size / key_bytes(options.key) > uint64_t(ONESWEEP_MAX_KEYS);
   // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
   // the faster (lavapipe, 2^20 u32 keys, three rounds: reduce-then-scan 27.7 ms, single pass 41.3 ms,
   // both by columns; bench/results/lavapipe-llvm15-2core_columns-single-pass-vs-0ac75e4). There every
@@ -128,6 +128,9 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
     }
     if (!single_pass_) single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
   }
+  // Reduce-then-scan beside it where the device holds more keys than the single pass takes.
+  const bool beyond_single_pass =
+      single_pass_ && ctx.info.max_allocation_size / key_bytes(options.key) > single_pass_->max_keys();
   reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking && !staging_asked);
   if (!reduce_then_scan_) return;
   // The single pass's ballot and match rankings take any shape; reduce-then-scan's blocks only powers
@@ -141,7 +144,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
                  : tune.workgroup_size ? "a workgroup of " + std::to_string(tune.workgroup_size) + " invocations"
                                        : std::to_string(tune.items_per_thread) + " keys per invocation") +
                 " suits the single pass only, but here radix sort "
-                "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(ONESWEEP_MAX_KEYS) +
+                "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(single_pass_->max_keys()) +
                 " keys), whose blocks take powers of two; use Tuning::radix_scan single_pass, or powers of two");
 
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared
@@ -314,10 +317,15 @@ VkDeviceSize RadixSort::scratch_bytes(uint64_t n) const {
 void RadixSort::check_size(uint64_t n) const {
   if (n < 2 || uses_single_pass(n)) return;
   if (!reduce_then_scan_)
-    throw Error("radix sort: " + std::to_string(n) + " keys are more than the single pass counts (" +
-                std::to_string(ONESWEEP_MAX_KEYS) + "); use Tuning::radix_scan automatic or reduce_then_scan");
+    throw Error("radix sort: " + std::to_string(n) + " keys are more than the single pass takes on this device (" +
+                std::to_string(single_pass_->max_keys()) + ": tile counts, and its grids of a workgroup per tile); use "
+                "Tuning::radix_scan automatic or reduce_then_scan");
   const uint64_t tiles = (n + shape_.tile() - 1) / shape_.tile();
   const uint64_t groups = (tiles + most_tiles_per_group_ - 1) / most_tiles_per_group_;
+  if (groups > gpu::grid_capacity(ctx_.info))
+    throw Error("radix sort: " + std::to_string(n) + " keys in tiles of " + std::to_string(shape_.tile()) + " need " +
+                std::to_string(groups) + " workgroups, more than a dispatch has on \"" + ctx_.info.name +
+                "\" (maxComputeWorkGroupCount); use a larger tile");
   // The spine is one workgroup, within the loop budget; shaders index the columns with 32-bit integers.
   if (spine_loops(groups) > loop_budget || (columns_ && tiles * column_words_per_block() >= (uint64_t(1) << 32)))
     throw Error("radix sort: " + std::to_string(n) + " keys in tiles of " + std::to_string(shape_.tile()) + " need " +

@@ -85,7 +85,7 @@ class RadixSort {
   };
   Layout layout(uint64_t n) const;
   // The single pass sorts n keys when it is built and n fits its counts; reduce-then-scan otherwise.
-  bool uses_single_pass(uint64_t n) const { return single_pass_ && n <= ONESWEEP_MAX_KEYS; }
+  bool uses_single_pass(uint64_t n) const { return single_pass_ && n <= single_pass_->max_keys(); }
   void record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& target, uint32_t mark_budget) const;
   std::vector<std::pair<std::string, double>> reduce_then_scan_facts(const uint32_t* control, uint32_t n) const;
   // Column ranking: the count hands each block's counter columns (a word per digit and invocation)

@@ -62,7 +62,9 @@ def test_stats_of_the_last_sort():
     assert isinstance(stats, vksort.Stats)
     if vksort.default_device().info["features"]["timestamps"]:
         assert stats.gpu_ms > 0 and stats.phases and all(ms >= 0 for ms in stats.phases.values())
-        assert sum(stats.phases.values()) == pytest.approx(stats.gpu_ms, rel=0.05)
+        # The phases partition the sort's first-to-last timestamp interval (the anchor's time counts
+        # to the first phase: 5% failed under load while it was left out).
+        assert sum(stats.phases.values()) == pytest.approx(stats.gpu_ms, rel=1e-6)
     else:
         assert stats.gpu_ms is None and not stats.phases
     assert stats.facts  # the algorithm's facts: "tile", passes or rounds, ...

@@ -149,7 +149,6 @@ struct BucketLists::Impl {
       std::memcpy(w, readback->mapped(), sizeof w);
       double ms = -1.0;
       for (const auto& phase : timestamps.phases_ms(&ms)) {
-        if (phase.first == "start") continue;
         auto it = std::find_if(stats.phases_ms.begin(), stats.phases_ms.end(),
                                [&](const auto& p) { return p.first == phase.first; });
         if (it == stats.phases_ms.end()) stats.phases_ms.push_back(phase);

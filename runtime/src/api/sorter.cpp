@@ -315,8 +315,6 @@ std::vector<SortStats> sort_runs(Sorter::Impl& impl, Buffer& keys, Buffer* value
   for (uint32_t k = 0; k < runs; ++k) {
     SortStats& stats = all[k];
     stats.phases_ms = timestamps[k]->phases_ms(&stats.gpu_ms);
-    // "start" only anchors the first real phase; drop it when it measured nothing but the barrier.
-    std::erase_if(stats.phases_ms, [](const auto& ph) { return ph.first == "start"; });
     std::vector<uint32_t> control(control_words);
     std::memcpy(control.data(), static_cast<const std::byte*>(impl.readback->mapped()) + control_bytes * k, control_bytes);
     stats.facts = impl.visit(n, [&](const auto& s) { return s.facts(control.data(), t.n); });

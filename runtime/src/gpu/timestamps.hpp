@@ -24,7 +24,8 @@ class Timestamps {
   // Marks the start of phase `name` (or the end of the last phase, with name "end").
   void mark(VkCommandBuffer cmd, const std::string& name);
   // After the command buffer completed: per-phase milliseconds in first-seen order, and the total.
-  // Empty / negative when unavailable.
+  // Empty / negative when unavailable. A first mark named "start" only anchors the total: its time
+  // counts to the next phase, so the phases add up to the total.
   std::vector<std::pair<std::string, double>> phases_ms(double* total_ms) const;
 
  private:

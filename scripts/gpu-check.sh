@@ -205,7 +205,7 @@ fi
 
 # 3. The shape sweep, one size per process (see the header), with each shape's pipeline statistics.
 measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
-  within 170 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
+  within 200 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
     --shapes 256x16,384x16,384x12,384x20,320x16,448x16,256x21 --pairs-shapes 256x16,384x8,384x12,256x12 \
     --u64-items "" --u64-shapes 256x16,256x12,256x8,384x10 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
     >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }

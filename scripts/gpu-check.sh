@@ -158,6 +158,15 @@ measure_stage "device and pipeline statistics" 30 && {
       grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u
   done >"$out/pipeline-stats.txt"
   grep -e onesweep -e 'does not offer' "$out/pipeline-stats.txt" | cut -c1-300 | head -12
+  # The older builds' u32 kernels too: a speed difference between builds reads against their registers
+  # (session 26 timed a 1.5x gap and had only the new build's counts).
+  for label in old mid; do
+    dir=$([ "$label" = old ] && echo "$old" || echo "$mid")
+    [ -n "$dir" ] || continue
+    VKSORT_PIPELINE_STATS=1 within 30 "$dir/vksort" bench --algo radix --type u32 --n 1M --repeat 1 --no-cpu 2>&1 |
+      grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
+    grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
+  done
 }
 partitioned=0
 grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1

@@ -38,7 +38,9 @@
 #      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups. Since
 #      session 16 a split moves such an item (key, value, unused word) with one 16-byte shared store
 #      instead of three word stores through dynamic component indices: if test_radix u64/i64 passes
-#      now where 22ac649 failed, that store was where the defect lay.
+#      now where 22ac649 failed, that store was where the defect lay. Then the test with one kernel at a
+#      time off subgroups (VKSORT_RADIX_PLAIN_SCANS=scatter, count, spine: which kernel's subgroup
+#      variant goes wrong), and the CLI at 128 x 8 with 64-bit keys alone and 32-bit keys with values.
 #   7. The other GPU-facing suites, each within --test-timeout (test_error_model: a borrowed device
 #      whose application enabled full subgroups uses them, since session 24); last, the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
@@ -325,6 +327,26 @@ if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix u64-i64 "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64'
   run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
   run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
+  # Which kernel's subgroup variant is wrong: each of the three without subgroups alone
+  # (VKSORT_RADIX_PLAIN_SCANS; the fact check in test_radix's ranked() then fails by design, so read the
+  # first "positions differ", or its absence, in each output). The failing sort is the u64 matrix's
+  # first with values: a run that passes it goes on through the matrix, and its 30 s cut says nothing.
+  for kernel in scatter count spine; do
+    run_test test_radix "u64-plain-$kernel" 30 VKSORT_RADIX_PLAIN_SCANS=$kernel "$bin/test_radix" --test-case='*u64'
+  done
+  # And which shape: 64-bit keys alone and 32-bit keys with values at the failing 128 x 8 blocks.
+  for kind in "u64" "u32 --values"; do
+    stage "vksort bench $kind, reduce-then-scan splits, 128 x 8" 10 || break
+    rc=0
+    # shellcheck disable=SC2086 # the kind is one or two words
+    within 30 "$bin/vksort" bench --algo radix --type $kind --n 100,1000,1025,5000 --dist uniform --seed 3 --repeat 3 \
+      --no-cpu --radix-scan reduce-then-scan --radix-ranking splits --workgroup-size 128 --items-per-thread 8 --format csv \
+      >"$out/radix-128x8-bench.tmp" 2>&1 || rc=$?
+    { echo "== $kind: exit $rc"; cat "$out/radix-128x8-bench.tmp"; } >>"$out/radix-128x8-bench.txt"
+    echo "exit $rc"
+    [ "$rc" -ne 0 ] && { tail -2 "$out/radix-128x8-bench.tmp"; failed=1; }
+    rm -f "$out/radix-128x8-bench.tmp"
+  done
 fi
 
 # 7.

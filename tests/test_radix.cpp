@@ -16,6 +16,7 @@
 #include "reference_sort.hpp"
 #include "support/sort_check.hpp"
 #include "support/app_commands.hpp"
+#include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -623,6 +624,28 @@ TEST_CASE("radix sort across subgroup sizes") {
           test::check_case(sorter, {workloads::default_spec(d), n, seed++});
     }
   }
+}
+
+// The diagnostic VKSORT_RADIX_PLAIN_SCANS (for GPU runs: which kernel's subgroup variant goes wrong)
+// builds each listed kernel with the shared-memory scan: the sorts stay right, the splits' count and
+// scatter report it (fact subgroup_scans), and a list naming anything else is refused.
+TEST_CASE("radix sort with VKSORT_RADIX_PLAIN_SCANS: listed kernels scan without subgroups") {
+  const bool subgroups = test::device().info().subgroup_arithmetic;
+  uint64_t seed = 90;
+  for (const char* list : {"count", "spine", "scatter", "count,spine,scatter"}) {
+    INFO("VKSORT_RADIX_PLAIN_SCANS=", list);
+    const test::ScopedEnv env("VKSORT_RADIX_PLAIN_SCANS", std::string(list));
+    SortOptions o = radix(Key::u64, Order::ascending, 4);
+    o.tuning.radix_ranking = RadixRanking::splits;
+    Sorter sorter(test::device(), o);
+    const bool splits_plain = std::string(list) != "spine";
+    CHECK(small_sort_stats(sorter).fact("subgroup_scans") == (subgroups && !splits_plain ? 1.0 : 0.0));
+    for (uint64_t n : {uint64_t(1000), uint64_t(3 * sorter.tile_size() + 5)})
+      test::check_case(sorter, {{Distribution::uniform, 0}, n, seed++});
+  }
+  const test::ScopedEnv bad("VKSORT_RADIX_PLAIN_SCANS", std::string("count,warp"));
+  CHECK_THROWS_WITH_AS(Sorter(test::device(), radix(Key::u32)),
+                       doctest::Contains("VKSORT_RADIX_PLAIN_SCANS is \"count,warp\"; it takes a comma-separated list"), Error);
 }
 
 // Not a test: `test_radix --test-case='radix sort benchmark' --no-skip` prints GPU times (median of 5

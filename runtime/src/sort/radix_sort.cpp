@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <sstream>
 
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
@@ -66,6 +68,24 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
   // columns (CPU time) 8 bits 1.0, 4 bits 1.8. 8-bit counting needs 280 bytes of shared memory per
   // count invocation and 1 KiB of digit offsets per scatter workgroup, so small devices take 4 bits.
   return info.max_shared_memory >= 16384 ? 8 : 4;
+}
+
+// VKSORT_RADIX_PLAIN_SCANS, a diagnostic for GPU runs: a comma-separated list of reduce-then-scan
+// kernels ("count", "spine", "scatter") built with the shared-memory workgroup scan although the device
+// has subgroup arithmetic, so that one run can tell which kernel's subgroup variant goes wrong where
+// the whole path without subgroups sorts right (NVIDIA: 64-bit keys with values, docs/algorithms.md).
+// Unset or "": every splits kernel scans by subgroups where it can.
+bool plain_scan_forced(const std::string& kernel) {
+  const char* v = std::getenv("VKSORT_RADIX_PLAIN_SCANS");
+  if (!v || !*v) return false;
+  bool listed = false;
+  std::stringstream list(v);
+  for (std::string item; std::getline(list, item, ',');) {
+    if (item != "count" && item != "spine" && item != "scatter")
+      throw Error(std::string("VKSORT_RADIX_PLAIN_SCANS is \"") + v + "\"; it takes a comma-separated list of count, spine and scatter");
+    listed = listed || item == kernel;
+  }
+  return listed;
 }
 
 }  // namespace
@@ -230,11 +250,13 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   const uint32_t kind = key_kind(options.key);
   const bool descending = options.order == Order::descending, values = options.value_bytes == 4;
   init_ = gpu::Kernel(ctx, "radix_init", 1, {}, sizeof(RadixInitPush));
-  spine_ = gpu::Kernel(ctx, "radix_spine" + scan_variant(ctx.info), spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}},
+  // The spine and the splits' kernels scan across the workgroup (the splits several times per block):
+  // subgroup scans where the device has them. The column kernels scan once per block (the count's
+  // inversions) and need none.
+  auto variant = [&](const std::string& kernel) { return plain_scan_forced(kernel) ? "" : scan_variant(ctx.info); };
+  spine_ = gpu::Kernel(ctx, "radix_spine" + variant("spine"), spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixSpinePush));
-  // The splits' kernels scan across the workgroup several times per block: subgroup scans where the
-  // device has them. The column kernels scan once per block (the count's inversions) and need none.
-  const std::string sg = columns_ ? "" : scan_variant(ctx.info);
+  const std::string sg = columns_ ? "" : variant("count");
   count_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_count_columns" : "radix_count", options.key) + sg,
                        count_shape_.workgroup_size,
                        {{SPEC_KEY_KIND, kind},
@@ -242,7 +264,8 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
                         {SPEC_ITEMS_PER_THREAD, count_shape_.items_per_thread},
                         {SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixPush));
-  scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : "") + sg,
+  scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : "") +
+                             (columns_ ? "" : variant("scatter")),
                          shape_.workgroup_size,
                          {{SPEC_KEY_KIND, kind},
                           {SPEC_DESCENDING, descending},
@@ -439,7 +462,8 @@ std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(co
           {"workgroup", double(shape_.workgroup_size)},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
-          {"subgroup_scans", !columns_ && subgroup_scans(ctx_.info) ? 1.0 : 0.0},
+          // The splits' count and scatter as built (VKSORT_RADIX_PLAIN_SCANS may take either off subgroups).
+          {"subgroup_scans", !columns_ && count_.name().ends_with("_sg") && scatter_.name().ends_with("_sg") ? 1.0 : 0.0},
           {"tile", double(shape_.tile())},
           {"passes_recorded", double(passes_for(n))},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

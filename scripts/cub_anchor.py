@@ -41,8 +41,13 @@ def main():
     p.add_argument("--max-log", type=int, default=28)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--warmup-ms", type=float, default=0.0)
+    p.add_argument("--entropy", type=int, default=1,
+                   help="keys: the AND of this many uniform words (vksort's entropy distribution; 1: uniform)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
+    if a.entropy < 1 or a.entropy > 32:
+        print("cub_anchor: --entropy takes 1..32", file=sys.stderr)
+        return 2
     try:
         import torch
     except ImportError:
@@ -61,6 +66,10 @@ def main():
         n = 1 << k
         k32 = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
         k64 = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
+        # Less entropy per bit (Thearling and Smith, as the Onesweep paper measures): AND more words in.
+        for _ in range(a.entropy - 1):
+            k32 &= torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
+            k64 &= torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
         cases = []
         if cupy is not None:
             c32 = cupy.asarray(k32).view(cupy.uint32)
@@ -71,8 +80,8 @@ def main():
         cases.append(("pairs-u32", "torch.sort(stable) 64-bit indices", lambda: torch.sort(k32, stable=True)))
         for kind, api, fn in cases:
             median, runs = time_ms(fn, a.repeat, a.warmup_ms, torch)
-            results.append({"kind": kind, "api": api, "n": n, "gpu_ms": {"median": median, "runs": runs}})
-            print(f"{kind:10} n=2^{k:<2} {api:36} {median:9.3f} ms  {n / median / 1e6:8.2f} Gkeys/s")
+            results.append({"kind": kind, "api": api, "n": n, "entropy": a.entropy, "gpu_ms": {"median": median, "runs": runs}})
+            print(f"{kind:10} n=2^{k:<2} entropy {a.entropy} {api:36} {median:9.3f} ms  {n / median / 1e6:8.2f} Gkeys/s")
     with open(a.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup_ms": a.warmup_ms,
                    "cupy": cupy.__version__ if cupy is not None else None, "results": results}, f, indent=1)

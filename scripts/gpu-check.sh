@@ -23,8 +23,9 @@
 #   3c. (run after 3) The same sweep's default shapes and 384 x 16 with VKSORT_ONESWEEP_ROLLED=1 (keys
 #      reloaded to rank them, not held in registers: an experiment, sweep-rolled/).
 #   3e. (run after 3c) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
-#      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; CUB at the same entropies
-#      (skewed.md).
+#      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
+#      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27);
+#      CUB at the same entropies (skewed.md).
 #   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
 #      stayed at 345-675 MHz through 2^24's runs, session 20).
 #   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
@@ -250,14 +251,18 @@ measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes
   within 60 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:2,entropy:4,few_unique:16 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32.json" \
     >"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs: exit $? ($(tail -1 "$out/skewed.log"))"; failed=1; }
-  # The text report from the JSON's run is not kept: rerunning costs as much; the JSON has the phases.
+  # The histogram with one copy of each counter (as before session 27: VKSORT_HISTOGRAM_REPLICAS=1)
+  # beside the default copies, in the same run: its phase time on uniform and skewed keys.
+  VKSORT_HISTOGRAM_REPLICAS=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
+    --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-replicas1.json" \
+    >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, one histogram copy: exit $?"; failed=1; }
   if [ -n "$cub_python" ]; then
     for e in 2 4; do
       within 30 "$cub_python" scripts/cub_anchor.py --min-log "${skew_n#2^}" --max-log "${skew_n#2^}" --entropy "$e" \
         --repeat "$repeat" --warmup-ms 500 --out "$out/cub-entropy$e.json" 2>&1 | grep keys-u32
     done | tee "$out/skewed-cub.txt"
   fi
-  [ -f "$out/skewed-u32.json" ] && "$python" scripts/gpu_skew_summary.py "$out" | tee "$out/skewed.md"
+  "$python" scripts/gpu_skew_summary.py "$out" | tee "$out/skewed.md"
 }
 
 # 3b. The GPU's clock at mid sizes: u32 keys at the second of --sizes after 2 s and after 8 s of

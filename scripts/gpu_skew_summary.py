@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Markdown table of scripts/gpu-check.sh's skewed-input stage (3e): for each input distribution of
-OUT/skewed-u32.json, vksort's median time, its histogram and passes, Gkeys/s, its speed against the
-uniform input's in the same run, the look-back's rounds per tile, and CUB's time on the same entropy
-where OUT/cub-entropy<K>.json has it (the uniform row takes CUB from OUT/cub.json at that size).
+"""Markdown tables of scripts/gpu-check.sh's skewed-input stage (3e), one per OUT/skewed-u32*.json
+(skewed-u32.json: the default build; skewed-u32-replicas1.json: VKSORT_HISTOGRAM_REPLICAS=1): for each
+input distribution, vksort's median time, its histogram and passes, Gkeys/s, its speed against the
+uniform input's in the same file, the look-back's rounds per tile, the histogram's counter copies, and
+CUB's time on the same entropy where OUT/cub-entropy<K>.json has it (uniform: OUT/cub.json).
 
     scripts/gpu_skew_summary.py OUT
 
-Exit status 1 where OUT/skewed-u32.json is missing or holds no result.
+Exit status 1 where OUT holds no skewed-u32*.json with results.
 """
+import glob
 import json
 import os
 import sys
@@ -37,29 +39,18 @@ def entropy_of(distribution):
     return None
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-3].strip(), file=sys.stderr)
-        return 2
-    out = sys.argv[1]
-    try:
-        with open(os.path.join(out, "skewed-u32.json")) as f:
-            results = json.load(f)["results"]
-    except (OSError, ValueError, KeyError) as e:
-        print(f"gpu_skew_summary: no results in {out}/skewed-u32.json: {e}", file=sys.stderr)
-        return 1
-    if not results:
-        print(f"gpu_skew_summary: no results in {out}/skewed-u32.json", file=sys.stderr)
-        return 1
+def table(out, path, results):
+    """Prints the Markdown table of one JSON's results."""
+    print(f"`{os.path.basename(path)}`:\n")
     uniform = {r["n"]: r["gpu_ms"]["median"] for r in results if r["distribution"] == "uniform"}
-    print("| input | n | ms | histogram ms | passes ms | Gkeys/s | uniform / this | rounds/tile | CUB ms | CUB / vksort |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| input | n | ms | histogram ms | passes ms | Gkeys/s | uniform / this | rounds/tile | copies | CUB ms | CUB / vksort |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         n, ms = r["n"], r["gpu_ms"]["median"]
         phases = r.get("phases_ms", {})
+        facts = r.get("facts", {})
         hist = phases.get("histogram", {}).get("median")
         passes = phases.get("pass", {}).get("median")
-        rounds = r.get("facts", {}).get("lookback_rounds_per_tile")
         e = entropy_of(r["distribution"])
         cub = cub_ms(out, e, n) if e is not None else None
         base = uniform.get(n)
@@ -68,8 +59,32 @@ def main():
             return "" if v is None else format(v, spec)
 
         print(f"| {r['distribution']} | 2^{n.bit_length() - 1} | {ms:.3f} | {fmt(hist)} | {fmt(passes)} | "
-              f"{n / ms / 1e6:.2f} | {fmt(base / ms if base else None, '.2f')} | {fmt(rounds, '.2f')} | "
+              f"{n / ms / 1e6:.2f} | {fmt(base / ms if base else None, '.2f')} | "
+              f"{fmt(facts.get('lookback_rounds_per_tile'), '.2f')} | {fmt(facts.get('histogram_replicas'), '.0f')} | "
               f"{fmt(cub)} | {fmt(cub / ms if cub else None, '.2f')} |")
+    print()
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: scripts/gpu_skew_summary.py OUT", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    printed = 0
+    default = os.path.join(out, "skewed-u32.json")
+    for path in sorted(glob.glob(os.path.join(out, "skewed-u32*.json")), key=lambda p: (p != default, p)):
+        try:
+            with open(path) as f:
+                results = json.load(f)["results"]
+        except (OSError, ValueError, KeyError) as e:
+            print(f"gpu_skew_summary: {path}: {e}", file=sys.stderr)
+            continue
+        if results:
+            table(out, path, results)
+            printed += 1
+    if not printed:
+        print(f"gpu_skew_summary: no results in {out}/skewed-u32*.json", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -759,6 +759,59 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROW_BITS is \"24\"; it takes 16 or 32"), Error);
 }
 
+// The upfront histogram's copies of each counter (onesweep_histogram.comp), over which a subgroup's lanes
+// that share a digit spread their atomics. On a GPU's shapes (lavapipe posing as one, 32 KiB of shared
+// memory) as many as fit in half of it, up to 4: 4 for 32-bit keys, 2 for 64-bit ones. The counts are
+// right with every number forced, on inputs whose digits are skewed or constant for every key (64-bit
+// keys below 2^20: five of eight digits); a number that does not fit is refused, a bad one too.
+TEST_CASE("single-pass radix sort: the histogram's copies of each counter") {
+  const test::ScopedEnv replicas_env("VKSORT_HISTOGRAM_REPLICAS", std::nullopt);
+  DeviceOptions shapes = test::options_like_device();
+  shapes.pretend.gpu = true;
+  Device gpu(shapes);
+  const uint32_t shared = gpu.info().max_shared_memory;
+  uint64_t seed = 7600;
+  for (Key key : {Key::u32, Key::u64}) {
+    const uint64_t histogram_bytes = key_bytes(key) * 8 / 8 * 256 * 4;  // all passes' 8-bit digits, one copy
+    uint32_t fitting = 4;
+    while (fitting > 1 && fitting * histogram_bytes > shared / 2) fitting /= 2;
+    for (const char* forced : {"", "1", "2", "4", "8"}) {
+      INFO(to_string(key), " keys, VKSORT_HISTOGRAM_REPLICAS=\"", forced, "\"");
+      replicas_env.set(std::string(forced));
+      SortOptions o = single_pass(key, Order::ascending, 0, RadixRanking::automatic);
+      o.tuning.radix_bits = 8;
+      const uint32_t replicas = *forced ? uint32_t(std::stoul(forced)) : fitting;
+      if (replicas * histogram_bytes + 64 > shared) {
+        check_unsupported(gpu, o, std::string("VKSORT_HISTOGRAM_REPLICAS=") + forced + " needs");
+        continue;
+      }
+      Sorter sorter(gpu, o);
+      const uint64_t tile = sorter.tile_size();
+      for (uint64_t n : {3 * tile + 5, uint64_t(20011)}) {
+        std::vector<std::vector<std::byte>> inputs;
+        for (workloads::DistributionSpec d : {workloads::DistributionSpec{Distribution::uniform, 0}, workloads::DistributionSpec{Distribution::few_unique, 3},
+                                   workloads::DistributionSpec{Distribution::entropy, 4}})
+          inputs.push_back(workloads::generate_keys(key, d, n, seed++));
+        if (key == Key::u64) {
+          std::vector<uint64_t> small(n);
+          std::memcpy(small.data(), inputs[0].data(), n * 8);
+          for (uint64_t& k : small) k &= (uint64_t(1) << 20) - 1;
+          inputs.push_back(to_bytes(small));
+        }
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          INFO("n ", n, ", input ", i);
+          SortStats stats;
+          CHECK(test::check_on(gpu, sorter, inputs[i], &stats) == "");
+          CHECK(stats.fact("histogram_replicas") == double(replicas));
+        }
+      }
+    }
+  }
+  replicas_env.set("3");
+  CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::automatic)),
+                       doctest::Contains("VKSORT_HISTOGRAM_REPLICAS is \"3\"; it takes 1, 2, 4 or 8"), Error);
+}
+
 // The ballot ranking's default workgroup (RadixOnesweep::default_ballot_workgroup), on described
 // devices: 384 invocations for 32-bit keys alone where a tile of 384 x 16 stages early (measured on an
 // H200), 256 for pairs and 64-bit keys and where 384 does not fit, halved where even the histogram rows

@@ -30,19 +30,24 @@
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 layout(constant_id = SPEC_CONSECUTIVE) const bool CONSECUTIVE = false;
+layout(constant_id = SPEC_HISTOGRAM_REPLICAS) const uint REPLICAS = 1;  // CONSECUTIVE: 1
 const uint WG = gl_WorkGroupSize.x;
 const uint RADIX = 1u << RADIX_BITS;
 const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
 
-// Every pass's histogram of this tile. GPUs add with shared atomics (collisions are rare on random
-// keys and merely serialise on skewed ones). CPU drivers (CONSECUTIVE, which the runtime sets only
+// Every pass's histogram of this tile. GPUs add with shared atomics, into REPLICAS copies of each
+// counter side by side, s_hist[(p * RADIX + digit) * REPLICAS + invocation % REPLICAS]: the lanes of a
+// subgroup that share a digit (few on random keys; most of them on skewed keys, all where a digit is
+// constant, e.g. the high bytes of small 64-bit keys) then share one word in REPLICAS instead of all
+// in one, and a shared atomic serialises only over the lanes on one word; neighbouring lanes' copies
+// also sit in neighbouring banks. The flush adds the copies up. CPU drivers (CONSECUTIVE, which the runtime sets only
 // where the columns fit in shared memory beside s_hist) count one pass at a time into
 // per-invocation columns of 32-bit counters, s_col[d * WG + t], with plain increments, then add the
 // columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
 // two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
 // 11.8, u64 keys 29.7-30.3 / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at
 // once took 1.6 times the atomics' time on an earlier host).
-shared uint s_hist[MAX_PASSES * RADIX];
+shared uint s_hist[MAX_PASSES * RADIX * REPLICAS];
 shared uint s_col[CONSECUTIVE ? RADIX * WG : 1u];
 shared uint s_inversions;
 
@@ -63,12 +68,13 @@ void count_inversion(Key k, Key next, bool has_next) {
   if (has_next && key_less(next & g_range, k & g_range)) ++g_inversions;
 }
 
-// Counts key k's digit of every pass, and the order check.
+// Counts key k's digit of every pass (into this invocation's copy), and the order check.
 void count_key(Key k, Key next, bool has_next) {
   count_inversion(k, next, has_next);
+  const uint replica = gl_LocalInvocationID.x % REPLICAS;
   for (uint p = 0u; p < pc.passes; ++p) {
     const uint shift = pc.begin_bit + p * RADIX_BITS;
-    atomicAdd(s_hist[p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))], 1u);
+    atomicAdd(s_hist[(p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))) * REPLICAS + replica], 1u);
   }
 }
 
@@ -82,7 +88,7 @@ void main() {
   const uint t = gl_LocalInvocationID.x;
   Words state = Words(pc.state);
   for (uint i = block * WG + t; i < pc.tiles * RADIX; i += blocks * WG) state.w[i] = 0u;
-  for (uint i = t; i < pc.passes * RADIX; i += WG) s_hist[i] = 0u;
+  for (uint i = t; i < pc.passes * RADIX * REPLICAS; i += WG) s_hist[i] = 0u;
   if (t == 0u) s_inversions = 0u;
   // The histograms and the inversion count are zero.
   barrier();
@@ -139,7 +145,7 @@ void main() {
       for (uint d = t; d < RADIX; d += WG) {
         uint sum = 0u;
         for (uint c = 0u; c < WG; ++c) sum += s_col[d * WG + c];
-        s_hist[p * RADIX + d] = sum;
+        s_hist[(p * RADIX + d) * REPLICAS] = sum;
       }
       // The columns are read before the next pass clears them.
       barrier();
@@ -198,8 +204,11 @@ void main() {
   barrier();
   clock_mark(ONESWEEP_HISTOGRAM_CLOCK_COUNT);
   Words digits = Words(pc.digits);
-  for (uint i = t; i < pc.passes * RADIX; i += WG)
-    if (s_hist[i] != 0u) atomicAdd(digits.w[i], s_hist[i]);
+  for (uint i = t; i < pc.passes * RADIX; i += WG) {
+    uint sum = 0u;
+    for (uint r = 0u; r < REPLICAS; ++r) sum += s_hist[i * REPLICAS + r];
+    if (sum != 0u) atomicAdd(digits.w[i], sum);
+  }
   if (t == 0u && s_inversions != 0u) atomicAdd(Words(pc.control).w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);
   // The flush's atomics are issued, not necessarily done: its ticks are the issuing's.
   clock_barrier();

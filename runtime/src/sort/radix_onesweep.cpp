@@ -109,6 +109,16 @@ uint32_t forced_ballot_row_bits() {
   if (std::string(v) == "32") return 32;
   throw Error(std::string("VKSORT_BALLOT_ROW_BITS is \"") + v + "\"; it takes 16 or 32");
 }
+// VKSORT_HISTOGRAM_REPLICAS, for tests and GPU runs: "1", "2", "4" or "8" forces the copies of each
+// counter the histogram kernel adds into by atomics (onesweep_histogram.comp), which the runtime otherwise
+// picks by fit; unset or "" picks.
+uint32_t forced_histogram_replicas() {
+  const char* v = std::getenv("VKSORT_HISTOGRAM_REPLICAS");
+  if (!v || !*v) return 0;
+  for (uint32_t r : {1u, 2u, 4u, 8u})
+    if (std::string(v) == std::to_string(r)) return r;
+  throw Error(std::string("VKSORT_HISTOGRAM_REPLICAS is \"") + v + "\"; it takes 1, 2, 4 or 8");
+}
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
 
@@ -288,9 +298,28 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   const uint64_t most_passes = (key_bytes(options.key) * 8 + radix_bits_ - 1) / radix_bits_;
   const bool histogram_columns =
       info.type == "cpu" && (uint64_t(radix) * wg + most_passes * radix + 1) * 4 <= info.max_shared_memory;
+  // Where the histogram adds by atomics (GPUs), copies of each counter spread a subgroup's lanes that
+  // share a digit over several words (onesweep_histogram.comp): as many as fit in half the
+  // workgroup's shared memory, up to 4 (8-bit digits: 4 for 32-bit keys, 16 KiB; 2 for 64-bit keys
+  // on 48 KiB), so the histograms do not crowd out its workgroups. Columns (CPU drivers) take none.
+  const uint32_t forced_replicas = forced_histogram_replicas();
+  const uint64_t replica_bytes = most_passes * radix * 4;
+  if (histogram_columns) {
+    histogram_replicas_ = 1;
+  } else if (forced_replicas) {
+    if (forced_replicas * replica_bytes + 64 > info.max_shared_memory)
+      throw Error(Status::Code::unsupported, "radix sort (single pass): VKSORT_HISTOGRAM_REPLICAS=" + std::to_string(forced_replicas) +
+                                                 " needs " + std::to_string(forced_replicas * replica_bytes + 64) + " bytes of shared memory; \"" +
+                                                 info.name + "\" offers " + std::to_string(info.max_shared_memory));
+    histogram_replicas_ = forced_replicas;
+  } else {
+    histogram_replicas_ = 4;
+    while (histogram_replicas_ > 1 && histogram_replicas_ * replica_bytes > info.max_shared_memory / 2) histogram_replicas_ /= 2;
+  }
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + (ctx.phase_clocks ? "_clk" : ""), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
-                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns}},
+                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns},
+                            {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}},
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
   const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + (ctx.phase_clocks ? "_clk" : "");
@@ -496,6 +525,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},
+          {"histogram_replicas", double(histogram_replicas_)},
           {"workgroup", double(shape_.workgroup_size)},
           {"passes_recorded", double(p)},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

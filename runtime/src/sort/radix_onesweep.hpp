@@ -87,6 +87,7 @@ class RadixOnesweep {
   uint32_t window_ = 1;  // predecessors the look-back reads per round (SPEC_ONESWEEP_WINDOW)
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own
   TileShape shape_;
+  uint32_t histogram_replicas_ = 1;  // copies of each histogram counter (VKSORT_HISTOGRAM_REPLICAS forces)
   uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;
 };

@@ -24,7 +24,8 @@
 #      reloaded to rank them, not held in registers: an experiment, sweep-rolled/).
 #   3e. (run after 3c) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
-#      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27);
+#      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
+#      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment);
 #      CUB at the same entropies (skewed.md).
 #   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
 #      stayed at 345-675 MHz through 2^24's runs, session 20).
@@ -246,7 +247,7 @@ measure_stage "shape sweep, keys reloaded (VKSORT_ONESWEEP_ROLLED=1), at $sweep_
 # keys; CUB on the same entropies. Fewer distinct digits put more of a subgroup's lanes on one shared
 # counter (the histogram's and the ranking's atomics) and make the look-back's digit runs uneven: the
 # phases line of each case says where that costs.
-measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes%%,*}" 30 && {
+measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes%%,*}" 40 && {
   skew_n="${sweep_sizes%%,*}"
   within 60 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:2,entropy:4,few_unique:16 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32.json" \
@@ -256,6 +257,11 @@ measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes
   VKSORT_HISTOGRAM_REPLICAS=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-replicas1.json" \
     >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, one histogram copy: exit $?"; failed=1; }
+  # The ballot pass counting a round's first-digit group with one atomic (VKSORT_BALLOT_COUNT_AGGREGATE=1,
+  # an experiment): its passes on uniform and skewed keys beside the default's.
+  VKSORT_BALLOT_COUNT_AGGREGATE=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
+    --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-aggregate.json" \
+    >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, aggregated counts: exit $?"; failed=1; }
   if [ -n "$cub_python" ]; then
     for e in 2 4; do
       within 30 "$cub_python" scripts/cub_anchor.py --min-log "${skew_n#2^}" --max-log "${skew_n#2^}" --entropy "$e" \

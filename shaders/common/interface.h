@@ -248,6 +248,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_BALLOT_ROW_BITS 14  // onesweep_ballot: 32 or 16, the width of a subgroup histogram row's counters
 #define SPEC_ONESWEEP_FULL_SUBGROUPS 15  // onesweep_ballot: bool, the pipeline requires full subgroups
 #define SPEC_HISTOGRAM_REPLICAS 16  // onesweep_histogram: copies of each pass's histogram (1, 2, 4 or 8)
+#define SPEC_BALLOT_COUNT_AGGREGATE 17  // onesweep_ballot: bool, the first lane's digit group counts as one (experiment)
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself

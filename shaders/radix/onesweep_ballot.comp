@@ -83,6 +83,11 @@ const uint RADIX = 1u << RADIX_BITS;
 // SM, where 22ac649's (its arrays in local memory) took 68 and 3, and sorted u32 keys 1.12x as fast
 // at 2^28 (bench/results/nvidia-h200_2026-11-27-session20). One GPU call times both; the loser goes.
 layout(constant_id = SPEC_ONESWEEP_ROLLED) const bool ROLLED = false;
+// COUNT_AGGREGATE (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment for GPU runs): step 1's lanes whose digit
+// is the first live lane's add to their row once, by one lane, instead of each by its own atomic. On
+// skewed keys most lanes of a round share a digit, and their atomics on one word serialise; on random
+// keys it costs a broadcast and a ballot per key for nothing. gpu-check's skewed-input stage times it.
+layout(constant_id = SPEC_BALLOT_COUNT_AGGREGATE) const bool COUNT_AGGREGATE = false;
 const bool IN_REGISTERS = ITEMS <= 32u && !ROLLED;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
 const bool STAGED = STAGE_KEYS >= TILE;
@@ -123,7 +128,18 @@ shared uint s_start[RADIX];              // staging: where each digit's keys sta
 uint hist_word(uint row, uint d) { return WIDE_ROWS ? row + d : row + (d >> 1); }
 uint hist_shift(uint d) { return WIDE_ROWS ? 0u : (d & 1u) << 4; }
 // 1. One key of digit d into row `row` (shared atomics: only the subgroup's own lanes share a word).
-void count_in_row(uint row, uint d) { atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d)); }
+// Every live lane of the round calls it with its key's digit (COUNT_AGGREGATE votes among them).
+void count_in_row(uint row, uint d) {
+  if (COUNT_AGGREGATE) {
+    const uint first = subgroupBroadcastFirst(d);
+    const uvec4 same = subgroupBallot(d == first);
+    if (d == first) {
+      if (subgroupElect()) atomicAdd(s_hist[hist_word(row, d)], subgroupBallotBitCount(same) << hist_shift(d));
+      return;
+    }
+  }
+  atomicAdd(s_hist[hist_word(row, d)], 1u << hist_shift(d));
+}
 
 void stage_key(uint slot, Key k) {
 #if KEY_WORDS == 1

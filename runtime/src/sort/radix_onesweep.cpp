@@ -100,6 +100,15 @@ bool onesweep_rolled() {
   if (std::string(v) == "1") return true;
   throw Error(std::string("VKSORT_ONESWEEP_ROLLED is \"") + v + "\"; it takes 0 or 1");
 }
+// VKSORT_BALLOT_COUNT_AGGREGATE, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_COUNT_AGGREGATE):
+// "1" counts the lanes of a round that share the first live lane's digit with one atomic; "0" or unset
+// counts each lane by its own.
+bool ballot_count_aggregate() {
+  const char* v = std::getenv("VKSORT_BALLOT_COUNT_AGGREGATE");
+  if (!v || !*v || std::string(v) == "0") return false;
+  if (std::string(v) == "1") return true;
+  throw Error(std::string("VKSORT_BALLOT_COUNT_AGGREGATE is \"") + v + "\"; it takes 0 or 1");
+}
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() {
@@ -217,6 +226,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
                   "; use RadixRanking::ballot");
     rolled_ = onesweep_rolled();
+    count_aggregate_ = ballot_count_aggregate();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
@@ -340,7 +350,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
-                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}},
+                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -521,6 +531,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
           {"ballot_rows", double(subgroups_)},
           {"ballot_rolled", rolled_ ? 1.0 : 0.0},
+          {"ballot_count_aggregate", count_aggregate_ ? 1.0 : 0.0},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
           {"tile", double(tile())},

@@ -784,7 +784,7 @@ TEST_CASE("single-pass radix sort: the histogram's copies of each counter") {
   const uint32_t shared = gpu.info().max_shared_memory;
   uint64_t seed = 7600;
   for (Key key : {Key::u32, Key::u64}) {
-    const uint64_t histogram_bytes = key_bytes(key) * 8 / 8 * 256 * 4;  // all passes' 8-bit digits, one copy
+    const uint64_t histogram_bytes = uint64_t(key_bytes(key)) * 256 * 4;  // a pass per key byte, one copy
     uint32_t fitting = 4;
     while (fitting > 1 && fitting * histogram_bytes > shared / 2) fitting /= 2;
     for (const char* forced : {"", "1", "2", "4", "8"}) {

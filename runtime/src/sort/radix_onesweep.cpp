@@ -92,23 +92,20 @@ uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return 16;
 }
-// VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
-// reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
-bool onesweep_rolled() {
-  const char* v = std::getenv("VKSORT_ONESWEEP_ROLLED");
+// An experiment's on/off switch from the environment: "1" on; "0", "" or unset off; anything else refused.
+bool env_switch(const char* name) {
+  const char* v = std::getenv(name);
   if (!v || !*v || std::string(v) == "0") return false;
   if (std::string(v) == "1") return true;
-  throw Error(std::string("VKSORT_ONESWEEP_ROLLED is \"") + v + "\"; it takes 0 or 1");
+  throw Error(std::string(name) + " is \"" + v + "\"; it takes 0 or 1");
 }
+// VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
+// reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
+bool onesweep_rolled() { return env_switch("VKSORT_ONESWEEP_ROLLED"); }
 // VKSORT_BALLOT_COUNT_AGGREGATE, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_COUNT_AGGREGATE):
 // "1" counts the lanes of a round that share the first live lane's digit with one atomic; "0" or unset
 // counts each lane by its own.
-bool ballot_count_aggregate() {
-  const char* v = std::getenv("VKSORT_BALLOT_COUNT_AGGREGATE");
-  if (!v || !*v || std::string(v) == "0") return false;
-  if (std::string(v) == "1") return true;
-  throw Error(std::string("VKSORT_BALLOT_COUNT_AGGREGATE is \"") + v + "\"; it takes 0 or 1");
-}
+bool ballot_count_aggregate() { return env_switch("VKSORT_BALLOT_COUNT_AGGREGATE"); }
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() {

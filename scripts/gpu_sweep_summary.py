@@ -5,6 +5,13 @@ and the single pass's look-back facts (window, rounds per tile, rounds spent spi
 whether digits walked on their own), how tiles were staged and the ballot ranking's row width (bits per
 histogram counter), so their cost can be read beside the rate;
 and the pass kernel's registers per invocation where the driver reported them (pipeline-stats.txt).
+On NVIDIA devices two more columns read those registers through NVIDIA's register file: workgroups
+of the case's shape an SM holds by registers alone (65536 32-bit registers per SM, given out per warp
+of 32 in units of 256, i.e. per invocation rounded up to 8: the CUDA occupancy calculator's rule for
+every GPU since Kepler), and the keys those workgroups' tiles hold at once. Neither is measured: they
+test a hypothesis. On the H200 sweep of session 26 (bench/results/nvidia-h200_2026-11-28-session26)
+the time of all 15 cases with registers fell as those resident keys rose (u32 keys, pairs and u64
+keys alike; at equal residency the larger tile won).
 The upfront histogram's time does not depend on the pass's shape: a case whose histogram took much
 longer than the others' ran at a lower GPU clock (an H200 dropped to 345-675 MHz between runs), and its
 time says little about its shape.
@@ -18,8 +25,9 @@ import sys
 from bench_runs import bench_files, print_list_file, run_dir
 
 
-def pass_registers(run):
-    """Case label -> the single pass's pass kernel's register count, from gpu-sweep.sh's pipeline-stats.txt."""
+def pass_statistics(run):
+    """Case label -> (registers, shared bytes) of the single pass's pass kernel, from gpu-sweep.sh's
+    pipeline-stats.txt (shared bytes None where not reported)."""
     path = os.path.join(run, "pipeline-stats.txt")
     found = {}
     if not os.path.exists(path):
@@ -32,8 +40,24 @@ def pass_registers(run):
             elif label and label not in found and re.search(r"pipeline radix_onesweep_(ballot|match|columns)", line):
                 m = re.search(r"Register Count (\d+)", line)
                 if m:
-                    found[label] = m.group(1)
+                    shared = re.search(r"Shared Memory Size (\d+)", line)
+                    found[label] = (int(m.group(1)), int(shared.group(1)) if shared else None)
     return found
+
+
+# NVIDIA's register file, the same on every GPU since Kepler: per SM, and the unit a warp's registers
+# are given out in (so per invocation a multiple of 8 for warps of 32).
+NVIDIA_SM_REGISTERS = 65536
+NVIDIA_WARP_REGISTER_UNIT = 256
+NVIDIA_WARP = 32
+
+
+def nvidia_workgroups_per_sm(workgroup, registers):
+    """Workgroups of `workgroup` invocations at `registers` each that one NVIDIA SM holds by registers
+    alone (shared memory and warp slots may bound it further)."""
+    warps = -(-workgroup // NVIDIA_WARP)
+    per_warp = -(-registers * NVIDIA_WARP // NVIDIA_WARP_REGISTER_UNIT) * NVIDIA_WARP_REGISTER_UNIT
+    return NVIDIA_SM_REGISTERS // (warps * per_warp)
 
 
 def histogram_ms(result):
@@ -48,10 +72,14 @@ def main():
         return 2
     files, device = bench_files(run, "sweep")
     rows = [(r["n"], label, r) for label, data in files for r in data["results"]]
-    registers = pass_registers(run)
+    statistics = pass_statistics(run)
+    nvidia = "nvidia" in (device or "").lower()
     print(f"# single-pass look-back sweep on {device or 'unknown device'}: uniform keys, median GPU time\n")
-    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | rows | window | per digit | rounds/tile | spin rounds | fallbacks | registers | histogram ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    if nvidia and statistics:
+        print("WGs/SM and resident keys: NVIDIA's register file (65536 per SM, per warp in units of 256) and the pass")
+        print("kernel's registers alone, a model to test against the times (scripts/gpu_sweep_summary.py).\n")
+    print("| n | case | ms | Gkeys/s | workgroup | tile | staging | rows | window | per digit | rounds/tile | spin rounds | fallbacks | registers | WGs/SM | resident keys | histogram ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, label, r in sorted(rows, key=lambda row: (row[0], row[1])):
         f = r.get("facts", {})
         ms = r["gpu_ms"]["median"]
@@ -60,9 +88,13 @@ def main():
             return fmt.format(f[name]) if name in f else ""
 
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
+        registers, per_sm, resident = statistics.get(label, (None, None))[0], "", ""
+        if nvidia and registers and "workgroup" in f and "tile" in f:
+            workgroups = nvidia_workgroups_per_sm(int(f["workgroup"]), registers)
+            per_sm, resident = str(workgroups), str(workgroups * int(f["tile"]))
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | {fact('ballot_row_bits')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "
-              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers.get(label, '')} | "
+              f"{fact('lookback_spin_rounds')} | {fact('lookback_fallbacks')} | {registers or ''} | {per_sm} | {resident} | "
               f"{histogram_ms(r)} |")
     print_list_file(run, "skipped.txt", "Skipped (refused by the library on this device):")
     print_list_file(run, "failed.txt", "Failed:")

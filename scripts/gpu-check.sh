@@ -6,6 +6,10 @@
 #
 #   1. `vksort info` and the radix kernels' pipeline statistics (registers, local memory), where the
 #      driver reports them (VK_KHR_pipeline_executable_properties).
+#   1b. Where the driver reports registers: the pass kernel compiled at 8-24 keys per invocation (u32
+#      keys, pairs, u64 keys; 4096 keys, untimed), and from those registers up to two more shapes per
+#      kind (one for pairs and u64) that NVIDIA's register file favours (scripts/nvidia_occupancy.py:
+#      the most keys resident per SM), which the sweep (3) adds to its fixed shapes.
 #   2. The radix sort against CUB: u32 keys, u32 pairs and u64 keys at --sizes, the default path of
 #      this build ("new"), and u32 keys of --old DIR's build ("old") and --mid DIR's ("mid"); every
 #      result checked; sorts back to back (--resident) after --warmup-ms of warm-up; CUB
@@ -14,8 +18,9 @@
 #      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 on
 #      48 KiB devices; an H200 measured 384 x 16 1.23x as fast as 256 x 16 at 2^26, and CUB's own
 #      384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
-#      against 384-invocation shapes and larger tiles: u64 256 x 16 stages early beside 32-bit rows on
-#      48 KiB since session 21), the match ranking; with each case's pipeline statistics
+#      against other shapes: u64 256 x 16 stages early beside 32-bit rows on 48 KiB since session 21;
+#      the shapes that held one workgroup per SM by registers and lost in session 26, u32 448 x 16,
+#      pairs 384 x 12, u64 384 x 10, are no longer swept), the shapes of 1b, the match ranking; with each case's pipeline statistics
 #      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
 #      table's last column.
 #      (16-bit ballot rows, VKSORT_BALLOT_ROW_BITS=16, lost to 32-bit ones on H200s in sessions 20 and 26
@@ -178,6 +183,38 @@ measure_stage "device and pipeline statistics" 30 && {
 partitioned=0
 grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1
 
+# 1b. The pass kernel's registers at other keys per invocation (compiled and run once at 4096 keys,
+# untimed), for the shapes NVIDIA's register file favours (scripts/nvidia_occupancy.py), which the
+# sweep (3) then times beside its fixed shapes. Only where the driver reports registers (not lavapipe).
+if grep -q 'does not offer' "$out/pipeline-stats.txt" 2>/dev/null; then
+  : >"$out/pipeline-stats-items.txt"
+  echo "== pass kernel registers at 8-24 keys per invocation: the driver reports none (no model shapes)"
+else measure_stage "pass kernel registers at 8-24 keys per invocation" 20 && {
+  for probe in "u32:12,16,20,24" "u32 --values:12,16,20" "u64:8,12,16"; do
+    IFS=, read -r -a probe_items <<<"${probe#*:}"
+    for i in "${probe_items[@]}"; do
+      # shellcheck disable=SC2086 # the kind is several words
+      VKSORT_PIPELINE_STATS=1 within 15 "$bin/vksort" bench --algo radix --type ${probe%%:*} --radix-scan single-pass \
+        --radix-ranking ballot --items-per-thread "$i" --n 4k --repeat 1 --warmup 0 --no-cpu 2>&1 | grep -e '^vksort: pipeline radix_onesweep_ballot'
+    done
+  done | sort -u >"$out/pipeline-stats-items.txt"
+  cut -c1-200 "$out/pipeline-stats-items.txt"
+}
+fi
+# The sweep's fixed shapes, and up to two more per kind that the model favours (none without registers).
+sweep_u32="256x16,384x16,384x12,384x20,320x16" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
+model_shapes() {  # kernel, shapes already swept, count
+  [ -s "$out/pipeline-stats-items.txt" ] || return 0
+  "$python" scripts/nvidia_occupancy.py shapes --kernel "$1" --exclude "$2" --count "$3" "$out/pipeline-stats-items.txt" \
+    "$out/pipeline-stats.txt" 2>/dev/null
+}
+with_model() {  # shapes, model's shapes
+  if [ -n "$2" ]; then echo "$1,$2"; else echo "$1"; fi
+}
+sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32" 2)")
+sweep_pairs=$(with_model "$sweep_pairs" "$(model_shapes radix_onesweep_ballot_k32_v "$sweep_pairs" 1)")
+sweep_u64=$(with_model "$sweep_u64" "$(model_shapes radix_onesweep_ballot_k64 "$sweep_u64" 1)")
+
 # 2. label, binary, bench options: one JSON per kind and label, named as scripts/gpu_bench_summary.py reads them.
 bench_case() {
   local file="$1" binary="$2"
@@ -222,8 +259,8 @@ fi
 # 3. The shape sweep, one size per process (see the header), with each shape's pipeline statistics.
 measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   within 200 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
-    --shapes 256x16,384x16,384x12,384x20,320x16,448x16 --pairs-shapes 256x16,384x8,384x12,256x12 \
-    --u64-items "" --u64-shapes 256x16,256x12,256x8,384x10 --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    --shapes "$sweep_u32" --pairs-shapes "$sweep_pairs" \
+    --u64-items "" --u64-shapes "$sweep_u64" --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
     >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
   # What came back even if the sweep ran out of time.
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null

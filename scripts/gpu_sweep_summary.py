@@ -5,10 +5,9 @@ and the single pass's look-back facts (window, rounds per tile, rounds spent spi
 whether digits walked on their own), how tiles were staged and the ballot ranking's row width (bits per
 histogram counter), so their cost can be read beside the rate;
 and the pass kernel's registers per invocation where the driver reported them (pipeline-stats.txt).
-On NVIDIA devices two more columns read those registers through NVIDIA's register file: workgroups
-of the case's shape an SM holds by registers alone (65536 32-bit registers per SM, given out per warp
-of 32 in units of 256, i.e. per invocation rounded up to 8: the CUDA occupancy calculator's rule for
-every GPU since Kepler), and the keys those workgroups' tiles hold at once. Neither is measured: they
+On NVIDIA devices two more columns read those registers through NVIDIA's register file
+(scripts/nvidia_occupancy.py): workgroups of the case's shape an SM holds by registers alone, and the
+keys those workgroups' tiles hold at once. Neither is measured: they
 test a hypothesis. On the H200 sweep of session 26 (bench/results/nvidia-h200_2026-11-28-session26)
 the time of all 15 cases with registers fell as those resident keys rose (u32 keys, pairs and u64
 keys alike; at equal residency the larger tile won).
@@ -23,6 +22,7 @@ import re
 import sys
 
 from bench_runs import bench_files, print_list_file, run_dir
+from nvidia_occupancy import workgroups_per_sm
 
 
 def pass_statistics(run):
@@ -43,21 +43,6 @@ def pass_statistics(run):
                     shared = re.search(r"Shared Memory Size (\d+)", line)
                     found[label] = (int(m.group(1)), int(shared.group(1)) if shared else None)
     return found
-
-
-# NVIDIA's register file, the same on every GPU since Kepler: per SM, and the unit a warp's registers
-# are given out in (so per invocation a multiple of 8 for warps of 32).
-NVIDIA_SM_REGISTERS = 65536
-NVIDIA_WARP_REGISTER_UNIT = 256
-NVIDIA_WARP = 32
-
-
-def nvidia_workgroups_per_sm(workgroup, registers):
-    """Workgroups of `workgroup` invocations at `registers` each that one NVIDIA SM holds by registers
-    alone (shared memory and warp slots may bound it further)."""
-    warps = -(-workgroup // NVIDIA_WARP)
-    per_warp = -(-registers * NVIDIA_WARP // NVIDIA_WARP_REGISTER_UNIT) * NVIDIA_WARP_REGISTER_UNIT
-    return NVIDIA_SM_REGISTERS // (warps * per_warp)
 
 
 def histogram_ms(result):
@@ -90,7 +75,7 @@ def main():
         staging = "" if "staged" not in f else "early" if f.get("staged_early") == 1 else "late" if f["staged"] == 1 else "direct"
         registers, per_sm, resident = statistics.get(label, (None, None))[0], "", ""
         if nvidia and registers and "workgroup" in f and "tile" in f:
-            workgroups = nvidia_workgroups_per_sm(int(f["workgroup"]), registers)
+            workgroups = workgroups_per_sm(int(f["workgroup"]), registers)
             per_sm, resident = str(workgroups), str(workgroups * int(f["tile"]))
         print(f"| 2^{n.bit_length() - 1} | {label} | {ms:.3f} | {n / ms / 1e6:.3g} | {fact('workgroup')} | {fact('tile')} | {staging} | {fact('ballot_row_bits')} | "
               f"{fact('lookback_window')} | {fact('lookback_per_digit')} | {fact('lookback_rounds_per_tile', '{:.2f}')} | "

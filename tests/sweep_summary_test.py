@@ -1,20 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""scripts/gpu_sweep_summary.py reads NVIDIA's register file right: workgroups per SM by registers
-alone, and the keys their tiles hold, on the H200 sweep committed from session 26 (its pipeline
-statistics give each case's registers), and on shapes worked out by hand.
+"""scripts/nvidia_occupancy.py's model of NVIDIA's register file (workgroups per SM by registers
+alone) on shapes worked out by hand, the shapes it favours from pipeline statistics, and
+scripts/gpu_sweep_summary.py's columns from it (workgroups per SM, resident keys) on the H200 sweep
+committed from session 26 (its pipeline statistics give each case's registers).
 
     python3 tests/sweep_summary_test.py scripts/gpu_sweep_summary.py bench/results/.../sweep
 """
-import importlib.util
 import os
 import subprocess
 import sys
 
 script, sweep = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(script))
-spec = importlib.util.spec_from_file_location("gpu_sweep_summary", script)
-summary = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(summary)
+import nvidia_occupancy as model  # noqa: E402 (beside the script under test)
 
 failures = []
 
@@ -25,7 +23,7 @@ def check(ok, what):
 
 
 # By hand: registers per warp round up to units of 256 (8 per invocation), warps round up to 32 lanes.
-wps = summary.nvidia_workgroups_per_sm
+wps = model.workgroups_per_sm
 check(wps(384, 92) == 1, "384 x 96 registers = 36864: one per SM")
 check(wps(320, 92) == 2, "320 x 96 = 30720: two")
 check(wps(384, 80) == 2, "384 x 80 = 30720: two")
@@ -33,6 +31,20 @@ check(wps(384, 81) == 1, "81 registers round up to 88: 384 x 88 = 33792, one")
 check(wps(256, 77) == 3, "256 x 80 = 20480: three")
 check(wps(100, 32) == 16, "100 invocations take 4 warps: 128 x 32 = 4096, sixteen")
 check(wps(1024, 255) == 0, "1024 x 256 registers exceed the file: none")
+
+# A pipeline line as VKSORT_PIPELINE_STATS writes it.
+line = ("vksort: pipeline radix_onesweep_ballot_k32 (workgroup 384 full subgroups, spec 1=0, spec 2=0, spec 4=16, "
+        "spec 5=8, spec 8=6144): Register Count 92; Binary Size 44160; Shared Memory Size 42104")
+check(model.parse_line(line) == ("radix_onesweep_ballot_k32", 384, 16, 92), f"parse_line: {model.parse_line(line)}")
+check(model.parse_line("vksort: pipeline util_copy_words (workgroup 256): Binary Size 768") is None, "no registers: no shape")
+# 16 keys at 92 registers (96 allotted): 2 x 320 (10240 keys) or 3 x 224 (10752); 20 keys at 97 (104):
+# 2 x 288 (11520). The best per keys per invocation, most resident keys first; excluded shapes skipped.
+fav = model.favoured_shapes
+check(fav({16: 92, 20: 97}) == ["288x20", "224x16"], f"favoured {fav({16: 92, 20: 97})}")
+check(fav({16: 92, 20: 97}, {"288x20"}, 1) == ["192x20"], f"excluded: {fav({16: 92, 20: 97}, {'288x20'}, 1)}")
+check(fav({12: 76}) == ["384x12"], f"76 registers at 12 keys: {fav({12: 76})}")  # 2 x 384, 3 x 256: 9216 both, larger tile
+check(fav({}) == [], "nothing observed: nothing favoured")
+check(fav({32: 255}) == ["128x32"], f"255 registers (256 allotted): 2 x 128 fill the file exactly: {fav({32: 255})}")
 
 out = subprocess.run([sys.executable, script, sweep], capture_output=True, text=True, check=True).stdout
 rows = {}

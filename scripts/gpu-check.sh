@@ -13,7 +13,9 @@
 #   2. The radix sort against CUB: u32 keys, u32 pairs and u64 keys at --sizes, the default path of
 #      this build ("new"), and u32 keys of --old DIR's build ("old") and --mid DIR's ("mid"); every
 #      result checked; sorts back to back (--resident) after --warmup-ms of warm-up; CUB
-#      (scripts/cub_anchor.py) on the same sizes; a Markdown table (scripts/gpu_bench_summary.py).
+#      (scripts/cub_anchor.py) on the same sizes; a Markdown table (scripts/gpu_bench_summary.py); then
+#      CUB's kernels at the largest size (scripts/cub_kernels.py: its histogram, scan and Onesweep
+#      passes per sort by torch.profiler, beside this build's histogram and passes; cub-kernels.md).
 #   3. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes, each case a process of
 #      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 on
 #      48 KiB devices; an H200 measured 384 x 16 1.23x as fast as 256 x 16 at 2^26, and CUB's own
@@ -255,6 +257,13 @@ else
   echo "no python3 with PyTorch here: CUB not timed" | tee -a "$out/skipped.txt"
 fi
 [ "$tests_only" -eq 0 ] && "$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
+# CUB's sort kernel by kernel at the largest size (torch.profiler), beside this build's phases: the
+# histogram against CUB's, the passes against its Onesweep passes, and what the timed call adds.
+if [ "$tests_only" -eq 0 ] && [ -n "$cub_python" ]; then
+  measure_stage "CUB's kernels at 2^$max_log (torch.profiler)" 20 &&
+    within 60 "$cub_python" scripts/cub_kernels.py --log "$max_log" --repeat 3 --warmup-ms 500 --out "$out/cub-kernels.json" \
+      --vksort-dir "$out" | tee "$out/cub-kernels.md"
+fi
 
 # 3. The shape sweep, one size per process (see the header), with each shape's pipeline statistics.
 measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {

@@ -13,6 +13,7 @@
 #include "gpu/context.hpp"
 #include "gpu/device_select.hpp"
 #include "gpu/recorder.hpp"
+#include "sort/env_knobs.hpp"
 #include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 
@@ -432,4 +433,60 @@ TEST_CASE("the copy-bandwidth yardstick times whole words, refuses nonsense, and
   const CopyBandwidth none = measure_copy_bandwidth(untimed, 4096, 1);
   CHECK(!none.timed());
   CHECK(none.gb_per_s() < 0);
+}
+
+// The sorts' experiment and diagnostic knobs (sort/env_knobs.hpp): unset and "" are the default, and any
+// value a knob does not take is refused with its name, its value and what it takes.
+TEST_CASE("environment knobs: defaults when unset or empty, strict values, and what each takes") {
+  using namespace vksort::algo;
+  const char* name = "VKSORT_TEST_KNOB";
+  test::ScopedEnv knob(name, std::nullopt);
+  CHECK(!env_switch(name));
+  CHECK(!env_count(name, 1, 128, "a count").has_value());
+  CHECK(env_choice(name, {16, 32}) == 0);
+  CHECK(env_list(name, {"count", "spine"}).empty());
+  knob.set("");
+  CHECK(!env_switch(name));
+  CHECK(!env_count(name, 1, 128, "a count").has_value());
+  CHECK(env_choice(name, {16, 32}) == 0);
+  CHECK(env_list(name, {"count", "spine"}).empty());
+
+  knob.set("0");
+  CHECK(!env_switch(name));
+  knob.set("1");
+  CHECK(env_switch(name));
+  for (const char* bad : {"yes", "true", "2", " 1", "01"}) {
+    knob.set(bad);
+    CHECK_THROWS_WITH_AS(env_switch(name), ("VKSORT_TEST_KNOB is \"" + std::string(bad) + "\"; it takes 0 or 1").c_str(), Error);
+  }
+
+  knob.set("128");
+  CHECK(env_count(name, 1, 128, "a count, 1 to 128") == 128u);
+  knob.set("007");
+  CHECK(env_count(name, 1, 128, "a count, 1 to 128") == 7u);
+  for (const char* bad : {"0", "129", "-1", "1e2", "12 ", "4294967297", "x"}) {
+    knob.set(bad);
+    CHECK_THROWS_WITH_AS(env_count(name, 1, 128, "a count, 1 to 128"),
+                         ("VKSORT_TEST_KNOB is \"" + std::string(bad) + "\"; it takes a count, 1 to 128").c_str(), Error);
+  }
+
+  knob.set("32");
+  CHECK(env_choice(name, {16, 32}) == 32u);
+  knob.set("8");
+  CHECK(env_choice(name, {1, 2, 4, 8}) == 8u);
+  knob.set("08");
+  CHECK_THROWS_WITH_AS(env_choice(name, {1, 2, 4, 8}), "VKSORT_TEST_KNOB is \"08\"; it takes 1, 2, 4 or 8", Error);
+  knob.set("24");
+  CHECK_THROWS_WITH_AS(env_choice(name, {16, 32}), "VKSORT_TEST_KNOB is \"24\"; it takes 16 or 32", Error);
+
+  knob.set("spine");
+  CHECK(env_list(name, {"count", "spine", "scatter"}) == std::vector<std::string>{"spine"});
+  knob.set("scatter,count,scatter");
+  CHECK(env_list(name, {"count", "spine", "scatter"}) == std::vector<std::string>{"scatter", "count", "scatter"});
+  for (const char* bad : {"count,warp", ",count", "count,,spine", "Count", "count spine"}) {
+    knob.set(bad);
+    CHECK_THROWS_WITH_AS(env_list(name, {"count", "spine", "scatter"}),
+                         ("VKSORT_TEST_KNOB is \"" + std::string(bad) + "\"; it takes a comma-separated list of count, spine and scatter").c_str(),
+                         Error);
+  }
 }

@@ -3,11 +3,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
-#include <optional>
 #include <span>
 #include <string>
 
+#include "sort/env_knobs.hpp"
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
 #include "vksort/error.hpp"
@@ -35,17 +34,6 @@ constexpr uint32_t max_lookback_window = 32;
 // Column ranking: a 32-bit counter per digit and invocation.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
-}
-// The environment knob `name` as a count in [least, most]; nullopt where unset or ""; anything else
-// is refused, saying it takes `what`.
-std::optional<uint32_t> env_count(const char* name, uint32_t least, uint32_t most, const char* what) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
-  const std::string s(v);
-  const bool digits = s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
-  const uint32_t n = digits ? uint32_t(std::stoul(s)) : 0;
-  if (!digits || n < least || n > most) throw Error(std::string(name) + " is \"" + s + "\"; it takes " + what);
-  return n;
 }
 // VKSORT_BALLOT_SUBGROUP_LANES, for tests: the live invocations per subgroup the ballot ranking counts
 // on where its pipeline does not require full subgroups (1 to 128), instead of what vksort knows of the
@@ -92,13 +80,6 @@ uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
   return 16;
 }
-// An experiment's on/off switch from the environment: "1" on; "0", "" or unset off; anything else refused.
-bool env_switch(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v || std::string(v) == "0") return false;
-  if (std::string(v) == "1") return true;
-  throw Error(std::string(name) + " is \"" + v + "\"; it takes 0 or 1");
-}
 // VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
 // reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
 bool onesweep_rolled() { return env_switch("VKSORT_ONESWEEP_ROLLED"); }
@@ -108,23 +89,11 @@ bool onesweep_rolled() { return env_switch("VKSORT_ONESWEEP_ROLLED"); }
 bool ballot_count_aggregate() { return env_switch("VKSORT_BALLOT_COUNT_AGGREGATE"); }
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
-uint32_t forced_ballot_row_bits() {
-  const char* v = std::getenv("VKSORT_BALLOT_ROW_BITS");
-  if (!v || !*v) return 0;
-  if (std::string(v) == "16") return 16;
-  if (std::string(v) == "32") return 32;
-  throw Error(std::string("VKSORT_BALLOT_ROW_BITS is \"") + v + "\"; it takes 16 or 32");
-}
+uint32_t forced_ballot_row_bits() { return env_choice("VKSORT_BALLOT_ROW_BITS", {16, 32}); }
 // VKSORT_HISTOGRAM_REPLICAS, for tests and GPU runs: "1", "2", "4" or "8" forces the copies of each
 // counter the histogram kernel adds into by atomics (onesweep_histogram.comp), which the runtime otherwise
 // picks by fit; unset or "" picks.
-uint32_t forced_histogram_replicas() {
-  const char* v = std::getenv("VKSORT_HISTOGRAM_REPLICAS");
-  if (!v || !*v) return 0;
-  for (uint32_t r : {1u, 2u, 4u, 8u})
-    if (std::string(v) == std::to_string(r)) return r;
-  throw Error(std::string("VKSORT_HISTOGRAM_REPLICAS is \"") + v + "\"; it takes 1, 2, 4 or 8");
-}
+uint32_t forced_histogram_replicas() { return env_choice("VKSORT_HISTOGRAM_REPLICAS", {1, 2, 4, 8}); }
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
 

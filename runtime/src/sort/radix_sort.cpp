@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
-#include <sstream>
 
+#include "sort/env_knobs.hpp"
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
 #include "sort/subgroup_scan.hpp"
@@ -76,16 +75,8 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
 // the whole path without subgroups sorts right (NVIDIA: 64-bit keys with values, docs/algorithms.md).
 // Unset or "": every splits kernel scans by subgroups where it can.
 bool plain_scan_forced(const std::string& kernel) {
-  const char* v = std::getenv("VKSORT_RADIX_PLAIN_SCANS");
-  if (!v || !*v) return false;
-  bool listed = false;
-  std::stringstream list(v);
-  for (std::string item; std::getline(list, item, ',');) {
-    if (item != "count" && item != "spine" && item != "scatter")
-      throw Error(std::string("VKSORT_RADIX_PLAIN_SCANS is \"") + v + "\"; it takes a comma-separated list of count, spine and scatter");
-    listed = listed || item == kernel;
-  }
-  return listed;
+  const std::vector<std::string> listed = env_list("VKSORT_RADIX_PLAIN_SCANS", {"count", "spine", "scatter"});
+  return std::find(listed.begin(), listed.end(), kernel) != listed.end();
 }
 
 }  // namespace

@@ -2,37 +2,17 @@
 # SPDX-License-Identifier: MIT
 """CUB's radix sort on the GPU, timed on the sizes vksort's GPU benchmark uses (scripts/gpu-bench.sh).
 
-cupy.sort and torch.sort call CUB's device radix sort on CUDA devices. Keys: cupy.sort on uint32 and
-uint64 (torch.sort where CuPy is missing: int32 and int64 keys, the same radix sort). Pairs: torch.sort
-with stable=True returns each key's index, so it moves 32-bit keys with 64-bit values (more bytes than
-vksort's 32-bit values: it favours vksort, which the summary says). Times are CUDA events around the
-sort alone, the median of --repeat runs after warm-ups of at least --warmup-ms (a GPU raises its clocks
-only after some time under load; vksort's side of scripts/gpu-bench.sh warms up as long). Writes JSON;
-prints why if nothing runs.
+The sorts are scripts/cub_cases.py's (cupy.sort and torch.sort, which call CUB's device radix sort).
+Times are CUDA events around the call, the median of --repeat runs after warm-ups of at least
+--warmup-ms (a GPU raises its clocks only after some time under load; vksort's side of
+scripts/gpu-bench.sh warms up as long). The call is more than the sort: cupy.sort copies its input
+first (scripts/cub_kernels.py times CUB's kernels apart). Writes JSON; prints why if nothing runs.
 """
 import argparse
 import json
-import statistics
 import sys
-import time
 
-
-def time_ms(fn, repeat, warmup_ms, torch_mod):
-    start, end = torch_mod.cuda.Event(enable_timing=True), torch_mod.cuda.Event(enable_timing=True)
-    began = time.monotonic()
-    fn()
-    torch_mod.cuda.synchronize()
-    while (time.monotonic() - began) * 1000.0 < warmup_ms:
-        fn()
-        torch_mod.cuda.synchronize()
-    runs = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        runs.append(start.elapsed_time(end))
-    return statistics.median(runs), runs
+from cub_cases import cuda_libraries, random_keys, sort_cases, time_ms, warm_up
 
 
 def main():
@@ -48,38 +28,19 @@ def main():
     if a.entropy < 1 or a.entropy > 32:
         print("cub_anchor: --entropy takes 1..32", file=sys.stderr)
         return 2
-    try:
-        import torch
-    except ImportError:
-        print("cub_anchor: no PyTorch here: CUB not timed", file=sys.stderr)
+    libraries = cuda_libraries("cub_anchor", "CUB not timed")
+    if libraries is None:
         return 1
-    if not torch.cuda.is_available():
-        print("cub_anchor: no CUDA device here: CUB not timed", file=sys.stderr)
-        return 1
-    try:
-        import cupy
-    except ImportError:
-        cupy = None
+    torch, cupy = libraries
     results = []
     g = torch.Generator(device="cuda").manual_seed(1)
     for k in range(a.min_log, a.max_log + 1, 2):
         n = 1 << k
-        k32 = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
-        k64 = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
-        # Less entropy per bit (Thearling and Smith, as the Onesweep paper measures): AND more words in.
-        for _ in range(a.entropy - 1):
-            k32 &= torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
-            k64 &= torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
-        cases = []
-        if cupy is not None:
-            c32 = cupy.asarray(k32).view(cupy.uint32)
-            c64 = cupy.asarray(k64).view(cupy.uint64)
-            cases += [("keys-u32", "cupy.sort", lambda: cupy.sort(c32)), ("keys-u64", "cupy.sort", lambda: cupy.sort(c64))]
-        else:
-            cases += [("keys-u32", "torch.sort", lambda: torch.sort(k32)), ("keys-u64", "torch.sort", lambda: torch.sort(k64))]
-        cases.append(("pairs-u32", "torch.sort(stable) 64-bit indices", lambda: torch.sort(k32, stable=True)))
+        k32, k64 = random_keys(torch, g, n, a.entropy)
+        cases = sort_cases(torch, cupy, k32, k64)
         for kind, api, fn in cases:
-            median, runs = time_ms(fn, a.repeat, a.warmup_ms, torch)
+            warm_up(fn, a.warmup_ms, torch)
+            median, runs = time_ms(fn, a.repeat, torch)
             results.append({"kind": kind, "api": api, "n": n, "entropy": a.entropy, "gpu_ms": {"median": median, "runs": runs}})
             print(f"{kind:10} n=2^{k:<2} entropy {a.entropy} {api:36} {median:9.3f} ms  {n / median / 1e6:8.2f} Gkeys/s")
     with open(a.out, "w") as f:

@@ -22,7 +22,8 @@ import argparse
 import json
 import os
 import sys
-import time
+
+from cub_cases import cuda_libraries, random_keys, sort_cases, time_ms, warm_up
 
 # What a kernel does, by the words in its (demangled) name; the first match wins.
 CATEGORIES = [
@@ -51,16 +52,6 @@ def per_sort(kernels, sorts):
         c["ms"] += total_us / 1000.0 / sorts
         c["calls"] += calls / sorts
     return out
-
-
-def warm_up(fn, warmup_ms, torch):
-    """Calls fn once, and again until warmup_ms have passed (a GPU raises its clocks under load)."""
-    began = time.monotonic()
-    fn()
-    torch.cuda.synchronize()
-    while (time.monotonic() - began) * 1000.0 < warmup_ms:
-        fn()
-        torch.cuda.synchronize()
 
 
 def profile(fn, repeat, torch):
@@ -128,48 +119,24 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--vksort-dir", default="")
     a = p.parse_args()
-    try:
-        import torch
-    except ImportError:
-        print("cub_kernels: no PyTorch here: CUB's kernels not profiled", file=sys.stderr)
+    libraries = cuda_libraries("cub_kernels", "CUB's kernels not profiled")
+    if libraries is None:
         return 1
-    if not torch.cuda.is_available():
-        print("cub_kernels: no CUDA device here: CUB's kernels not profiled", file=sys.stderr)
-        return 1
-    try:
-        import cupy
-    except ImportError:
-        cupy = None
+    torch, cupy = libraries
     n = 1 << a.log
-    g = torch.Generator(device="cuda").manual_seed(1)
-    k32 = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=g)
-    k64 = torch.randint(-2**63, 2**63 - 1, (n,), device="cuda", dtype=torch.int64, generator=g)
-    cases = []
-    if cupy is not None:
-        c32, c64 = cupy.asarray(k32).view(cupy.uint32), cupy.asarray(k64).view(cupy.uint64)
-        cases += [("keys-u32", "cupy.sort", lambda: cupy.sort(c32)), ("keys-u64", "cupy.sort", lambda: cupy.sort(c64))]
-    else:
-        cases += [("keys-u32", "torch.sort", lambda: torch.sort(k32)), ("keys-u64", "torch.sort", lambda: torch.sort(k64))]
-    cases.append(("pairs-u32", "torch.sort(stable) 64-bit indices", lambda: torch.sort(k32, stable=True)))
+    k32, k64 = random_keys(torch, torch.Generator(device="cuda").manual_seed(1), n)
+    cases = sort_cases(torch, cupy, k32, k64)
     results = []
     for kind, api, fn in cases:
         # After a warm-up, the call as scripts/cub_anchor.py times it (CUDA events, median of at least 3),
         # then its kernels.
         warm_up(fn, a.warmup_ms, torch)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        calls = []
-        for _ in range(max(3, a.repeat)):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            calls.append(start.elapsed_time(end))
+        call_ms, _ = time_ms(fn, max(3, a.repeat), torch)
         kernels = profile(fn, a.repeat, torch)
         if not kernels:
             print(f"cub_kernels: {kind}: the profiler recorded no kernel (CUPTI unavailable?)", file=sys.stderr)
             return 1
-        sorted_calls = sorted(calls)
-        results.append({"kind": kind, "api": api, "n": n, "call_ms": sorted_calls[len(sorted_calls) // 2],
+        results.append({"kind": kind, "api": api, "n": n, "call_ms": call_ms,
                         "kernels_ms": sum(t for _, t, _ in kernels) / 1000.0 / a.repeat,
                         "per_sort": per_sort(kernels, a.repeat),
                         "kernels": [{"name": name[:300], "us_per_sort": t / a.repeat, "calls_per_sort": c / a.repeat}

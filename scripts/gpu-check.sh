@@ -27,8 +27,9 @@
 #      table's last column.
 #      (16-bit ballot rows, VKSORT_BALLOT_ROW_BITS=16, lost to 32-bit ones on H200s in sessions 20 and 26
 #      and are no longer swept; CUB's own 256 x 21 lost twice too.)
-#   3c. (run after 3) The same sweep's default shapes and 384 x 16 with VKSORT_ONESWEEP_ROLLED=1 (keys
-#      reloaded to rank them, not held in registers: an experiment, sweep-rolled/).
+#   3c. (run after 3) The same sweep's default shapes with VKSORT_ONESWEEP_ROLLED=1 (keys reloaded to
+#      rank them, not held in registers: an experiment, sweep-rolled/), and u32 keys so at 256 x 24 and
+#      256 x 32, tiles whose keys would not fit in registers.
 #   3e. (run after 3c) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
@@ -278,10 +279,14 @@ measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
 
 # 3c. The ballot pass with its keys reloaded rather than held in registers (VKSORT_ONESWEEP_ROLLED=1,
 # an experiment: fewer registers, more workgroups per SM; AMD's compiler: 8-24 fewer VGPRs), at the
-# default shapes and 384 x 16, beside the main sweep's same shapes.
+# default shapes (beside the main sweep's same shapes), and for u32 keys at larger tiles: reloaded, a
+# tile's keys no longer cost registers, so 256 x 24 and 256 x 32 (staged early in 37 and 45 KiB) may
+# keep three workgroups on an SM where the in-register kernel kept one or two of 6144 keys
+# (scripts/nvidia_occupancy.py's reading of session 26; 22ac649, whose arrays were in local memory, held
+# 3 of 256 at 68 registers and sorted 1.12x as fast as the 84-register kernel at 2^28, session 20).
 measure_stage "shape sweep, keys reloaded (VKSORT_ONESWEEP_ROLLED=1), at $sweep_sizes" 40 && {
-  VKSORT_ONESWEEP_ROLLED=1 within 80 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
-    --workgroups 0 --shapes 256x16,384x16 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --repeat "$repeat" \
+  VKSORT_ONESWEEP_ROLLED=1 within 90 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
+    --workgroups 0 --shapes 256x32,256x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --repeat "$repeat" \
     --warmup-ms 500 --timeout 60 --out "$out/sweep-rolled" >"$out/sweep-rolled.log" 2>&1 ||
     { echo "gpu-check: the rolled sweep failed or ran out of time (sweep-rolled.log)"; failed=1; }
   "$python" scripts/gpu_sweep_summary.py "$out/sweep-rolled" >"$out/sweep-rolled/sweep.md" 2>/dev/null

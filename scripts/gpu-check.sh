@@ -27,9 +27,11 @@
 #      table's last column.
 #      (16-bit ballot rows, VKSORT_BALLOT_ROW_BITS=16, lost to 32-bit ones on H200s in sessions 20 and 26
 #      and are no longer swept; CUB's own 256 x 21 lost twice too.)
-#   3c. (run after 3) The same sweep's default shapes with VKSORT_ONESWEEP_ROLLED=1 (keys reloaded to
-#      rank them, not held in registers: an experiment, sweep-rolled/), and u32 keys so at 256 x 24 and
-#      256 x 32, tiles whose keys would not fit in registers.
+#   3d. (run after 3) The same sweep's default shapes with VKSORT_BALLOT_BATCH=8 (8 keys per invocation
+#      held at once, loaded again to rank: an experiment, sweep-batched/), and u32 keys so at 256 x 24,
+#      256 x 32 and 384 x 24, tiles whose keys would not fit in registers.
+#   3c. (run after 3d) The same with VKSORT_ONESWEEP_ROLLED=1 (every key loaded again, one at a time:
+#      an experiment, sweep-rolled/) at the default shapes, 256 x 24 and 256 x 32.
 #   3e. (run after 3c) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
@@ -275,6 +277,19 @@ measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   # What came back even if the sweep ran out of time.
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null
   cat "$out/sweep/sweep.md"
+}
+
+# 3d. The ballot pass holding 8 keys per invocation at once (VKSORT_BALLOT_BATCH=8, an experiment), loading
+# each batch again to rank it: registers no longer grow with the tile, while a batch's loads are still in
+# flight together (which the rolled loops below give up). At the default shapes, and for u32 keys at
+# tiles whose keys would not fit in registers, beside the main sweep's same shapes.
+measure_stage "shape sweep, keys in batches of 8 (VKSORT_BALLOT_BATCH=8), at $sweep_sizes" 40 && {
+  VKSORT_BALLOT_BATCH=8 within 100 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
+    --workgroups 0 --shapes 256x32,256x24,384x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --repeat "$repeat" \
+    --warmup-ms 500 --timeout 60 --out "$out/sweep-batched" >"$out/sweep-batched.log" 2>&1 ||
+    { echo "gpu-check: the batched sweep failed or ran out of time (sweep-batched.log)"; failed=1; }
+  "$python" scripts/gpu_sweep_summary.py "$out/sweep-batched" >"$out/sweep-batched/sweep.md" 2>/dev/null
+  cat "$out/sweep-batched/sweep.md"
 }
 
 # 3c. The ballot pass with its keys reloaded rather than held in registers (VKSORT_ONESWEEP_ROLLED=1,

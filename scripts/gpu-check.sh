@@ -22,7 +22,8 @@
 #      384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
 #      against other shapes: u64 256 x 16 stages early beside 32-bit rows on 48 KiB since session 21;
 #      the shapes that held one workgroup per SM by registers and lost in session 26, u32 448 x 16,
-#      pairs 384 x 12, u64 384 x 10, are no longer swept), the shapes of 1b, the match ranking; with each case's pipeline statistics
+#      pairs 384 x 12, u64 384 x 10, are no longer swept, nor u32 256 x 16 and the match ranking, which
+#      lost twice), the shapes of 1b; with each case's pipeline statistics
 #      (registers: what decides how many workgroups an SM holds) in sweep/pipeline-stats.txt and the
 #      table's last column.
 #      (16-bit ballot rows, VKSORT_BALLOT_ROW_BITS=16, lost to 32-bit ones on H200s in sessions 20 and 26
@@ -207,7 +208,9 @@ else measure_stage "pass kernel registers at 8-24 keys per invocation" 20 && {
 }
 fi
 # The sweep's fixed shapes, and up to two more per kind that the model favours (none without registers).
-sweep_u32="256x16,384x16,384x12,384x20,320x16" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
+# (u32 384 x 16 is the default, which the sweep's "auto" case times; 256 x 16 and the match ranking lost
+# on H200s in sessions 20 and 26.)
+sweep_u32="384x12,384x20,320x16" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
 model_shapes() {  # kernel, shapes already swept, count
   [ -s "$out/pipeline-stats-items.txt" ] || return 0
   "$python" scripts/nvidia_occupancy.py shapes --kernel "$1" --exclude "$2" --count "$3" "$out/pipeline-stats-items.txt" \
@@ -216,7 +219,7 @@ model_shapes() {  # kernel, shapes already swept, count
 with_model() {  # shapes, model's shapes
   if [ -n "$2" ]; then echo "$1,$2"; else echo "$1"; fi
 }
-sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32" 2)")
+sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32,384x16" 2)")
 sweep_pairs=$(with_model "$sweep_pairs" "$(model_shapes radix_onesweep_ballot_k32_v "$sweep_pairs" 1)")
 sweep_u64=$(with_model "$sweep_u64" "$(model_shapes radix_onesweep_ballot_k64 "$sweep_u64" 1)")
 
@@ -272,7 +275,7 @@ fi
 measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   within 200 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" --workgroups 0 \
     --shapes "$sweep_u32" --pairs-shapes "$sweep_pairs" \
-    --u64-items "" --u64-shapes "$sweep_u64" --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
+    --u64-items "" --u64-shapes "$sweep_u64" --no-match --repeat "$repeat" --warmup-ms 500 --timeout 60 --out "$out/sweep" \
     >"$out/sweep.log" 2>&1 || { echo "gpu-check: the sweep failed or ran out of time (sweep.log)"; failed=1; }
   # What came back even if the sweep ran out of time.
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null
@@ -285,7 +288,7 @@ measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
 # tiles whose keys would not fit in registers, beside the main sweep's same shapes.
 measure_stage "shape sweep, keys in batches of 8 (VKSORT_BALLOT_BATCH=8), at $sweep_sizes" 40 && {
   VKSORT_BALLOT_BATCH=8 within 100 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
-    --workgroups 0 --shapes 256x32,256x24,384x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --repeat "$repeat" \
+    --workgroups 0 --shapes 256x32,256x24,384x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --no-match --repeat "$repeat" \
     --warmup-ms 500 --timeout 60 --out "$out/sweep-batched" >"$out/sweep-batched.log" 2>&1 ||
     { echo "gpu-check: the batched sweep failed or ran out of time (sweep-batched.log)"; failed=1; }
   "$python" scripts/gpu_sweep_summary.py "$out/sweep-batched" >"$out/sweep-batched/sweep.md" 2>/dev/null
@@ -301,7 +304,7 @@ measure_stage "shape sweep, keys in batches of 8 (VKSORT_BALLOT_BATCH=8), at $sw
 # 3 of 256 at 68 registers and sorted 1.12x as fast as the 84-register kernel at 2^28, session 20).
 measure_stage "shape sweep, keys reloaded (VKSORT_ONESWEEP_ROLLED=1), at $sweep_sizes" 40 && {
   VKSORT_ONESWEEP_ROLLED=1 within 90 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
-    --workgroups 0 --shapes 256x32,256x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --repeat "$repeat" \
+    --workgroups 0 --shapes 256x32,256x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --no-match --repeat "$repeat" \
     --warmup-ms 500 --timeout 60 --out "$out/sweep-rolled" >"$out/sweep-rolled.log" 2>&1 ||
     { echo "gpu-check: the rolled sweep failed or ran out of time (sweep-rolled.log)"; failed=1; }
   "$python" scripts/gpu_sweep_summary.py "$out/sweep-rolled" >"$out/sweep-rolled/sweep.md" 2>/dev/null

@@ -56,6 +56,10 @@
 #      now where 22ac649 failed, that store was where the defect lay. Then the test with one kernel at a
 #      time off subgroups (VKSORT_RADIX_PLAIN_SCANS=scatter, count, spine: which kernel's subgroup
 #      variant goes wrong), and the CLI at 128 x 8 with 64-bit keys alone and 32-bit keys with values.
+#      Since session 29 NVIDIA builds all three without subgroups for 64-bit keys (a workaround,
+#      runtime/src/sort/radix_plain_scans.hpp): the plain test_radix run checks the workaround, and the
+#      CLI shapes and one more test_radix run take VKSORT_RADIX_PLAIN_SCANS=none (no workaround) to show
+#      whether the driver still needs it.
 #   7. The other GPU-facing suites, each within --test-timeout (test_error_model: a borrowed device
 #      whose application enabled full subgroups uses them, since session 24); the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
@@ -410,17 +414,20 @@ if [ "$skip_tests" -eq 0 ]; then
   # fails at 128 x 8: that shape is named too.)
   for shape in "" "--workgroup-size 128 --items-per-thread 8" "--workgroup-size 64 --items-per-thread 8" \
                "--workgroup-size 128 --items-per-thread 4"; do
-    stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}" 10 || break
+    stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}, no workaround" 10 || break
     rc=0
     # shellcheck disable=SC2086 # the shape is several words
-    within 30 "$bin/vksort" bench --algo radix --type u64 --values --n 100,1000,1023,1025,5000 --dist uniform --seed 3 --repeat 3 \
-      --no-cpu --radix-scan reduce-then-scan --radix-ranking splits $shape --format csv >"$out/radix64-values-bench.tmp" 2>&1 || rc=$?
+    within 30 env VKSORT_RADIX_PLAIN_SCANS=none "$bin/vksort" bench --algo radix --type u64 --values --n 100,1000,1023,1025,5000 \
+      --dist uniform --seed 3 --repeat 3 --no-cpu --radix-scan reduce-then-scan --radix-ranking splits $shape --format csv \
+      >"$out/radix64-values-bench.tmp" 2>&1 || rc=$?
     { echo "== shape ${shape:-(device blocks)}: exit $rc"; cat "$out/radix64-values-bench.tmp"; } >>"$out/radix64-values-bench.txt"
     echo "exit $rc"
     [ "$rc" -ne 0 ] && { tail -2 "$out/radix64-values-bench.tmp"; failed=1; }
     rm -f "$out/radix64-values-bench.tmp"
   done
+  # With the workaround (NVIDIA: these kernels without subgroups for 64-bit keys), then without it.
   run_test test_radix u64-i64 "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64'
+  run_test test_radix u64-no-workaround 30 VKSORT_RADIX_PLAIN_SCANS=none "$bin/test_radix" --test-case='*u64'
   # Which kernel's subgroup variant is wrong: each of the three without subgroups alone
   # (VKSORT_RADIX_PLAIN_SCANS; the fact check in test_radix's ranked() then fails by design, so read the
   # first "positions differ", or its absence, in each output). The failing sort is the u64 matrix's
@@ -433,16 +440,16 @@ if [ "$skip_tests" -eq 0 ]; then
     stage "vksort bench $kind, reduce-then-scan splits, 128 x 8" 10 || break
     rc=0
     # shellcheck disable=SC2086 # the kind is one or two words
-    within 30 "$bin/vksort" bench --algo radix --type $kind --n 100,1000,1025,5000 --dist uniform --seed 3 --repeat 3 \
-      --no-cpu --radix-scan reduce-then-scan --radix-ranking splits --workgroup-size 128 --items-per-thread 8 --format csv \
-      >"$out/radix-128x8-bench.tmp" 2>&1 || rc=$?
+    within 30 env VKSORT_RADIX_PLAIN_SCANS=none "$bin/vksort" bench --algo radix --type $kind --n 100,1000,1025,5000 --dist uniform \
+      --seed 3 --repeat 3 --no-cpu --radix-scan reduce-then-scan --radix-ranking splits --workgroup-size 128 --items-per-thread 8 \
+      --format csv >"$out/radix-128x8-bench.tmp" 2>&1 || rc=$?
     { echo "== $kind: exit $rc"; cat "$out/radix-128x8-bench.tmp"; } >>"$out/radix-128x8-bench.txt"
     echo "exit $rc"
     [ "$rc" -ne 0 ] && { tail -2 "$out/radix-128x8-bench.tmp"; failed=1; }
     rm -f "$out/radix-128x8-bench.tmp"
   done
   # Known from sessions 25-26 (dirty memory: stale keys; no subgroups: passes), so last.
-  run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
+  run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_RADIX_PLAIN_SCANS=none VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
   run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
 fi
 

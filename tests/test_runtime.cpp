@@ -14,6 +14,7 @@
 #include "gpu/device_select.hpp"
 #include "gpu/recorder.hpp"
 #include "sort/env_knobs.hpp"
+#include "sort/radix_plain_scans.hpp"
 #include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 
@@ -489,4 +490,60 @@ TEST_CASE("environment knobs: defaults when unset or empty, strict values, and w
                          ("VKSORT_TEST_KNOB is \"" + std::string(bad) + "\"; it takes a comma-separated list of count, spine and scatter").c_str(),
                          Error);
   }
+}
+
+// Reduce-then-scan's kernels built without subgroups (sort/radix_plain_scans.hpp): on NVIDIA for 64-bit
+// keys by default (a driver workaround), elsewhere and for 32-bit keys never; VKSORT_RADIX_PLAIN_SCANS
+// names exactly which instead, "none" none, on any device.
+TEST_CASE("reduce-then-scan's plain scans: the NVIDIA 64-bit workaround, and the diagnostic that overrides it") {
+  using namespace vksort::algo;
+  test::ScopedEnv knob("VKSORT_RADIX_PLAIN_SCANS", std::nullopt);
+  DeviceInfo nvidia;
+  nvidia.vendor_id = vendor_nvidia;
+  nvidia.subgroup_arithmetic = true;
+  DeviceInfo amd = nvidia;
+  amd.vendor_id = 0x1002;
+  DeviceInfo nvidia_plain = nvidia;  // no subgroup arithmetic: every kernel is plain anyway
+  nvidia_plain.subgroup_arithmetic = false;
+  auto all = [](const PlainScans& p) { return p.count && p.spine && p.scatter; };
+  auto none = [](const PlainScans& p) { return !p.count && !p.spine && !p.scatter; };
+  for (Key key : {Key::u64, Key::i64, Key::f64}) {
+    const PlainScans p = radix_plain_scans(nvidia, key);
+    CHECK(all(p));
+    CHECK(p.workaround);
+    CHECK(none(radix_plain_scans(amd, key)));
+    CHECK(!radix_plain_scans(nvidia_plain, key).workaround);
+  }
+  for (Key key : {Key::u32, Key::i32, Key::f32}) {
+    const PlainScans p = radix_plain_scans(nvidia, key);
+    CHECK(none(p));
+    CHECK(!p.workaround);
+  }
+
+  knob.set("");  // as unset
+  CHECK(radix_plain_scans(nvidia, Key::u64).workaround);
+  knob.set("none");
+  for (const DeviceInfo& d : {nvidia, amd}) {
+    const PlainScans p = radix_plain_scans(d, Key::u64);
+    CHECK(none(p));
+    CHECK(!p.workaround);
+  }
+  knob.set("scatter");
+  for (Key key : {Key::u32, Key::u64}) {
+    const PlainScans p = radix_plain_scans(nvidia, key);
+    CHECK((p.scatter && !p.count && !p.spine && !p.workaround));
+  }
+  knob.set("spine,count");
+  CHECK(radix_plain_scans(amd, Key::u32).count);
+  CHECK(radix_plain_scans(amd, Key::u32).spine);
+  CHECK(!radix_plain_scans(amd, Key::u32).scatter);
+  for (const char* bad : {"none,count", "count,none"}) {
+    knob.set(bad);
+    CHECK_THROWS_WITH_AS(radix_plain_scans(nvidia, Key::u64),
+                         ("VKSORT_RADIX_PLAIN_SCANS is \"" + std::string(bad) + "\"; \"none\" stands alone (no kernel without subgroups)").c_str(),
+                         Error);
+  }
+  knob.set("warp");
+  CHECK_THROWS_WITH_AS(radix_plain_scans(nvidia, Key::u64),
+                       "VKSORT_RADIX_PLAIN_SCANS is \"warp\"; it takes a comma-separated list of count, spine, scatter and none", Error);
 }

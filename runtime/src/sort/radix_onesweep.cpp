@@ -513,6 +513,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ballot_batch", double(batch_)},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
+          {"plain_scans_workaround", 0.0},
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},
           {"histogram_replicas", double(histogram_replicas_)},

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <bit>
 
-#include "sort/env_knobs.hpp"
 #include "sort/key_spec.hpp"
 #include "sort/loop_budget.hpp"
+#include "sort/radix_plain_scans.hpp"
 #include "sort/subgroup_scan.hpp"
 #include "vksort/error.hpp"
 
@@ -69,15 +69,6 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
   return info.max_shared_memory >= 16384 ? 8 : 4;
 }
 
-// VKSORT_RADIX_PLAIN_SCANS, a diagnostic for GPU runs: a comma-separated list of reduce-then-scan
-// kernels ("count", "spine", "scatter") built with the shared-memory workgroup scan although the device
-// has subgroup arithmetic, so that one run can tell which kernel's subgroup variant goes wrong where
-// the whole path without subgroups sorts right (NVIDIA: 64-bit keys with values, docs/algorithms.md).
-// Unset or "": every splits kernel scans by subgroups where it can.
-bool plain_scan_forced(const std::string& kernel) {
-  const std::vector<std::string> listed = env_list("VKSORT_RADIX_PLAIN_SCANS", {"count", "spine", "scatter"});
-  return std::find(listed.begin(), listed.end(), kernel) != listed.end();
-}
 
 }  // namespace
 
@@ -244,10 +235,12 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   // The spine and the splits' kernels scan across the workgroup (the splits several times per block):
   // subgroup scans where the device has them. The column kernels scan once per block (the count's
   // inversions) and need none.
-  auto variant = [&](const std::string& kernel) { return plain_scan_forced(kernel) ? "" : scan_variant(ctx.info); };
-  spine_ = gpu::Kernel(ctx, "radix_spine" + variant("spine"), spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}},
+  // (Except where the driver needs them without: radix_plain_scans.hpp.)
+  plain_scans_ = radix_plain_scans(ctx.info, options.key);
+  auto variant = [&](bool plain) { return plain ? "" : scan_variant(ctx.info); };
+  spine_ = gpu::Kernel(ctx, "radix_spine" + variant(plain_scans_.spine), spine_workgroup(ctx.info), {{SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixSpinePush));
-  const std::string sg = columns_ ? "" : variant("count");
+  const std::string sg = columns_ ? "" : variant(plain_scans_.count);
   count_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_count_columns" : "radix_count", options.key) + sg,
                        count_shape_.workgroup_size,
                        {{SPEC_KEY_KIND, kind},
@@ -256,7 +249,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
                         {SPEC_RADIX_BITS, radix_bits_}},
                        sizeof(RadixPush));
   scatter_ = gpu::Kernel(ctx, keyed_shader(columns_ ? "radix_scatter_columns" : "radix_scatter", options.key) + (values ? "_v" : "") +
-                             (columns_ ? "" : variant("scatter")),
+                             (columns_ ? "" : variant(plain_scans_.scatter)),
                          shape_.workgroup_size,
                          {{SPEC_KEY_KIND, kind},
                           {SPEC_DESCENDING, descending},
@@ -453,8 +446,10 @@ std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(co
           {"workgroup", double(shape_.workgroup_size)},
           {"radix_bits", double(radix_bits_)},
           {"ranking_columns", columns_ ? 1.0 : 0.0},
-          // The splits' count and scatter as built (VKSORT_RADIX_PLAIN_SCANS may take either off subgroups).
+          // The splits' count and scatter as built (VKSORT_RADIX_PLAIN_SCANS or a driver workaround may
+          // take either off subgroups: radix_plain_scans.hpp).
           {"subgroup_scans", !columns_ && count_.name().ends_with("_sg") && scatter_.name().ends_with("_sg") ? 1.0 : 0.0},
+          {"plain_scans_workaround", plain_scans_.workaround ? 1.0 : 0.0},
           {"tile", double(shape_.tile())},
           {"passes_recorded", double(passes_for(n))},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

@@ -37,6 +37,7 @@
 #include "gpu/kernel.hpp"
 #include "gpu/recorder.hpp"
 #include "sort/radix_onesweep.hpp"
+#include "sort/radix_plain_scans.hpp"
 #include "sort/sort_target.hpp"
 #include "sort/tile_shape.hpp"
 #include "vksort/types.hpp"
@@ -106,6 +107,7 @@ class RadixSort {
   uint32_t target_groups_ = 0;    // groups the device wants busy; more where tiles would exceed the budget
   uint32_t most_tiles_per_group_ = 0;
   gpu::Kernel init_, count_, spine_, scatter_, finish_;
+  PlainScans plain_scans_;  // which of count_, spine_, scatter_ scan without subgroups anyway
   bool reduce_then_scan_ = false;  // its kernels above are built (else only the single pass sorts)
   std::unique_ptr<RadixOnesweep> single_pass_;
   bool shape_from_profile_ = false;  // the single pass took the profile's shape (fact shape_from_profile)

@@ -429,8 +429,8 @@ if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix u64-i64 "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64'
   run_test test_radix u64-no-workaround 30 VKSORT_RADIX_PLAIN_SCANS=none "$bin/test_radix" --test-case='*u64'
   # Which kernel's subgroup variant is wrong: each of the three without subgroups alone
-  # (VKSORT_RADIX_PLAIN_SCANS; the fact check in test_radix's ranked() then fails by design, so read the
-  # first "positions differ", or its absence, in each output). The failing sort is the u64 matrix's
+  # (VKSORT_RADIX_PLAIN_SCANS, which test_radix's ranked() then leaves unchecked; read the first
+  # "positions differ", or its absence, in each output). The failing sort is the u64 matrix's
   # first with values: a run that passes it goes on through the matrix, and its 30 s cut says nothing.
   for kernel in scatter count spine; do
     run_test test_radix "u64-plain-$kernel" 30 VKSORT_RADIX_PLAIN_SCANS=$kernel "$bin/test_radix" --test-case='*u64'

@@ -69,7 +69,6 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
   return info.max_shared_memory >= 16384 ? 8 : 4;
 }
 
-
 }  // namespace
 
 RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape single_pass_shape)

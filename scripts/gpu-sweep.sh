@@ -117,8 +117,11 @@ for g in "${workgroup_list[@]}"; do
   wg_args=() wg_label=""
   [ "$g" != 0 ] && wg_args=(--workgroup-size "$g") wg_label="-wg$g"
   for i in "${items_list[@]}"; do
+    # 0: the device's keys per invocation (vksort refuses an explicit 0), labelled items0 as before.
+    items_args=()
+    [ "$i" != 0 ] && items_args=(--items-per-thread "$i")
     for w in "${window_list[@]}"; do
-      run_case "$type-single-pass-items$i-window$w$wg_label" "$type" "$vksort" --radix-scan single-pass --items-per-thread "$i" \
+      run_case "$type-single-pass-items$i-window$w$wg_label" "$type" "$vksort" --radix-scan single-pass "${items_args[@]}" \
         --lookback-window "$w" "${wg_args[@]}"
     done
   done
@@ -138,7 +141,9 @@ if [ -n "$u64_items" ]; then
   [ -n "$old" ] && run_case "u64-old-auto" u64 "$old"
   IFS=, read -r -a items_list <<<"$u64_items"
   for i in "${items_list[@]}"; do
-    run_case "u64-single-pass-items$i" u64 "$vksort" --radix-scan single-pass --items-per-thread "$i"
+    items_args=()
+    [ "$i" != 0 ] && items_args=(--items-per-thread "$i")
+    run_case "u64-single-pass-items$i" u64 "$vksort" --radix-scan single-pass "${items_args[@]}"
   done
   [ "$match" -eq 1 ] && run_case "u64-match" u64 "$vksort" --radix-scan single-pass --radix-ranking match
 fi

@@ -1327,6 +1327,12 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--radix-staging", "sideways"}, {"--radix-staging", "sideways", "direct, late, early"}},
       {{"--samples", "48"}, {"--samples", "power of two"}},
       {{"--lookback-window", "33"}, {"--lookback-window", "1 to 32"}},
+      // 0 is Tuning's "the device's default"; on the command line it is a mistake, not a request.
+      {{"--workgroup-size", "0"}, {"--workgroup-size", "leave the option out"}},
+      {{"--items-per-thread", "0"}, {"--items-per-thread", "leave the option out"}},
+      {{"--radix-bits", "0"}, {"--radix-bits", "leave the option out"}},
+      {{"--lookback-window", "00"}, {"--lookback-window", "leave the option out"}},
+      {{"--samples", "0"}, {"--samples", "leave the option out"}},
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},

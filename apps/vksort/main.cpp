@@ -24,6 +24,17 @@ namespace io = vksort::io;
 const CLI::Validator not_negative(
     [](std::string& v) { return v.starts_with('-') ? v + " is negative" : std::string(); }, "", "not negative");
 
+// For the tuning overrides, whose 0 inside Tuning means "the device's default": on the command line a 0
+// is a mistake (e.g. a script's empty variable), not a request, so it is refused rather than ignored.
+const CLI::Validator override_size(
+    [](std::string& v) {
+      if (v.starts_with('-')) return v + " is negative";
+      if (!v.empty() && v.find_first_not_of('0') == std::string::npos)
+        return v + " is no size: leave the option out for the device's default";
+      return std::string();
+    },
+    "", "a size");
+
 // Options every subcommand takes. They are added to each subcommand (so that `vksort sort --device 1`
 // works and `vksort sort --help` shows them) and to the top level (`vksort --device 1 sort`).
 void add_global_options(CLI::App& app, GlobalOptions& g) {
@@ -41,15 +52,15 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 void add_tuning_options(CLI::App& app, TuningOptions& t) {
   app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (a power of two, or any size for the single-pass radix sort's ballot and match rankings; default: per device)")
       ->type_name("N")
-      ->check(not_negative)
+      ->check(override_size)
       ->group("Tuning");
   app.add_option("--items-per-thread", t.items_per_thread, "Override the keys per invocation in a tile (a power of two, or any number for the single-pass radix sort's ballot and match rankings)")
       ->type_name("N")
-      ->check(not_negative)
+      ->check(override_size)
       ->group("Tuning");
   app.add_option("--radix-bits", t.radix_bits, "Radix sort: digit width of a pass, 2, 4 or 8 (default: per device)")
       ->type_name("B")
-      ->check(not_negative)
+      ->check(override_size)
       ->group("Tuning");
   app.add_option("--radix-ranking", t.radix_ranking,
                  "Radix sort: how blocks rank keys, splits (four-way, wide workgroups; reduce-then-scan), columns "
@@ -73,11 +84,11 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
                  "Single-pass radix sort: predecessor tiles each look-back round reads per digit after the first, "
                  "1 to 32 (default: per device)")
       ->type_name("W")
-      ->check(not_negative)
+      ->check(override_size)
       ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
       ->type_name("S")
-      ->check(not_negative)
+      ->check(override_size)
       ->group("Tuning");
 }
 

@@ -428,7 +428,9 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
       {"big-endian", npy_file(npy_dict(">f4", 100), keys), {"'>f4'", "big-endian"}},
       {"half floats", npy_file(npy_dict("<f2", 200), keys), {"'<f2'", "not supported"}},
       {"records as keys", npy_file(npy_dict("|V4", 100), keys), {"'|V4'", "not a key type"}},
-      {"structured dtype", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (100,), }", keys), {"bad .npy header"}},
+      {"structured dtype as keys", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (100,), }", keys),
+       {"[('a', '<f4')]", "not a key type", "--values"}},
+      {"unclosed field list", npy_file("{'descr': [('a', '<f4'), 'fortran_order': False, 'shape': (100,), }", keys), {"bad .npy header"}},
       {"no magic", no_magic, {"not a NumPy .npy file"}},
       {"truncated header", truncated, {"truncated"}},
       {"unknown format version", version9, {"version 9"}},
@@ -456,7 +458,75 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
                                           "--values-out", dir / "v.npy"})), {"99 values", "100 keys"});
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
                                           "--value-bytes", "8", "--values-out", dir / "v.npy"})), {"--value-bytes 8", "'<u4'"});
+  // Records of a structured dtype must be a size vksort moves (a multiple of 4 up to 256 bytes), and
+  // whole: 600 bytes are no whole number of 100 records of any size other than 6.
+  const std::string six = "{'descr': [('a', '<u2'), ('b', '<u4')], 'fortran_order': False, 'shape': (100,), }";
+  write_bytes(dir / "recs6.npy", npy_file(six, std::span(bytes_of(values)).first(300 * 2)));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "recs6.npy",
+                                          "--values-out", dir / "v.npy"})), {"recs6.npy", "6 bytes", "multiple of 4"});
+  const std::string ragged = "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (100,), }";
+  write_bytes(dir / "ragged.npy", npy_file(ragged, std::span(bytes_of(values)).first(398)));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "ragged.npy",
+                                          "--values-out", dir / "v.npy"})), {"398 data bytes", "whole number of records"});
   CHECK(!fs::exists(dir / "v.npy"));
+}
+
+// A structured dtype's records (named fields, nested ones too) travel whole with their keys, and the
+// values output gets the same dtype back in the header format NumPy reads: 1.0 while the header fits
+// 64 KiB, 2.0 beyond, and 3.0 (UTF-8) where the input's was.
+TEST_CASE("cli: sort carries .npy values of a structured dtype and writes the same dtype back") {
+  TempDir dir;
+  const size_t n = 777;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(workloads::Distribution::few_unique), n, 9);
+  write_bytes(dir / "in.bin", keys);
+  std::vector<std::byte> expected_keys = keys;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  workloads::reference_sort(Key::u32, Order::ascending, expected_keys, order);
+  // Each record's bytes name the record (its index in the first word, then a pattern of it).
+  auto records_of = [&](uint32_t bytes) {
+    std::vector<std::byte> r(n * bytes);
+    for (size_t i = 0; i < n; ++i)
+      for (uint32_t b = 0; b < bytes; ++b) r[i * bytes + b] = std::byte((b < 4 ? i >> (8 * b) : i * 31 + b) & 0xFF);
+    return r;
+  };
+  auto permuted = [&](const std::vector<std::byte>& r, uint32_t bytes) {
+    std::vector<std::byte> out(r.size());
+    for (size_t i = 0; i < n; ++i) std::memcpy(&out[i * bytes], &r[size_t(order[i]) * bytes], bytes);
+    return out;
+  };
+  std::string long_fields = "[";
+  for (int f = 0; f < 64; ++f) long_fields += "('field" + std::to_string(f) + std::string(1100, 'x') + "', '<u4'), ";
+  long_fields += "]";
+  struct Case {
+    std::string what, fields;
+    uint32_t bytes;
+    int major_in, major_out;
+  } cases[] = {
+      {"flat", "[('id', '<u4'), ('mass', '<f4'), ('tag', '<u8')]", 16, 1, 1},
+      {"nested, with a subarray and quotes", "[('pos', '<f4', (3,)), ('n]ame', '|S4'), ('sub', [('x', '<u2'), ('y', '<u2')])]", 20, 1, 1},
+      {"a header beyond 64 KiB", long_fields, 256, 2, 2},
+      {"a UTF-8 field name", "[('\xc3\xa4', '<u4'), ('b', '<u4')]", 8, 3, 3},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const std::string dict = "{'descr': " + c.fields + ", 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+    const std::vector<std::byte> records = records_of(c.bytes);
+    write_bytes(dir / "recs.npy", npy_file(dict, records, c.major_in));
+    const Run r = dir.run(with_globals({"sort", dir / "in.bin", dir / "out.bin", "--values", dir / "recs.npy",
+                                        "--values-out", dir / "recs_out.npy", "--check"}));
+    REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+    CHECK(read_bytes(dir / "out.bin") == expected_keys);
+    CHECK(read_bytes(dir / "recs_out.npy") == npy_file(dict, permuted(records, c.bytes), c.major_out));
+  }
+  // An empty structured array says no record size: nothing moves, and the dtype comes back.
+  write_bytes(dir / "empty.bin", std::vector<std::byte>{});
+  const std::string empty = "{'descr': [('a', '<u4'), ('b', '<f8')], 'fortran_order': False, 'shape': (0,), }";
+  write_bytes(dir / "recs.npy", npy_file(empty, {}));
+  const Run r = dir.run(with_globals({"sort", dir / "empty.bin", dir / "out.bin", "--values", dir / "recs.npy",
+                                      "--values-out", dir / "recs_out.npy"}));
+  REQUIRE_MESSAGE(r.code == 0, "stderr: " << r.err);
+  CHECK(read_bytes(dir / "recs_out.npy") == npy_file(empty, {}));
 }
 
 TEST_CASE("cli: sort --begin-bit/--end-bit orders by those bits of the key alone, stably") {

@@ -93,7 +93,9 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   std::vector<std::byte> keys;
   if (is_npy_path(c.input)) {
     NpyArray a = read_npy(c.input, "input");
-    if (!a.key) throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8)");
+    if (!a.key)
+      throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8" +
+                       (a.structured ? "; a structured dtype's records go as --values, keyed by one of its fields" : "") + ")");
     if (!c.type.empty() && options.key != *a.key)
       throw UsageError("--type " + c.type + " contradicts input " + in_quotes(c.input) + " of dtype '" + a.descr +
                        "' (" + std::string(to_string(*a.key)) + "); leave --type out for .npy files");
@@ -110,13 +112,21 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   // Values as raw records of vb bytes (a 32-bit value is a record of 4).
   std::vector<std::byte> values;
   std::string values_descr = "<u4";  // the dtype a .npy values output gets
+  bool values_descr_utf8 = false;     // its text is UTF-8 (from a format 3.0 file)
   if (npy_values) {
     NpyArray v = read_npy(c.values_in, "values file");
+    // An empty structured array does not say its record size; nothing moves, so any valid one does.
+    if (v.item_bytes == 0) v.item_bytes = c.value_bytes != -1 ? uint32_t(c.value_bytes) : 4u;
     if (c.value_bytes != -1 && c.value_bytes != v.item_bytes)
       throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " contradicts values file " + in_quotes(c.values_in) +
                        " of dtype '" + v.descr + "' (" + std::to_string(v.item_bytes) + " bytes); leave it out for .npy files");
+    if (v.item_bytes < 4 || v.item_bytes > 256 || v.item_bytes % 4)
+      throw UsageError("values file " + in_quotes(c.values_in) + ": records of dtype '" + v.descr + "' hold " +
+                       std::to_string(v.item_bytes) + " bytes; vksort moves records of a multiple of 4 bytes from 4 "
+                       "to 256 (pad the dtype, e.g. with a field)");
     options.value_bytes = value_bytes_option(v.item_bytes);
     values_descr = v.descr;
+    values_descr_utf8 = v.utf8_header;
     values = std::move(v.data);
   } else if (with_values) {
     values = read_whole_file(c.values_in, "values file");
@@ -182,7 +192,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   // A .npy output (by its name) gets the header of a 1-D array of the keys' (values') dtype.
   if (is_npy_path(c.output)) key_out.write(npy_header(npy_descr(options.key), n));
   key_out.write(keys);
-  if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(values_descr, n));
+  if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(values_descr, n, values_descr_utf8));
   if (value_out) value_out->write(values);
   key_out.finish();
   if (value_out) value_out->finish();

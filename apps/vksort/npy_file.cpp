@@ -46,6 +46,24 @@ std::string dict_value(const std::string& header, const std::string& key) {
     const size_t end = header.find(')', at);
     return end == std::string::npos ? std::string() : header.substr(at, end - at + 1);
   }
+  if (first == '[') {
+    // A structured dtype's field list: up to the matching ']', skipping quoted field names.
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = at; i < header.size(); ++i) {
+      const char ch = header[i];
+      if (quote) {
+        if (ch == quote) quote = 0;
+      } else if (ch == '\'' || ch == '"') {
+        quote = ch;
+      } else if (ch == '[') {
+        ++depth;
+      } else if (ch == ']' && --depth == 0) {
+        return header.substr(at, i - at + 1);
+      }
+    }
+    return {};
+  }
   size_t end = at;
   while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
   return header.substr(at, end - at);
@@ -108,20 +126,6 @@ NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
     refuse(role, path, "bad .npy header (descr, fortran_order and shape are needed): " + header);
   if (fortran != "False") refuse(role, path, "fortran_order " + fortran + " arrays are not supported (only C order)");
 
-  NpyArray a;
-  a.descr = descr_text.substr(1, descr_text.size() - 2);
-  a.key = key_of_descr(a.descr);
-  if (a.key) {
-    a.item_bytes = key_bytes(*a.key);
-  } else if (a.descr.size() > 2 && a.descr.starts_with("|V") &&
-             std::all_of(a.descr.begin() + 2, a.descr.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    a.item_bytes = uint32_t(std::min<unsigned long>(std::stoul(a.descr.substr(2)), 1u << 20));
-  } else if (a.descr.size() == 3 && a.descr[0] == '>') {
-    refuse(role, path, "dtype '" + a.descr + "' is big-endian; vksort reads little-endian (numpy: a.astype(a.dtype.newbyteorder('<')))");
-  } else {
-    refuse(role, path, "dtype '" + a.descr + "' is not supported (u4 i4 f4 u8 i8 f8, little-endian; records as |V<N>)");
-  }
-
   // A 1-D shape is "(n,)"; "()" is a scalar and "(a, b)" has two dimensions.
   std::string dims = shape.substr(1, shape.size() - 2);
   dims.erase(std::remove_if(dims.begin(), dims.end(), [](unsigned char c) { return std::isspace(c); }), dims.end());
@@ -130,30 +134,62 @@ NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
       !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }) || dims.size() > 18)
     refuse(role, path, "shape " + shape + " is not 1-D; vksort sorts one-dimensional arrays");
   const uint64_t n = std::stoull(dims);
-
   const size_t data_at = header_at + header_len;
+  const uint64_t data_bytes = file.size() - data_at;
+
+  NpyArray a;
+  a.utf8_header = major == 3;
+  if (descr_text.front() == '[') {
+    // A structured dtype (named fields): records whose size the data say, moved whole; the field list
+    // is kept as written so that a values output gets the same dtype back.
+    a.descr = descr_text;
+    a.structured = true;
+    if (n != 0 && data_bytes % n != 0)
+      refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes, not a whole number of records for shape " + shape);
+    a.item_bytes = n != 0 ? uint32_t(std::min<uint64_t>(data_bytes / n, 1u << 20)) : 0;
+  } else {
+    a.descr = descr_text.substr(1, descr_text.size() - 2);
+    a.key = key_of_descr(a.descr);
+    if (a.key) {
+      a.item_bytes = key_bytes(*a.key);
+    } else if (a.descr.size() > 2 && a.descr.starts_with("|V") &&
+               std::all_of(a.descr.begin() + 2, a.descr.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      a.item_bytes = uint32_t(std::min<unsigned long>(std::stoul(a.descr.substr(2)), 1u << 20));
+    } else if (a.descr.size() == 3 && a.descr[0] == '>') {
+      refuse(role, path, "dtype '" + a.descr + "' is big-endian; vksort reads little-endian (numpy: a.astype(a.dtype.newbyteorder('<')))");
+    } else {
+      refuse(role, path, "dtype '" + a.descr + "' is not supported (u4 i4 f4 u8 i8 f8, little-endian; records as |V<N> or a structured dtype)");
+    }
+  }
+
   const uint64_t want = n * a.item_bytes;
   if (n != 0 && want / n != a.item_bytes) refuse(role, path, "shape " + shape + " is too large");
-  if (file.size() - data_at != want)
-    refuse(role, path, "holds " + std::to_string(file.size() - data_at) + " data bytes but shape " + shape + " of '" +
+  if (data_bytes != want)
+    refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes but shape " + shape + " of '" +
                            a.descr + "' needs " + std::to_string(want));
   a.data.assign(file.begin() + std::ptrdiff_t(data_at), file.end());
   return a;
 }
 
-std::vector<std::byte> npy_header(const std::string& descr, uint64_t n) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+std::vector<std::byte> npy_header(const std::string& descr, uint64_t n, bool utf8) {
+  // A structured dtype's field list goes in as it is, a plain dtype quoted.
+  const std::string quoted = descr.starts_with('[') ? descr : "'" + descr + "'";
+  std::string header = "{'descr': " + quoted + ", 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
   // NumPy pads the header with spaces and ends it with '\n' so that the data starts 64-byte aligned.
-  const size_t unpadded = 10 + header.size() + 1;
+  // Format 1.0 holds latin-1 headers below 64 KiB (2 length bytes); a longer field list needs 2.0 (4
+  // bytes, latin-1 too); a field list read from a 3.0 file is UTF-8 and goes back as 3.0.
+  const bool utf8_needed = utf8 && std::any_of(header.begin(), header.end(), [](unsigned char c) { return c >= 0x80; });
+  const uint8_t version = utf8_needed ? 3 : 10 + header.size() + 1 + 63 > 0xFFFF ? 2 : 1;
+  const size_t preamble = version == 1 ? 10 : 12;
+  const size_t unpadded = preamble + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  std::vector<std::byte> out(10 + header.size());
+  std::vector<std::byte> out(preamble + header.size());
   std::memcpy(out.data(), magic, magic_size);
-  out[6] = std::byte{1};
+  out[6] = std::byte{version};
   out[7] = std::byte{0};
-  out[8] = std::byte(header.size() & 0xFF);
-  out[9] = std::byte(header.size() >> 8);
-  std::memcpy(out.data() + 10, header.data(), header.size());
+  for (size_t i = 0; i < preamble - 8; ++i) out[8 + i] = std::byte((header.size() >> (8 * i)) & 0xFF);
+  std::memcpy(out.data() + preamble, header.data(), header.size());
   return out;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // npy_file.hpp — NumPy's .npy format (format versions 1.0, 2.0 and 3.0) for `vksort sort`: the dtype
 // comes from the header, so a .npy file needs no --type. Only what vksort sorts is accepted: 1-D,
-// C order, little-endian 4- and 8-byte integers and floats (keys), and for values also void records
-// ('|V<N>', N a multiple of 4). Anything else is refused with one line that names it.
+// C order, little-endian 4- and 8-byte integers and floats (keys), and for values also records: void
+// ('|V<N>') or structured dtypes (named fields), N a multiple of 4, moved whole and written back with
+// the same dtype. Anything else is refused with one line that names it.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,10 @@ bool is_npy_path(const std::filesystem::path& path);
 
 struct NpyArray {
   std::string descr;           // the dtype as the header spells it, e.g. "<f4", "|V16"
-  uint32_t item_bytes = 0;     // bytes per element
+  uint32_t item_bytes = 0;     // bytes per element; 0 for an empty structured array (unknown)
   std::optional<Key> key;      // the key kind of a numeric descr; empty for records
+  bool structured = false;     // descr is a structured dtype's field list, "[('a', '<f4'), ...]"
+  bool utf8_header = false;    // the header was UTF-8 (format 3.0), not latin-1: so is descr's text
   std::vector<std::byte> data;  // the elements, n * item_bytes bytes
   uint64_t size() const { return item_bytes ? data.size() / item_bytes : 0; }
 };
@@ -32,9 +35,11 @@ struct NpyArray {
 // dtypes, data of the wrong size.
 NpyArray read_npy(const std::filesystem::path& path, const std::string& role);
 
-// The header of a version 1.0 .npy file of n elements of dtype `descr`, 1-D and C order; the data
-// (n elements, little-endian) follow it directly.
-std::vector<std::byte> npy_header(const std::string& descr, uint64_t n);
+// The header of a .npy file (version 1.0; 2.0 for a field list beyond 1.0's 64 KiB) of n elements of
+// dtype `descr` (a plain dtype such as "<u4", or a structured one's field list as read), 1-D and C
+// order; the data (n elements, little-endian) follow it directly. utf8: descr's text is UTF-8 (read from
+// a 3.0 file), else latin-1.
+std::vector<std::byte> npy_header(const std::string& descr, uint64_t n, bool utf8 = false);
 
 // The .npy dtype of a key kind ("<u4", "<f8", ...).
 std::string npy_descr(Key key);

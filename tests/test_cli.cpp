@@ -38,6 +38,7 @@
 #include "distributions.hpp"
 #include "reference_sort.hpp"
 #include "support/test_device.hpp"
+#include "support/npy_test_file.hpp"
 #include "vksort/vksort.hpp"
 
 #ifndef VKSORT_CLI
@@ -340,25 +341,8 @@ TEST_CASE("cli: sort --value-bytes moves records of N bytes with their keys") {
   CHECK(v.out.find("gather") != std::string::npos);
 }
 
-// A .npy file as NumPy writes it, with the header written here (not by vksort's writer): format
-// `major`.0, the dict with `header_dict`, padded to 64 bytes with spaces and a newline.
-std::vector<std::byte> npy_file(const std::string& header_dict, std::span<const std::byte> data, int major = 1) {
-  const size_t prefix = major == 1 ? 10 : 12;
-  std::string header = header_dict;
-  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
-  header.push_back('\n');
-  std::string file = std::string("\x93NUMPY") + char(major) + '\0';
-  for (size_t i = 0; i < prefix - 8; ++i) file.push_back(char((header.size() >> (8 * i)) & 0xFF));
-  file += header;
-  std::vector<std::byte> out(file.size() + data.size());
-  std::memcpy(out.data(), file.data(), file.size());
-  if (!data.empty()) std::memcpy(out.data() + file.size(), data.data(), data.size());
-  return out;
-}
-
-std::string npy_dict(const std::string& descr, size_t n) {
-  return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
-}
+using vksort::test::npy_dict;
+using vksort::test::npy_file;
 
 TEST_CASE("cli: sort reads and writes NumPy .npy: the dtype comes from the header") {
   TempDir dir;

@@ -24,6 +24,7 @@
 
 #include "distributions.hpp"
 #include "reference_sort.hpp"
+#include "support/npy_test_file.hpp"
 #include "vksort/vksort.hpp"
 
 #ifndef VKSORT_CLI
@@ -204,6 +205,57 @@ TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every ke
       expect_sorted(key, descending ? Order::descending : Order::ascending, keys, w / "out.bin", w / "vout.bin");
       CHECK(w.listing() == std::vector<std::string>{"in.bin", "out.bin", "tmp", "v.bin", "vout.bin"});
     }
+}
+
+// .npy inputs are read past their headers and .npy outputs begin with one, out of core as in memory:
+// the dtype says the key type and the record size, a structured dtype comes back as it went in.
+TEST_CASE("vksort sort out of core: .npy files in and out, headers skipped and written") {
+  using test::npy_dict;
+  using test::npy_file;
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::f64, workloads::default_spec(Distribution::special), kN, 5);
+  // Records of 12 bytes: the index, then a pattern of it.
+  constexpr uint32_t rb = 12;
+  std::vector<std::byte> records(kN * rb);
+  for (uint64_t i = 0; i < kN; ++i)
+    for (uint32_t b = 0; b < rb; ++b) records[i * rb + b] = std::byte((b < 4 ? i >> (8 * b) : i * 13 + b) & 0xFF);
+  const std::string fields = "{'descr': [('id', '<u4'), ('x', '<f8')], 'fortran_order': False, 'shape': (" +
+                             std::to_string(kN) + ",), }";
+  write_file(w / "in.npy", npy_file(npy_dict("<f8", kN), keys));
+  write_file(w / "recs.npy", npy_file(fields, records, 2));  // format 2.0: a 12-byte preamble
+  std::vector<std::byte> sorted = keys;
+  std::vector<uint32_t> index(kN);
+  std::iota(index.begin(), index.end(), 0u);
+  workloads::reference_sort(Key::f64, Order::ascending, sorted, index);
+  std::vector<std::byte> moved(records.size());
+  for (uint64_t i = 0; i < kN; ++i) std::memcpy(&moved[i * rb], &records[uint64_t(index[i]) * rb], rb);
+  for (const char* limit : {"--memory", "--device-memory"}) {
+    CAPTURE(limit);
+    const Outcome r = w.run({"sort", w / "in.npy", w / "out.npy", "--values", w / "recs.npy", "--values-out", w / "vout.npy",
+                             limit, "256k", "--tmp-dir", w / "tmp", "--check", "-v"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK_MESSAGE(runs_reported(r.out) >= 4, r.out);
+    CHECK(read_file(w / "out.npy") == npy_file(npy_dict("<f8", kN), sorted));
+    // The values output is written as format 1.0, its header being short.
+    CHECK(read_file(w / "vout.npy") == npy_file(fields, moved));
+  }
+  // A raw input into a .npy output: the header carries --type's dtype.
+  const auto ints = workloads::generate_keys(Key::i32, workloads::default_spec(Distribution::uniform), kN, 6);
+  write_file(w / "in.bin", ints);
+  const Outcome raw = w.run({"sort", w / "in.bin", w / "ints.npy", "--type", "i32", "--memory", "128k", "-v"});
+  REQUIRE_MESSAGE(raw.code == 0, raw.err);
+  CHECK_MESSAGE(runs_reported(raw.out) >= 4, raw.out);
+  std::vector<std::byte> sorted_ints = ints;
+  workloads::reference_sort(Key::i32, Order::ascending, sorted_ints, {});
+  CHECK(read_file(w / "ints.npy") == npy_file(npy_dict("<i4", kN), sorted_ints));
+  // A .npy input whose data fall short of its shape is refused before anything is written.
+  std::vector<std::byte> short_file = npy_file(npy_dict("<f8", kN), keys);
+  short_file.resize(short_file.size() - 8);
+  write_file(w / "short.npy", short_file);
+  const Outcome bad = w.run({"sort", w / "short.npy", w / "s.npy", "--memory", "64k"});
+  CHECK(bad.code == 2);
+  check_one_line(bad, "data bytes");
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "in.npy", "ints.npy", "out.npy", "recs.npy", "short.npy", "tmp", "vout.npy"});
 }
 
 TEST_CASE("vksort sort out of core: a progress bar with the phase and time left on a terminal only") {

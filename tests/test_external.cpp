@@ -242,6 +242,62 @@ TEST_CASE("out-of-core: one run, empty input, input replaced in place") {
   CHECK(f.entries() == std::vector<std::string>{"empty.bin", "empty_out.bin", "same.bin", "tmp"});
 }
 
+// Files with headers (the CLI's .npy files): the inputs' data start past them, the outputs begin with
+// the given bytes, and the header bytes are neither sorted nor counted as keys.
+TEST_CASE("out-of-core: inputs read from a data offset, outputs written after a header, in place too") {
+  Folder f;
+  const uint64_t n = 12000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::f32, workloads::default_spec(Distribution::special), n, 8);
+  std::vector<std::byte> records = make_records(n, 8);
+  // Headers of odd lengths, filled with bytes that would sort first as keys (0x00: +0.0 and below).
+  const std::vector<std::byte> key_header(37, std::byte{0x00}), value_header(5, std::byte{0xAB});
+  auto with_header = [](const std::vector<std::byte>& header, const std::vector<std::byte>& data) {
+    std::vector<std::byte> file = header;
+    file.insert(file.end(), data.begin(), data.end());
+    return file;
+  };
+  write_file(f / "in.dat", with_header(key_header, keys));
+  write_file(f / "values.dat", with_header(value_header, records));
+  ExternalOptions o;
+  o.input = f / "in.dat";
+  o.input_data_at = key_header.size();
+  o.values_input = f / "values.dat";
+  o.values_input_data_at = value_header.size();
+  o.output = f / "out.dat";
+  o.values_output = f / "values_out.dat";
+  const std::vector<std::byte> out_header = {std::byte{'K'}, std::byte{'\n'}}, values_out_header(70, std::byte{'V'});
+  o.output_header = out_header;
+  o.values_output_header = values_out_header;
+  o.sort.key = Key::f32;
+  o.sort.value_bytes = 8;
+  o.memory_bytes = memory_for_runs(n, 12, 6);
+  o.temp_dir = f.tmp();
+  o.check = true;
+  const ExternalStats s = external::sort_file(test::device(), o);
+  CHECK(s.n == n);
+  CHECK(s.runs >= 6);
+  std::vector<std::byte> want_keys = keys, want_records = records;
+  expected(Key::f32, Order::ascending, want_keys, want_records, 8);
+  CHECK(read_file(o.output) == with_header(out_header, want_keys));
+  CHECK(read_file(o.values_output) == with_header(values_out_header, want_records));
+  // In place: the input's own header kept by passing it back, the data sorted behind it.
+  o.values_input.clear(), o.values_output.clear();
+  o.sort.value_bytes = 0;
+  o.output = o.input;
+  o.output_header = key_header;
+  external::sort_file(test::device(), o);
+  std::vector<std::byte> none;
+  expected(Key::f32, Order::ascending, keys, none, 0);
+  CHECK(read_file(f / "in.dat") == with_header(key_header, keys));
+  // Data that are no whole number of keys after the offset, and an offset past the end, are bad input.
+  o.input_data_at = key_header.size() + 1;
+  o.output = f / "never.dat";
+  CHECK_THROWS_AS(external::sort_file(test::device(), o), external::InputError);
+  o.input_data_at = key_header.size() + keys.size() + 1;
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("header"), external::InputError);
+  CHECK(f.entries() == std::vector<std::string>{"in.dat", "out.dat", "tmp", "values.dat", "values_out.dat"});
+}
+
 TEST_CASE("out-of-core in memory: spans larger than the device") {
   DeviceOptions options = test::options_like_device();
   options.pretend.device_memory = 128u << 10;

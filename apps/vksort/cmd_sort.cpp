@@ -75,24 +75,16 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
                                          : "--values " + in_quotes(c.values_in) + " needs --values-out OUT (where the sorted values go)");
   if (!with_values && c.value_bytes != -1)
     throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " needs --values IN and --values-out OUT");
-  // A .npy values file says its element size itself (read below).
-  const bool npy_values = with_values && is_npy_path(c.values_in);
-  options.value_bytes = with_values && !npy_values ? value_bytes_option(c.value_bytes) : 0;
   if (with_values && same_file(c.output, c.values_out))
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
-  // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp).
-  std::optional<Device> opened;
-  if (sort_out_of_core(global, c, options, opened)) return run_sort_external(c, options, *opened);
 
-  // Creating the temporary outputs first proves their folders exist and are writable before any
-  // reading or GPU work; their destructors remove them again if anything below fails.
-  io::AtomicFile key_out(c.output, "output");
-  std::optional<io::AtomicFile> value_out;
-  if (with_values) value_out.emplace(c.values_out, "--values-out");
-
-  std::vector<std::byte> keys;
+  // .npy inputs say their key type and record size in their headers, which both paths below need;
+  // their data stay on the disk until the path is chosen (a pipe is read whole at once).
+  SortFiles files;
+  std::optional<NpyArray> key_npy, value_npy;
   if (is_npy_path(c.input)) {
-    NpyArray a = read_npy(c.input, "input");
+    key_npy = read_npy_header(c.input, "input");
+    const NpyArray& a = *key_npy;
     if (!a.key)
       throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8" +
                        (a.structured ? "; a structured dtype's records go as --values, keyed by one of its fields" : "") + ")");
@@ -100,21 +92,12 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
       throw UsageError("--type " + c.type + " contradicts input " + in_quotes(c.input) + " of dtype '" + a.descr +
                        "' (" + std::string(to_string(*a.key)) + "); leave --type out for .npy files");
     options.key = *a.key;
-    keys = std::move(a.data);
-  } else {
-    keys = read_whole_file(c.input, "input");
+    files.keys_at = a.data_at;
   }
-  const uint32_t kb = key_bytes(options.key);
-  if (keys.size() % kb != 0)
-    throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
-                     std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
-  const uint64_t n = keys.size() / kb;
-  // Values as raw records of vb bytes (a 32-bit value is a record of 4).
-  std::vector<std::byte> values;
-  std::string values_descr = "<u4";  // the dtype a .npy values output gets
-  bool values_descr_utf8 = false;     // its text is UTF-8 (from a format 3.0 file)
-  if (npy_values) {
-    NpyArray v = read_npy(c.values_in, "values file");
+  options.value_bytes = 0;
+  if (with_values && is_npy_path(c.values_in)) {
+    value_npy = read_npy_header(c.values_in, "values file");
+    NpyArray& v = *value_npy;
     // An empty structured array does not say its record size; nothing moves, so any valid one does.
     if (v.item_bytes == 0) v.item_bytes = c.value_bytes != -1 ? uint32_t(c.value_bytes) : 4u;
     if (c.value_bytes != -1 && c.value_bytes != v.item_bytes)
@@ -125,13 +108,43 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
                        std::to_string(v.item_bytes) + " bytes; vksort moves records of a multiple of 4 bytes from 4 "
                        "to 256 (pad the dtype, e.g. with a field)");
     options.value_bytes = value_bytes_option(v.item_bytes);
-    values_descr = v.descr;
-    values_descr_utf8 = v.utf8_header;
-    values = std::move(v.data);
+    files.values_at = v.data_at;
+    files.values_descr = v.descr;
+    files.values_descr_utf8 = v.utf8_header;
   } else if (with_values) {
-    values = read_whole_file(c.values_in, "values file");
-    if (options.value_bytes != 4) values_descr = "|V" + std::to_string(options.value_bytes);
+    options.value_bytes = value_bytes_option(c.value_bytes);
+    if (options.value_bytes != 4) files.values_descr = "|V" + std::to_string(options.value_bytes);
   }
+  // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp).
+  std::optional<Device> opened;
+  if (sort_out_of_core(global, c, options, files, opened)) return run_sort_external(c, options, files, *opened);
+
+  // Creating the temporary outputs first proves their folders exist and are writable before any
+  // reading or GPU work; their destructors remove them again if anything below fails.
+  io::AtomicFile key_out(c.output, "output");
+  std::optional<io::AtomicFile> value_out;
+  if (with_values) value_out.emplace(c.values_out, "--values-out");
+
+  // The data: of a .npy file past its header (read again, whole, and checked again: it may have changed).
+  auto data_of = [](std::optional<NpyArray>& npy, const std::string& path, const std::string& role) {
+    if (!npy) return read_whole_file(path, role);
+    if (!npy->has_data) {
+      NpyArray whole = read_npy(path, role);
+      if (whole.descr != npy->descr || whole.n != npy->n)
+        throw RuntimeFailure(role + " " + in_quotes(path) + " changed while it was being read");
+      return std::move(whole.data);
+    }
+    return std::move(npy->data);
+  };
+  std::vector<std::byte> keys = data_of(key_npy, c.input, "input");
+  const uint32_t kb = key_bytes(options.key);
+  if (keys.size() % kb != 0)
+    throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
+                     std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
+  const uint64_t n = keys.size() / kb;
+  // Values as raw records of vb bytes (a 32-bit value is a record of 4).
+  std::vector<std::byte> values;
+  if (with_values) values = data_of(value_npy, c.values_in, "values file");
   const uint32_t vb = options.value_bytes;
   if (with_values) {
     if (values.size() != n * vb) {
@@ -192,7 +205,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   // A .npy output (by its name) gets the header of a 1-D array of the keys' (values') dtype.
   if (is_npy_path(c.output)) key_out.write(npy_header(npy_descr(options.key), n));
   key_out.write(keys);
-  if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(values_descr, n, values_descr_utf8));
+  if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(files.values_descr, n, files.values_descr_utf8));
   if (value_out) value_out->write(values);
   key_out.finish();
   if (value_out) value_out->finish();

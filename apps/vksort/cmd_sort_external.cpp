@@ -14,6 +14,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "counts.hpp"
+#include "npy_file.hpp"
 #include "progress.hpp"
 
 namespace vksort::cli {
@@ -44,7 +45,7 @@ std::string mib(uint64_t bytes) {
 }  // namespace
 
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const SortOptions& options,
-                      std::optional<Device>& device) {
+                      const SortFiles& files, std::optional<Device>& device) {
   GlobalOptions g = global;
   if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
   const uint64_t memory = c.memory.empty() ? external::default_memory_bytes() : bytes_option("--memory", c.memory);
@@ -55,8 +56,14 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
   }
   device.emplace(open_device(g));
 
-  const auto keys = regular_file_size(c.input);
-  const auto values = c.values_in.empty() ? std::optional<uint64_t>(0) : regular_file_size(c.values_in);
+  // Bytes of data, past any .npy header (read_npy_header checked that the file holds it).
+  auto data_bytes = [](const std::string& path, uint64_t at) -> std::optional<uint64_t> {
+    const auto size = regular_file_size(path);
+    if (!size || *size < at) return std::nullopt;
+    return *size - at;
+  };
+  const auto keys = data_bytes(c.input, files.keys_at);
+  const auto values = c.values_in.empty() ? std::optional<uint64_t>(0) : data_bytes(c.values_in, files.values_at);
   if (!keys || !values) return false;  // pipes are read whole, as before
   const uint32_t kb = key_bytes(options.key);
   const uint64_t n = *keys / kb;
@@ -74,8 +81,17 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
          n >= (uint64_t(1) << 31);
 }
 
-int run_sort_external(const SortCommand& c, const SortOptions& options, Device& device) {
+int run_sort_external(const SortCommand& c, const SortOptions& options, const SortFiles& files, Device& device) {
   external::ExternalOptions o;
+  // .npy inputs are read past their headers, and .npy outputs (by name) begin with one for the n keys
+  // (if the data are no whole number of keys, the library refuses the input before writing anything).
+  o.input_data_at = files.keys_at;
+  o.values_input_data_at = files.values_at;
+  const auto size = regular_file_size(c.input);
+  const uint64_t n = size && *size >= files.keys_at ? (*size - files.keys_at) / key_bytes(options.key) : 0;
+  if (is_npy_path(c.output)) o.output_header = npy_header(npy_descr(options.key), n);
+  if (!c.values_out.empty() && is_npy_path(c.values_out))
+    o.values_output_header = npy_header(files.values_descr, n, files.values_descr_utf8);
   // No reference sort fits in memory here: the library checks the output's order and that it holds
   // the input's records (ExternalOptions::check) before the output replaces anything.
   o.check = c.check;

@@ -113,14 +113,21 @@ struct TuneCommand {
 // the device cannot be opened, so stdout is valid JSON or empty).
 int run_info(const GlobalOptions& global, const std::string& format);
 int run_sort(const GlobalOptions& global, const SortCommand& command);
-// Whether `vksort sort` goes out of core: true when the input files (regular files) exceed --memory or
-// what the device holds at once; `device` is then, and may otherwise be, the opened device.
+// What `vksort sort`'s files hold besides raw data: .npy headers, read before either path runs.
+struct SortFiles {
+  uint64_t keys_at = 0, values_at = 0;  // where the inputs' data start (past a .npy header)
+  std::string values_descr = "<u4";     // the dtype a .npy values output gets
+  bool values_descr_utf8 = false;       // its text is UTF-8 (from a format 3.0 file), not latin-1
+};
+// Whether `vksort sort` goes out of core: true when the input files' data (regular files) exceed
+// --memory or what the device holds at once; `device` is then, and may otherwise be, the opened device.
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
-                      std::optional<vksort::Device>& device);
+                      const SortFiles& files, std::optional<vksort::Device>& device);
 // `vksort sort --mpi`: checks that the options are ones the distributed sort has, then replaces this
 // process by vksort-mpi (beside this executable or on PATH) with the same request. Returns only by throwing.
 [[noreturn]] void run_sort_mpi(const GlobalOptions& global, const SortCommand& command);
-int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, vksort::Device& device);
+int run_sort_external(const SortCommand& command, const vksort::SortOptions& options, const SortFiles& files,
+                      vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
 int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& command);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <fstream>
 
 #include "cli_error.hpp"
 #include "raw_file.hpp"
@@ -99,10 +100,15 @@ std::string npy_descr(Key key) {
   return d;
 }
 
-NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
-  std::vector<std::byte> file = read_whole_file(path, role);
-  const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
-  if (file.size() < 10 || std::memcmp(bytes, magic, magic_size) != 0)
+namespace {
+
+// The header at the start of a .npy file: `start` holds the file's first bytes (at least its header,
+// else it is refused as truncated), file_size is the whole file's. Checks that the data after the
+// header are exactly the shape's; returns everything but the data.
+NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const std::filesystem::path& path,
+                   const std::string& role) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(start.data());
+  if (start.size() < 10 || std::memcmp(bytes, magic, magic_size) != 0)
     refuse(role, path, "not a NumPy .npy file (no \\x93NUMPY magic)");
   const unsigned major = bytes[6];
   size_t header_at = 0, header_len = 0;
@@ -110,13 +116,13 @@ NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
     header_at = 10;
     header_len = size_t(bytes[8]) | size_t(bytes[9]) << 8;
   } else if (major == 2 || major == 3) {
-    if (file.size() < 12) refuse(role, path, "truncated .npy header");
+    if (start.size() < 12) refuse(role, path, "truncated .npy header");
     header_at = 12;
     header_len = size_t(bytes[8]) | size_t(bytes[9]) << 8 | size_t(bytes[10]) << 16 | size_t(bytes[11]) << 24;
   } else {
     refuse(role, path, ".npy format version " + std::to_string(major) + " is not supported (1, 2 and 3 are)");
   }
-  if (header_len > file.size() - header_at) refuse(role, path, "truncated .npy header");
+  if (header_len > start.size() - header_at) refuse(role, path, "truncated .npy header");
   const std::string header(reinterpret_cast<const char*>(bytes) + header_at, header_len);
 
   const std::string descr_text = dict_value(header, "descr");
@@ -134,10 +140,12 @@ NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
       !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }) || dims.size() > 18)
     refuse(role, path, "shape " + shape + " is not 1-D; vksort sorts one-dimensional arrays");
   const uint64_t n = std::stoull(dims);
-  const size_t data_at = header_at + header_len;
-  const uint64_t data_bytes = file.size() - data_at;
+  const uint64_t data_at = header_at + header_len;
+  const uint64_t data_bytes = file_size - data_at;
 
   NpyArray a;
+  a.n = n;
+  a.data_at = data_at;
   a.utf8_header = major == 3;
   if (descr_text.front() == '[') {
     // A structured dtype (named fields): records whose size the data say, moved whole; the field list
@@ -167,8 +175,41 @@ NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
   if (data_bytes != want)
     refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes but shape " + shape + " of '" +
                            a.descr + "' needs " + std::to_string(want));
-  a.data.assign(file.begin() + std::ptrdiff_t(data_at), file.end());
   return a;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
+  std::vector<std::byte> file = read_whole_file(path, role);
+  NpyArray a = parse_npy(file, file.size(), path, role);
+  a.data.assign(file.begin() + std::ptrdiff_t(a.data_at), file.end());
+  a.has_data = true;
+  return a;
+}
+
+NpyArray read_npy_header(const std::filesystem::path& path, const std::string& role) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return read_npy(path, role);  // a pipe is read once, whole
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  if (ec || !in) throw UsageError("cannot open " + role + " " + in_quotes(path.string()));
+  // The preamble (12 bytes at most) says the header's length; then the header alone is read.
+  std::vector<std::byte> start(size_t(std::min<uint64_t>(file_size, 12)));
+  in.read(reinterpret_cast<char*>(start.data()), std::streamsize(start.size()));
+  const auto* b = reinterpret_cast<const unsigned char*>(start.data());
+  uint64_t header_end = start.size();
+  if (start.size() >= 10 && b[6] == 1) header_end = 10 + (uint64_t(b[8]) | uint64_t(b[9]) << 8);
+  if (start.size() >= 12 && (b[6] == 2 || b[6] == 3))
+    header_end = 12 + (uint64_t(b[8]) | uint64_t(b[9]) << 8 | uint64_t(b[10]) << 16 | uint64_t(b[11]) << 24);
+  header_end = std::min(header_end, file_size);
+  if (header_end > start.size()) {
+    const size_t had = start.size();
+    start.resize(size_t(header_end));
+    in.read(reinterpret_cast<char*>(start.data() + had), std::streamsize(header_end - had));
+  }
+  if (!in) throw RuntimeFailure("reading " + role + " " + in_quotes(path.string()) + ": its header could not be read");
+  return parse_npy(start, file_size, path, role);
 }
 
 std::vector<std::byte> npy_header(const std::string& descr, uint64_t n, bool utf8) {

@@ -26,14 +26,20 @@ struct NpyArray {
   std::optional<Key> key;      // the key kind of a numeric descr; empty for records
   bool structured = false;     // descr is a structured dtype's field list, "[('a', '<f4'), ...]"
   bool utf8_header = false;    // the header was UTF-8 (format 3.0), not latin-1: so is descr's text
+  uint64_t n = 0;               // elements (the shape's one dimension)
+  uint64_t data_at = 0;         // where the elements start in the file (the header's end)
+  bool has_data = false;        // data holds the elements (read_npy), not only the header's facts
   std::vector<std::byte> data;  // the elements, n * item_bytes bytes
-  uint64_t size() const { return item_bytes ? data.size() / item_bytes : 0; }
 };
 
 // Reads a whole .npy file. Throws UsageError naming `role` and the file for anything it cannot take:
 // not a .npy file, a bad or truncated header, fortran_order True, not 1-D, big-endian or unsupported
 // dtypes, data of the wrong size.
 NpyArray read_npy(const std::filesystem::path& path, const std::string& role);
+
+// The same checks, reading only the header of a regular file (the data stay on the disk, from data_at:
+// for inputs larger than memory); a pipe is read whole as by read_npy.
+NpyArray read_npy_header(const std::filesystem::path& path, const std::string& role);
 
 // The header of a .npy file (version 1.0; 2.0 for a field list beyond 1.0's 64 KiB) of n elements of
 // dtype `descr` (a plain dtype such as "<u4", or a structured one's field list as read), 1-D and C

@@ -27,6 +27,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "vksort/device.hpp"
 #include "vksort/error.hpp"
@@ -59,6 +60,13 @@ struct ExternalOptions {
   // multiple of 4 up to 256; 0 is taken as 4 when values are given).
   std::filesystem::path values_input;
   std::filesystem::path values_output;
+  // Files with a header before their data (e.g. NumPy .npy): the inputs' data start at these byte
+  // offsets (the rest of each file is keys or values), and each output begins with its header bytes,
+  // written as given. Defaults: raw files.
+  uint64_t input_data_at = 0;
+  uint64_t values_input_data_at = 0;
+  std::vector<std::byte> output_header;
+  std::vector<std::byte> values_output_header;
   SortOptions sort;  // key, order, algorithm, value_bytes, tuning as for any Sorter
   // Host memory the sort may use for its buffers, in bytes (0: half of MemAvailable). A run holds at
   // most half of it (one run is read while the one before is sorted and written); the merge splits it
@@ -108,7 +116,7 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options);
 // The same for data in host memory larger than the device: keys_in (n keys of sort.key) and values_in
 // (empty, or n * sort.value_bytes bytes) are read, the sorted result written to keys_out and
 // values_out (same sizes; they must not overlap the inputs). memory_bytes, device_bytes and progress
-// as above; input/output paths and temp_dir are ignored. The sorted runs are kept in host memory
+// as above; input/output paths, their data offsets and headers, and temp_dir are ignored. The sorted runs are kept in host memory
 // allocated for the call (as large as the input, twice when the merge needs several passes) beside
 // the budget, which is what makes this entry point cheap.
 ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in,

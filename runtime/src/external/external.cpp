@@ -572,7 +572,7 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
     if (!ec && a == b) throw InputError("output " + quoted(o.output) + " and values output " + quoted(o.values_output) + " are the same file");
   }
 
-  detail::InputFile keys_in(o.input, "input");
+  detail::InputFile keys_in(o.input, "input", o.input_data_at);
   const uint64_t kb = s.kb;
   if (keys_in.size() % kb != 0)
     throw InputError("input " + quoted(o.input) + " holds " + std::to_string(keys_in.size()) + " bytes, not a multiple of " +
@@ -580,7 +580,7 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   const uint64_t n = keys_in.size() / kb;
   std::optional<detail::InputFile> values_in;
   if (values) {
-    values_in.emplace(o.values_input, "values file");
+    values_in.emplace(o.values_input, "values file", o.values_input_data_at);
     if (values_in->size() != n * s.vb)
       throw InputError("values file " + quoted(o.values_input) + " holds " + std::to_string(values_in->size()) +
                        " bytes but input " + quoted(o.input) + " holds " + std::to_string(n) + " keys: one " + unit_name(s) +
@@ -589,6 +589,8 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   detail::OutputFile keys_out(o.output, "output");
   std::optional<detail::OutputFile> values_out;
   if (values) values_out.emplace(o.values_output, "values output");
+  if (!o.output_header.empty()) keys_out.write(o.output_header.data(), o.output_header.size());
+  if (values_out && !o.values_output_header.empty()) values_out->write(o.values_output_header.data(), o.values_output_header.size());
   const std::filesystem::path temp_dir =
       !o.temp_dir.empty() ? o.temp_dir : (o.output.has_parent_path() ? o.output.parent_path() : std::filesystem::path("."));
   // Checked now rather than after the runs are sorted, when the first temporary file is made.

@@ -61,7 +61,8 @@ std::string quoted(const fs::path& p) {
   return s;
 }
 
-InputFile::InputFile(const fs::path& path, std::string role) : path_(path), role_(std::move(role)) {
+InputFile::InputFile(const fs::path& path, std::string role, uint64_t data_at)
+    : path_(path), role_(std::move(role)), data_at_(data_at) {
   std::error_code ec;
   if (!fs::exists(path_, ec)) throw InputError(role_ + " " + quoted(path_) + " does not exist");
   if (fs::is_directory(path_, ec)) throw InputError(role_ + " " + quoted(path_) + " is a folder, not a file");
@@ -74,7 +75,13 @@ InputFile::InputFile(const fs::path& path, std::string role) : path_(path), role
     // Offsets are read in any order (two runs in flight), which a pipe cannot give.
     throw InputError(role_ + " " + quoted(path_) + " is not a regular file (the out-of-core sort reads it by offset)");
   }
-  size_ = uint64_t(st.st_size);
+  if (uint64_t(st.st_size) < data_at_) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError(role_ + " " + quoted(path_) + " holds " + std::to_string(st.st_size) + " bytes, fewer than its " +
+                     std::to_string(data_at_) + "-byte header");
+  }
+  size_ = uint64_t(st.st_size) - data_at_;
 }
 
 InputFile::~InputFile() {
@@ -82,7 +89,7 @@ InputFile::~InputFile() {
 }
 
 void InputFile::read(uint64_t offset, std::byte* dst, uint64_t bytes) const {
-  read_all(fd_, offset, dst, bytes, "reading " + role_ + " " + quoted(path_));
+  read_all(fd_, data_at_ + offset, dst, bytes, "reading " + role_ + " " + quoted(path_));
 }
 
 TempFile::TempFile(const fs::path& folder) : folder_(folder) {

@@ -15,22 +15,25 @@ namespace vksort::external::detail {
 
 std::string quoted(const std::filesystem::path& p);
 
-// A file opened for reading at offsets (pread), with errors that name it.
+// A file's data, from byte `data_at` (past a header, e.g. a .npy file's) to its end, opened for reading
+// at offsets (pread), with errors that name it.
 class InputFile {
  public:
-  // Throws InputError naming `role` when the file does not exist, is a folder or cannot be opened.
-  InputFile(const std::filesystem::path& path, std::string role);
+  // Throws InputError naming `role` when the file does not exist, is a folder, cannot be opened, or is
+  // shorter than data_at.
+  InputFile(const std::filesystem::path& path, std::string role, uint64_t data_at = 0);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
-  uint64_t size() const { return size_; }
-  // Reads exactly `bytes` at `offset`; throws vksort::Error on an I/O error or a file that shrank.
+  uint64_t size() const { return size_; }  // bytes of data (after data_at)
+  // Reads exactly `bytes` at `offset` of the data; throws vksort::Error on an I/O error or a file that shrank.
   void read(uint64_t offset, std::byte* dst, uint64_t bytes) const;
 
  private:
   std::filesystem::path path_;
   std::string role_;
   int fd_ = -1;
+  uint64_t data_at_ = 0;
   uint64_t size_ = 0;
 };
 

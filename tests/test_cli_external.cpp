@@ -258,6 +258,31 @@ TEST_CASE("vksort sort out of core: .npy files in and out, headers skipped and w
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "in.npy", "ints.npy", "out.npy", "recs.npy", "short.npy", "tmp", "vout.npy"});
 }
 
+TEST_CASE("vksort sort out of core: --begin-bit/--end-bit order by those bits, stably, as in memory") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::uniform), kN, 7);
+  write_file(w / "in.bin", keys);
+  write_file(w / "v.bin", index_values(kN));
+  const std::vector<std::string> common = {"sort", w / "in.bin", "--type", "u64", "--begin-bit", "3", "--end-bit", "17",
+                                           "--descending", "--values", w / "v.bin"};
+  std::vector<std::string> in_memory = common, out_of_core = common;
+  in_memory.insert(in_memory.end(), {w / "mem.bin", "--values-out", w / "vmem.bin"});
+  out_of_core.insert(out_of_core.end(), {w / "out.bin", "--values-out", w / "vout.bin", "--memory", "256k", "--check", "-v"});
+  const Outcome m = w.run(in_memory);
+  REQUIRE_MESSAGE(m.code == 0, m.err);
+  const Outcome r = w.run(out_of_core);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK_MESSAGE(runs_reported(r.out) >= 4, r.out);
+  std::vector<std::byte> sorted = keys;
+  std::vector<uint32_t> index(kN);
+  std::iota(index.begin(), index.end(), 0u);
+  workloads::reference_sort(Key::u64, Order::descending, sorted, index, 3, 17);
+  CHECK(read_file(w / "out.bin") == sorted);
+  CHECK(read_file(w / "vout.bin") == std::vector<std::byte>(std::as_bytes(std::span(index)).begin(), std::as_bytes(std::span(index)).end()));
+  CHECK(read_file(w / "mem.bin") == sorted);
+  CHECK(read_file(w / "vmem.bin") == read_file(w / "vout.bin"));
+}
+
 TEST_CASE("vksort sort out of core: a progress bar with the phase and time left on a terminal only") {
   Workspace w;
   const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 2);

@@ -91,11 +91,12 @@ std::vector<std::byte> make_records(uint64_t n, uint32_t vb) {
 }
 
 // The expected result: the reference sorts (key, index) stably; records follow their index.
-void expected(Key key, Order order, std::vector<std::byte>& keys, std::vector<std::byte>& records, uint32_t vb) {
+void expected(Key key, Order order, std::vector<std::byte>& keys, std::vector<std::byte>& records, uint32_t vb,
+              uint32_t begin_bit = 0, uint32_t end_bit = 0) {
   const uint64_t n = keys.size() / key_bytes(key);
   std::vector<uint32_t> index(n);
   std::iota(index.begin(), index.end(), 0u);
-  workloads::reference_sort(key, order, keys, index);
+  workloads::reference_sort(key, order, keys, index, begin_bit, end_bit);
   if (vb == 0) return;
   std::vector<std::byte> moved(records.size());
   for (uint64_t i = 0; i < n; ++i) std::memcpy(&moved[i * vb], &records[uint64_t(index[i]) * vb], vb);
@@ -111,6 +112,8 @@ struct Case {
   uint64_t memory = 0;
   uint64_t device_bytes = 0;
   int overlap = 1;  // on: lavapipe would leave it off (ExternalOptions::overlap), and both paths need tests
+  uint32_t begin_bit = 0, end_bit = 0;  // SortOptions' bit range
+  bool check = false;                   // ExternalOptions::check
 };
 
 // Runs sort_file on a generated input and checks the output against the reference.
@@ -119,6 +122,8 @@ ExternalStats check_file_sort(Device& device, const Case& c) {
   CAPTURE(to_string(c.order));
   CAPTURE(workloads::to_string(c.spec));
   CAPTURE(c.vb);
+  CAPTURE(c.begin_bit);
+  CAPTURE(c.end_bit);
   Folder f;
   std::vector<std::byte> keys = workloads::generate_keys(c.key, c.spec, c.n, 17);
   std::vector<std::byte> values = c.vb ? make_records(c.n, c.vb) : std::vector<std::byte>{};
@@ -138,9 +143,12 @@ ExternalStats check_file_sort(Device& device, const Case& c) {
   o.device_bytes = c.device_bytes;
   o.temp_dir = f.tmp();
   o.overlap = c.overlap;
+  o.sort.begin_bit = c.begin_bit;
+  o.sort.end_bit = c.end_bit;
+  o.check = c.check;
   const ExternalStats stats = external::sort_file(device, o);
   CHECK(stats.overlapped == (c.overlap == 1 && stats.runs > 1));
-  expected(c.key, c.order, keys, values, c.vb);
+  expected(c.key, c.order, keys, values, c.vb, c.begin_bit, c.end_bit);
   const std::vector<std::byte> got = read_file(o.output);
   CHECK_MESSAGE(workloads::first_difference(c.key, keys, got).empty(), workloads::first_difference(c.key, keys, got));
   if (c.vb) CHECK(read_file(o.values_output) == values);
@@ -184,6 +192,25 @@ TEST_CASE("out-of-core: records of 12 and 256 bytes move whole, both orders") {
       Case c{.key = Key::f32, .order = order, .spec = workloads::default_spec(Distribution::few_unique), .n = 12000, .vb = vb};
       c.memory = memory_for_runs(c.n, 4 + vb, 8);
       CHECK(check_file_sort(test::device(), c).runs >= 8);
+    }
+}
+
+// A bit range orders by those bits of the encoded key alone, as the in-memory radix sort does: the runs'
+// check, the merge and ExternalOptions::check must compare those bits too (they compared whole keys
+// and refused every such sort with more than one run).
+TEST_CASE("out-of-core: a bit range orders by those bits, stably, through runs and merge passes") {
+  struct Range {
+    Key key;
+    uint32_t begin, end;
+  } ranges[] = {{Key::u32, 0, 8}, {Key::i32, 4, 20}, {Key::f32, 16, 0}, {Key::u64, 0, 12}, {Key::f64, 40, 64}};
+  for (const Range& r : ranges)
+    for (Order order : {Order::ascending, Order::descending}) {
+      Case c{.key = r.key, .order = order, .spec = workloads::default_spec(Distribution::uniform), .n = 12000, .vb = 4};
+      c.begin_bit = r.begin, c.end_bit = r.end;
+      c.check = true;
+      c.memory = memory_for_runs(c.n, key_bytes(r.key) + 4, 40);  // about 40 runs
+      const ExternalStats s = check_file_sort(test::device(), c);
+      CHECK(s.runs >= 8);
     }
 }
 

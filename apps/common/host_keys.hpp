@@ -99,6 +99,25 @@ inline uint64_t encode_key(Key key, Order order, const std::byte* raw) {
                              : encode_key64(key, order, bits);
 }
 
+// The bits [begin, end) of an encoded key (end 0: the key's width), shifted down: what a sort by a bit
+// range (SortOptions::begin_bit, end_bit) orders by; the whole encoded key for [0, 0).
+template <class U>
+constexpr U bit_field(U encoded, uint32_t begin, uint32_t end) {
+  const uint32_t width = sizeof(U) * 8;
+  if (end == 0 || end > width) end = width;
+  if (begin >= end) return 0;
+  const uint32_t bits = end - begin;
+  const U mask = bits == width ? ~U(0) : (U(1) << bits) - 1;
+  return (encoded >> begin) & mask;
+}
+
+// What a sort of `key` in `order` by bits [begin_bit, end_bit) orders the key at `raw` by, widened to
+// 64 bits: smaller goes first, equal keeps input order.
+inline uint64_t ordering_key(Key key, Order order, uint32_t begin_bit, uint32_t end_bit, const std::byte* raw) {
+  return key_bytes(key) == 4 ? bit_field<uint32_t>(static_cast<uint32_t>(encode_key(key, order, raw)), begin_bit, end_bit)
+                             : bit_field<uint64_t>(encode_key(key, order, raw), begin_bit, end_bit);
+}
+
 // Inverse of encode_key: writes the raw key whose encoding is `encoded` to `raw`.
 inline void decode_key(Key key, Order order, uint64_t encoded, std::byte* raw) {
   const uint64_t bits = key_bytes(key) == 4 ? decode_key32(key, order, static_cast<uint32_t>(encoded))

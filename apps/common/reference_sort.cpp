@@ -18,17 +18,6 @@
 namespace vksort::workloads {
 namespace {
 
-// The bits [begin, end) of an encoded key (end 0: the key's width), the part a bit-range sort orders by.
-template <class U>
-U bit_field(U encoded, uint32_t begin, uint32_t end) {
-  const uint32_t width = sizeof(U) * 8;
-  if (end == 0 || end > width) end = width;
-  if (begin >= end) return 0;
-  const uint32_t bits = end - begin;
-  const U mask = bits == width ? ~U(0) : (U(1) << bits) - 1;
-  return (encoded >> begin) & mask;
-}
-
 // Sorts `items` by `before` (a strict total order): chunks on up to hardware_concurrency threads (a
 // power of two of them), then rounds of pairwise merges, each round's merges in parallel too.
 template <class T, class Less>

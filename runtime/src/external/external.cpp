@@ -208,14 +208,15 @@ struct Cursor {
 };
 
 // Merges `runs` of `store` (consecutive, in input order) into `sink` with a loser tree over the
-// encoded keys; ties go to the lower run index, which keeps equal keys in input order. `memory` bytes
+// encoded keys' ordered bits (SortOptions' bit range); ties go to the lower run index, which keeps equal keys in input order. `memory` bytes
 // are split between one window per run and the output buffer. U is the key's width: the inner loop
 // then copies fixed-size keys and encodes them with one precomputed codec.
 template <class U>
 class Merger {
  public:
-  Merger(const RunStore& store, std::span<const Run> runs, Shape s, Key key, Order order, uint64_t memory)
-      : store_(store), s_(s), codec_(workloads::KeyCodec<U>::make(key, order)), k_(runs.size()) {
+  Merger(const RunStore& store, std::span<const Run> runs, Shape s, const SortOptions& sort, uint64_t memory)
+      : store_(store), s_(s), codec_(workloads::KeyCodec<U>::make(sort.key, sort.order)), begin_bit_(sort.begin_bit),
+        end_bit_(sort.end_bit), k_(runs.size()) {
     // Windows beyond a run's length or a few MiB buy nothing (reads are already large) but cost the
     // time to allocate and clear them.
     uint64_t longest = 0;
@@ -281,7 +282,7 @@ class Merger {
   uint64_t encoded(const std::byte* raw) const {
     U bits;
     std::memcpy(&bits, raw, sizeof(U));
-    return codec_.encode(bits);
+    return workloads::bit_field<U>(codec_.encode(bits), begin_bit_, end_bit_);
   }
   // True when run a's head goes before run b's: smaller key, or the same key from an earlier run.
   bool before(int64_t a, int64_t b) const {
@@ -302,6 +303,7 @@ class Merger {
   const RunStore& store_;
   Shape s_;
   workloads::KeyCodec<U> codec_;
+  uint32_t begin_bit_, end_bit_;  // the ordered bits of the encoded key (SortOptions)
   size_t k_;
   uint64_t cap_ = 1;
   std::vector<std::byte> keys_, values_;
@@ -347,7 +349,7 @@ class Driver {
     // ExternalOptions::check: every record read is counted in, every record written is checked on its
     // way to the output.
     std::optional<detail::ResultCheck> check;
-    if (o_.check) check.emplace(o_.sort.key, o_.sort.order, s_.kb, s_.vb);
+    if (o_.check) check.emplace(o_.sort.key, o_.sort.order, s_.kb, s_.vb, o_.sort.begin_bit, o_.sort.end_bit);
     CheckedSink checked(final_sink, check ? &*check : nullptr);
     Sink& sink = checked;
     n_ = n;
@@ -476,7 +478,7 @@ class Driver {
   bool sorted(const std::byte* keys, uint64_t count) const {
     uint64_t previous = 0;
     for (uint64_t i = 0; i < count; ++i) {
-      const uint64_t e = workloads::encode_key(o_.sort.key, o_.sort.order, keys + i * s_.kb);
+      const uint64_t e = workloads::ordering_key(o_.sort.key, o_.sort.order, o_.sort.begin_bit, o_.sort.end_bit, keys + i * s_.kb);
       if (e < previous) return false;
       previous = e;
     }
@@ -516,8 +518,8 @@ class Driver {
   void merge_group(const RunStore& store, std::span<const Run> group, Sink& sink, uint64_t index) {
     const uint64_t base = group.front().first;
     auto tick = [&](uint64_t done) { report("merge", (base + done) * s_.elem(), index); };
-    if (s_.kb == 4) Merger<uint32_t>(store, group, s_, o_.sort.key, o_.sort.order, memory_).run(sink, tick);
-    else Merger<uint64_t>(store, group, s_, o_.sort.key, o_.sort.order, memory_).run(sink, tick);
+    if (s_.kb == 4) Merger<uint32_t>(store, group, s_, o_.sort, memory_).run(sink, tick);
+    else Merger<uint64_t>(store, group, s_, o_.sort, memory_).run(sink, tick);
   }
 
   Device& device_;

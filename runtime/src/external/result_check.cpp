@@ -46,7 +46,7 @@ void ResultCheck::input(const std::byte* keys, const std::byte* values, uint64_t
 
 void ResultCheck::output(const std::byte* keys, const std::byte* values, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) {
-    const uint64_t e = workloads::encode_key(key_, order_, keys + i * kb_);
+    const uint64_t e = workloads::ordering_key(key_, order_, begin_bit_, end_bit_, keys + i * kb_);
     if (out_count_ + i > 0 && e < last_)
       throw Error("--check: output key " + std::to_string(out_count_ + i) + " is out of order; output left untouched, "
                   "please report this");

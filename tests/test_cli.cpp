@@ -1056,7 +1056,8 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
 
   const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
                                                      {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
-                                                     {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"}};
+                                                     {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"},
+                                                     {"--rebuild-above", "nan"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());

@@ -122,6 +122,21 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 1.5", "needs at least 3"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 0", "--skin"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours verlet", "--neighbours"},
+      // A box of zero, negative or non-finite length was taken as "no --box" (the default box) and ran.
+      {"--scenario equilibrium --n 300 --box 0,6,6", "--box: 0 is not positive"},
+      {"--scenario equilibrium --n 300 --box -6,6,6", "--box: -6 is not positive"},
+      {"--scenario equilibrium --n 300 --box nan,6,6", "--box: nan is not a finite number"},
+      // NaN passed the floating-point checks and ran (NaN gravity, skin, r_max) or failed at run time.
+      {"--scenario equilibrium --n 300 --gravity nan", "--gravity: nan is not a finite number"},
+      {"--scenario equilibrium --n 300 --dt nan", "--dt: nan is not a finite number"},
+      {"--scenario equilibrium --n 300 --neighbours list --skin nan", "--skin: nan"},
+      {"--scenario equilibrium --n 300 --rdf g.csv --rdf-rmax nan", "--rdf-rmax: nan"},
+      // A negative count was read as 2^64 - 1 into the unsigned option, and ran.
+      {"--scenario equilibrium --n 300 --checkpoint-every -1", "--checkpoint-every: -1 is negative"},
+      {"--scenario equilibrium --n 300 --dump-every -2", "--dump-every: -2 is negative"},
+      {"--scenario equilibrium --n 300 --rdf-window -1", "--rdf-window: -1 is negative"},
+      {"--scenario equilibrium --n 300 --frame-every -1", "--frame-every: -1 is negative"},
+      {"--scenario equilibrium --n 300 --every 0", "--every: 0 is not at least 1"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);

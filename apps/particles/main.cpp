@@ -19,6 +19,7 @@
 
 #include "atomic_file.hpp"
 #include "checkpoint.hpp"
+#include "cli_checks.hpp"
 #include "gpu_context.hpp"
 #include "initial_state.hpp"
 #include "mixing_layer.hpp"
@@ -36,6 +37,12 @@
 #include "trajectory.hpp"
 
 namespace {
+
+using vksort::cli_checks::at_least_one;
+using vksort::cli_checks::finite_non_negative;
+using vksort::cli_checks::finite_positive;
+using vksort::cli_checks::finite_within;
+using vksort::cli_checks::not_negative;
 
 struct Options {
   std::string scenario;
@@ -427,19 +434,20 @@ int main(int argc, char** argv) {
   app.add_option("--scenario", opt.scenario,
                  "phase-separation | rayleigh-taylor | equilibrium (one species, periodic); required unless --restart")
       ->check(CLI::IsMember({"phase-separation", "rayleigh-taylor", "equilibrium"}));
-  app.add_option("--n", opt.n, "particles (density 3 in a 2:2:1 box unless --box)")->check(CLI::Range(1u, 1u << 28));
-  app.add_option("--steps", opt.steps, "time steps");
-  app.add_option("--every", opt.every, "print a table row every k steps")->check(CLI::PositiveNumber);
-  app.add_option("--seed", opt.seed, "seed of the initial state and the pair noise");
+  app.add_option("--n", opt.n, "particles (density 3 in a 2:2:1 box unless --box)")->check(not_negative)->check(CLI::Range(1u, 1u << 28));
+  app.add_option("--steps", opt.steps, "time steps")->check(not_negative);
+  app.add_option("--every", opt.every, "print a table row every k steps")->check(at_least_one);
+  app.add_option("--seed", opt.seed, "seed of the initial state and the pair noise")->check(not_negative);
   app.add_option("--dt", opt.dt, "time step (Groot & Warren: 0.04; smaller is more accurate)")
-      ->check(CLI::Range(1e-6f, 1.0f));
+      ->check(finite_within(1e-6, 1.0));
   // These two say their defaults in words: their stored defaults (empty, -1) are placeholders.
   app.add_option("--box", opt.box, "box lengths LX,LY,H in units of r_c (default: 2:2:1 at density 3)")
       ->delimiter(',')
       ->expected(3)
+      ->check(finite_positive)
       ->default_str("");
   app.add_option("--gravity", opt.gravity, "acceleration along -z (default: the scenario's)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative)
       ->default_str("");
   app.add_option("--integrator", opt.integrator, "vv (velocity Verlet) | leapfrog (the paper's leap-frog/Adams-Bashforth)")
       ->check(CLI::IsMember({"vv", "leapfrog"}));
@@ -449,50 +457,58 @@ int main(int argc, char** argv) {
                  "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top slices) into this folder");
-  app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)");
+  app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)")
+      ->check(not_negative);
   app.add_option("--gsd", opt.gsd, "write a GSD trajectory (HOOMD-blue's format; frames as --dump-every)");
   app.add_option("--xyz", opt.xyz, "write an extended XYZ trajectory (ASE, OVITO; frames as --dump-every)");
   app.add_option("--vtk", opt.vtk,
                  "write the final state as legacy VTK points, and with --dump-every each frame as FILE_<step>.vtk");
   app.add_option("--dump-every", opt.dump_every,
-                 "a --gsd/--xyz/--vtk frame every k steps, the first and last included (0: the last step only)");
+                 "a --gsd/--xyz/--vtk frame every k steps, the first and last included (0: the last step only)")
+      ->check(not_negative);
   app.add_option("--species", opt.species, "element symbols of species 0,1 in particle files (and --init XYZ)");
   app.add_option("--observables", opt.observables,
                  "write the observables (T, energies, momentum, pressure tensors) as CSV, or JSON when FILE ends in "
                  ".json, a row every --every steps");
   app.add_option("--rdf", opt.rdf, "write g(r) (CSV r,g) averaged over the table rows in the --rdf-window");
-  app.add_option("--rdf-bins", opt.rdf_bins, "g(r) bins")->check(CLI::Range(1u, 100000u));
+  app.add_option("--rdf-bins", opt.rdf_bins, "g(r) bins")->check(not_negative)->check(CLI::Range(1u, 100000u));
   app.add_option("--rdf-rmax", opt.rdf_rmax, "g(r) range (default: 3 r_c or half the smallest periodic length)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative)
       ->default_str("");
-  app.add_option("--rdf-window", opt.rdf_window, "g(r) from the rows of the last k steps (0: the second half of the run)");
+  app.add_option("--rdf-window", opt.rdf_window, "g(r) from the rows of the last k steps (0: the second half of the run)")
+      ->check(not_negative);
   app.add_option("--msd", opt.msd,
                  "write the mean-square displacement (unwrapped positions, every --every steps) and D as CSV");
   app.add_option("--checkpoint", opt.checkpoint, "write a checkpoint every --checkpoint-every steps and at the end");
-  app.add_option("--checkpoint-every", opt.checkpoint_every, "checkpoint interval (0: at the end only)");
+  app.add_option("--checkpoint-every", opt.checkpoint_every, "checkpoint interval (0: at the end only)")->check(not_negative);
   app.add_option("--restart", opt.restart,
                  "continue from a checkpoint, bit for bit (--steps more steps; the model comes from the file)");
   app.add_option("--init", opt.init, "start from the last frame of a GSD or extended XYZ file (its box unless --box)");
   app.add_option("--lattice", opt.lattice, "random positions | fcc (like LAMMPS' lattice fcc at density 3; box rounded to whole cells)")
       ->check(CLI::IsMember({"random", "fcc"}));
   app.add_option("--montage", opt.montage, "also write all frames tiled into this PNG (with --frames)");
-  app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(CLI::Range(1u, 64u));
+  app.add_option("--montage-columns", opt.montage_columns, "frames per row of the montage")->check(not_negative)->check(CLI::Range(1u, 64u));
   app.add_option("--animation", opt.animation,
                  "also write the frames as an animated GIF looping forever (FILE.gif, with --frames)");
   app.add_option("--animation-delay", opt.animation_delay, "time each animation frame shows, in 1/100 s")
+      ->check(not_negative)
       ->check(CLI::Range(1u, 65535u));
-  app.add_option("--batch", opt.batch, "steps per GPU submission")->check(CLI::Range(1u, 4096u));
+  app.add_option("--batch", opt.batch, "steps per GPU submission")->check(not_negative)->check(CLI::Range(1u, 4096u));
   app.add_option("--list-iterations", opt.list_iterations,
                  "bucket lists: scatter iterations before vksort's fallback links what is left")
+      ->check(not_negative)
       ->check(CLI::Range(1u, 1024u));
-  app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; 1: off)");
+  app.add_option("--list-parts", opt.list_parts, "bucket lists: partial-update parts (0: vksort chooses; 1: off)")
+      ->check(not_negative);
   app.add_option("--reorder-every", opt.reorder_every,
-                 "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)");
+                 "sort the particles in memory by cell every k steps (0: never; the trajectory is the same)")
+      ->check(not_negative);
   app.add_option("--layout", opt.layout,
                  "cell-order (particles sorted by cell every step, neighbours as slot ranges) | lists "
                  "(vksort bucket lists; --cells and --reorder-every apply to it)")
       ->check(CLI::IsMember({"cell-order", "lists"}));
   app.add_option("--cell-divisions", opt.cell_divisions, "cell order: cells of edge r_c / k along x, searched k cells each way")
+      ->check(not_negative)
       ->check(CLI::Range(1u, 8u));
   app.add_option("--pairs", opt.pairs,
                  "cell order: once (each pair computed once, F_ji = -F_ij) | both (from both sides); the "
@@ -504,7 +520,7 @@ int main(int argc, char** argv) {
                  "trajectory is the same")
       ->check(CLI::IsMember({"cells", "list"}));
   app.add_option("--skin", opt.skin, "--neighbours list: the list's margin beyond r_c")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive);
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
   try {

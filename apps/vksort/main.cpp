@@ -10,6 +10,7 @@
 #include <vksort/vksort.hpp>
 
 #include "io/atomic_file.hpp"
+#include "cli_checks.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "counts.hpp"
@@ -20,9 +21,7 @@ namespace {
 using namespace vksort::cli;
 namespace io = vksort::io;
 
-// For unsigned options: CLI11 would read "-1" as 2^64 - 1, and its own range check prints DBL_MAX in full.
-const CLI::Validator not_negative(
-    [](std::string& v) { return v.starts_with('-') ? v + " is negative" : std::string(); }, "", "not negative");
+using vksort::cli_checks::not_negative;
 
 // For the tuning overrides, whose 0 inside Tuning means "the device's default": on the command line a 0
 // is a mistake (e.g. a script's empty variable), not a request, so it is refused rather than ignored.
@@ -269,7 +268,7 @@ int main(int argc, char** argv) {
   buckets_cmd->add_option("--rebuild-above", buckets.rebuild_above,
                           "Tables 2 and 3: resorts build instead above this share of moved elements (1: never; "
                           "default: the library's)")
-      ->type_name("F")->check(CLI::Range(0.0, 1e9));
+      ->type_name("F")->check(vksort::cli_checks::finite_within(0.0, 1e9));
   buckets_cmd->add_flag("--chained", buckets.chained,
                         "Table 2: time resorts of a resort (a simulation's steps) instead of resorts right after a build");
   buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R");

@@ -1057,7 +1057,7 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
   const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
                                                      {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
                                                      {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"},
-                                                     {"--rebuild-above", "nan"}};
+                                                     {"--rebuild-above", "nan"}, {"--grid-per-bucket", "nan"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());
@@ -1390,6 +1390,7 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--samples", "0"}, {"--samples", "leave the option out"}},
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
+      {{"--value-bytes", "-1"}, {"--value-bytes", "negative"}},  // -1 is the option's "not given" inside
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.

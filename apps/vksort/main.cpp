@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
   sort_cmd->add_option("--value-bytes", sort.value_bytes,
                        "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
                        "moved whole with its key")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(not_negative);
   sort_cmd->add_option("--begin-bit", sort.begin_bit,
                        "Radix sort only: order by bits [BEGIN, END) of the encoded key (default 0); keys equal "
                        "in them keep their input order")
@@ -201,7 +202,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
   bench_cmd->add_option("--value-bytes", bench.value_bytes,
                         "Carry a record of N bytes with every key instead (a multiple of 4 up to 256; implies --values)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(not_negative);
   bench_cmd->add_option("--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
       ->delimiter(',')->take_all()->type_name("V[,...]");
   bench_cmd->add_option("--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +
@@ -264,7 +266,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')->take_all()->type_name("T[,...]");
   buckets_cmd->add_option("--grid-per-bucket", buckets.grid_per_bucket,
                           "Tables 2 and 3: average elements per bucket (default: 4, as 2^20 particles in 64^3 cells)")
-      ->type_name("K");
+      ->type_name("K")
+      ->check(vksort::cli_checks::finite_non_negative);
   buckets_cmd->add_option("--rebuild-above", buckets.rebuild_above,
                           "Tables 2 and 3: resorts build instead above this share of moved elements (1: never; "
                           "default: the library's)")

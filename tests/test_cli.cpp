@@ -1230,6 +1230,8 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   CHECK_NOTHROW(AutoProfile::parse(read_text(dir / "p.txt"), "p.txt"));
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
+  check_usage_error(dir.run(with_globals({"tune", "--max-n", "0"}), env), {"--max-n: 0"});
+  check_usage_error(dir.run(with_globals({"tune", "--max-n", "lots"}), env), {"--max-n: 'lots'"});
 }
 
 // Where radix sort takes the single pass ranking by subgroup ballots (GPUs; here lavapipe posing as one,
@@ -1346,6 +1348,7 @@ TEST_CASE("cli: bench --suite paper runs every experiment at sizes up to --max-n
   CHECK(tables == std::set<int>{1, 2, 3});
   check_usage_error(dir.run(with_globals({"bench", "--suite", "papers"})), {"--suite", "paper"});
   check_usage_error(dir.run(with_globals({"bench", "--max-n", "1M"})), {"--max-n", "--suite"});
+  check_usage_error(dir.run(with_globals({"bench", "--suite", "paper", "--max-n", "0"})), {"--max-n: 0"});
 }
 
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {

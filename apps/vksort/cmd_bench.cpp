@@ -64,7 +64,7 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   std::optional<uint64_t> max_n;
   if (!c.max_n.empty()) {
     if (c.suite.empty()) throw UsageError("--max-n: only with --suite (it scales a suite's sizes)");
-    max_n = parse_sizes({c.max_n}, "keys").front().n;
+    max_n = parse_sizes({c.max_n}, "keys", "--max-n").front().n;
   }
   // Without a suite, the command line's own lists are checked before the device opens.
   std::vector<Matrix> matrices;

@@ -90,7 +90,7 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
   std::optional<uint64_t> max_n;
   if (!c.max_n.empty()) {
-    max_n = parse_sizes({c.max_n}, "keys").front().n;
+    max_n = parse_sizes({c.max_n}, "keys", "--max-n").front().n;
     if (*max_n < 512) throw UsageError("--max-n: " + c.max_n + ": tuning needs sizes from 256 to at least 512");
   }
   Device device = open_device(global);

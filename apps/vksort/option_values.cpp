@@ -80,19 +80,19 @@ vksort::Tuning to_tuning(const TuningOptions& options) {
   return tuning;
 }
 
-std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items) {
+std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items, const std::string& option) {
   // Indices are 32-bit in the shaders (sorter.cpp and bucket lists refuse more).
   constexpr uint64_t max_count = (uint64_t(1) << 31) - 1;
   std::vector<Size> sizes;
   for (const auto& t : texts) {
     const auto n = parse_count(t);
-    if (!n) throw UsageError("--n: '" + t + "' is not a count of " + items + " (examples: " + count_examples + ")");
-    if (*n == 0) throw UsageError("--n: " + t + " " + items + ": a benchmark needs at least 1");
+    if (!n) throw UsageError(option + ": '" + t + "' is not a count of " + items + " (examples: " + count_examples + ")");
+    if (*n == 0) throw UsageError(option + ": " + t + " " + items + ": a benchmark needs at least 1");
     if (*n > max_count)
-      throw UsageError("--n: " + t + " = " + std::to_string(*n) + " " + items + ": vksort handles at most 2^31 - 1 at once");
+      throw UsageError(option + ": " + t + " = " + std::to_string(*n) + " " + items + ": vksort handles at most 2^31 - 1 at once");
     sizes.push_back({t, *n});
   }
-  if (sizes.empty()) throw UsageError("--n: no sizes given");
+  if (sizes.empty()) throw UsageError(option + ": no sizes given");
   return sizes;
 }
 

@@ -26,8 +26,9 @@ struct Size {
   uint64_t n;
 };
 // The --n list: every entry a count (counts.hpp) of at least 1 and below 2^31 (vksort's indices are
-// 32-bit); `items` names what is counted in messages ("keys", "elements").
-std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items);
+// 32-bit); `items` names what is counted in messages ("keys", "elements"), `option` the option.
+std::vector<Size> parse_sizes(const std::vector<std::string>& texts, const std::string& items,
+                              const std::string& option = "--n");
 
 // --value-bytes as given (-1: not given, then 4): a multiple of 4 from 4 to 256, else a UsageError.
 uint32_t value_bytes_option(int64_t given);

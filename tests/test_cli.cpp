@@ -731,6 +731,35 @@ TEST_CASE("cli: sort refuses bad input with exit 2 and leaves the outputs untouc
     }
 }
 
+// Keys and values into one file by two spellings of its name: relative names before the file exists
+// ("out.bin" and "./out.bin" were taken as two files, and the values replaced the sorted keys), and
+// two hard links to one existing file. Out of core too (the library makes its own check).
+TEST_CASE("cli: sort refuses keys and values into one file however it is named") {
+  TempDir dir;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(workloads::Distribution::uniform), 1000, 4);
+  write_bytes(dir / "keys.bin", keys);
+  write_bytes(dir / "vals.bin", bytes_of(workloads::generate_values(1000)));
+  write_text(dir / "old.bin", "old contents");
+  fs::create_hard_link(dir / "old.bin", dir / "old_link.bin");
+  const fs::path was = fs::current_path();
+  fs::current_path(dir.work());  // the child runs here: relative names resolve in the test folder
+  struct Restore {
+    fs::path to;
+    ~Restore() { fs::current_path(to); }
+  } restore{was};
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--memory", "1k"}}) {
+    for (const auto& [out, values_out] : {std::pair{"out.bin", "./out.bin"}, std::pair{"sub/../out.bin", "out.bin"},
+                                          std::pair{"old.bin", "old_link.bin"}}) {
+      std::vector<std::string> args = {"sort", "keys.bin", out, "--values", "vals.bin", "--values-out", values_out};
+      args.insert(args.end(), extra.begin(), extra.end());
+      CAPTURE(show(args));
+      check_usage_error(dir.run(with_globals(args)), {"same file"});
+      CHECK(!fs::exists(dir / "out.bin"));
+      CHECK(read_text(dir / "old.bin") == "old contents");
+    }
+  }
+}
+
 TEST_CASE("cli: bench with tiny sizes prints a checked table") {
   TempDir dir;
   const std::vector<std::string> args = {"bench", "--n", "1000,2^10+1", "--dist", "uniform,special", "--type", "u32,f64",

@@ -399,6 +399,16 @@ TEST_CASE("out-of-core: failures leave no temporary file and no output; an old o
   o.sort.value_bytes = 8;  // ...but not as 8-byte records
   CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("one 8-byte record per key"),
                        external::InputError);
+  // Keys and values into one file: by one name, and by two hard links to it (both kept as they were).
+  o.sort.value_bytes = 4;
+  o.output = o.values_output = f / "old.bin";
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("same file"), external::InputError);
+  fs::create_hard_link(f / "old.bin", f / "old_link.bin");
+  o.values_output = f / "old_link.bin";
+  const std::vector<std::byte> old_contents = read_file(f / "old.bin");
+  CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("same file"), external::InputError);
+  CHECK(read_file(f / "old.bin") == old_contents);
+  fs::remove(f / "old_link.bin");
   CHECK(f.entries() == std::vector<std::string>{"in.bin", "odd.bin", "old.bin", "tmp"});
 }
 

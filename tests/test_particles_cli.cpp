@@ -137,6 +137,16 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --rdf-window -1", "--rdf-window: -1 is negative"},
       {"--scenario equilibrium --n 300 --frame-every -1", "--frame-every: -1 is negative"},
       {"--scenario equilibrium --n 300 --every 0", "--every: 0 is not at least 1"},
+      // Files written at the end of the run are checked at its start (they failed after all the work,
+      // exit 1), and two options may not name one file (the later writer replaced the earlier's).
+      {"--scenario equilibrium --n 300 --box 6,6,6 --rdf /nonexistent/g.csv", "--rdf '/nonexistent/g.csv': folder"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --msd /nonexistent/m.csv", "--msd '/nonexistent/m.csv'"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --vtk /nonexistent/v.vtk", "--vtk '/nonexistent/v.vtk'"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --checkpoint /nonexistent/c.ckpt", "--checkpoint '/nonexistent/c.ckpt'"},
+      {"--scenario rayleigh-taylor --n 100 --box 5,3,4 --frames f --montage /nonexistent/m.png", "--montage '/nonexistent/m.png'"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --gsd t.out --xyz t.out", "--gsd and --xyz name the same file"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --observables o.csv --rdf ./o.csv", "--observables and --rdf name the same file"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --gsd t.gsd --checkpoint t.gsd", "--gsd and --checkpoint name the same file"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -157,7 +167,9 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
     const char* says;
   } files[] = {{"--restart " + junk.string(), "not a particles checkpoint"},
                {"--restart " + cut.string(), "damaged or truncated"},
-               {"--scenario equilibrium --init " + xyz.string(), "ends after 2 of 3"}};
+               {"--scenario equilibrium --init " + xyz.string(), "ends after 2 of 3"},
+               {"--scenario equilibrium --n 300 --box 6,6,6 --frames " + junk.string(), "is a file, not a folder"},
+               {"--scenario equilibrium --n 300 --box 6,6,6 --frames " + (junk / "sub").string(), "cannot become a folder"}};
   for (const auto& c : files) {
     CAPTURE(c.args);
     const Run r = run(dir, c.args);

@@ -29,6 +29,16 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
   write_file(path, out.view());
 }
 
+void check_output(const std::string& option, const std::string& path) {
+  try {
+    vksort::io::check_destination(path, option);
+  } catch (const vksort::io::FileError& e) {
+    throw Error(e.what());
+  }
+}
+
+bool same_output(const std::string& a, const std::string& b) { return vksort::io::same_destination(a, b); }
+
 void remove_temporaries_on_signals() { vksort::io::install_cleanup_on_signals(); }
 
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write) {

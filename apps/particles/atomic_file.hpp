@@ -14,6 +14,11 @@ namespace particles {
 // writer (a temporary beside it, renamed over it). Throws Error if writing or renaming fails; the
 // destination then holds what it held before.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+// Throws Error when `path` cannot take an output file (no such folder, not a folder, not writable, a
+// folder in the way), naming `option`: for outputs written at the end of a run, checked at its start.
+void check_output(const std::string& option, const std::string& path);
+// True when two output paths name one file (vksort::io::same_destination).
+bool same_output(const std::string& a, const std::string& b);
 // Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of outputs not yet complete
 // (trajectories grow in one until the run ends).
 void remove_temporaries_on_signals();

@@ -289,6 +289,38 @@ bool is_gsd(const std::string& path) {
 }
 
 // --animation's file is written at the end of the run: what would stop it is refused before the run.
+// Every output's path, checked before the run (the files written at its end would otherwise fail only
+// after all the work): each can take a file, the frames folder is a folder or can become one, and no two
+// options name the same file (the later writer would silently replace the earlier one's file).
+void check_outputs(const Options& opt) {
+  using particles::Error;
+  namespace fs = std::filesystem;
+  const std::pair<const char*, const std::string*> files[] = {
+      {"--observables", &opt.observables}, {"--gsd", &opt.gsd},   {"--xyz", &opt.xyz},
+      {"--vtk", &opt.vtk},                 {"--rdf", &opt.rdf},   {"--msd", &opt.msd},
+      {"--checkpoint", &opt.checkpoint},   {"--montage", &opt.montage}, {"--animation", &opt.animation}};
+  std::vector<std::pair<const char*, const std::string*>> named;
+  for (const auto& [option, path] : files) {
+    if (path->empty()) continue;
+    particles::check_output(option, *path);
+    for (const auto& [other, other_path] : named)
+      if (particles::same_output(*path, *other_path))
+        throw Error(std::string(other) + " and " + option + " name the same file '" + *path + "'; give each its own");
+    named.emplace_back(option, path);
+  }
+  if (!opt.frames.empty()) {
+    std::error_code ec;
+    if (fs::exists(opt.frames, ec) && !fs::is_directory(opt.frames, ec))
+      throw Error("--frames: '" + opt.frames + "' is a file, not a folder");
+    fs::path existing = fs::absolute(opt.frames, ec);
+    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+    if (!fs::is_directory(existing, ec))
+      throw Error("--frames: '" + opt.frames + "' cannot become a folder ('" + existing.string() + "' is a file)");
+    if (::access(existing.c_str(), W_OK | X_OK) != 0)
+      throw Error("--frames: cannot create or write '" + opt.frames + "': " + std::strerror(errno));
+  }
+}
+
 void check_animation(const Options& opt) {
   using particles::Error;
 #ifndef PARTICLES_HAVE_GIF
@@ -377,6 +409,7 @@ int run(const Options& opt, const CLI::App& app) {
   Model& model = setup.model;
   if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");
   if (!opt.animation.empty()) check_animation(opt);
+  check_outputs(opt);
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;

@@ -27,14 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  const fs::path ca = fs::weakly_canonical(a, ec);
-  if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(b, ec);
-  return !ec && ca == cb;
-}
-
 std::string format_ms(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f ms", ms);
@@ -75,7 +67,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
                                          : "--values " + in_quotes(c.values_in) + " needs --values-out OUT (where the sorted values go)");
   if (!with_values && c.value_bytes != -1)
     throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " needs --values IN and --values-out OUT");
-  if (with_values && same_file(c.output, c.values_out))
+  if (with_values && io::same_destination(c.output, c.values_out))
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
   // .npy inputs say their key type and record size in their headers, which both paths below need;

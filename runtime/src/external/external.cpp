@@ -569,9 +569,7 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   o.sort = sorter_options(o, s);
   Driver d(device, o, s);
   if (values) {
-    std::error_code ec;
-    const auto a = std::filesystem::weakly_canonical(o.output, ec), b = std::filesystem::weakly_canonical(o.values_output, ec);
-    if (!ec && a == b) throw InputError("output " + quoted(o.output) + " and values output " + quoted(o.values_output) + " are the same file");
+    if (io::same_destination(o.output, o.values_output)) throw InputError("output " + quoted(o.output) + " and values output " + quoted(o.values_output) + " are the same file");
   }
 
   detail::InputFile keys_in(o.input, "input", o.input_data_at);

@@ -76,19 +76,6 @@ void sync_folder(const std::filesystem::path& folder) {
   close(fd);
 }
 
-// The checks every output's destination gets before anything is created.
-void check_destination(const std::filesystem::path& destination, const std::string& role) {
-  namespace fs = std::filesystem;
-  const fs::path folder = folder_of(destination);
-  std::error_code ec;
-  if (!fs::exists(folder, ec))
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) + " does not exist");
-  if (!fs::is_directory(folder, ec))
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + in_quotes(folder) + " is not a folder");
-  if (fs::is_directory(destination, ec))
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is a folder, not a file");
-}
-
 // write(2) or, at an offset, pwrite(2) until all is written; `what` names the file in errors.
 void write_all(int fd, std::span<const std::byte> data, const std::string& what) {
   const auto* p = reinterpret_cast<const char*>(data.data());
@@ -128,6 +115,32 @@ mode_t output_mode(const std::filesystem::path& destination) {
   const mode_t mask = umask(0);  // umask can only be read by setting it
   umask(mask);
   return 0666 & ~mask;
+}
+
+void check_destination(const std::filesystem::path& destination, const std::string& role) {
+  namespace fs = std::filesystem;
+  const fs::path folder = folder_of(destination);
+  std::error_code ec;
+  if (!fs::exists(folder, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) + " does not exist");
+  if (!fs::is_directory(folder, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + in_quotes(folder) + " is not a folder");
+  if (fs::is_directory(destination, ec))
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is a folder, not a file");
+  if (access(folder.c_str(), W_OK | X_OK) != 0)
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) +
+                                                      " is not writable: " + errno_text(errno));
+}
+
+bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  if (ec) return false;
+  // Hard links and the like: two existing paths to one inode.
+  return ca == cb || fs::equivalent(ca, cb, ec);
 }
 
 bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }

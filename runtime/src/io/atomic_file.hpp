@@ -48,6 +48,17 @@ mode_t output_mode(const std::filesystem::path& destination);
 // (EOPNOTSUPP; older kernels may say EISDIR, EINVAL or ENOENT): callers then fall back to a named file.
 bool tmpfile_unsupported(int err);
 
+// The checks an AtomicFile makes of its destination before it creates anything: the folder exists, is
+// a folder and is writable, and the destination is no folder. For callers that write a file only at
+// the end of a long run, so that a bad path is refused at the start. Throws FileError (destination)
+// naming `role` and the file.
+void check_destination(const std::filesystem::path& destination, const std::string& role);
+
+// True when two destinations name one file: both made absolute, the existing part of each resolved
+// (symbolic links, "." and ".."), so "o.bin" and "./o.bin" match before either exists. Callers refuse
+// such a pair: the second output written would silently replace the first.
+bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b);
+
 class AtomicFile {
  public:
   // Creates the temporary file next to `destination`. Throws FileError (destination), naming `role`

@@ -760,6 +760,57 @@ TEST_CASE("cli: sort refuses keys and values into one file however it is named")
   }
 }
 
+// A symbolic link as OUTPUT is kept and the file it names replaced (renaming over the link turned it
+// into a plain file); an output that is no regular file (a pipe, /dev/null, /dev/stdout) is written
+// straight through (a temporary file and a rename replaced /dev/stdout itself when run as root, and
+// failed in /dev for anyone else).
+TEST_CASE("cli: sort writes through symbolic links and into pipes and devices") {
+  TempDir dir;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(workloads::Distribution::uniform), 5000, 5);
+  std::vector<std::byte> sorted = keys;
+  workloads::reference_sort(Key::u32, Order::ascending, sorted, {});
+  write_bytes(dir / "keys.bin", keys);
+  auto is_link = [](const fs::path& p) { return fs::is_symlink(fs::symlink_status(p)); };
+  // A chain of two links to an existing file, and a dangling link whose file does not exist yet.
+  write_text(dir / "target.bin", "old");
+  fs::create_symlink("target.bin", dir.work() / "link1");
+  fs::create_symlink("link1", dir.work() / "link2");
+  fs::create_symlink("later.bin", dir.work() / "dangling");
+  for (const char* out : {"link2", "dangling"}) {
+    CAPTURE(out);
+    const Run r = dir.run(with_globals({"sort", dir / "keys.bin", dir / out}));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(is_link(dir / out));
+  }
+  CHECK(is_link(dir / "link1"));
+  CHECK(read_bytes(dir / "target.bin") == sorted);
+  CHECK(read_bytes(dir / "later.bin") == sorted);
+  // Out of core too (the library writes through the same writer).
+  fs::remove(dir / "later.bin");
+  const Run ooc = dir.run(with_globals({"sort", dir / "keys.bin", dir / "dangling", "--memory", "8k"}));
+  REQUIRE_MESSAGE(ooc.code == 0, ooc.err);
+  CHECK(is_link(dir / "dangling"));
+  CHECK(read_bytes(dir / "later.bin") == sorted);
+
+  // A named pipe, read while vksort writes it (keys, and values to a second pipe).
+  REQUIRE(mkfifo((dir / "keys.fifo").c_str(), 0600) == 0);
+  std::string from_pipe;
+  std::thread reader([&] {
+    std::ifstream in(dir / "keys.fifo", std::ios::binary);
+    from_pipe.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  const Run piped = dir.run(with_globals({"sort", dir / "keys.bin", dir / "keys.fifo"}));
+  reader.join();
+  REQUIRE_MESSAGE(piped.code == 0, piped.err);
+  CHECK(from_pipe.size() == sorted.size());
+  CHECK(std::memcmp(from_pipe.data(), sorted.data(), std::min(from_pipe.size(), sorted.size())) == 0);
+  CHECK((fs::status(dir / "keys.fifo").type() == fs::file_type::fifo));
+  // /dev/null takes it and stays a device.
+  const Run null = dir.run(with_globals({"sort", dir / "keys.bin", "/dev/null"}));
+  REQUIRE_MESSAGE(null.code == 0, null.err);
+  CHECK((fs::status("/dev/null").type() == fs::file_type::character));
+}
+
 TEST_CASE("cli: bench with tiny sizes prints a checked table") {
   TempDir dir;
   const std::vector<std::string> args = {"bench", "--n", "1000,2^10+1", "--dist", "uniform,special", "--type", "u32,f64",

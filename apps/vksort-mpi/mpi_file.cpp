@@ -76,6 +76,11 @@ void check_destination(MPI_Comm comm, const std::string& destination) {
       throw Failure(exit_usage, "output " + in_quotes(destination) + ": folder " + in_quotes(folder.string()) +
                                     " does not exist");
     if (fs::is_directory(dest, ec)) throw Failure(exit_usage, "output " + in_quotes(destination) + " is a folder");
+    // Every rank writes its part at its offset (MPI-IO), which a pipe or a device cannot take; and a
+    // temporary file renamed over /dev/stdout would replace the link itself.
+    if (fs::exists(dest, ec) && !fs::is_regular_file(dest, ec))
+      throw Failure(exit_usage, "output " + in_quotes(destination) +
+                                    " is no regular file (a pipe or a device): the distributed sort writes a file by offsets");
   });
 }
 
@@ -133,7 +138,8 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
   std::string temp;
   step(comm, [&] {
     if (rank != 0) return;
-    std::string pattern = destination + ".vksort-mpi-XXXXXX";
+    // Beside the file a symbolic link names, which is what gets replaced (the link stays).
+    std::string pattern = io::link_target(destination).string() + ".vksort-mpi-XXXXXX";
     const int fd = mkstemp(pattern.data());
     if (fd < 0)
       throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
@@ -193,7 +199,7 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     step(comm, [&] {
       if (rank != 0) return;
       std::error_code ec;
-      fs::rename(temp, destination, ec);
+      fs::rename(temp, io::link_target(destination), ec);
       if (ec) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": renaming the finished file: " + ec.message());
       g_temp_path[0] = 0;
     });

@@ -39,7 +39,13 @@ grep -q "^sorted 1001 u64 keys on 3 ranks" "$work/verbose.txt" || fail "-v print
 chmod 640 "$work/got.bin"
 "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin"
 [ "$(stat -c %a "$work/got.bin")" = 640 ] || fail "a replaced output has mode $(stat -c %a "$work/got.bin"), not 640"
-echo "outputs equal the single-process sort: every type, 1-3 ranks, --keep-counts"
+# A symbolic link as output stays one: the file it names is replaced (the rename went over the link).
+rm -f "$work/linked.bin" "$work/link"
+ln -s linked.bin "$work/link"
+"${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/link"
+[ -L "$work/link" ] || fail "the output link was replaced by a file"
+cmp -s "$work/want_u32.bin" "$work/linked.bin" || fail "the file behind the output link differs from vksort sort"
+echo "outputs equal the single-process sort: every type, 1-3 ranks, --keep-counts, through a link"
 
 # Fewer keys than ranks, and an empty file.
 printf '\x03\x00\x00\x00\x01\x00\x00\x00' > "$work/two.bin"
@@ -71,6 +77,11 @@ expect_failure 3 "vksort-mpi: input '$work/odd.bin' holds 1003 bytes, not a mult
 expect_failure 2 "vksort-mpi: input '$work/missing.bin': cannot open it" sort "$work/missing.bin" "$work/bad_out.bin"
 expect_failure 2 "folder '$work/nowhere' does not exist" sort "$work/in_u32.bin" "$work/nowhere/out.bin"
 expect_failure 2 "--type 'u16' is not one of" sort --type u16 "$work/in_u32.bin" "$work/bad_out.bin"
+# A pipe or a device cannot take offsets from every rank (a temporary renamed over /dev/stdout replaced it).
+mkfifo "$work/pipe"
+expect_failure 2 "output '$work/pipe' is no regular file" sort "$work/in_u32.bin" "$work/pipe"
+[ -p "$work/pipe" ] || fail "the pipe was replaced"
+rm -f "$work/pipe"
 # An existing output survives a failed run untouched.
 cp "$work/in_u64.bin" "$work/keep.bin"
 set +e

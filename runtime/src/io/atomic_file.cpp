@@ -69,6 +69,15 @@ std::string hidden_name(const std::filesystem::path& destination, const std::str
   return name;
 }
 
+// An existing destination that is no regular file or folder (a terminal, a pipe, /dev/null,
+// /dev/stdout): written straight through, there being nothing to replace.
+bool is_stream(const std::filesystem::path& destination) {
+  struct stat st {};
+  return stat(destination.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+
+
 void sync_folder(const std::filesystem::path& folder) {
   const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
@@ -127,9 +136,15 @@ void check_destination(const std::filesystem::path& destination, const std::stri
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + in_quotes(folder) + " is not a folder");
   if (fs::is_directory(destination, ec))
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is a folder, not a file");
-  if (access(folder.c_str(), W_OK | X_OK) != 0)
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) +
-                                                      " is not writable: " + errno_text(errno));
+  if (is_stream(destination)) {
+    if (access(destination.c_str(), W_OK) != 0)
+      throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is not writable: " + errno_text(errno));
+    return;
+  }
+  if (access(folder_of(link_target(destination)).c_str(), W_OK | X_OK) != 0)
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " +
+                                                      in_quotes(folder_of(link_target(destination))) + " is not writable: " +
+                                                      errno_text(errno));
 }
 
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -143,18 +158,38 @@ bool same_destination(const std::filesystem::path& a, const std::filesystem::pat
   return ca == cb || fs::equivalent(ca, cb, ec);
 }
 
+std::filesystem::path link_target(const std::filesystem::path& destination) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = destination;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = next.is_absolute() ? next : folder_of(p) / next;
+  }
+  return p.lexically_normal();
+}
+
 bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
 
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     : destination_(std::move(destination)), role_(std::move(role)) {
   check_destination(destination_, role_);
-  const std::filesystem::path folder = folder_of(destination_);
+  if (is_stream(destination_)) {
+    fd_ = open(destination_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0)
+      throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot open it: " + errno_text(errno));
+    stream_ = true;
+    return;
+  }
+  target_ = link_target(destination_);
+  const std::filesystem::path folder = folder_of(target_);
 
   // Preferably a file without a name (O_TMPFILE): nothing is left behind whatever ends the process,
   // SIGKILL included, until finish() links it. Filesystems without O_TMPFILE get a hidden temporary
   // named after the destination (so a leftover explains itself), removed by the destructor or the
   // signal handlers.
-  const mode_t mode = output_mode(destination_);
+  const mode_t mode = output_mode(target_);
   fd_ = open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
   if (fd_ >= 0) {
     fchmod(fd_, mode);  // open(2) applied the umask; a replaced file's permissions are kept as they were
@@ -163,7 +198,7 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   if (!tmpfile_unsupported(errno))
     throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " +
                                                       in_quotes(folder) + ": " + errno_text(errno));
-  std::string templ = (folder / hidden_name(destination_, "XXXXXX")).string();
+  std::string templ = (folder / hidden_name(target_, "XXXXXX")).string();
   fd_ = mkstemp(templ.data());
   if (fd_ < 0)
     throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
@@ -188,6 +223,13 @@ void AtomicFile::write_at(uint64_t offset, std::span<const std::byte> data) {
 
 void AtomicFile::finish() {
   const std::string what = "writing " + role_ + " " + in_quotes(destination_);
+  if (stream_) {
+    if (fd_ < 0) return;
+    const int fd = fd_;
+    fd_ = -1;
+    if (close(fd) != 0) throw FileError(FileError::Kind::io, what + ": " + errno_text(errno));
+    return;
+  }
   if (fsync(fd_) != 0) throw FileError(FileError::Kind::io, what + " to disk: " + errno_text(errno));
   if (temp_path_.empty()) {
     // The unnamed file gets a hidden name now (linkat cannot replace a file), and commit() renames
@@ -195,9 +237,8 @@ void AtomicFile::finish() {
     static std::atomic<unsigned> counter{0};
     const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
     for (int attempt = 0;; ++attempt) {
-      const std::string name = (folder_of(destination_) / hidden_name(destination_, std::to_string(getpid()) + "-" +
-                                                                          std::to_string(counter++)))
-                                   .string();
+      const std::string name =
+          (folder_of(target_) / hidden_name(target_, std::to_string(getpid()) + "-" + std::to_string(counter++))).string();
       if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temp_path_ = name;
         slot_ = claim_slot(temp_path_);
@@ -215,12 +256,16 @@ void AtomicFile::finish() {
 
 void AtomicFile::commit() {
   if (fd_ >= 0) finish();
-  if (std::rename(temp_path_.c_str(), destination_.c_str()) != 0)
+  if (stream_) {
+    committed_ = true;
+    return;
+  }
+  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0)
     throw FileError(FileError::Kind::io, "replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
   committed_ = true;
   release_slot(slot_);
   slot_ = -1;
-  sync_folder(folder_of(destination_));
+  sync_folder(folder_of(target_));
 }
 
 void install_cleanup_on_signals() {
@@ -264,7 +309,7 @@ void GrowingFile::write_at(uint64_t offset, std::span<const std::byte> data) {
 }
 
 void GrowingFile::publish() {
-  if (!pending_) return;
+  if (!pending_ || pending_->stream()) return;  // a stream is written straight through already
   pending_->commit();
   pending_.reset();
   // The file just renamed into place, reopened to go on appending (commit closed the temporary's).
@@ -274,6 +319,11 @@ void GrowingFile::publish() {
 }
 
 void GrowingFile::close() {
+  if (pending_ && pending_->stream()) {
+    pending_->commit();
+    pending_.reset();
+    return;
+  }
   publish();
   if (fd_ < 0) return;
   const std::string what = "writing " + role_ + " " + in_quotes(destination_);

@@ -54,21 +54,30 @@ bool tmpfile_unsupported(int err);
 // naming `role` and the file.
 void check_destination(const std::filesystem::path& destination, const std::string& role);
 
+// The file a destination names once its symbolic links are followed (dangling ones too): what an
+// output replaces, so that the links stay (renaming over a link would turn it into a plain file).
+std::filesystem::path link_target(const std::filesystem::path& destination);
+
 // True when two destinations name one file: both made absolute, the existing part of each resolved
 // (symbolic links, "." and ".."), so "o.bin" and "./o.bin" match before either exists. Callers refuse
 // such a pair: the second output written would silently replace the first.
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b);
 
+// A destination that is a symbolic link keeps it: the file the link names is replaced. An existing
+// destination that is no regular file (a terminal, a pipe, /dev/null, /dev/stdout) is a stream: written
+// straight through (nothing there to replace, so nothing is atomic), commit() only closes it.
 class AtomicFile {
  public:
-  // Creates the temporary file next to `destination`. Throws FileError (destination), naming `role`
-  // ("output") and the file, when the folder does not exist, is not writable, or the destination is a folder.
+  // Creates the temporary file next to `destination` (opens a stream). Throws FileError (destination),
+  // naming `role` ("output") and the file, when the folder does not exist, is not writable, or the
+  // destination is a folder.
   AtomicFile(std::filesystem::path destination, std::string role);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   const std::filesystem::path& destination() const { return destination_; }
+  bool stream() const { return stream_; }  // written straight through (see above)
 
   // Appends to the temporary file. Throws FileError (io: disk full, I/O error).
   void write(std::span<const std::byte> data);
@@ -85,8 +94,10 @@ class AtomicFile {
 
  private:
   std::filesystem::path destination_;
+  std::filesystem::path target_;  // the file replaced: destination_ with its symbolic links followed
   std::string role_;
   std::string temp_path_;
+  bool stream_ = false;
   int fd_ = -1;
   int slot_ = -1;  // where the signal handler finds temp_path_
   bool committed_ = false;

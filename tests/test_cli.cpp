@@ -443,9 +443,9 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
                                           "--value-bytes", "8", "--values-out", dir / "v.npy"})), {"--value-bytes 8", "'<u4'"});
   // Records of a structured dtype must be a size vksort moves (a multiple of 4 up to 256 bytes), and
-  // whole: 600 bytes are no whole number of 100 records of any size other than 6.
+  // whole: 100 records of 6 bytes are refused by their size, 398 bytes as no whole number of records.
   const std::string six = "{'descr': [('a', '<u2'), ('b', '<u4')], 'fortran_order': False, 'shape': (100,), }";
-  write_bytes(dir / "recs6.npy", npy_file(six, std::span(bytes_of(values)).first(300 * 2)));
+  write_bytes(dir / "recs6.npy", npy_file(six, std::vector<std::byte>(100 * 6, std::byte{1})));
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "recs6.npy",
                                           "--values-out", dir / "v.npy"})), {"recs6.npy", "6 bytes", "multiple of 4"});
   const std::string ragged = "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (100,), }";
@@ -1475,6 +1475,7 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--value-bytes", "-1"}, {"--value-bytes", "negative"}},  // -1 is the option's "not given" inside
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
+      {{"--json", dir / "r.json", "--out", dir / "./r.json"}, {"--json and --out name the same file"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.
   const DeviceInfo& info = test::device().info();

@@ -70,6 +70,8 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   std::vector<Matrix> matrices;
   if (c.suite.empty()) matrices.push_back(parse_matrix("", c));
   else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
+  if (!c.json.empty() && !c.out.empty() && io::same_destination(c.json, c.out))
+    throw UsageError("--json and --out name the same file '" + c.out + "' (the second would replace the first); give each its own");
   // Created now so that an unwritable path fails before the run, not after it.
   std::optional<io::AtomicFile> json_out, out_file;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");

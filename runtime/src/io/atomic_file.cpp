@@ -76,8 +76,6 @@ bool is_stream(const std::filesystem::path& destination) {
   return stat(destination.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-
-
 void sync_folder(const std::filesystem::path& folder) {
   const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
@@ -141,10 +139,11 @@ void check_destination(const std::filesystem::path& destination, const std::stri
       throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is not writable: " + errno_text(errno));
     return;
   }
-  if (access(folder_of(link_target(destination)).c_str(), W_OK | X_OK) != 0)
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " +
-                                                      in_quotes(folder_of(link_target(destination))) + " is not writable: " +
-                                                      errno_text(errno));
+  // Where the temporary file goes: beside the file a link names.
+  const fs::path target_folder = folder_of(link_target(destination));
+  if (access(target_folder.c_str(), W_OK | X_OK) != 0)
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(target_folder) +
+                                                      " is not writable: " + errno_text(errno));
 }
 
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b) {

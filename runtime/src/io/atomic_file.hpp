@@ -49,7 +49,8 @@ mode_t output_mode(const std::filesystem::path& destination);
 bool tmpfile_unsupported(int err);
 
 // The checks an AtomicFile makes of its destination before it creates anything: the folder exists, is
-// a folder and is writable, and the destination is no folder. For callers that write a file only at
+// a folder and (that of the file a link names) is writable, and the destination is no folder; an
+// existing pipe or device (a stream, see AtomicFile) need only be writable. For callers that write a file only at
 // the end of a long run, so that a bad path is refused at the start. Throws FileError (destination)
 // naming `role` and the file.
 void check_destination(const std::filesystem::path& destination, const std::string& role);

@@ -4,6 +4,11 @@
 // failure leaves the old file (or none) in place.
 #include "atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -35,6 +40,20 @@ void check_output(const std::string& option, const std::string& path) {
   } catch (const vksort::io::FileError& e) {
     throw Error(e.what());
   }
+}
+
+void check_seekable_output(const std::string& option, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return;
+  bool seekable = false;
+  if (S_ISCHR(st.st_mode)) {  // /dev/null seeks, a terminal does not: ask the device
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    seekable = fd >= 0 && ::lseek(fd, 0, SEEK_CUR) >= 0;
+    if (fd >= 0) ::close(fd);
+  }
+  if (!seekable)
+    throw Error(option + ": '" + path + "' is a pipe, socket or device that cannot seek, and this file is completed "
+                "by going back into it (a GSD index); name a regular file");
 }
 
 bool same_output(const std::string& a, const std::string& b) { return vksort::io::same_destination(a, b); }

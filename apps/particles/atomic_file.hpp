@@ -17,6 +17,9 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
 // Throws Error when `path` cannot take an output file (no such folder, not a folder, not writable, a
 // folder in the way), naming `option`: for outputs written at the end of a run, checked at its start.
 void check_output(const std::string& option, const std::string& path);
+// Throws Error, naming `option`, when `path` is an existing pipe, socket or device that cannot seek: a
+// writer that goes back to complete what it wrote (GSD's index) cannot write there. /dev/null can.
+void check_seekable_output(const std::string& option, const std::string& path);
 // True when two output paths name one file (vksort::io::same_destination).
 bool same_output(const std::string& a, const std::string& b);
 // Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of outputs not yet complete

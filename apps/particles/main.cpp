@@ -38,6 +38,9 @@
 
 namespace {
 
+// The PNG frames are FOLDER/frame_<step>.png: frame_path() of this pattern.
+std::string png_frame_pattern(const std::string& folder) { return (std::filesystem::path(folder) / "frame.png").string(); }
+
 using vksort::cli_checks::at_least_one;
 using vksort::cli_checks::finite_non_negative;
 using vksort::cli_checks::finite_positive;
@@ -180,10 +183,8 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   if (!opt.animation.empty()) animation = std::make_unique<Animation>(uint16_t(opt.animation_delay));
 #endif
   auto frame = [&](const Snapshot& s) {
-    char name[64];
-    std::snprintf(name, sizeof name, "frame_%08llu.png", static_cast<unsigned long long>(s.step));
     Image img = render_views(model, s.pos, double(s.step) * model.dt, s.step);
-    write_png((std::filesystem::path(opt.frames) / name).string(), img);
+    write_png(frame_path(png_frame_pattern(opt.frames), s.step), img);
 #ifdef PARTICLES_HAVE_GIF
     if (animation) animation->add(img);
 #endif
@@ -288,7 +289,17 @@ bool is_gsd(const std::string& path) {
   return in && magic == 0x65DF65DF65DF65DFull;
 }
 
-// --animation's file is written at the end of the run: what would stop it is refused before the run.
+// True when `path` is one of the per-step files frame_path(pattern, step) names (FILE_<step>.EXT).
+bool is_frame_file(const std::string& pattern, const std::string& path) {
+  const std::filesystem::path p(pattern);
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::string head = p.stem().string() + "_", ext = p.extension().string();
+  if (name.size() < head.size() + 8 + ext.size() || !name.starts_with(head) || !name.ends_with(ext)) return false;
+  const std::string digits = name.substr(head.size(), name.size() - head.size() - ext.size());
+  if (digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  return particles::same_output(particles::frame_path(pattern, std::stoull(digits)), path);
+}
+
 // Every output's path, checked before the run (the files written at its end would otherwise fail only
 // after all the work): each can take a file, the frames folder is a folder or can become one, and no two
 // options name the same file (the later writer would silently replace the earlier one's file).
@@ -299,15 +310,7 @@ void check_outputs(const Options& opt) {
       {"--observables", &opt.observables}, {"--gsd", &opt.gsd},   {"--xyz", &opt.xyz},
       {"--vtk", &opt.vtk},                 {"--rdf", &opt.rdf},   {"--msd", &opt.msd},
       {"--checkpoint", &opt.checkpoint},   {"--montage", &opt.montage}, {"--animation", &opt.animation}};
-  std::vector<std::pair<const char*, const std::string*>> named;
-  for (const auto& [option, path] : files) {
-    if (path->empty()) continue;
-    particles::check_output(option, *path);
-    for (const auto& [other, other_path] : named)
-      if (particles::same_output(*path, *other_path))
-        throw Error(std::string(other) + " and " + option + " name the same file '" + *path + "'; give each its own");
-    named.emplace_back(option, path);
-  }
+  bool frames_to_create = false;  // outputs may go into the frames folder that the run creates
   if (!opt.frames.empty()) {
     std::error_code ec;
     if (fs::exists(opt.frames, ec) && !fs::is_directory(opt.frames, ec))
@@ -318,9 +321,36 @@ void check_outputs(const Options& opt) {
       throw Error("--frames: '" + opt.frames + "' cannot become a folder ('" + existing.string() + "' is a file)");
     if (::access(existing.c_str(), W_OK | X_OK) != 0)
       throw Error("--frames: cannot create or write '" + opt.frames + "': " + std::strerror(errno));
+    frames_to_create = !fs::exists(opt.frames, ec);
   }
+  std::vector<std::pair<const char*, const std::string*>> named;
+  for (const auto& [option, path] : files) {
+    if (path->empty()) continue;
+    const fs::path folder = fs::path(*path).parent_path();
+    if (!(frames_to_create && !folder.empty() && particles::same_output(folder, opt.frames)))
+      particles::check_output(option, *path);
+    for (const auto& [other, other_path] : named)
+      if (particles::same_output(*path, *other_path))
+        throw Error(std::string(other) + " and " + option + " name the same file '" + *path + "'; give each its own");
+    named.emplace_back(option, path);
+  }
+  if (!opt.gsd.empty()) particles::check_seekable_output("--gsd", opt.gsd);
+  // Files written per step (FILE_<step>.vtk with --dump-every, FOLDER/frame_<step>.png) must not be
+  // another output's file, nor each other's.
+  std::vector<std::pair<const char*, std::string>> per_step;
+  if (!opt.vtk.empty() && opt.dump_every) per_step.emplace_back("--vtk with --dump-every", opt.vtk);
+  if (!opt.frames.empty()) per_step.emplace_back("--frames", png_frame_pattern(opt.frames));
+  for (const auto& [writer, pattern] : per_step)
+    for (const auto& [option, path] : named)
+      if (is_frame_file(pattern, *path))
+        throw Error(std::string(option) + " '" + *path + "' has the name of a file that " + writer +
+                    " writes each step; give it another name");
+  if (per_step.size() == 2 && particles::same_output(per_step[0].second, per_step[1].second))
+    throw Error("--vtk with --dump-every and --frames would write the same files (" +
+                particles::frame_path(per_step[0].second, 0) + ", ...); give --vtk another name");
 }
 
+// --animation: what check_outputs() does not check (its path is one of the outputs it checks).
 void check_animation(const Options& opt) {
   using particles::Error;
 #ifndef PARTICLES_HAVE_GIF
@@ -329,10 +359,6 @@ void check_animation(const Options& opt) {
   if (opt.frames.empty()) throw Error("--animation needs --frames");
   const std::filesystem::path path(opt.animation);
   if (path.extension() != ".gif") throw Error("--animation writes a GIF: give it a FILE.gif name, not " + opt.animation);
-  const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw Error("--animation: cannot write " + opt.animation + ": " + std::strerror(errno));
-  if (std::filesystem::is_directory(path)) throw Error("--animation: " + opt.animation + " is a directory");
 }
 
 Setup setup_run(const Options& opt, const CLI::App& app) {

@@ -9,8 +9,8 @@
 // Only the first power of two >= the size is sorted (the network's steps cover only that much).
 //
 // index (when given) receives the input position of every output slot, for the record gather that
-// moves values after. A segment larger than pc.largest (<= TILE) is left as it is, with index[i] = i there, so
-// the gather leaves its values in place too. Offsets are read when the kernel runs (an earlier GPU
+// moves values after; the caller filled it with the identity, so a segment larger than pc.largest (<=
+// TILE), left as it is, and keys outside every segment keep their values in place. Offsets are read when the kernel runs (an earlier GPU
 // pass may write them) and clamped to the key count, so no access leaves the buffers. Segments of at
 // most pc.serial keys are left to segment_serial.comp (one invocation each, dispatched beside this).
 #define PUSH_SEGMENT_TILES
@@ -41,13 +41,9 @@ void main() {
   const uint tid = gl_LocalInvocationID.x;
   const bool has_index = pc.index != uvec2(0);
   Words index = Words(pc.index);
-  if (size > pc.largest) {  // uniform: not this kernel's segment
-    if (has_index)
-      for (uint i = start + tid; i < end; i += gl_WorkGroupSize.x) index.w[i] = i;
-    return;
-  }
-  // Empty, or sorted by segment_serial.comp (which wrote its index).
-  if (size <= pc.serial) return;
+  // Not this kernel's segment (uniform): larger, empty, or sorted by segment_serial.comp (which
+  // wrote its index).
+  if (size > pc.largest || size <= pc.serial) return;
   Keys keys = Keys(pc.keys);
   const uint width = max(2u, 1u << (findMSB(size - 1u) + 1u));  // the power of two >= size (size 1: 2)
   extent = width;

@@ -224,9 +224,11 @@ struct SegmentedSorter::Impl {
       return;
     }
     if (largest) {
-      // One dispatch sorts every segment in place; the values follow by the index it writes.
+      // One dispatch sorts every segment in place; the values follow by the index it writes. The
+      // stage fills the index with the identity: keys in no segment (offsets[0] > 0, offsets[segments]
+      // < n) keep their values, where the index would otherwise send the gather to uninitialised words.
       rec.phase("stage");
-      if (value_gather) value_gather->record_copy(rec, values);
+      if (value_gather) value_gather->record_stage(rec, values);
       rec.phase("sort segments in tiles");
       tiles.record(rec, address(b.keys), value_gather ? address(index) : 0, address(offsets), keys.count, uint32_t(n),
                    uint32_t(segments), largest);

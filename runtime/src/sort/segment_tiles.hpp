@@ -27,7 +27,9 @@ class SegmentTiles {
 
   // Sorts every segment of at most `largest` keys (largest <= max_keys(); the tile is the smallest
   // power of two >= largest) in place, and leaves larger ones as they are; with index != 0, index[i] =
-  // the input position of output slot i (i itself in larger segments). offsets: segments + 1 words; count: a GPU-side key count or 0.
+  // the input position of output slot i in the segments sorted, the other words left as they are (the
+  // caller fills index with the identity first: larger segments, and keys outside every segment when
+  // offsets[0] > 0 or offsets[segments] < n). offsets: segments + 1 words; count: a GPU-side key count or 0.
   void record(gpu::Recorder& rec, VkDeviceAddress keys, VkDeviceAddress index, VkDeviceAddress offsets,
               VkDeviceAddress count, uint32_t n, uint32_t segments, uint32_t largest);
 

@@ -107,6 +107,22 @@ TEST_CASE("invalid option values are refused, naming the option, by Sorter and b
   CHECK_THROWS_WITH_AS(BucketLists(gpu, s), doctest::Contains("BucketOptions::tuning.radix_scan is 3, not a valid vksort::RadixScan"), Error);
 }
 
+// workgroup_size x items_per_thread was multiplied in 32 bits: 2 x 2^31 wrapped to a tile of 0 keys,
+// accepted, then a division by zero (radix) or invalid SPIR-V (brick).
+TEST_CASE("tuning whose tile (workgroup size x items per thread) overflows 32 bits is refused") {
+  Device& gpu = test::device();
+  for (Algorithm a : {Algorithm::radix, Algorithm::brick, Algorithm::sample}) {
+    for (const auto& [wg, items] : {std::pair{2u, 1u << 31}, std::pair{256u, 1u << 24}}) {
+      CAPTURE(to_string(a));
+      CAPTURE(items);
+      SortOptions o{.algorithm = a};
+      o.tuning.workgroup_size = wg;
+      o.tuning.items_per_thread = items;
+      CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("is more than 2^32 - 1 keys"), Error);
+    }
+  }
+}
+
 TEST_CASE("sort_host with a null keys pointer and n > 0 throws instead of reading it") {
   Device& gpu = test::device();
   CHECK_THROWS_WITH_AS(sort_host(gpu, nullptr, 10, static_cast<uint32_t*>(nullptr), {}),
@@ -222,6 +238,22 @@ TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device
   CHECK_THROWS_WITH_AS(sorter.sort(empty, &mine, 0), doctest::Contains("keys Buffer is empty"), Error);
   BucketLists lists(gpu, {.buckets = 10, .capacity = 100});
   CHECK_THROWS_WITH_AS(lists.build(theirs, 100), doctest::Contains("ids Buffer was made on another vksort::Device"), Error);
+  // The recording calls take raw ranges: a VkBuffer that another Device's Buffer owns was used on this
+  // device (undefined behaviour; validation: VUID-vkGetBufferMemoryRequirements-buffer-parent). Refused,
+  // nothing recorded (the pretend command buffer would crash).
+  Buffer scratch(gpu, sorter.scratch_bytes(100), "scratch");
+  const char* elsewhere = "range's VkBuffer was made on another vksort::Device";
+  CHECK(has(sorter.record(fake_cmd, {theirs.ref(), mine.ref(), scratch.ref()}, 100).message, elsewhere));
+  CHECK(has(sorter.record(fake_cmd, {mine.ref(), theirs.ref(), scratch.ref()}, 100).message, elsewhere));
+  ArgSorter argsorter(gpu, {});
+  Buffer arg_scratch(gpu, argsorter.scratch_bytes(100), "scratch");
+  CHECK(has(argsorter.record(fake_cmd, {mine.ref(), theirs.ref(), arg_scratch.ref()}, 100).message, elsewhere));
+  SegmentedSorter segmented(gpu, {});
+  Buffer seg_scratch(gpu, segmented.scratch_bytes(100, 1), "scratch"), offsets(other, 8, "offsets elsewhere");
+  CHECK(has(segmented.record(fake_cmd, {mine.ref(), {}, seg_scratch.ref()}, offsets.ref(), 1, 100).message, elsewhere));
+  CHECK(has(lists.record_build(fake_cmd, theirs.ref(), 100).message, elsewhere));
+  // This Device's own Buffers still pass (the check looks only at handles another Device made).
+  CHECK(has(sorter.record(fake_cmd, {mine.ref(), mine.ref(), scratch.ref()}, 100).message, "overlap"));
 }
 
 TEST_CASE("Sorter::sort with n beyond the Buffers says so, before allocating scratch for n") {

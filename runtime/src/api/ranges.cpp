@@ -24,6 +24,9 @@ void check_ranges(gpu::Context& ctx, const std::string& what, std::span<const Ra
     if (r.size < u.used)
       throw Error(what + ": the " + name + " range holds " + std::to_string(r.size) + " bytes, " +
                   std::to_string(u.used) + " needed");
+    if (const gpu::Context* other = gpu::made_elsewhere(ctx, r.buffer))
+      throw Error(what + ": the " + name + " range's VkBuffer was made on another vksort::Device (\"" +
+                  other->info.name + "\"); use buffers of the Device this was made on");
     const VkDeviceSize extent = gpu::buffer_extent(ctx, r.buffer);
     if (r.offset > extent || r.size > extent - r.offset)
       throw Error(what + ": the " + name + " range (" + std::to_string(r.size) + " bytes at offset " +

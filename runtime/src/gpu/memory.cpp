@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "gpu/submit.hpp"
@@ -25,6 +26,32 @@ VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offse
   VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
   info.buffer = buffer;
   return ctx.vk.vkGetBufferDeviceAddress(ctx.device, &info) + offset;
+}
+
+namespace {
+// Every live DeviceBuffer of every Context in the process, for made_elsewhere(). A multimap: two
+// devices may hand out the same handle value. Never destroyed: buffers of static Devices outlive
+// function-local statics.
+struct Owners {
+  std::mutex mutex;
+  std::unordered_multimap<VkBuffer, const Context*> of;
+};
+Owners& owners() {
+  static Owners* o = new Owners;
+  return *o;
+}
+}  // namespace
+
+const Context* made_elsewhere(Context& ctx, VkBuffer buffer) {
+  {
+    std::lock_guard lock(ctx.buffers_mutex);
+    if (ctx.buffer_sizes.contains(buffer)) return nullptr;
+  }
+  std::lock_guard lock(owners().mutex);
+  auto [first, last] = owners().of.equal_range(buffer);
+  for (auto it = first; it != last; ++it)
+    if (it->second != &ctx) return it->second;
+  return nullptr;
 }
 
 VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer) {
@@ -102,8 +129,12 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
     release();
     throw Error(what + " (mapping staging memory): " + result_name(r), r);
   }
-  std::lock_guard lock(ctx.buffers_mutex);
-  ctx.buffer_sizes[buffer_] = size_;
+  {
+    std::lock_guard lock(ctx.buffers_mutex);
+    ctx.buffer_sizes[buffer_] = size_;
+  }
+  std::lock_guard lock(owners().mutex);
+  owners().of.emplace(buffer_, &ctx);
 }
 
 void DeviceBuffer::fill_with_stale_bytes(Context& ctx, const std::string& what) {
@@ -126,6 +157,15 @@ void DeviceBuffer::release() noexcept {
       // Before the handle is destroyed: the driver may hand the same handle to the next buffer.
       std::lock_guard lock(ctx_->buffers_mutex);
       ctx_->buffer_sizes.erase(buffer_);
+    }
+    {
+      std::lock_guard lock(owners().mutex);
+      auto [first, last] = owners().of.equal_range(buffer_);
+      for (auto it = first; it != last; ++it)
+        if (it->second == ctx_) {
+          owners().of.erase(it);
+          break;
+        }
     }
     ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, ctx_->allocator);
   }

@@ -51,4 +51,9 @@ VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offse
 // that size), so it catches ranges beyond the memory bound to the buffer, not the padding.
 VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer);
 
+// The Context (another vksort::Device) whose DeviceBuffer `buffer` is, when ctx made no buffer of that
+// handle and another live Context did; nullptr otherwise (ctx's own, or the application's). Vulkan
+// cannot tell the devices' handles apart, so passing one to the other would be undefined behaviour.
+const Context* made_elsewhere(Context& ctx, VkBuffer buffer);
+
 }  // namespace vksort::gpu

@@ -30,10 +30,15 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
     if (!std::has_single_bit(tuning.items_per_thread))
       throw Error(what + ": items per thread " + std::to_string(tuning.items_per_thread) + " must be a power of two");
     s.items_per_thread = tuning.items_per_thread;
-    if (uint64_t(s.tile()) > fit)
-      throw Error(what + ": a tile of " + std::to_string(s.tile()) + " keys needs " +
-                  std::to_string(uint64_t(s.tile()) * per_key + fixed) + " bytes of shared memory; \"" + dev.name +
-                  "\" offers maxComputeSharedMemorySize = " + std::to_string(dev.max_shared_memory));
+    // In 64 bits: the product of two 32-bit overrides wrapped to a tile of 0 keys.
+    const uint64_t tile = uint64_t(s.workgroup_size) * s.items_per_thread;
+    if (tile > UINT32_MAX)
+      throw Error(what + ": a tile of " + std::to_string(s.workgroup_size) + " x " + std::to_string(s.items_per_thread) +
+                  " keys (workgroup size x items per thread) is more than 2^32 - 1 keys");
+    if (tile > fit)
+      throw Error(what + ": a tile of " + std::to_string(tile) + " keys needs " + std::to_string(tile * per_key + fixed) +
+                  " bytes of shared memory; \"" + dev.name + "\" offers maxComputeSharedMemorySize = " +
+                  std::to_string(dev.max_shared_memory));
     return s;
   }
   const uint32_t tile = std::bit_floor(std::min(fit, max_tile));

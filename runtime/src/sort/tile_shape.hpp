@@ -13,7 +13,7 @@ namespace vksort::algo {
 struct TileShape {
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
-  uint32_t tile() const { return workgroup_size * items_per_thread; }
+  uint32_t tile() const { return workgroup_size * items_per_thread; }  // checked to fit 32 bits when chosen
 };
 
 // The largest power-of-two tile (up to `max_tile` keys) whose shared memory — `shared_bytes_per_key`

@@ -123,6 +123,48 @@ TEST_CASE("tuning whose tile (workgroup size x items per thread) overflows 32 bi
   }
 }
 
+// ArgSorter and SegmentedSorter record a Sorter in the middle of their own commands: its refusal (here
+// brick pairs' 65536-key limit) came after their first dispatch was recorded (the pretend command
+// buffer crashed; a real one held half a sort).
+TEST_CASE("argsort and segmented sort refuse what their inner sort refuses before recording anything") {
+  Device& gpu = test::device();
+  const SortOptions pairs{.algorithm = Algorithm::brick, .brick_variant = BrickVariant::pairs};
+  const uint64_t n = 70000;
+  Buffer keys(gpu, n * 4, "keys"), indices(gpu, n * 4, "indices"), offsets(gpu, 8, "offsets");
+  ArgSorter argsorter(gpu, pairs);
+  Buffer scratch(gpu, argsorter.scratch_bytes(n), "scratch");
+  const Status a = argsorter.record(fake_cmd, {keys.ref(), indices.ref(), scratch.ref()}, n);
+  CHECK_MESSAGE(has(a.message, "65536"), a.message);
+  SegmentedSorter segmented(gpu, pairs);
+  Buffer seg_scratch(gpu, segmented.scratch_bytes(n, 1), "scratch");
+  const Status s = segmented.record(fake_cmd, {keys.ref(), {}, seg_scratch.ref()}, offsets.ref(), 1, n);
+  CHECK_MESSAGE(has(s.message, "65536"), s.message);
+}
+
+// The host paths download keys, then values, into the caller's memory: overlapping spans lost keys
+// silently ({5,3,1,4,2} with values from element 2 on came back as {1,2,2,0,4}).
+TEST_CASE("the host sorts refuse keys, values, indices and offsets that overlap in memory, leaving them alone") {
+  Device& gpu = test::device();
+  std::vector<uint32_t> buf = {5, 3, 1, 4, 2, 0, 0, 0};
+  const std::vector<uint32_t> before = buf;
+  const char* says = "memory overlap";
+  CHECK_THROWS_WITH_AS(sort(gpu, std::span(buf.data(), 5), std::span(buf.data() + 2, 5)), doctest::Contains(says), Error);
+  CHECK_THROWS_WITH_AS(sort_host(gpu, buf.data(), 5, buf.data() + 4, {}), doctest::Contains(says), Error);
+  CHECK_THROWS_WITH_AS(argsort(gpu, std::span<const uint32_t>(buf.data(), 5), std::span(buf.data() + 1, 5)),
+                       doctest::Contains("keys and indices memory overlap"), Error);
+  std::vector<uint32_t> keys_and_offsets = {0, 3, 2};  // offsets {0, 3} are the first two keys
+  CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys_and_offsets.data(), 3, nullptr, 0, keys_and_offsets.data(), 1, {}),
+                       doctest::Contains("keys and offsets memory overlap"), Error);
+  CHECK(keys_and_offsets == std::vector<uint32_t>{0, 3, 2});
+  const uint32_t offsets[] = {0, 2, 5};
+  CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, buf.data(), 5, buf.data() + 4, 4, offsets, 2, {}),
+                       doctest::Contains("keys and values memory overlap"), Error);
+  CHECK(buf == before);
+  // Adjacent spans do not overlap: sorted.
+  CHECK_NOTHROW(sort(gpu, std::span(buf.data(), 4), std::span(buf.data() + 4, 4)));
+  CHECK(buf == std::vector<uint32_t>{1, 3, 4, 5, 0, 0, 0, 2});
+}
+
 TEST_CASE("sort_host with a null keys pointer and n > 0 throws instead of reading it") {
   Device& gpu = test::device();
   CHECK_THROWS_WITH_AS(sort_host(gpu, nullptr, 10, static_cast<uint32_t*>(nullptr), {}),

@@ -147,6 +147,7 @@ class VKSORT_API Sorter {
 
   struct Impl;
  private:
+  friend struct detail::Internals;  // argsort and segmented sort check a nested recording before theirs
   explicit Sorter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -80,10 +80,12 @@ struct ArgSorter::Impl {
                                        .copy = gpu::buffer_address(ctx, keys.buffer, keys.offset),
                                        .count = 0,
                                        .n = uint32_t(n)};
+    const SortBuffers sorted{keys, index, {b.scratch.buffer, b.scratch.offset, l.sort}};
+    api::check_nested(sorter, sorted, n);  // a refusal (n beyond what the sort takes) records nothing
     rec.phase("stage");
     stage.record_stage(rec, t);
     rec.phase("sort");
-    api::record_nested(rec, sorter, {keys, index, {b.scratch.buffer, b.scratch.offset, l.sort}}, n);
+    api::record_nested(rec, sorter, sorted, n);
     if (widen) {
       rec.phase("widen");
       rec.compute_barrier();
@@ -116,6 +118,8 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
   if (n > 0 && !indices) throw Error("argsort_host: indices is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > (uint64_t(1) << 31) - 1)
     throw Error("argsort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
+  api::check_host_disjoint("argsort_host", {{"keys", keys, n * key_bytes(options.key)},
+                                             {"indices", indices, n * index_bytes}});
   // Checks options and index_bytes, also for n = 0.
   auto cached = api::cached_impl<ArgSorter::Impl>(
       device, "argsort " + std::to_string(index_bytes) + " " + detail::options_key(options),

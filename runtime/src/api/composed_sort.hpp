@@ -18,6 +18,9 @@ namespace vksort::api {
 // Records `sorter` into rec's command buffer (with a GPU-side count: record_indirect, n its max_n);
 // throws vksort::Error with its Status when it refuses.
 void record_nested(gpu::Recorder& rec, Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count = {});
+// Throws vksort::Error when record_nested with these arguments would, recording nothing: called before a
+// recording's first command, so that a refusal records nothing (as the public record() calls promise).
+void check_nested(Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count = {});
 
 // A host path's Impl (pipelines), taken from the Device's cache or made by make(Device) on a Device copy
 // without the cache; given back to the cache when `completed` is set (a call that threw keeps nothing).

@@ -5,6 +5,7 @@
 
 #include "vksort/buffer.hpp"
 #include "vksort/device.hpp"
+#include "vksort/sorter.hpp"
 
 namespace vksort::detail {
 
@@ -16,6 +17,7 @@ struct Internals {
   // Device; null on the copies those Sorters hold), and such a copy: the cache's own entries hold one,
   // or they would keep the cache, and so themselves, alive forever.
   static HostSorters* host_sorters(const Device& d) { return d.host_sorters_.get(); }
+  static Sorter::Impl& impl(Sorter& s) { return *s.impl_; }
   static Device without_host_sorters(const Device& d) {
     Device copy(d);
     copy.host_sorters_.reset();

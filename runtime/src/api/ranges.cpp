@@ -53,4 +53,16 @@ void check_buffer_device(const gpu::Context& ctx, const gpu::Context* buffer_ctx
                 buffer_ctx->info.name + "\"); use Buffers of the Device this was made on");
 }
 
+void check_host_disjoint(const std::string& what, std::initializer_list<HostUse> uses) {
+  for (auto a = uses.begin(); a != uses.end(); ++a)
+    for (auto b = a + 1; b != uses.end(); ++b) {
+      if (!a->data || !b->data || a->bytes == 0 || b->bytes == 0) continue;
+      // As integers: comparing pointers into different objects is unspecified.
+      const auto a_begin = reinterpret_cast<std::uintptr_t>(a->data), b_begin = reinterpret_cast<std::uintptr_t>(b->data);
+      if (a_begin < b_begin + b->bytes && b_begin < a_begin + a->bytes)
+        throw Error(what + ": the " + a->name + " and " + b->name +
+                    " memory overlap; give each its own (the results are written one after the other)");
+    }
+}
+
 }  // namespace vksort::api

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Argument checks shared by the API's recording paths: the BufferRef ranges a recording will read or
-// write, and the vksort::Buffers a convenience call is given.
+// write, the vksort::Buffers a convenience call is given, and the host memory of the host paths.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 
@@ -33,5 +34,15 @@ void check_ranges(gpu::Context& ctx, const std::string& what, std::span<const Ra
 // mean nothing there). `buffer_ctx` is the Buffer's (Buffer keeps it private).
 void check_buffer_device(const gpu::Context& ctx, const gpu::Context* buffer_ctx, const std::string& what,
                          const char* name);
+
+// One span of host memory a host path reads or writes: `bytes` from `data` (nullptr or 0 bytes: unused).
+struct HostUse {
+  const char* name;  // "keys", "values", ... as error messages name it
+  const void* data;
+  uint64_t bytes;
+};
+// Throws vksort::Error, prefixed by `what`, when two of `uses` overlap: the results are downloaded one
+// after the other, so the later would overwrite the earlier (keys lost silently).
+void check_host_disjoint(const std::string& what, std::initializer_list<HostUse> uses);
 
 }  // namespace vksort::api

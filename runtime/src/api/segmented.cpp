@@ -211,13 +211,15 @@ struct SegmentedSorter::Impl {
     if (composed) {
       // One sort of (segment << 32 | encoded key), the caller's values or records travelling with it.
       const BufferRef keys64 = in_scratch(l.composed(), n * 8);
+      const uint32_t bits = uint32_t(std::bit_width(segments - 1));
+      const SortBuffers sorted{keys64, b.values, sort_scratch};
+      api::check_nested(composed_sorter(bits), sorted, n, count);  // a refusal records nothing
       rec.phase("compose keys");
       compose->record_compose(rec, address(b.keys), address(keys64), address(offsets), keys.count, uint32_t(n),
                               uint32_t(segments));
       rec.compute_barrier();
       rec.phase("sort composed keys");
-      const uint32_t bits = uint32_t(std::bit_width(segments - 1));
-      api::record_nested(rec, composed_sorter(bits), {keys64, b.values, sort_scratch}, n, count);
+      api::record_nested(rec, composed_sorter(bits), sorted, n, count);
       rec.compute_barrier();
       rec.phase("decompose keys");
       compose->record_decompose(rec, address(keys64), address(b.keys), keys.count, uint32_t(n));
@@ -238,6 +240,10 @@ struct SegmentedSorter::Impl {
       }
       return;
     }
+    // The nested sorts' refusals (n beyond what they take) come before anything is recorded.
+    const uint32_t bits = uint32_t(std::bit_width(segments - 1));
+    api::check_nested(keys_sorter, {b.keys, index, sort_scratch}, n, count);
+    if (segments > 1) api::check_nested(segment_sorter(bits), {segment, index, sort_scratch}, n, count);
     rec.phase("stage");
     if (value_gather) value_gather->record_copy(rec, values);
     key_gather.record_stage(rec, keys);  // index[i] = i, key copy; ends with a barrier
@@ -250,7 +256,6 @@ struct SegmentedSorter::Impl {
                          uint32_t(n), uint32_t(segments));
       rec.phase("sort segments");
       rec.compute_barrier();
-      const uint32_t bits = uint32_t(std::bit_width(segments - 1));
       api::record_nested(rec, segment_sorter(bits), {segment, index, sort_scratch}, n, count);
       rec.phase("gather");
       key_gather.record_gather(rec, keys);  // the keys sorted whole above are replaced from the copy
@@ -462,6 +467,9 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   api::check_value_bytes("segmented_sort: value_bytes", value_bytes);
   if (n > max_keys) throw Error("segmented_sort: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   check_offsets(offsets, segments, n);
+  api::check_host_disjoint("segmented_sort", {{"keys", keys, n * key_bytes(options.key)},
+                                              {"values", values, n * value_bytes},
+                                              {"offsets", offsets, (segments + 1) * 4}});
   SortOptions o = options;
   o.value_bytes = values ? value_bytes : 0;
   // Checks the options, also when there is nothing to sort.

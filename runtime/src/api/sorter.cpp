@@ -2,6 +2,7 @@
 // vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
 #include "vksort/sorter.hpp"
 
+#include "api/composed_sort.hpp"
 #include "api/host_sorters.hpp"
 
 #include <algorithm>
@@ -114,6 +115,17 @@ struct Sorter::Impl {
     return nullptr;
   }
 
+  // The sort record_indirect() uses; throws Error when there is none or no count buffer.
+  const algo::AnySort& indirect_sort(BufferRef count) const {
+    const std::string what = "Sorter::record_indirect";
+    const algo::AnySort* radix = radix_sort();
+    if (!radix)
+      throw Error(what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this Sorter is for " +
+                  std::string(to_string(sorts.front().first)) + " sort");
+    if (count.buffer == VK_NULL_HANDLE) throw Error(what + ": no count buffer");
+    return *radix;
+  }
+
   template <class F>
   decltype(auto) visit(uint64_t n, F&& f) const { return std::visit(std::forward<F>(f), sort_for(n)); }
   VkDeviceSize scratch_bytes(uint64_t n) const { return scratch_bytes(n, sort_for(n)); }
@@ -212,17 +224,12 @@ VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
 
 Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept {
   return api::status_of([&] {
-    const std::string what = "Sorter::record_indirect";
-    if (cmd == VK_NULL_HANDLE) throw Error(what + ": no command buffer");
-    const algo::AnySort* radix = impl_->radix_sort();
-    if (!radix)
-      throw Error(what + ": a GPU-side count needs radix sort (or automatic, which then uses radix sort); this Sorter is for " +
-                  std::string(to_string(impl_->sorts.front().first)) + " sort");
-    if (count.buffer == VK_NULL_HANDLE) throw Error(what + ": no count buffer");
-    Impl::Plan p = impl_->target(buffers, max_n, *radix, count);
+    if (cmd == VK_NULL_HANDLE) throw Error("Sorter::record_indirect: no command buffer");
+    const algo::AnySort& radix = impl_->indirect_sort(count);
+    Impl::Plan p = impl_->target(buffers, max_n, radix, count);
     impl_->set_count(p, gpu::buffer_address(detail::context_of(impl_->device), count.buffer, count.offset));
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
-    impl_->record(rec, *radix, p);
+    impl_->record(rec, radix, p);
   });
 }
 
@@ -233,6 +240,12 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, impl_->sort_for(n), p);
   });
+}
+
+void api::check_nested(Sorter& sorter, const SortBuffers& buffers, uint64_t n, BufferRef count) {
+  const Sorter::Impl& impl = detail::Internals::impl(sorter);
+  if (count.empty()) impl.check(buffers, n, impl.sort_for(n), true);
+  else impl.check(buffers, n, impl.indirect_sort(count), true, count);
 }
 
 namespace {
@@ -414,6 +427,7 @@ SortStats sort_host(Device& device, void* keys, uint64_t n, void* values, uint32
   api::check_value_bytes("sort_host: value_bytes", value_bytes);
   if (n > 0 && !keys) throw Error("sort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_keys) throw Error("sort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
+  api::check_host_disjoint("sort_host", {{"keys", keys, n * key_bytes(o.key)}, {"values", values, n * value_bytes}});
   o.value_bytes = values ? value_bytes : 0;
   detail::HostSorters* cache = detail::Internals::host_sorters(device);
   if (!cache) throw Error("sort_host: internal: this Device copy has no Sorter cache");

@@ -267,6 +267,18 @@ TEST_CASE("record checks ranges against the VkBuffer's size, refuses VK_WHOLE_SI
   Buffer ids(gpu, n * 4, "ids");
   CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 8, n * 4}, uint32_t(n)).message, "ends beyond its VkBuffer's"));
   CHECK(has(lists.record_build(fake_cmd, {ids.vk_buffer(), 0, VK_WHOLE_SIZE}, uint32_t(n)).message, "VK_WHOLE_SIZE"));
+  // Ids in the lists' own buffers, which the build writes (it reset the heads, then read no ids: every
+  // element dropped, silently).
+  BucketLists small(gpu, {.buckets = 1000, .capacity = 1000});
+  Buffer four_ids(gpu, 16, "ids");
+  const uint32_t some_ids[] = {0, 1, 2, 3};
+  four_ids.upload(std::as_bytes(std::span(some_ids)));
+  small.build(four_ids, 4);  // record_resort needs lists to resort
+  for (const BufferRef own : {small.head(), small.next(), small.report()}) {
+    const BufferRef ids_there{own.buffer, 0, std::min<VkDeviceSize>(own.size, 16)};
+    CHECK(has(small.record_build(fake_cmd, ids_there, 4).message, "lies in these bucket lists' own buffer"));
+    CHECK(has(small.record_resort(fake_cmd, ids_there, 4).message, "own buffer"));
+  }
 }
 
 TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device") {

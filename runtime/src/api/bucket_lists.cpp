@@ -87,6 +87,16 @@ struct BucketLists::Impl {
       throw Error(what + ": more than the capacity of " + std::to_string(options.capacity) + " elements");
     const api::RangeUse use{"ids", ids, count * 4};
     api::check_ranges(detail::context_of(device), what, {&use, 1});
+    // The lists' own buffers (head(), next(), report(), ...) are written by the build: ids there were
+    // overwritten before they were read (every element dropped, silently).
+    const std::pair<const char*, const gpu::DeviceBuffer*> own[] = {
+        {"heads", &head},   {"next pointers", &next},  {"prev pointers", &prev},    {"element buckets", &bucket},
+        {"active list 0", &list0}, {"active list 1", &list1}, {"tile counts", &blocks}, {"control words", &control},
+        {"sort scratch", &sort_scratch}};
+    for (const auto& [name, b] : own)
+      if (b->buffer() != VK_NULL_HANDLE && b->buffer() == ids.buffer)
+        throw Error(what + ": the ids range lies in these bucket lists' own buffer (the " + name +
+                    "), which the build writes; give the ids a buffer of their own");
     algo::BucketTarget t;
     t.ids = gpu::buffer_address(detail::context_of(device), ids.buffer, ids.offset);
     t.bucket = span_of(bucket);

@@ -310,6 +310,18 @@ TEST_CASE("Sorter::sort and BucketLists::build refuse a Buffer of another Device
   CHECK(has(sorter.record(fake_cmd, {mine.ref(), mine.ref(), scratch.ref()}, 100).message, "overlap"));
 }
 
+// n = 0 recorded copies of 0 bytes (invalid usage; with validation on, an error) where sort() does nothing.
+TEST_CASE("Sorter::sort_back_to_back with n = 0 is a no-op, as sort() with n = 0 is") {
+  Device& gpu = test::device();
+  Sorter sorter(gpu, {.value_bytes = 4});
+  Buffer keys(gpu, 16, "keys"), values(gpu, 16, "values"), in_keys(gpu, 16, "input keys"), in_values(gpu, 16, "input values");
+  Buffer out_keys(gpu, 16, "result keys"), out_values(gpu, 16, "result values");
+  const Sorter::RunResult results[] = {{&out_keys, &out_values}};
+  std::vector<SortStats> stats;
+  CHECK_NOTHROW(stats = sorter.sort_back_to_back(keys, &values, 0, in_keys, &in_values, results));
+  CHECK(stats.size() == 1);
+}
+
 TEST_CASE("Sorter::sort with n beyond the Buffers says so, before allocating scratch for n") {
   Device& gpu = test::device();
   Sorter sorter(gpu, {.algorithm = Algorithm::radix, .value_bytes = 4});

@@ -253,6 +253,7 @@ namespace {
 // A copy of `bytes` from one whole buffer to another, ordered after every earlier write to either and
 // before later shaders and copies (within one command buffer).
 void record_copy(gpu::Context& ctx, VkCommandBuffer cmd, VkBuffer from, VkBuffer to, VkDeviceSize bytes) {
+  if (bytes == 0) return;  // n = 0: nothing to copy (a copy of 0 bytes is invalid usage, VUID-VkBufferCopy-size-01988)
   gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   const VkBufferCopy region{0, 0, bytes};
@@ -391,7 +392,6 @@ std::vector<SortStats> Sorter::sort_back_to_back(Buffer& keys, Buffer* values, u
     }
   });
 }
-
 
 SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options) {
   return sort_host(device, keys, n, values, values ? 4 : 0, options);

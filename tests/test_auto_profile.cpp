@@ -81,6 +81,10 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
       {ok, "no line for '64 values'"},
       {ok + "64 values brick_up_to -3 sample_from 0\n", "line 5: brick_up_to '-3'"},
       {ok + "64 values brick_up_to x sample_from 0\n", "brick_up_to 'x'"},
+      // A minus sign was read into the unsigned count: 2^64 - 1, "never sample sort".
+      {ok + "64 values brick_up_to 5 sample_from -1\n", "line 5: sample_from '-1' is not a count"},
+      {ok + "64 values brick_up_to 5 sample_from 12abc\n", "sample_from '12abc'"},
+      {ok + "64 values brick_up_to +5 sample_from 0\n", "brick_up_to '+5'"},
       {ok + "64 values brick_up_to 5 sample_from 0 extra\n", "unexpected 'extra'"},
       {ok + "48 values brick_up_to 5 sample_from 0\n", "line 5: expected"},
       {ok + "32 keys brick_up_to 5 sample_from 0\n", "'32 keys' is given twice"},
@@ -102,6 +106,26 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
     CAPTURE(b.text);
     CHECK_THROWS_WITH_AS(AutoProfile::parse(b.text, "f.txt"), doctest::Contains(b.needle.c_str()), Error);
   }
+}
+
+// Device::set_auto_profile took any values, so every automatic sort on the Device failed afterwards,
+// blaming Tuning::radix_bits, which the caller never set.
+TEST_CASE("auto profile: set_auto_profile refuses values no profile file can hold, keeping the profile it had") {
+  Device gpu(test::options_like_device());
+  const AutoProfile before = gpu.auto_profile();
+  AutoProfile bits = before, shape = before, half = before;
+  bits.crossovers[1][0].radix_bits = 3;
+  shape.crossovers[0][1].single_pass_workgroup = 70000;
+  shape.crossovers[0][1].single_pass_items = 16;
+  half.crossovers[0][0].single_pass_workgroup = 256;
+  CHECK_THROWS_WITH_AS(gpu.set_auto_profile(bits), doctest::Contains("'64 keys': radix_bits is 3"), Error);
+  CHECK_THROWS_WITH_AS(gpu.set_auto_profile(shape), doctest::Contains("'32 values': single_pass_shape is 70000x16"), Error);
+  CHECK_THROWS_WITH_AS(gpu.set_auto_profile(half), doctest::Contains("single_pass_shape is 256x0"), Error);
+  for (int w = 0; w < 2; ++w)
+    for (int v = 0; v < 2; ++v) CHECK(gpu.auto_profile().crossovers[w][v] == before.crossovers[w][v]);
+  std::vector<uint64_t> keys = {3, 1, 2};
+  sort(gpu, std::span(keys));
+  CHECK(keys == std::vector<uint64_t>{1, 2, 3});
 }
 
 TEST_CASE("auto profile: cached per device and driver; saved atomically; a corrupt cache falls back to defaults") {

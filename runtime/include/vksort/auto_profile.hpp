@@ -51,6 +51,10 @@ struct VKSORT_API AutoProfile {
   std::string to_text(const DeviceInfo& device) const;
   // Throws vksort::Error naming `source` and the line for anything else.
   static AutoProfile parse(std::string_view text, const std::string& source);
+  // Throws vksort::Error naming the kind of sort and the setting for a value the file could not hold
+  // (radix_bits not 0, 2, 4 or 8; a single-pass shape with one part 0 or above 65536).
+  // Device::set_auto_profile calls it: a bad profile would otherwise fail every automatic sort later.
+  void check() const;
 };
 
 // Where `vksort tune` saves the profile of a device and Device looks for it:

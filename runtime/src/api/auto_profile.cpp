@@ -2,6 +2,7 @@
 // vksort::AutoProfile: the choice of Algorithm::automatic, its file format and where it is cached.
 #include "vksort/auto_profile.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +66,22 @@ std::string AutoProfile::to_text(const DeviceInfo& d) const {
   return out.str();
 }
 
+void AutoProfile::check() const {
+  for (int wide = 0; wide < 2; ++wide)
+    for (int values = 0; values < 2; ++values) {
+      const AutoCrossovers& c = crossovers[wide][values];
+      const std::string where = "auto profile, '" + std::string(kinds[wide][values]) + "': ";
+      if (c.radix_bits != 0 && c.radix_bits != 2 && c.radix_bits != 4 && c.radix_bits != 8)
+        throw Error(where + "radix_bits is " + std::to_string(c.radix_bits) + "; it must be 2, 4 or 8 (0: the built-in choice)");
+      const bool none = c.single_pass_workgroup == 0 && c.single_pass_items == 0;
+      const bool whole = c.single_pass_workgroup >= 1 && c.single_pass_workgroup <= 65536 && c.single_pass_items >= 1 &&
+                         c.single_pass_items <= 65536;
+      if (!none && !whole)
+        throw Error(where + "single_pass_shape is " + std::to_string(c.single_pass_workgroup) + "x" +
+                    std::to_string(c.single_pass_items) + "; each part must be 1 to 65536 (0x0: the built-in choice)");
+    }
+}
+
 AutoProfile AutoProfile::parse(std::string_view text, const std::string& source) {
   AutoProfile p;
   p.source = source;
@@ -88,15 +105,22 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
       header = true;
       continue;
     }
-    std::string bits, what, brick_word, brick_value, sample_word;
-    uint64_t sample_from = 0;
-    if (!(words >> bits >> what >> brick_word >> brick_value >> sample_word >> sample_from) ||
+    std::string bits, what, brick_word, brick_value, sample_word, sample_value;
+    if (!(words >> bits >> what >> brick_word >> brick_value >> sample_word >> sample_value) ||
         (bits != "32" && bits != "64") || (what != "keys" && what != "values") || brick_word != "brick_up_to" ||
         sample_word != "sample_from")
       fail("expected '<32|64> <keys|values> brick_up_to <N|one_tile> sample_from <N> [radix_bits <2|4|8>] "
            "[single_pass_shape <W>x<I>]', got '" + line + "'");
+    // Whole numbers only: a minus sign read into uint64_t wraps ("-1" was 2^64 - 1).
+    auto count = [&](const std::string& word, const char* setting) {
+      char* end = nullptr;
+      const uint64_t v = std::strtoull(word.c_str(), &end, 10);
+      if (word.empty() || *end || !std::isdigit(static_cast<unsigned char>(word[0])))
+        fail(std::string(setting) + " '" + word + "' is not a count");
+      return v;
+    };
     AutoCrossovers c;
-    c.sample_from = sample_from;
+    c.sample_from = count(sample_value, "sample_from");
     // Then optional settings, each a name and a value, each at most once.
     std::string name, last = "sample_from";
     while (words >> name) {
@@ -123,13 +147,7 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
       }
       last = name;
     }
-    if (brick_value == "one_tile") {
-      c.brick_up_to = AutoCrossovers::one_tile;
-    } else {
-      char* end = nullptr;
-      c.brick_up_to = std::strtoull(brick_value.c_str(), &end, 10);
-      if (brick_value.empty() || *end || brick_value[0] == '-') fail("brick_up_to '" + brick_value + "' is not a count");
-    }
+    c.brick_up_to = brick_value == "one_tile" ? AutoCrossovers::one_tile : count(brick_value, "brick_up_to");
     const int wide = bits == "64", values = what == "values";
     if (seen[wide][values]) fail("'" + bits + " " + what + "' is given twice");
     seen[wide][values] = true;

@@ -58,6 +58,7 @@ VkPhysicalDevice Device::vk_physical_device() const { return ctx_->physical; }
 bool Device::validation_enabled() const { return ctx_->validation; }
 const AutoProfile& Device::auto_profile() const { return *profile_; }
 void Device::set_auto_profile(const AutoProfile& profile) {
+  profile.check();
   *profile_ = profile;
   if (host_sorters_) host_sorters_->clear();  // their automatic choices were made with the old profile
 }

@@ -663,6 +663,9 @@ TEST_CASE("cli: sort refuses bad input with exit 2 and leaves the outputs untouc
       {"values output in a missing folder", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--values-out", "@nodir/v.bin"},
        {"out.bin"}, {"nodir", "does not exist"}},
       {"output is a folder", {"@keys.bin", "@folder"}, {}, {"folder", "is a folder"}},
+      // An empty name passed every check and failed at the rename, after the sort (exit 1); out of core too.
+      {"empty output name", {"@keys.bin", ""}, {}, {"output: the file name is empty"}},
+      {"empty output name, out of core", {"@keys.bin", "", "--memory", "1K"}, {}, {"output: the file name is empty"}},
       {"--value-bytes not a multiple of 4", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "6", "--values-out", "@vout.bin"},
        {"out.bin", "vout.bin"}, {"--value-bytes", "6", "multiple of 4"}},
       {"--value-bytes too large", {"@keys.bin", "@out.bin", "--values", "@vals.bin", "--value-bytes", "260", "--values-out", "@vout.bin"},

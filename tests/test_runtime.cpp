@@ -47,6 +47,18 @@ TEST_CASE("device choice: discrete > integrated > virtual > cpu, by index, by na
   CHECK_THROWS_WITH_AS(gpu::choose_device("", {}), doctest::Contains("no Vulkan device found"), Error);
 }
 
+// Any value but -1, 0 and 1 was taken as "on" (or "off" when negative), silently.
+TEST_CASE("DeviceOptions::validation outside -1, 0 and 1 is refused") {
+  for (const int bad : {7, 2, -2}) {
+    CAPTURE(bad);
+    DeviceOptions o;
+    o.validation = bad;
+    const Result<Device> r = Device::create(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message.find("DeviceOptions::validation is " + std::to_string(bad)) != std::string::npos);
+  }
+}
+
 TEST_CASE("a missing feature is named together with the device") {
   gpu::DeviceFacts f{"Old GPU", VK_API_VERSION_1_2, true, true, true, 128};
   CHECK(gpu::missing_requirement(f).empty());

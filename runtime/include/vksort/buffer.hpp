@@ -32,7 +32,8 @@ struct BufferRef {
 class VKSORT_API Buffer {
  public:
   Buffer();  // empty: size() 0, vk_buffer() VK_NULL_HANDLE
-  // Allocates `bytes` (at least 1) on `device`; `purpose` names it in error messages ("keys", ...).
+  // Allocates `bytes` on `device`; `purpose` names it in error messages ("keys", ...). 0 bytes gives a
+  // 4-byte Buffer (Vulkan has no empty buffers; size() says 4), so that an empty sort has a buffer.
   // Throws vksort::Error (with VK_ERROR_OUT_OF_DEVICE_MEMORY and the like) when allocation fails.
   Buffer(Device& device, VkDeviceSize bytes, const std::string& purpose = "buffer");
   // The same without exceptions: the Buffer, or a Status (out_of_memory, invalid_argument, ...).

@@ -385,6 +385,9 @@ uint32_t Context::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags req
 }
 
 std::shared_ptr<Context> create_context(const DeviceOptions& options) {
+  if (options.validation < -1 || options.validation > 1)
+    throw Error("DeviceOptions::validation is " + std::to_string(options.validation) +
+                "; it must be -1 (follow VKSORT_VALIDATION), 0 (off) or 1 (on)");
   PFN_vkGetInstanceProcAddr gipa = system_loader();
   bool validation = options.validation < 0 ? env_flag("VKSORT_VALIDATION") : options.validation > 0;
   if (validation && !layer_installed(gipa, "VK_LAYER_KHRONOS_validation"))

@@ -126,6 +126,8 @@ mode_t output_mode(const std::filesystem::path& destination) {
 
 void check_destination(const std::filesystem::path& destination, const std::string& role) {
   namespace fs = std::filesystem;
+  if (destination.empty())  // would pass every check below, and fail at the rename after all the work
+    throw FileError(FileError::Kind::destination, role + ": the file name is empty");
   const fs::path folder = folder_of(destination);
   std::error_code ec;
   if (!fs::exists(folder, ec))

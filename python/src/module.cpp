@@ -3,6 +3,9 @@
 // arrays arrive from the Python layer (python/vksort), which makes the copies the user gets back; here
 // they are checked again (they are read and written as raw memory) and sorted in place with the GIL
 // released, so other Python threads run while the GPU works.
+#include <unistd.h>
+
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,12 +23,39 @@ using namespace vksort::python;
 
 namespace {
 
-Device open_device(const std::string& select, int validation) {
+// A Device and the process that made it. A Vulkan device does not survive fork(): the driver's threads
+// stay in the parent (lavapipe's queue waited forever in a child, deaf to Ctrl-C). So a call from another
+// process raises vksort.Error, and the child never destroys the parent's device either (that could wait
+// on the same threads): it leaves it be, as the operating system does with the copied memory.
+struct PyDevice {
+  std::unique_ptr<Device> device;
+  pid_t pid = ::getpid();
+
+  explicit PyDevice(Device d) : device(std::make_unique<Device>(std::move(d))) {}
+  PyDevice(const PyDevice&) = delete;
+  PyDevice& operator=(const PyDevice&) = delete;
+  ~PyDevice() {
+    if (::getpid() != pid) (void)device.release();  // the parent's: not ours to destroy
+  }
+  Device& get() {
+    if (::getpid() != pid)
+      throw Error("this vksort.Device was made in process " + std::to_string(pid) +
+                  ", before fork(): a GPU device does not survive fork(); make a new vksort.Device in this process "
+                  "(the module-level functions do so themselves), or start processes with 'spawn' or 'forkserver'");
+    return *device;
+  }
+};
+
+PyDevice* open_device(const std::string& select, int validation) {
   DeviceOptions options;
   options.select = select;
   options.validation = validation;
-  py::gil_scoped_release unlocked;  // instance and device creation take a while on some drivers
-  return Device(options);
+  std::optional<Device> d;
+  {
+    py::gil_scoped_release unlocked;  // instance and device creation take a while on some drivers
+    d.emplace(options);
+  }
+  return new PyDevice(std::move(*d));
 }
 
 SortOptions options_for(const py::array& keys, bool descending) {
@@ -109,12 +139,18 @@ PYBIND11_MODULE(_core, m) {
   m.def("devices", &devices, "Every Vulkan device the system lists, usable or not, as dicts.");
   m.def("validation_layer_available", &validation_layer_available);
 
-  py::class_<Device>(m, "Device")
+  py::class_<PyDevice>(m, "Device")
       .def(py::init(&open_device), py::arg("select"), py::arg("validation") = -1)
-      .def("info", [](const Device& d) { return device_dict(d.info()); })
-      .def("validation_enabled", &Device::validation_enabled)
-      .def("sort", &sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"))
-      .def("argsort", &argsort_into, py::arg("keys"), py::arg("indices"), py::arg("descending"))
-      .def("segmented_sort", &segmented_sort_in_place, py::arg("keys"), py::arg("values"), py::arg("value_bytes"),
-           py::arg("offsets"), py::arg("descending"));
+      .def("info", [](PyDevice& d) { return device_dict(d.get().info()); })
+      .def("validation_enabled", [](PyDevice& d) { return d.get().validation_enabled(); })
+      .def("sort", [](PyDevice& d, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
+                      bool descending) { return sort_in_place(d.get(), keys, values, value_bytes, descending); },
+           py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"))
+      .def("argsort", [](PyDevice& d, const py::array& keys, py::array indices,
+                         bool descending) { return argsort_into(d.get(), keys, indices, descending); },
+           py::arg("keys"), py::arg("indices"), py::arg("descending"))
+      .def("segmented_sort",
+           [](PyDevice& d, py::array keys, std::optional<py::array> values, uint32_t value_bytes, const py::array& offsets,
+              bool descending) { return segmented_sort_in_place(d.get(), keys, values, value_bytes, offsets, descending); },
+           py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("offsets"), py::arg("descending"));
 }

@@ -11,10 +11,12 @@
     vksort.last_stats().gpu_ms               # what the GPU took
 
 Keys are 1-D arrays of uint32, int32, float32, uint64, int64 or float64 (other dtypes: TypeError; other
-shapes: ValueError). Non-contiguous and byte-swapped arrays are copied to contiguous native-order ones;
-results are always new arrays in native byte order. Sorts are stable in both orders. The module-level
+shapes: ValueError). Non-contiguous and byte-swapped keys are copied to contiguous native-order ones;
+results are always new arrays: keys in native byte order, values in their own dtype (moved as bytes, so
+byte-swapped values stay byte-swapped, as values[order] leaves them). Sorts are stable in both orders. The module-level
 functions run on a default Device, created on first use; vksort.Device chooses another.
 """
+import os
 import threading
 
 from . import _core
@@ -25,15 +27,27 @@ __version__ = _core.library_version
 SUPPORTED_DTYPES = ("uint32", "int32", "float32", "uint64", "int64", "float64")
 
 _default = None
+_default_pid = None
 _default_lock = threading.Lock()
 
 
+def _after_fork_in_child():
+    # A thread of the parent may have held the lock at fork(); the child has only this thread.
+    global _default_lock
+    _default_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def default_device():
-    """The Device the module-level functions use: Device() (VKSORT_DEVICE or the best), made on first use."""
-    global _default
+    """The Device the module-level functions use: Device() (VKSORT_DEVICE or the best), made on first use
+    in each process (a device does not survive fork(): a child process makes its own)."""
+    global _default, _default_pid
     with _default_lock:
-        if _default is None:
+        if _default is None or _default_pid != os.getpid():
             _default = Device()
+            _default_pid = os.getpid()
         return _default
 
 

@@ -38,8 +38,10 @@ class Device:
         return f"vksort.Device({self.name!r})"
 
     def _run(self, call, *args):
-        """One library call (the GIL released while it runs); its stats become last_stats."""
-        self.last_stats = Stats(**call(*args))
+        """One library call (the GIL released while it runs); its stats become last_stats. The last
+        argument is `descending`, checked here for every call."""
+        *rest, descending = args
+        self.last_stats = Stats(**call(*rest, _keys.flag(descending, "descending")))
 
     def sort(self, a, descending=False, *, total_order=False):
         """A sorted copy of the 1-D array `a` (a is not changed); see vksort.sort."""
@@ -90,7 +92,7 @@ class Device:
         """(keys sorted by `call`, values moved with them), new arrays. Values the GPU can carry (records of
         up to 256 bytes, padded where needed) move with their keys; the rest, and keys whose NumPy order
         the GPU does not sort directly, are reordered on the host by the stable permutation `order()`."""
-        values = np.asarray(values)
+        values = np.asarray(values)  # moved as bytes: the result keeps their dtype, byte order included
         if values.ndim == 0 or len(values) != len(keys):
             raise ValueError(f"values must have one entry per key: {len(keys)} keys, values of shape {values.shape}")
         size = _keys.record_bytes(values)

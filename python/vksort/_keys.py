@@ -8,15 +8,34 @@ from . import _core
 MAX_RECORD_BYTES = 256
 
 
+# The library indexes keys with 32-bit signed integers on the GPU.
+MAX_KEYS = 2**31 - 1
+
+
+def native(a):
+    """`a` in native byte order: itself, or a converted copy (structured dtypes field by field)."""
+    return a if a.dtype.isnative else a.astype(a.dtype.newbyteorder("="))
+
+
+def flag(value, name):
+    """A True/False argument as a bool; TypeError for anything else ("yes", an array), which truthiness
+    would otherwise take as True."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, not {value!r}")
+
+
 def as_keys(a, name="a"):
-    """`a` as a 1-D array of a supported dtype, in native byte order (byte-swapped input is converted)."""
+    """`a` as a 1-D array of a supported dtype, in native byte order (byte-swapped input is converted).
+    Checked before any copy: a dtype vksort does not sort (TypeError), another shape or 2^31 keys or more
+    (ValueError)."""
     a = np.asarray(a)
-    if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
-    _core.key_kind(a.dtype)  # TypeError naming the supported dtypes
+    _core.key_kind(a.dtype.newbyteorder("="))  # TypeError naming the supported dtypes
     if a.ndim != 1:
         raise ValueError(f"vksort sorts 1-D arrays; {name} has shape {a.shape} (sort a.ravel(), or each row)")
-    return a
+    if len(a) > MAX_KEYS:
+        raise ValueError(f"vksort sorts fewer than 2^31 keys; {name} has {len(a)}")
+    return native(a)
 
 
 def owned_copy(a):
@@ -28,7 +47,7 @@ def needs_numpy_order(keys, total_order):
     """True where the library's IEEE total order would differ from NumPy's: floats holding a NaN (NumPy
     puts every NaN last, the total order puts -NaN first and orders NaNs by payload) or a -0.0 (equal to
     +0.0 for NumPy, so the two keep their input order; the total order puts -0.0 first)."""
-    if total_order or keys.dtype.kind != "f":
+    if flag(total_order, "total_order") or keys.dtype.kind != "f":
         return False
     with np.errstate(invalid="ignore"):  # comparing a signalling NaN raises the invalid flag
         return bool(np.isnan(keys).any() or (np.signbit(keys) & (keys == 0)).any())

@@ -118,3 +118,59 @@ def test_threads_sorting_at_once_on_one_device():
     for i, a in enumerate(inputs):
         order = stable_order(a, descending=i % 2 == 1)
         assert same_bytes(results[i][0], a[order]) and same_bytes(results[i][1], order.astype(np.uint32))
+
+
+def test_a_forked_child_gets_its_own_default_device_and_refuses_the_parents():
+    # The parent's device in a child (fork) waited forever in the driver, deaf to Ctrl-C: the module's
+    # functions now make a device in the child, and a Device object of the parent's raises.
+    parent = vksort.Device()
+    vksort.sort(np.arange(3.0))
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only if both hold; os._exit skips pytest's own handlers
+        code = 1
+        try:
+            ok = same_bytes(vksort.sort(np.arange(999.0, -1.0, -1.0)), np.arange(1000.0))
+            try:
+                parent.sort(np.arange(3.0))
+            except vksort.Error as e:
+                ok = ok and "before fork()" in str(e)
+            else:
+                ok = False
+            code = 0 if ok else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert same_bytes(parent.sort(np.array([2.0, 1.0])), np.array([1.0, 2.0]))  # the parent's still works
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, np.array([True, False])], ids=repr)
+def test_flags_must_be_true_or_false(bad):
+    # descending reached pybind11's signature error; total_order took any truthy value as True.
+    a = np.array([2.0, 1.0])
+    for call in (lambda: vksort.sort(a, bad), lambda: vksort.argsort(a, descending=bad),
+                 lambda: vksort.sort(a, total_order=bad), lambda: vksort.sort_by_key(a, a, total_order=bad)):
+        with pytest.raises(TypeError, match="must be True or False"):
+            call()
+    assert same_bytes(vksort.sort(a, np.bool_(True)), np.array([2.0, 1.0]))
+
+
+def test_too_many_keys_are_refused_before_any_copy():
+    # 2^31 keys (a broadcast view: no memory) were copied and scanned first (8 GiB, ~40 s), then refused
+    # by the library as a RuntimeError.
+    huge = np.broadcast_to(np.float32(1), 2**31)
+    start = time.monotonic()
+    for call in (lambda: vksort.sort(huge), lambda: vksort.argsort(huge, dtype="uint32"),
+                 lambda: vksort.sort_by_key(huge, huge)):
+        with pytest.raises(ValueError, match="fewer than 2\\^31 keys"):
+            call()
+    assert time.monotonic() - start < 10

@@ -25,14 +25,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <vksort/vksort.hpp>
 
+#include "cli_checks.hpp"
+#include "io/atomic_file.hpp"
+
 using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kMaxKeys = (uint64_t(1) << 31) - 1;  // the library's limit
 
 namespace {
 
@@ -53,41 +59,52 @@ struct Timing {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using vksort::cli_checks::at_least_one;
+  using vksort::cli_checks::not_negative;
   uint64_t n = 1 << 20, min_size = 16, max_size = 1024, equal_segments = 0, large = 0, large_size = 0;
   int repeat = 5;
-  std::string json;
+  std::string json, large_text;
   std::vector<std::string> names = {"segmented", "loop", "pairs"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) die(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--n") n = std::stoull(next());
-    else if (a == "--min") min_size = std::stoull(next());
-    else if (a == "--max") max_size = std::stoull(next());
-    else if (a == "--segments") equal_segments = std::stoull(next());
-    else if (a == "--large") {
-      const std::string v = next();
-      const size_t colon = v.find(':');
-      if (colon == std::string::npos) die("--large K:SIZE, e.g. 4:100000");
-      large = std::stoull(v.substr(0, colon));
-      large_size = std::stoull(v.substr(colon + 1));
-    } else if (a == "--methods") {
-      names.clear();
-      std::string v = next() + ",";
-      for (size_t at = 0, comma; (comma = v.find(',', at)) != std::string::npos; at = comma + 1) {
-        names.push_back(v.substr(at, comma - at));
-        if (names.back() != "segmented" && names.back() != "composed" && names.back() != "by_size" &&
-            names.back() != "loop" && names.back() != "pairs")
-          die("--methods: segmented, composed, by_size, loop or pairs, not '" + names.back() + "'");
-      }
-    } else if (a == "--repeat") repeat = std::stoi(next());
-    else if (a == "--json") json = next();
-    else die("unknown option " + a);
+  // CLI11 with the apps' shared checks: "abc" ended in an uncaught exception, "-5" wrapped to 2^64 - 5.
+  CLI::App app{"bench_segmented: segmented sort beside one sort per segment and a sort of (segment, key) pairs"};
+  app.add_option("--n", n, "keys (fewer than 2^31)")->check(at_least_one)->check(CLI::Range(uint64_t(1), kMaxKeys));
+  app.add_option("--min", min_size, "smallest uniform segment")->check(at_least_one);
+  app.add_option("--max", max_size, "largest uniform segment")->check(not_negative);
+  app.add_option("--segments", equal_segments, "S equal segments instead of uniform sizes")->check(not_negative);
+  app.add_option("--large", large_text, "K segments of SIZE keys among the uniform ones, as K:SIZE (e.g. 4:100000)");
+  app.add_option("--methods", names, "segmented, composed, by_size, loop, pairs (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"segmented", "composed", "by_size", "loop", "pairs"}));
+  app.add_option("--repeat", repeat, "timed repetitions")->check(CLI::Range(1, 1000000));
+  app.add_option("--json", json, "also write the results as JSON to FILE");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; bad input: 2, as the other apps
   }
-  if (n == 0 || min_size == 0 || max_size < min_size || repeat < 1) die("need n > 0, 0 < min <= max, repeat >= 1");
-  if (large * large_size >= n) die("--large K:SIZE: the large segments must leave keys for the uniform ones");
+  if (!large_text.empty()) {
+    const size_t colon = large_text.find(':');
+    auto count = [&](const std::string& t) {
+      if (t.empty() || t.size() > 10 || t.find_first_not_of("0123456789") != std::string::npos)
+        die("--large K:SIZE takes two whole numbers below 2^31, e.g. 4:100000; got '" + large_text + "'");
+      return std::stoull(t);
+    };
+    if (colon == std::string::npos) die("--large K:SIZE, e.g. 4:100000; got '" + large_text + "'");
+    large = count(large_text.substr(0, colon));
+    large_size = count(large_text.substr(colon + 1));
+  }
+  if (max_size < min_size) die("--max " + std::to_string(max_size) + " is less than --min " + std::to_string(min_size));
+  if (equal_segments > n) die("--segments " + std::to_string(equal_segments) + " is more than --n " + std::to_string(n));
+  // In 128 bits: K x SIZE overflowed 64 bits past this check and ran away.
+  if (static_cast<unsigned __int128>(large) * large_size >= n)
+    die("--large K:SIZE: the large segments must leave keys for the uniform ones");
+  if (!json.empty()) {
+    try {
+      vksort::io::check_destination(json, "--json");  // before the benchmark, not after it
+    } catch (const vksort::io::FileError& e) {
+      die(e.what());
+    }
+  }
 
   std::mt19937_64 rng(42);
   std::vector<uint32_t> offsets{0};
@@ -154,21 +171,22 @@ int main(int argc, char** argv) {
               equal_segments ? "equal" : (std::to_string(min_size) + ".." + std::to_string(max_size)).c_str(),
               large ? (" and " + std::to_string(large) + " of " + std::to_string(large_size)).c_str() : "", repeat);
   std::printf("%-10s %12s %12s %14s\n", "method", "gpu_ms", "wall_ms", "Mkeys/s (gpu)");
-  std::string rows;
+  nlohmann::json results = nlohmann::json::array();
   for (size_t k = 0; k < names.size(); ++k) {
     const double g = median(timings[k].gpu_ms), w = median(timings[k].wall_ms);
     std::printf("%-10s %12.2f %12.2f %14.1f\n", names[k].c_str(), g, w, n / g / 1e3);
-    rows += std::string(rows.empty() ? "" : ",\n") + "    {\"method\": \"" + names[k] + "\", \"gpu_ms\": " + std::to_string(g) +
-            ", \"wall_ms\": " + std::to_string(w) + "}";
+    results.push_back({{"method", names[k]}, {"gpu_ms", g}, {"wall_ms", w}});
   }
   if (!json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"device\": \"" << gpu.info().name << "\",\n  \"n\": " << n << ",\n  \"segments\": " << segments
-        << ",\n  \"min_size\": " << (equal_segments ? n / equal_segments : min_size)
-        << ",\n  \"max_size\": " << (equal_segments ? n / equal_segments : max_size) << ",\n  \"large\": " << large
-        << ",\n  \"large_size\": " << large_size << ",\n  \"repeat\": " << repeat
-        << ",\n  \"results\": [\n" << rows << "\n  ]\n}\n";
-    if (!out) die("cannot write " + json);
+    nlohmann::json doc = {{"device", gpu.info().name}, {"n", n}, {"segments", segments},
+                          {"min_size", equal_segments ? n / equal_segments : min_size},
+                          {"max_size", equal_segments ? n / equal_segments : max_size}, {"large", large},
+                          {"large_size", large_size}, {"repeat", repeat}, {"results", results}};
+    try {
+      vksort::io::write_file(json, "--json", doc.dump(2) + "\n");  // whole or not at all
+    } catch (const vksort::io::FileError& e) {
+      die(e.what());
+    }
   }
   return 0;
 }

@@ -74,9 +74,10 @@ TEST_CASE("invalid option values are refused, naming the option, by Sorter and b
     SortOptions options;
     const char* message;
   };
-  SortOptions ranking, scan;
+  SortOptions ranking, scan, window{.algorithm = Algorithm::brick};
   ranking.tuning.radix_ranking = RadixRanking(7);
   scan.tuning.radix_scan = RadixScan(3);
+  window.tuning.lookback_window = 1000;  // was ignored where the single pass did not run
   const Bad bad[] = {
       {{.key = Key(6)}, "SortOptions::key is 6"},
       {{.order = Order(5)}, "SortOptions::order is 5"},
@@ -84,6 +85,7 @@ TEST_CASE("invalid option values are refused, naming the option, by Sorter and b
       {{.algorithm = Algorithm::brick, .brick_variant = BrickVariant(9)}, "SortOptions::brick_variant is 9"},
       {ranking, "SortOptions::tuning.radix_ranking is 7"},
       {scan, "SortOptions::tuning.radix_scan is 3"},
+      {window, "SortOptions::tuning: look-back window 1000 must be 1 to 32"},
   };
   std::vector<uint32_t> keys = {3, 1, 2};
   for (const Bad& b : bad) {

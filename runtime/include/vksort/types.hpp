@@ -113,8 +113,10 @@ struct Tuning {
   RadixScan radix_scan = RadixScan::automatic;           // radix sort: see RadixScan
   // Single-pass radix sort: predecessor tiles each round of the look-back reads per digit after its
   // first, 1 to 32 (0: per device; 8 on GPUs, 1 on CPU drivers). Larger windows pass long runs of
-  // unfinished tiles in fewer rounds, for more reads.
+  // unfinished tiles in fewer rounds, for more reads. Checked for every algorithm (a sort may choose
+  // the single pass later, by n).
   uint32_t lookback_window = 0;
+  static constexpr uint32_t max_lookback_window = 32;  // the reads of a round are held in registers
   RadixStaging radix_staging = RadixStaging::automatic;  // single-pass radix sort: see RadixStaging
 };
 

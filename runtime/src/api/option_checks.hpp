@@ -29,8 +29,12 @@ inline void check_value_bytes(const std::string& what, uint32_t value_bytes) {
                 std::to_string(max_value_bytes) + " (records); got " + std::to_string(value_bytes));
 }
 
-// OWNER::tuning's enums.
+// OWNER::tuning's enums, and the look-back window (for any algorithm: radix sort may take the single
+// pass by n; a window out of range was otherwise ignored until then).
 inline void check_tuning(const char* owner, const Tuning& t) {
+  if (t.lookback_window > Tuning::max_lookback_window)
+    throw Error(std::string(owner) + "::tuning: look-back window " + std::to_string(t.lookback_window) + " must be 1 to " +
+                std::to_string(Tuning::max_lookback_window) + " predecessor tiles (0: per device)");
   check_enum(owner, "tuning.radix_ranking", t.radix_ranking, RadixRanking::match, "RadixRanking");
   check_enum(owner, "tuning.radix_scan", t.radix_scan, RadixScan::reduce_then_scan, "RadixScan");
   check_enum(owner, "tuning.radix_staging", t.radix_staging, RadixStaging::early, "RadixStaging");

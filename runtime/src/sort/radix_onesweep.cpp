@@ -29,8 +29,6 @@ uint32_t lookback_window(const DeviceInfo& info, uint32_t radix, uint32_t workgr
   const uint32_t digits = (radix + workgroup - 1) / workgroup;
   return std::clamp(16 / digits, 1u, 8u);
 }
-// Tuning::lookback_window's bound: the reads of a round are held in registers.
-constexpr uint32_t max_lookback_window = 32;
 // Column ranking: a 32-bit counter per digit and invocation.
 uint64_t columns_shared_bytes(uint32_t radix, uint32_t workgroup) {
   return uint64_t(radix) * workgroup * 4 + lookback_shared_bytes(radix);
@@ -309,9 +307,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
   const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + (ctx.phase_clocks ? "_clk" : "");
-  if (tune.lookback_window > max_lookback_window)
-    throw Error("radix sort (single pass): look-back window " + std::to_string(tune.lookback_window) + " must be 1 to " +
-                std::to_string(max_lookback_window) + " predecessor tiles (0: per device)");
+  // (tune.lookback_window: at most Tuning::max_lookback_window, checked with the options.)
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
   if (columns_)

@@ -2,11 +2,15 @@
 // The `particles` binary: bad input gives a message and a non-zero exit; a good run prints its table,
 // writes PNG frames, extended XYZ (particle-id order) and VTK, and repeats itself exactly for a seed;
 // a Rayleigh-Taylor run prints its mixing layer, tiles its frames into a montage and animates them
-// into a looping GIF.
+// into a looping GIF. Input files (--init GSD and XYZ, --restart checkpoints) are checked at load:
+// what no run can use exits 2 before any work, and no output may replace them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "checkpoint.hpp"
 #include "model.hpp"
 #include "test_particles_support.hpp"
 
@@ -92,6 +97,84 @@ GifBlocks read_gif_blocks(const std::string& gif) {
   return r;
 }
 #endif
+
+// One chunk of a GSD file: its name, GSD type id (3 uint32, 5 int8, 9 float), rows N, columns M, data.
+struct GsdChunk {
+  std::string name;
+  uint8_t type;
+  uint64_t n;
+  uint32_t m;
+  std::string data;
+};
+
+template <class T>
+std::string bytes_of(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// A one-frame GSD file (file layer 2.0, HOOMD schema) written byte by byte, so a test can give it what
+// the app's own writer never writes: a 256-byte header, the names packed (zero-padded to 64 bytes),
+// the chunks, and an index of 32-byte entries (frame, N, location, M, name id, type, flags).
+void write_gsd(const fs::path& path, const std::vector<GsdChunk>& chunks) {
+  std::string names;
+  for (const GsdChunk& c : chunks) names += c.name + '\0';
+  names.resize((names.size() + 63) / 64 * 64, '\0');
+  std::string file(256, '\0');
+  file += names;
+  std::string index;
+  for (uint16_t id = 0; id < chunks.size(); ++id) {
+    const GsdChunk& c = chunks[id];
+    file.resize((file.size() + 7) / 8 * 8, '\0');
+    char entry[32] = {};
+    const uint64_t frame = 0, location = file.size();
+    std::memcpy(entry, &frame, 8);
+    std::memcpy(entry + 8, &c.n, 8);
+    std::memcpy(entry + 16, &location, 8);
+    std::memcpy(entry + 24, &c.m, 4);
+    std::memcpy(entry + 28, &id, 2);
+    entry[30] = char(c.type);
+    index.append(entry, 32);
+    file += c.data;
+  }
+  file.resize((file.size() + 7) / 8 * 8, '\0');
+  const uint64_t header[5] = {0x65DF65DF65DF65DFull, file.size(), chunks.size(), 256, names.size() / 64};
+  const uint32_t versions[2] = {(1u << 16) | 4u, 2u << 16};  // schema hoomd 1.4, file layer 2.0
+  std::memcpy(file.data(), header, sizeof header);
+  std::memcpy(file.data() + 40, versions, sizeof versions);
+  std::memcpy(file.data() + 112, "hoomd", 5);
+  file += index;
+  std::ofstream(path, std::ios::binary) << file;
+}
+
+// Three particles in HOOMD's centred 7.75 x 7.75 x 3.87 box; `types` empty: no particles/types chunk.
+void write_gsd3(const fs::path& path, const std::vector<std::string>& types, const std::vector<uint32_t>& typeid_,
+                const std::vector<float>& position, const std::vector<float>& velocity = {}) {
+  std::vector<GsdChunk> chunks = {{"configuration/box", 9, 6, 1, bytes_of(std::vector<float>{7.75f, 7.75f, 3.87f, 0, 0, 0})},
+                                  {"particles/N", 3, 1, 1, bytes_of(std::vector<uint32_t>{3})},
+                                  {"particles/position", 9, 3, 3, bytes_of(position)},
+                                  {"particles/typeid", 3, 3, 1, bytes_of(typeid_)}};
+  if (!types.empty()) {  // NUL-padded rows of the longest name + 1, as HOOMD's gsd.hoomd writes them (int8)
+    size_t width = 0;
+    for (const std::string& t : types) width = std::max(width, t.size() + 1);
+    std::string rows;
+    for (const std::string& t : types) rows += t + std::string(width - t.size(), '\0');
+    chunks.push_back({"particles/types", 5, types.size(), uint32_t(width), rows});
+  }
+  if (!velocity.empty()) chunks.push_back({"particles/velocity", 9, 3, 3, bytes_of(velocity)});
+  write_gsd(path, chunks);
+}
+
+// The species column of an extended XYZ file's last frame.
+std::vector<std::string> xyz_species(const std::string& xyz) {
+  std::istringstream in(xyz);
+  std::string line;
+  std::getline(in, line);
+  const size_t n = std::stoul(line);
+  std::getline(in, line);
+  std::vector<std::string> species;
+  for (size_t i = 0; i < n && std::getline(in, line); ++i) species.push_back(line.substr(0, line.find(' ')));
+  return species;
+}
 }  // namespace
 
 TEST_CASE("cli: bad arguments give one message and exit code 2") {
@@ -138,6 +221,12 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --rdf-window -1", "--rdf-window: -1 is negative"},
       {"--scenario equilibrium --n 300 --frame-every -1", "--frame-every: -1 is negative"},
       {"--scenario equilibrium --n 300 --every 0", "--every: 0 is not at least 1"},
+      // An interval for an output not asked for was silently ignored.
+      {"--scenario equilibrium --n 300 --box 6,6,6 --checkpoint-every 2", "--checkpoint-every needs --checkpoint"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --dump-every 2 --observables o.csv", "--dump-every needs --gsd, --xyz or --vtk"},
+      // A folder as the input opened, then failed at the first read ("basic_filebuf::underflow", exit 1).
+      {"--restart . --steps 1", "checkpoint '.' is a folder, not a file"},
+      {"--scenario equilibrium --init . --steps 1", "particle file '.' is a folder, not a file"},
       // Files written at the end of the run are checked at its start (they failed after all the work,
       // exit 1), and two options may not name one file (the later writer replaced the earlier's).
       {"--scenario equilibrium --n 300 --box 6,6,6 --rdf /nonexistent/g.csv", "--rdf '/nonexistent/g.csv': folder"},
@@ -324,4 +413,137 @@ TEST_CASE("cli: --animation writes the frames as a looping GIF; bad arguments ex
   for (const auto& entry : fs::directory_iterator(dir.path()))
     CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
 #endif
+}
+
+TEST_CASE("cli: --init files are checked at load: positions, species, velocities; exit 2, nothing written") {
+  TempDir dir;
+  const fs::path out = dir.path() / "out.xyz";
+  const std::vector<float> inside = {0, 0, 0, 1, 1, 1, -1, -1, -1};
+  const fs::path far = dir.path() / "far.gsd", hexe = dir.path() / "hexe.gsd", one_type = dir.path() / "one.gsd",
+                 nan_gsd = dir.path() / "nan.gsd", inf_xyz = dir.path() / "inf.xyz", no_types = dir.path() / "a.gsd",
+                 swapped = dir.path() / "swapped.gsd";
+  // A particle far outside the box was moved to its corner (every coordinate clamped), exit 0.
+  write_gsd3(far, {"Ne", "Ar"}, {0, 1, 0}, {100, 100, 100, 1, 1, 1, 0, 0, 0});
+  // particles/types was ignored: He and Xe loaded as Ne and Ar, typeid 1 of a one-type list accepted.
+  write_gsd3(hexe, {"He", "Xe"}, {0, 1, 0}, inside);
+  write_gsd3(one_type, {"Ne"}, {0, 1, 0}, inside);
+  // Non-finite velocities passed the load and failed at step 1 ("time step too large", exit 1).
+  write_gsd3(nan_gsd, {"Ne", "Ar"}, {0, 1, 0}, inside, {0, 0, 0, NAN, 0, 0, 0, 0, 0});
+  std::ofstream(inf_xyz) << "2\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:R:3:velo:R:3\n"
+                            "Ne 1 1 1 0 0 0\nAr 2 2 2 0 inf 0\n";
+  // Without particles/types (HOOMD's default ['A'] names no element) typeid 2 is still refused.
+  write_gsd3(no_types, {}, {0, 1, 2}, inside);
+  const struct {
+    fs::path file;
+    const char* says;
+  } cases[] = {
+      {far, "particle 0 is outside the box: x = 103.875 not in [0, 7.75]"},
+      {hexe, "particle 0: species 'He' is neither Ne nor Ar (set --species)"},
+      {one_type, "particle 1 has typeid 1 but particles/types lists 1 type(s)"},
+      {nan_gsd, "particle 1 has a velocity that is not finite: x = nan"},
+      {inf_xyz, "particle 1 has a velocity that is not finite: y = inf"},
+      {no_types, "particle 2 has typeid 2 (0 or 1 only: the file has no particles/types)"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    const Run r = run(dir, "--scenario equilibrium --steps 2 --init " + c.file.string() + " --xyz " + out.string());
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+    CHECK(r.err.find(c.file.filename().string()) != std::string::npos);  // the file is named
+    CHECK(r.out.empty());
+    CHECK(!fs::exists(out));
+  }
+  // The names map typeids to the run's species: typeid 0 is Ar here, not the first --species (Ne).
+  write_gsd3(swapped, {"Ar", "Ne"}, {0, 1, 0}, inside);
+  const Run r = run(dir, "--scenario phase-separation --steps 0 --init " + swapped.string() + " --xyz " + out.string());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(xyz_species(slurp(out)) == std::vector<std::string>{"Ar", "Ne", "Ar"});
+  // Without particles/types, typeid 0 and 1 are the --species, as before.
+  write_gsd3(no_types, {}, {0, 1, 1}, inside);
+  const Run plain = run(dir, "--scenario phase-separation --steps 0 --init " + no_types.string() + " --xyz " + out.string());
+  REQUIRE_MESSAGE(plain.code == 0, plain.err);
+  CHECK(xyz_species(slurp(out)) == std::vector<std::string>{"Ne", "Ar", "Ar"});
+}
+
+TEST_CASE("cli: no output may replace the --restart or --init file, but --checkpoint may continue --restart's") {
+  TempDir dir;
+  const fs::path ckpt = dir.path() / "r.ckpt", xyz = dir.path() / "start.xyz";
+  const Run first = run(dir, "--scenario equilibrium --n 300 --box 6,6,6 --steps 2 --checkpoint " + ckpt.string() +
+                                 " --xyz " + xyz.string());
+  REQUIRE_MESSAGE(first.code == 0, first.err);
+  const std::string saved = slurp(ckpt), start = slurp(xyz);
+  const struct {
+    std::string args;
+    const char* says;
+  } cases[] = {
+      {"--restart " + ckpt.string() + " --steps 2 --gsd " + ckpt.string(), "--gsd '"},
+      {"--restart " + ckpt.string() + " --steps 2 --xyz " + (dir.path() / "." / "r.ckpt").string(), "--xyz '"},
+      {"--scenario equilibrium --init " + xyz.string() + " --steps 2 --xyz " + xyz.string(), "--xyz '"},
+      {"--scenario equilibrium --init " + xyz.string() + " --steps 2 --checkpoint " + xyz.string(), "--checkpoint '"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const Run r = run(dir, c.args);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+    CHECK(r.err.find("file the run reads") != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(slurp(ckpt) == saved);
+    CHECK(slurp(xyz) == start);
+  }
+  // Resuming and checkpointing into the same file: the checkpoint moves on to step 4.
+  const Run resumed = run(dir, "--restart " + ckpt.string() + " --steps 2 --checkpoint " + ckpt.string());
+  REQUIRE_MESSAGE(resumed.code == 0, resumed.err);
+  CHECK(particles::read_checkpoint(ckpt.string()).state.step == 4);
+}
+
+TEST_CASE("cli: every field of a checkpoint is checked at load (a valid checksum is not a valid run)") {
+  TempDir dir;
+  using namespace particles;
+  const float box[3] = {6, 6, 6};
+  const Model good = scenario_model(Scenario::equilibrium, 300, box);
+  const State state = scenario_state(Scenario::equilibrium, good, 300);
+  Snapshot s;
+  s.pos = state.pos, s.vel = state.vel, s.vtilde = state.vel, s.image.assign(state.pos.size(), 0);
+  const fs::path ckpt = dir.path() / "hand.ckpt";
+  // Each case changes one field of a good checkpoint; the file is written with a valid checksum.
+  const struct {
+    const char* says;
+    void (*change)(std::string& scenario, Model& m, SpeciesNames& species, Snapshot& s);
+  } cases[] = {
+      {"unknown scenario 'marbles'", [](std::string& sc, Model&, SpeciesNames&, Snapshot&) { sc = "marbles"; }},
+      {"species: '' is not an element symbol", [](std::string&, Model&, SpeciesNames& sp, Snapshot&) { sp.name[0] = ""; }},
+      {"species: 'Xx' is not an element symbol", [](std::string&, Model&, SpeciesNames& sp, Snapshot&) { sp.name[1] = "Xx"; }},
+      {"species: the two species need different symbols",
+       [](std::string&, Model&, SpeciesNames& sp, Snapshot&) { sp.name[1] = sp.name[0]; }},
+      {"integrator 7", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.integrator = Integrator(7); }},
+      {"noise 5", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.noise = Noise(5); }},
+      {"dt = nan is not finite and positive", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.dt = NAN; }},
+      {"mass[1] = 0 is not finite and positive", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.mass[1] = 0; }},
+      {"mass[0] = -1 is not finite and positive", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.mass[0] = -1; }},
+      {"box x = inf is not finite and positive", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.lx = INFINITY; }},
+      {"kBT = nan", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.kbt = NAN; }},
+      {"gamma[0][1] = -1", [](std::string&, Model& m, SpeciesNames&, Snapshot&) { m.gamma[0][1] = m.gamma[1][0] = -1; }},
+      {"particle 7 has a velocity that is not finite", [](std::string&, Model&, SpeciesNames&, Snapshot& sn) { sn.vel[29] = NAN; }},
+      {"particle 2 has a dissipative velocity that is not finite",
+       [](std::string&, Model&, SpeciesNames&, Snapshot& sn) { sn.vtilde[8] = INFINITY; }},
+      {"particle 0 is outside the box", [](std::string&, Model&, SpeciesNames&, Snapshot& sn) { sn.pos[0] = -1; }},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.says);
+    std::string scenario = "equilibrium";
+    Model m = good;
+    SpeciesNames species;
+    Snapshot changed = s;
+    c.change(scenario, m, species, changed);
+    write_checkpoint(ckpt.string(), scenario, m, species, changed);
+    const Run r = run(dir, "--restart " + ckpt.string() + " --steps 2");
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+    CHECK(r.err.find("hand.ckpt") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  write_checkpoint(ckpt.string(), "equilibrium", good, SpeciesNames{}, s);  // the unchanged one runs
+  const Run r = run(dir, "--restart " + ckpt.string() + " --steps 2");
+  CHECK_MESSAGE(r.code == 0, r.err);
 }

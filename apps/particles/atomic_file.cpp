@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -57,6 +59,14 @@ void check_seekable_output(const std::string& option, const std::string& path) {
 }
 
 bool same_output(const std::string& a, const std::string& b) { return vksort::io::same_destination(a, b); }
+
+std::ifstream open_input(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(what + " '" + path + "' is a folder, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  return in;
+}
 
 void remove_temporaries_on_signals() { vksort::io::install_cleanup_on_signals(); }
 

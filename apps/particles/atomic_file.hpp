@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // atomic_file.hpp — write a file completely or not at all, for the particle app's writers
-// (the implementation is vksort's one atomic file writer, runtime/src/io/atomic_file.hpp).
+// (the implementation is vksort's one atomic file writer, runtime/src/io/atomic_file.hpp), and open
+// an input file.
 #pragma once
 
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -27,5 +29,9 @@ bool same_output(const std::string& a, const std::string& b);
 void remove_temporaries_on_signals();
 // The same for a writer that needs a C FILE* (libpng).
 void write_atomically_c(const std::string& path, const std::function<void(std::FILE*)>& write);
+// Opens `path` for reading (binary), or throws Error calling it `what` ("checkpoint", ...) when it is a
+// folder or cannot be opened. A folder opens as a stream on Linux and fails only at the first read,
+// with the library's exception (basic_filebuf::underflow), which is no message for bad input.
+std::ifstream open_input(const std::string& path, const std::string& what);
 
 }  // namespace particles

@@ -47,6 +47,13 @@ class Reader {
     static_assert(std::is_trivially_copyable_v<T>);
     std::memcpy(&x, take(sizeof x), sizeof x);
   }
+  // A bool's bytes other than 0 and 1 are no bool (reading one through memcpy is undefined).
+  void get(bool& b) {
+    uint8_t byte;
+    get(byte);
+    if (byte > 1) throw Error(path_ + ": a true/false field (periodic_z) holds " + std::to_string(byte));
+    b = byte == 1;
+  }
   void get(std::string& s) {
     uint32_t size;
     get(size);
@@ -109,8 +116,7 @@ void write_checkpoint(const std::string& path, const std::string& scenario, cons
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read checkpoint " + path);
+  std::ifstream in = open_input(path, "checkpoint");
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (data.size() < sizeof kMagic + 8 || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
     throw Error(path + " is not a particles checkpoint");
@@ -136,6 +142,16 @@ Checkpoint read_checkpoint(const std::string& path) {
   if (!r.done() || n4 == 0 || n4 % 4 || c.state.vel.size() != n4 || c.state.vtilde.size() != n4 ||
       c.state.image.size() != n4)
     throw r.damaged();
+  // The checksum only says the bytes are the ones written: a file made by hand (or by another build)
+  // may hold values no run can use. Every field is checked here, so they fail as bad input, not later.
+  try {
+    parse_scenario(c.scenario);
+    check_species(c.species, "species");
+    check_model(c.model);
+    check_state(c.model, c.state);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
   return c;
 }
 

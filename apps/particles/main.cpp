@@ -12,6 +12,7 @@
 #include <fstream>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -348,6 +349,20 @@ void check_outputs(const Options& opt) {
   if (per_step.size() == 2 && particles::same_output(per_step[0].second, per_step[1].second))
     throw Error("--vtk with --dump-every and --frames would write the same files (" +
                 particles::frame_path(per_step[0].second, 0) + ", ...); give --vtk another name");
+  // No output may replace the file the run reads, except --checkpoint over --restart: resuming and
+  // checkpointing into one file (read whole before the run; the checkpoint is written atomically).
+  const std::pair<const char*, const std::string*> inputs[] = {{"--restart", &opt.restart}, {"--init", &opt.init}};
+  for (const auto& [input, input_path] : inputs) {
+    if (input_path->empty()) continue;
+    for (const auto& [option, path] : named)
+      if (particles::same_output(*path, *input_path) &&
+          !(std::string_view(option) == "--checkpoint" && std::string_view(input) == "--restart"))
+        throw Error(std::string(option) + " '" + *path + "' is the " + input + " file the run reads; give it another name");
+    for (const auto& [writer, pattern] : per_step)
+      if (is_frame_file(pattern, *input_path))
+        throw Error(std::string(input) + " '" + *input_path + "' has the name of a file that " + writer +
+                    " writes each step; give the output another name");
+  }
 }
 
 // --animation: what check_outputs() does not check (its path is one of the outputs it checks).
@@ -386,7 +401,7 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
     if (!opt.init.empty() && app.count("--n")) throw Error("--n comes from the --init file; leave it out");
     if (!opt.init.empty()) {  // the file's box unless --box
       float file_box[3];
-      from_file = is_gsd(opt.init) ? read_gsd(opt.init, file_box) : read_xyz(opt.init, r.species, file_box);
+      from_file = is_gsd(opt.init) ? read_gsd(opt.init, r.species, file_box) : read_xyz(opt.init, r.species, file_box);
       if (opt.box.empty()) std::copy(file_box, file_box + 3, box);
     }
     const uint32_t n = opt.init.empty() ? opt.n : from_file.size();
@@ -423,7 +438,12 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
   if (model.neighbours == Neighbours::list && !model.verlet_list())
     throw Error("--neighbours list needs --layout cell-order and --pairs once");
   grid_for(model);
-  check_inside(model, r.state);
+  check_model(model);
+  try {  // what a file brought is named by its option (a checkpoint's was checked as it was read)
+    check_state(model, r.state);
+  } catch (const Error& e) {
+    throw opt.init.empty() ? e : Error("--init " + opt.init + ": " + e.what());
+  }
   return r;
 }
 
@@ -431,6 +451,10 @@ int run(const Options& opt, const CLI::App& app) {
   using namespace particles;
   // --- set up: any error here is bad input (exit 2) ---
   if (opt.every == 0) throw Error("--every must be at least 1");
+  // An interval for an output that is not asked for would be silently ignored.
+  if (opt.checkpoint_every && opt.checkpoint.empty()) throw Error("--checkpoint-every needs --checkpoint");
+  if (opt.dump_every && opt.gsd.empty() && opt.xyz.empty() && opt.vtk.empty())
+    throw Error("--dump-every needs --gsd, --xyz or --vtk");
   Setup setup = setup_run(opt, app);
   Model& model = setup.model;
   if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");

@@ -47,17 +47,61 @@ Grid grid_for(const Model& m) {
   return g;
 }
 
-void check_inside(const Model& m, const State& s) {
+void check_model(const Model& m) {
+  auto need = [](bool ok, const std::string& name, float x, const char* what) {
+    if (!ok) throw Error(name + " = " + num(x) + " is not " + what);
+  };
+  auto positive = [&](const std::string& name, float x) { need(std::isfinite(x) && x > 0, name, x, "finite and positive"); };
+  auto non_negative = [&](const std::string& name, float x) {
+    need(std::isfinite(x) && x >= 0, name, x, "finite and non-negative");
+  };
+  positive("box x", m.lx), positive("box y", m.ly), positive("box z", m.lz), positive("r_c", m.rc);
+  positive("dt", m.dt), non_negative("kBT", m.kbt), non_negative("gravity", m.gravity);
+  auto element = [](const char* array, int k, int l) {  // "mass[1]", "a[0][1]"
+    char name[32];
+    std::snprintf(name, sizeof name, l < 0 ? "%s[%d]" : "%s[%d][%d]", array, k, l);
+    return std::string(name);
+  };
+  for (int k = 0; k < 2; ++k) {
+    positive(element("mass", k, -1), m.mass[k]);
+    for (int l = 0; l < 2; ++l) {
+      need(std::isfinite(m.a[k][l]), element("a", k, l), m.a[k][l], "finite");
+      non_negative(element("gamma", k, l), m.gamma[k][l]);
+      if (m.a[k][l] != m.a[l][k] || m.gamma[k][l] != m.gamma[l][k])
+        throw Error("pair parameters must be symmetric (a_kl = a_lk, gamma_kl = gamma_lk)");
+    }
+  }
+  if (m.integrator != Integrator::velocity_verlet && m.integrator != Integrator::leapfrog)
+    throw Error("integrator " + std::to_string(int(m.integrator)) + " is neither velocity Verlet (0) nor leapfrog (1)");
+  if (m.noise != Noise::counter && m.noise != Noise::paper)
+    throw Error("noise " + std::to_string(int(m.noise)) + " is neither counter (0) nor paper (1)");
+}
+
+void check_state(const Model& m, const State& s) {
+  const size_t n4 = 4 * size_t(s.size());
+  if (n4 == 0) throw Error("no particles");
+  if (s.vel.size() != n4) throw Error("positions and velocities differ in count");
+  if (!s.vtilde.empty() && s.vtilde.size() != n4) throw Error("positions and dissipative velocities differ in count");
+  if (!s.image.empty() && s.image.size() != n4) throw Error("positions and periodic images differ in count");
+  if (s.step > 0xFFFFFFFFull) throw Error("step " + std::to_string(s.step) + " is beyond the noise's 32-bit step counter");
   const float l[3] = {m.lx, m.ly, m.lz};
   for (uint32_t i = 0; i < s.size(); ++i) {
+    auto particle = [&] { return "particle " + std::to_string(i); };
     for (int k = 0; k < 3; ++k) {
       const float x = s.pos[4 * i + k];
       if (!(x >= 0.0f && x <= l[k]))
-        throw Error("particle " + std::to_string(i) + " is outside the box: " + "xyz"[k] + " = " + num(x) +
-                    " not in [0, " + num(l[k]) + "]");
+        throw Error(particle() + " is outside the box: " + "xyz"[k] + " = " + num(x) + " not in [0, " + num(l[k]) + "]");
     }
     const float sp = s.pos[4 * i + 3];
-    if (sp != 0.0f && sp != 1.0f) throw Error("particle " + std::to_string(i) + " has species " + std::to_string(sp));
+    if (sp != 0.0f && sp != 1.0f) throw Error(particle() + " has species " + num(sp));
+    // All four: w is the paper generator's state (vel) or unused (vtilde), finite either way.
+    for (int k = 0; k < 4; ++k) {
+      if (!std::isfinite(s.vel[4 * i + k]))
+        throw Error(particle() + " has a velocity that is not finite: " + "xyzw"[k] + " = " + num(s.vel[4 * i + k]));
+      if (!s.vtilde.empty() && !std::isfinite(s.vtilde[4 * i + k]))
+        throw Error(particle() + " has a dissipative velocity that is not finite: " + "xyzw"[k] + " = " +
+                    num(s.vtilde[4 * i + k]));
+    }
   }
 }
 

@@ -90,8 +90,16 @@ struct State {
   uint64_t step = 0;
   uint32_t size() const { return uint32_t(pos.size() / 4); }
 };
-// Throws Error naming the first particle outside [0, L] on some axis (or with species not 0 or 1).
-void check_inside(const Model& m, const State& s);
+// Throws Error naming the first parameter no run can use: a box length, r_c, dt or mass not finite and
+// positive, kBT, gravity or a gamma not finite and non-negative, an a not finite, pair parameters not
+// symmetric, an integrator or noise outside its enum. Every source of a model goes through it before
+// the run (options, checkpoint), so bad input is refused at load, not at the first step.
+void check_model(const Model& m);
+// Throws Error naming the first particle outside [0, L] on some axis (exactly: only the files' own
+// rounding keeps positions inside, see read_gsd), with species not 0 or 1, or with a velocity or
+// dissipative velocity that is not finite; or when the arrays differ in count or the step is beyond
+// the noise's 32-bit step counter.
+void check_state(const Model& m, const State& s);
 
 // Deterministic host-side random numbers for initial states (the same mixer as the shaders).
 uint32_t mix32(uint32_t x);

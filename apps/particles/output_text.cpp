@@ -100,8 +100,7 @@ std::map<std::string, std::string> header_fields(const std::string& line) {
 }  // namespace
 
 State read_xyz(const std::string& path, const SpeciesNames& species, float box[3]) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read " + path);
+  std::ifstream in = open_input(path, "particle file");
   auto fail = [&](size_t line, const std::string& what) {
     return Error(path + ":" + std::to_string(line) + ": " + what);
   };
@@ -179,9 +178,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
         const size_t c = size_t(columns["species"].first);
         if (c >= cells.size()) throw fail(line_no, "too few columns");
         sp = species_index(species, cells[c]);
-        if (sp < 0)
-          throw fail(line_no, "species '" + cells[c] + "' is neither " + species.name[0] + " nor " + species.name[1] +
-                                  " (set --species)");
+        if (sp < 0) throw fail(line_no, not_a_species(species, cells[c]));
       }
       s.pos[4 * i + 3] = float(sp);
       for (int k = 0; k < 3 && !s.vel.empty(); ++k)

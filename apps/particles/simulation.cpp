@@ -92,17 +92,6 @@ std::vector<uint32_t> constant_words(const shader::Params& p) {
   return w;
 }
 
-void check_model(const Model& m) {
-  if (!(m.dt > 0.0f) || !(m.kbt >= 0.0f)) throw Error("dt must be positive and kBT non-negative");
-  for (int s = 0; s < 2; ++s)
-    if (!(m.mass[s] > 0.0f)) throw Error("masses must be positive");
-  for (int k = 0; k < 2; ++k)
-    for (int l = 0; l < 2; ++l) {
-      if (m.a[k][l] != m.a[l][k] || m.gamma[k][l] != m.gamma[l][k])
-        throw Error("pair parameters must be symmetric (a_kl = a_lk, gamma_kl = gamma_lk)");
-      if (!(m.gamma[k][l] >= 0.0f)) throw Error("gamma must be non-negative");
-    }
-}
 }  // namespace
 
 struct Simulation::Impl {
@@ -445,14 +434,7 @@ struct Simulation::Impl {
 Simulation::Simulation(gpu::Context& ctx, const Model& model, const State& initial)
     : model_(model), grid_(grid_for(model)), n_(initial.size()), step_(initial.step) {
   check_model(model_);
-  if (n_ == 0) throw Error("no particles");
-  if (initial.vel.size() != initial.pos.size()) throw Error("positions and velocities differ in count");
-  if (!initial.vtilde.empty() && initial.vtilde.size() != initial.pos.size())
-    throw Error("positions and dissipative velocities differ in count");
-  if (!initial.image.empty() && initial.image.size() != initial.pos.size())
-    throw Error("positions and periodic images differ in count");
-  if (step_ > 0xFFFFFFFFull) throw Error("step " + std::to_string(step_) + " is beyond the noise's 32-bit step counter");
-  check_inside(model_, initial);
+  check_state(model_, initial);
   impl_ = std::make_unique<Impl>(ctx, model_, grid_, n_);
   const shader::Params p = impl_->parameters(model_, grid_, n_);
   impl_->params.upload(std::as_bytes(std::span(&p, 1)));

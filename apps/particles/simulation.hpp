@@ -53,8 +53,8 @@ struct StepTimes {
 
 class Simulation {
  public:
-  // Checks the model (grid_for) and the state (check_inside), uploads it and computes the initial forces
-  // (with the noise of initial.step: a restart's forces are the ones its run had, bit for bit).
+  // Checks the model (grid_for, check_model) and the state (check_state), uploads it and computes the
+  // initial forces (with the noise of initial.step: a restart's forces are the ones its run had, bit for bit).
   Simulation(gpu::Context& ctx, const Model& model, const State& initial);
   ~Simulation();
 

@@ -24,20 +24,27 @@ SpeciesNames parse_species(const std::string& list) {
   if (names.empty() || names.size() > 2)
     throw Error("--species takes one or two element symbols, e.g. Ne,Ar (got '" + list + "')");
   SpeciesNames out;
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (!is_element(names[k]))
-      throw Error("--species: '" + names[k] + "' is not an element symbol (readers such as ASE need one, e.g. Ar)");
-    out.name[k] = names[k];
-  }
+  for (size_t k = 0; k < names.size(); ++k) out.name[k] = names[k];
   if (names.size() == 1) out.name[1] = names[0] == "Ar" ? "Kr" : "Ar";
-  if (out.name[0] == out.name[1]) throw Error("--species: the two species need different symbols");
+  check_species(out, "--species");
   return out;
+}
+
+void check_species(const SpeciesNames& s, const std::string& where) {
+  for (const std::string& name : s.name)
+    if (!is_element(name))
+      throw Error(where + ": '" + name + "' is not an element symbol (readers such as ASE need one, e.g. Ar)");
+  if (s.name[0] == s.name[1]) throw Error(where + ": the two species need different symbols");
 }
 
 int species_index(const SpeciesNames& s, const std::string& symbol) {
   for (int k = 0; k < 2; ++k)
     if (s.name[k] == symbol) return k;
   return -1;
+}
+
+std::string not_a_species(const SpeciesNames& s, const std::string& symbol) {
+  return "species '" + symbol + "' is neither " + s.name[0] + " nor " + s.name[1] + " (set --species)";
 }
 
 }  // namespace particles

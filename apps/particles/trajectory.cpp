@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "atomic_file.hpp"
 #include "io/atomic_file.hpp"
 #include "output_text.hpp"
 
@@ -230,9 +231,8 @@ std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model&
   return std::make_unique<XyzTrajectory>(path, m, species);
 }
 
-State read_gsd(const std::string& path, float box[3]) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path);
+State read_gsd(const std::string& path, const SpeciesNames& species, float box[3]) {
+  std::ifstream in = open_input(path, "particle file");
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto bad = [&](const std::string& what) { return Error(path + ": " + what); };
   GsdHeader h;
@@ -261,7 +261,7 @@ State read_gsd(const std::string& path, float box[3]) {
   }
   if (index.empty()) throw bad("no frames");
   const uint64_t last = index.back().frame;
-  // A chunk of the last frame, else of frame 0; nullptr when neither has it.
+  // A chunk of the last frame, else of frame 0; nullptr when neither has it. m == 0: any width.
   auto find = [&](const char* name, uint8_t type, uint32_t m) -> const GsdIndexEntry* {
     const auto id = std::find(names.begin(), names.end(), name);
     if (id == names.end()) return nullptr;
@@ -269,10 +269,12 @@ State read_gsd(const std::string& path, float box[3]) {
     for (const GsdIndexEntry& e : index)
       if (e.id == uint16_t(id - names.begin()) && (e.frame == last || (e.frame == 0 && !found))) found = &e;
     if (!found) return nullptr;
-    if (found->type != type || found->m != m)
+    const bool bytes = type == i8 && found->type == u8;  // names as uint8: the same bytes
+    if ((found->type != type && !bytes) || (m && found->m != m) || found->m == 0)
       throw bad(std::string(name) + " has an unsupported type or width (expected what HOOMD writes)");
-    const size_t item = type == u64 ? 8 : 4;
-    if (!inside(uint64_t(found->location), found->n * found->m * item)) throw bad(std::string(name) + " is truncated");
+    const uint64_t item = type == u64 ? 8 : type == i8 ? 1 : 4;
+    if (found->n > data.size() / item / found->m || !inside(uint64_t(found->location), found->n * found->m * item))
+      throw bad(std::string(name) + " is truncated");
     return found;
   };
   auto at = [&](const GsdIndexEntry* e) { return data.data() + e->location; };
@@ -293,6 +295,16 @@ State read_gsd(const std::string& path, float box[3]) {
   const GsdIndexEntry* image = find("particles/image", i32, 3);
   for (const GsdIndexEntry* e : {velocity, typeid_, image})
     if (e && e->n != n) throw bad("a per-particle chunk does not hold particles/N rows");
+  // typeid -> species, by the names in particles/types (NUL-padded rows), checked where a particle uses
+  // one (as read_xyz checks each particle's symbol). HOOMD's schema defaults particles/types to ['A']
+  // (one type, every typeid 0), which names no element; a file without the chunk is read as it always
+  // was here instead: typeid 0 the first --species, 1 the second.
+  std::vector<std::string> type_names;
+  if (const GsdIndexEntry* types = find("particles/types", i8, 0))
+    for (uint64_t k = 0; k < types->n; ++k) {
+      const char* row = at(types) + k * types->m;
+      type_names.emplace_back(row, strnlen(row, types->m));
+    }
   State s;
   s.pos.resize(4 * size_t(n));
   std::vector<float> p(3 * size_t(n)), v;
@@ -310,12 +322,24 @@ State read_gsd(const std::string& path, float box[3]) {
     std::memcpy(im.data(), at(image), im.size() * 4);
     s.image.assign(4 * size_t(n), 0);
   }
+  auto particle = [](uint32_t i) { return "particle " + std::to_string(i); };
   for (uint32_t i = 0; i < n; ++i) {
-    if (t[i] > 1) throw bad("particle " + std::to_string(i) + " has typeid " + std::to_string(t[i]) + " (0 or 1 only)");
-    s.pos[4 * i + 3] = float(t[i]);
+    int sp = int(t[i]);
+    if (type_names.empty()) {
+      if (t[i] > 1)
+        throw bad(particle(i) + " has typeid " + std::to_string(t[i]) + " (0 or 1 only: the file has no particles/types)");
+    } else {
+      if (t[i] >= type_names.size())
+        throw bad(particle(i) + " has typeid " + std::to_string(t[i]) + " but particles/types lists " +
+                  std::to_string(type_names.size()) + " type(s)");
+      sp = species_index(species, type_names[t[i]]);
+      if (sp < 0) throw bad(particle(i) + ": " + not_a_species(species, type_names[t[i]]));
+    }
+    s.pos[4 * i + 3] = float(sp);
     for (int k = 0; k < 3; ++k) {
-      // Back from the centred box, kept inside [0, L] against the rounding of the shift.
-      s.pos[4 * i + k] = std::clamp(p[3 * i + k] + b[k] / 2, 0.0f, b[k]);
+      // Back from the centred box, not clamped: the shift's rounding is monotone, so [-L/2, L/2] maps into
+      // [0, L] exactly, and a position outside the box is refused by check_state as an XYZ file's is.
+      s.pos[4 * i + k] = p[3 * i + k] + b[k] / 2;
       if (!v.empty()) s.vel[4 * i + k] = v[3 * i + k];
       if (!im.empty()) s.image[4 * i + k] = im[3 * i + k];
     }

@@ -56,9 +56,11 @@ class Trajectory {
 std::unique_ptr<Trajectory> gsd_trajectory(const std::string& path, const Model& m, const SpeciesNames& species);
 std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model& m, const SpeciesNames& species);
 
-// The last frame of a GSD file with the HOOMD schema: positions (shifted back into [0, L]), box (into
-// `box`; it must be rectangular), typeid (0 or 1; missing: 0), velocities (missing: `vel` left empty),
-// images. Chunks a frame lacks come from frame 0, as HOOMD's readers do. Throws Error on anything else.
-State read_gsd(const std::string& path, float box[3]);
+// The last frame of a GSD file with the HOOMD schema: positions (shifted by L/2 from HOOMD's centred box;
+// not clamped), box (into `box`; it must be rectangular), species (each particle's typeid names one of
+// particles/types, which must be a symbol of `species`, as in read_xyz; a file without particles/types:
+// typeid 0 or 1 is the species; missing typeid: 0), velocities (missing: `vel` left empty), images.
+// Chunks a frame lacks come from frame 0, as HOOMD's readers do. Throws Error on anything else.
+State read_gsd(const std::string& path, const SpeciesNames& species, float box[3]);
 
 }  // namespace particles

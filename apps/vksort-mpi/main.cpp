@@ -9,8 +9,10 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "counts.hpp"
 #include "distributions.hpp"
 #include "host_keys.hpp"
+#include "io/atomic_file.hpp"
 #include "mpi_file.hpp"
 #include "reference_sort.hpp"
 #include "steps.hpp"
@@ -52,6 +55,8 @@ struct BenchArgs {
 };
 
 namespace {
+
+namespace fs = std::filesystem;
 
 Key key_of_option(const std::string& type) {
   const auto key = parse_key(type);
@@ -134,6 +139,30 @@ std::array<double, 6> slowest(MPI_Comm comm, const mpi::Stats& st) {
   return t;
 }
 
+// What every rank must agree on in both commands, as parsed (so "--type u32" and no --type agree).
+std::vector<Setting> common_settings(Key key, const mpi::Options& o) {
+  return {{"--type", std::string(to_string(key))},
+          {"the order", std::string(to_string(o.order))},
+          {"--algo", std::string(to_string(o.algorithm))},
+          {"--keep-counts", o.keep_counts ? "on" : "off"}};
+}
+
+// --json is appended to only at the end of the run: a path that cannot take it is refused before.
+void check_appendable(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (fs::is_directory(path, ec)) throw Failure(exit_usage, "--json " + in_quotes(path) + " is a folder, not a file");
+    if (::access(path.c_str(), W_OK) != 0)
+      throw Failure(exit_usage, "--json " + in_quotes(path) + " is not writable: " + std::strerror(errno));
+    return;
+  }
+  try {
+    io::check_destination(path, "--json");  // the folder exists and is writable, the name not empty
+  } catch (const io::FileError& e) {
+    throw Failure(exit_usage, e.what());
+  }
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -151,6 +180,9 @@ int run_sort(MPI_Comm comm, const Common& c, const SortArgs& a) {
     key = key_of_option(c.type);
     o = options_of(c);
   });
+  std::vector<Setting> same = {{"the input", a.input}, {"the output", a.output}};
+  for (Setting& s : common_settings(key, o)) same.push_back(std::move(s));
+  require_same(comm, same);
   check_destination(comm, a.output);
   uint64_t total = 0;
   const std::vector<std::byte> slice = read_slice(comm, a.input, key_bytes(key), &total);
@@ -190,7 +222,23 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
     if (!d) throw Failure(exit_usage, "--dist " + in_quotes(b.distribution) + " is not a distribution");
     spec = *d;
     if (b.repeat < 1) throw Failure(exit_usage, "--repeat must be at least 1");
+    // Each rank sorts its keys with vksort, whose indices are 32-bit (as `vksort bench --n` says).
+    constexpr uint64_t max_per_rank = (uint64_t(1) << 31) - 1;
+    const uint64_t per_rank = b.weak ? n : n / uint64_t(p) + (n % uint64_t(p) != 0);
+    if (per_rank > max_per_rank)
+      throw Failure(exit_usage, "--n " + b.n + " = " + std::to_string(n) + " keys" +
+                                    (b.weak ? " on every rank" : ", " + std::to_string(per_rank) + " on a rank of " +
+                                                                     std::to_string(p)) +
+                                    ": vksort sorts at most 2^31 - 1 on one rank");
+    if (rank == 0 && !b.json.empty()) check_appendable(b.json);
   });
+  std::vector<Setting> same = {{"--n", std::to_string(n)},
+                               {"--weak", b.weak ? "on" : "off"},
+                               {"--repeat", std::to_string(b.repeat)},
+                               {"--dist", workloads::to_string(spec)},
+                               {"--seed", std::to_string(b.seed)}};
+  for (Setting& s : common_settings(key, o)) same.push_back(std::move(s));
+  require_same(comm, same);
   // Strong scaling: n keys in all, split evenly; weak: n keys on every rank.
   const uint64_t total = b.weak ? n * uint64_t(p) : n;
   const uint64_t mine = b.weak ? n : total / uint64_t(p) + (uint64_t(rank) < total % uint64_t(p) ? 1 : 0);
@@ -213,7 +261,9 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
     for (size_t i = 0; i < times.size(); ++i) phase[i].push_back(times[i]);
     largest = st.max_received, bound = st.received_bound;
   }
-  if (rank == 0) {
+  // Rank 0 reports; a failure to append is agreed, so that every rank exits alike.
+  step(comm, [&] {
+    if (rank != 0) return;
     char line[1024];
     std::snprintf(line, sizeof line,
                   "{\"ranks\": %d, \"scaling\": \"%s\", \"key\": \"%s\", \"dist\": \"%s\", \"n_total\": %llu, "
@@ -228,10 +278,11 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
     std::printf("%s\n", line);
     if (!b.json.empty()) {
       FILE* f = std::fopen(b.json.c_str(), "a");
-      if (!f || std::fprintf(f, "%s\n", line) < 0 || std::fclose(f) != 0)
-        std::fprintf(stderr, "vksort-mpi: cannot append to %s\n", in_quotes(b.json).c_str());
+      const bool written = f && std::fprintf(f, "%s\n", line) >= 0;
+      if ((f && std::fclose(f) != 0) || !written)
+        throw Failure(exit_runtime, "--json: cannot append to " + in_quotes(b.json));
     }
-  }
+  });
   return exit_ok;
 }
 
@@ -283,18 +334,30 @@ int main(int argc, char** argv) {
     add_common(*bench_cmd);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // mpirun may give each rank its own command line (`-np 1 A : -np 1 B`), so a rank's parse error
+    // or request for help is kept, then agreed on by all before any other collective.
+    std::string parse_error, help;
     try {
       app.parse(argc, argv);
-      code = *sort_cmd ? run_sort(MPI_COMM_WORLD, common, sort) : run_bench(MPI_COMM_WORLD, common, bench);
     } catch (const CLI::ParseError& e) {
-      // Every rank parses the same command line, so every rank gets here alike.
       if (e.get_exit_code() == 0) {
-        if (rank == 0) app.exit(e);
+        std::ostringstream out;
+        app.exit(e, out, out);
+        help = out.str();
       } else {
-        std::string text = e.what();
-        std::replace(text.begin(), text.end(), '\n', ' ');
-        say_error(text + " (see 'vksort-mpi --help')");
-        code = exit_usage;
+        parse_error = e.what();
+        std::replace(parse_error.begin(), parse_error.end(), '\n', ' ');
+        parse_error += " (see 'vksort-mpi --help')";
+      }
+    }
+    try {
+      agree(MPI_COMM_WORLD, parse_error, exit_usage);
+      const bool sorting = help.empty() && *sort_cmd;
+      require_same(MPI_COMM_WORLD, {{"the command", !help.empty() ? "--help" : sorting ? "sort" : "bench"}});
+      if (!help.empty()) {
+        if (rank == 0) std::fputs(help.c_str(), stdout);
+      } else {
+        code = sorting ? run_sort(MPI_COMM_WORLD, common, sort) : run_bench(MPI_COMM_WORLD, common, bench);
       }
     } catch (const Failure& e) {
       say_error(e.what());

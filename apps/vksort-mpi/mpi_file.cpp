@@ -68,17 +68,19 @@ void slice_of(uint64_t n, int rank, int p, uint64_t* first, uint64_t* count) {
 }  // namespace
 
 void check_destination(MPI_Comm comm, const std::string& destination) {
+  // On every rank: with per-rank working folders (mpirun --wdir) or nodes that do not share the folder,
+  // one rank may lack it; the collective open of the output would then wait forever on the others.
   step(comm, [&] {
-    const fs::path dest(destination);
-    const fs::path folder = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec))
-      throw Failure(exit_usage, "output " + in_quotes(destination) + ": folder " + in_quotes(folder.string()) +
-                                    " does not exist");
-    if (fs::is_directory(dest, ec)) throw Failure(exit_usage, "output " + in_quotes(destination) + " is a folder");
+    try {
+      // The folder exists and is writable, the name is not empty and no folder.
+      io::check_destination(destination, "output");
+    } catch (const io::FileError& e) {
+      throw Failure(exit_usage, e.what());
+    }
     // Every rank writes its part at its offset (MPI-IO), which a pipe or a device cannot take; and a
     // temporary file renamed over /dev/stdout would replace the link itself.
-    if (fs::exists(dest, ec) && !fs::is_regular_file(dest, ec))
+    std::error_code ec;
+    if (fs::exists(destination, ec) && !fs::is_regular_file(destination, ec))
       throw Failure(exit_usage, "output " + in_quotes(destination) +
                                     " is no regular file (a pipe or a device): the distributed sort writes a file by offsets");
   });
@@ -88,8 +90,23 @@ std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32
   int rank = 0, p = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
+  // MPI_File_open is collective, and where it fails on some ranks only (a file one rank cannot see)
+  // the others never return from it: so every rank first checks the file, and all agree, before the
+  // open. The size too: ranks seeing different files would cut them into slices that do not fit.
+  uint64_t size = 0;
+  step(comm, [&] {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || ::access(path.c_str(), R_OK) != 0)
+      throw Failure(exit_usage, "input " + in_quotes(path) + ": cannot open it: " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Failure(exit_usage, "input " + in_quotes(path) + " is a folder");
+    if (!S_ISREG(st.st_mode))
+      throw Failure(exit_usage, "input " + in_quotes(path) +
+                                    " is not a regular file (a pipe or device); every rank reads its part at an offset");
+    size = uint64_t(st.st_size);
+  });
+  require_same(comm, {{"the size of input " + in_quotes(path) + " (do all ranks see the same file?)",
+                       std::to_string(size) + " bytes"}});
   MPI_File file = MPI_FILE_NULL;
-  // MPI_File_open is collective; whether it failed is agreed like everything else.
   const int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
   step(comm, [&] {
     if (rc != MPI_SUCCESS)
@@ -99,11 +116,7 @@ std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32
   // Every rank leaves the step alike (agreed), so the collective close below runs on all of them.
   try {
   step(comm, [&] {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw Failure(exit_usage, "input " + in_quotes(path) + " is a folder");
-    MPI_Offset size = 0;
-    check(MPI_File_get_size(file, &size), "input " + in_quotes(path) + ": reading its size");
-    if (uint64_t(size) % key_bytes != 0)
+    if (size % key_bytes != 0)
       throw Failure(exit_usage, "input " + in_quotes(path) + " holds " + std::to_string(size) +
                                     " bytes, not a multiple of " + std::to_string(key_bytes) +
                                     " (the size of one key)");
@@ -151,10 +164,7 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     std::signal(SIGINT, remove_temp_and_die);
     std::signal(SIGTERM, remove_temp_and_die);
   });
-  int length = int(temp.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
-  temp.resize(size_t(length));
-  MPI_Bcast(temp.data(), length, MPI_CHAR, 0, comm);
+  broadcast(comm, temp, 0);
 
   auto remove_temp = [&] {
     if (rank == 0) {
@@ -167,6 +177,13 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     uint64_t size = mine.size(), offset = 0;
     MPI_Exscan(&size, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's undefined
+    // Ranks whose output folder is another one of the same name (per-rank working folders, nodes that
+    // do not share it) do not see rank 0's file: refused here, as the collective open would hang.
+    step(comm, [&] {
+      if (::access(temp.c_str(), W_OK) != 0)
+        throw Failure(exit_usage, "output " + in_quotes(destination) + ": rank 0's temporary file " +
+                                      in_quotes(temp) + " is not visible here (do all ranks see the same folder?)");
+    });
     const int rc = MPI_File_open(comm, temp.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
     step(comm, [&] {
       if (rc != MPI_SUCCESS) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": " + mpi_error_text(rc));

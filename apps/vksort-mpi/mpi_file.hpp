@@ -14,18 +14,21 @@
 namespace vksort::mpi_cli {
 
 // This rank's share of the keys of `path` (key_bytes each): the file cut into p nearly equal
-// consecutive slices. Throws Failure exit_usage when the file cannot be opened or its size is not a
-// whole number of keys; exit_runtime for read errors. Sets *total to the file's key count.
+// consecutive slices. Throws Failure exit_usage when some rank cannot open the file, it is no regular
+// file, the ranks see different sizes, or its size is not a whole number of keys; exit_runtime for read
+// errors. Sets *total to the file's key count.
 std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32_t key_bytes, uint64_t* total);
 
 // Writes the ranks' parts, one after another in rank order, as the file `destination`: into a
 // temporary file beside it, renamed over it by rank 0 only once every rank has written its part and
 // the file is closed. On any failure the temporary file is removed and `destination` is untouched;
-// so it is on SIGINT / SIGTERM while writing.
+// so it is on SIGINT / SIGTERM while writing. Throws Failure exit_usage when some rank cannot see rank
+// 0's temporary file (its folder of that name is another one).
 void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const std::byte> mine);
 
-// Throws Failure exit_usage on every rank unless `destination`'s folder exists and the destination is
-// not a folder: checked before any work, so that a typo costs no sort.
+// Throws Failure exit_usage on every rank unless, on every rank, the name is not empty, `destination`'s
+// folder exists and is writable, and the destination is no folder, pipe or device: checked before any
+// work, so that a typo costs no sort.
 void check_destination(MPI_Comm comm, const std::string& destination);
 
 }  // namespace vksort::mpi_cli

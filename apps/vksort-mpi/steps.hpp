@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <mpi.h>
 
@@ -40,6 +42,19 @@ void step(MPI_Comm comm, F&& f) {
   }
   agree(comm, error, code);
 }
+
+// Sets `text` on every rank to root's (collective).
+void broadcast(MPI_Comm comm, std::string& text, int root);
+
+// What every rank must have been given alike: a name for the message and this rank's value.
+using Setting = std::pair<std::string, std::string>;
+
+// Every rank calls this with the same names: throws Failure exit_usage on every rank when some rank's
+// value differs from rank 0's, naming the first that does ("the ranks disagree on the output: 'b' here,
+// 'a' on rank 0 (rank 1)"). mpirun runs any command line on each rank (MPMD: `-np 1 A : -np 1 B`, per-rank
+// working folders); ranks given different files or options would otherwise write a wrong file or wait
+// forever in different collectives.
+void require_same(MPI_Comm comm, const std::vector<Setting>& settings);
 
 // 'name' in single quotes, as the other vksort tools show file names.
 std::string in_quotes(const std::string& text);

@@ -82,13 +82,15 @@ std::string find_vksort_mpi() {
 void run_sort_mpi(const GlobalOptions& global, const SortCommand& c) {
   refuse_unsupported(c);
   const std::string tool = find_vksort_mpi();
-  std::vector<std::string> args = {tool, "sort", c.input, c.output};
+  std::vector<std::string> args = {tool, "sort"};
   if (!c.type.empty()) args.insert(args.end(), {"--type", c.type});
   if (c.descending) args.push_back("--descending");
   args.insert(args.end(), {"--algo", c.algorithm});
   if (!global.device.empty()) args.insert(args.end(), {"--device", global.device});
   if (c.keep_counts) args.push_back("--keep-counts");
   if (c.verbose) args.push_back("--verbose");
+  // The file names last, after "--": a name starting with '-' is then no option to vksort-mpi either.
+  args.insert(args.end(), {"--", c.input, c.output});
   // vksort-mpi has no --validation flag; the environment variable is what every vksort Device reads.
   if (global.validation && ::setenv("VKSORT_VALIDATION", "1", 1) != 0)
     throw RuntimeFailure(std::string("--validation: cannot set VKSORT_VALIDATION: ") + std::strerror(errno));

@@ -55,21 +55,36 @@ printf '\x03\x00\x00\x00\x01\x00\x00\x00' > "$work/two.bin"
 "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/empty.bin" "$work/empty_sorted.bin"
 [ -f "$work/empty_sorted.bin" ] && [ ! -s "$work/empty_sorted.bin" ] || fail "an empty file"
 
-# Bad inputs: exit 2, the same line on every rank, nothing written.
-expect_failure() {
+# Bad inputs: exit 2 within a bounded time (a rank left in a collective hangs), the same line on every
+# rank, nothing written (no bad_out.bin, --json file or temporary anywhere under $work).
+expect_exit2() {
   local np="$1" want="$2"
   shift 2
   set +e
-  "${mpiexec[@]/NP/$np}" "$mpi_tool" "$@" > "$work/out.txt" 2> "$work/err.txt"
+  timeout 120 "$@" > "$work/out.txt" 2> "$work/err.txt"
   local rc=$?
   set -e
-  [ $rc -ne 0 ] || fail "'$*' succeeded"
+  [ $rc -eq 2 ] || { cat "$work/err.txt" >&2; fail "'$*': exit $rc, not 2 (124: it hung)"; }
   local lines
   lines=$(grep -c -F -e "$want" "$work/err.txt" || true)
   [ "$lines" -eq "$np" ] || { cat "$work/err.txt" >&2; fail "'$*': expected '$want' from each of $np ranks"; }
-  [ ! -e "$work/bad_out.bin" ] || fail "'$*' left an output"
-  ls "$work" | grep -q vksort-mpi- && fail "'$*' left a temporary file"
-  return 0
+  [ -z "$(find "$work" -name bad_out.bin -o -name bad.json -o -name '*vksort-mpi-*')" ] ||
+    fail "'$*' left a file: $(find "$work" -name bad_out.bin -o -name bad.json -o -name '*vksort-mpi-*')"
+}
+expect_failure() {
+  local np="$1" want="$2"
+  shift 2
+  expect_exit2 "$np" "$want" "${mpiexec[@]/NP/$np}" "$mpi_tool" "$@"
+}
+# Expects exit 2 from two ranks with command lines of their own (MPMD), each in its own working folder:
+#   expect_exit2_mpmd WANT DIR0 ARGS0... : DIR1 ARGS1...
+expect_exit2_mpmd() {
+  local want="$1" cmd=("${mpiexec[@]/NP/1}" --wdir "$2" "$mpi_tool")
+  shift 2
+  while [ "$1" != : ]; do cmd+=("$1"); shift; done
+  cmd+=(: "${mpiexec[1]}" 1 --wdir "$2" "$mpi_tool")
+  shift 2
+  expect_exit2 2 "$want" "${cmd[@]}" "$@"
 }
 head -c 1003 "$work/in_u32.bin" > "$work/odd.bin"
 expect_failure 3 "vksort-mpi: input '$work/odd.bin' holds 1003 bytes, not a multiple of 4 (the size of one key)" \
@@ -82,6 +97,51 @@ mkfifo "$work/pipe"
 expect_failure 2 "output '$work/pipe' is no regular file" sort "$work/in_u32.bin" "$work/pipe"
 [ -p "$work/pipe" ] || fail "the pipe was replaced"
 rm -f "$work/pipe"
+# Nor can a pipe be read at every rank's offset (it failed with "Illegal seek", exit 1).
+mkfifo "$work/in_pipe"
+expect_failure 2 "input '$work/in_pipe' is not a regular file (a pipe or device)" \
+  sort "$work/in_pipe" "$work/bad_out.bin"
+rm -f "$work/in_pipe"
+expect_failure 2 "input '$work' is a folder" sort "$work" "$work/bad_out.bin"
+# An empty output name is refused before the sort (it failed only at the rename, exit 1).
+expect_failure 2 "vksort-mpi: output: the file name is empty" sort "$work/in_u32.bin" ""
+# bench: a --json that cannot take the line, and more keys than one rank sorts, refused before the run
+# (they printed "cannot append" with exit 0, and "std::bad_alloc").
+expect_failure 2 "--json '$work/nowhere/bad.json': folder '$work/nowhere' does not exist" \
+  bench --n 1000 --json "$work/nowhere/bad.json"
+mkdir "$work/json_folder"
+expect_failure 2 "--json '$work/json_folder' is a folder" bench --n 1000 --json "$work/json_folder"
+rmdir "$work/json_folder"
+expect_failure 2 "549755813888 on a rank of 2: vksort sorts at most 2^31 - 1 on one rank" bench --n 1099511627776
+
+# Ranks given different command lines, or seeing different files (MPMD, a working folder each): exit 2
+# on every rank before any collective that would hang or any write of a wrong file.
+mkdir -p "$work/r0" "$work/r1"
+cp "$work/in_u32.bin" "$work/r0/in.bin"
+head -c 2000 "$work/in_u32.bin" > "$work/r1/in.bin"
+expect_exit2_mpmd "the ranks disagree on the size of input 'in.bin'" \
+  "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin
+rm "$work/r1/in.bin"
+expect_exit2_mpmd "input 'in.bin': cannot open it: No such file or directory (rank 1)" \
+  "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin
+cp "$work/r0/in.bin" "$work/r1/in.bin"
+mkdir "$work/r0/sub"
+expect_exit2_mpmd "output 'sub/bad_out.bin': folder 'sub' does not exist (rank 1)" \
+  "$work/r0" sort in.bin sub/bad_out.bin : "$work/r1" sort in.bin sub/bad_out.bin
+# Folders of one name that are not one folder: found once rank 1 cannot see rank 0's temporary file.
+mkdir "$work/r1/sub"
+expect_exit2_mpmd "rank 0's temporary file 'sub/bad_out.bin.vksort-mpi-" \
+  "$work/r0" sort in.bin sub/bad_out.bin : "$work/r1" sort in.bin sub/bad_out.bin
+expect_exit2_mpmd "the ranks disagree on the input: 'in_u64.bin' here, 'in_u32.bin' on rank 0 (rank 1)" \
+  "$work" sort in_u32.bin bad_out.bin : "$work" sort in_u64.bin bad_out.bin
+expect_exit2_mpmd "the ranks disagree on --type: 'u64' here, 'u32' on rank 0 (rank 1)" \
+  "$work" sort in_u64.bin bad_out.bin : "$work" sort --type u64 in_u64.bin bad_out.bin
+expect_exit2_mpmd "the ranks disagree on the order: 'descending' here, 'ascending' on rank 0 (rank 1)" \
+  "$work" sort in_u32.bin bad_out.bin : "$work" sort --descending in_u32.bin bad_out.bin
+expect_exit2_mpmd "The following argument was not expected: --bogus (see 'vksort-mpi --help') (rank 1)" \
+  "$work" sort in_u32.bin bad_out.bin : "$work" sort --bogus in_u32.bin bad_out.bin
+expect_exit2_mpmd "the ranks disagree on the command: 'bench' here, 'sort' on rank 0 (rank 1)" \
+  "$work" sort in_u32.bin bad_out.bin : "$work" bench --n 1000
 # An existing output survives a failed run untouched.
 cp "$work/in_u64.bin" "$work/keep.bin"
 set +e
@@ -99,6 +159,10 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q -- "--check is not available with --mpi" "$work/err.txt" || fail "--mpi --check: rc $rc, $(cat "$work/err.txt")"
+# File names that start with '-' reach vksort-mpi as names, not options.
+cp "$work/in_u32.bin" "$work/-dash.bin"
+(cd "$work" && "${mpiexec[@]/NP/2}" "$vksort" sort --mpi -- -dash.bin -dash_sorted.bin)
+cmp -s "$work/want_u32.bin" "$work/-dash_sorted.bin" || fail "vksort sort --mpi -- -dash.bin differs from vksort sort"
 echo "vksort sort --mpi runs the distributed sort"
 
 # A rank that dies mid-write, and Ctrl-C on mpiexec mid-write: a failing exit within a bounded time,

@@ -42,16 +42,15 @@ Owners& owners() {
 }
 }  // namespace
 
-const Context* made_elsewhere(Context& ctx, VkBuffer buffer) {
-  {
-    std::lock_guard lock(ctx.buffers_mutex);
-    if (ctx.buffer_sizes.contains(buffer)) return nullptr;
-  }
+const Context* made_elsewhere(const Context& ctx, VkBuffer buffer) {
   std::lock_guard lock(owners().mutex);
   auto [first, last] = owners().of.equal_range(buffer);
-  for (auto it = first; it != last; ++it)
-    if (it->second != &ctx) return it->second;
-  return nullptr;
+  const Context* other = nullptr;
+  for (auto it = first; it != last; ++it) {
+    if (it->second == &ctx) return nullptr;  // ctx's own (another device may use the same handle value)
+    other = it->second;
+  }
+  return other;
 }
 
 VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer) {

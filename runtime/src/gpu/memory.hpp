@@ -54,6 +54,6 @@ VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer);
 // The Context (another vksort::Device) whose DeviceBuffer `buffer` is, when ctx made no buffer of that
 // handle and another live Context did; nullptr otherwise (ctx's own, or the application's). Vulkan
 // cannot tell the devices' handles apart, so passing one to the other would be undefined behaviour.
-const Context* made_elsewhere(Context& ctx, VkBuffer buffer);
+const Context* made_elsewhere(const Context& ctx, VkBuffer buffer);
 
 }  // namespace vksort::gpu

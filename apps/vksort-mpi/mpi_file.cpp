@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,6 +59,35 @@ void check(int rc, const std::string& what) {
   if (rc != MPI_SUCCESS) throw Failure(exit_runtime, what + ": " + mpi_error_text(rc));
 }
 
+// A fingerprint of a file's contents, so that ranks which see files of one name and one size can tell
+// whether they hold the same bytes: 16 blocks of 4 KiB spread evenly over the file (the whole of a
+// file up to 64 KiB), hashed with FNV-1a. Reading all of it on every rank would cost p reads of the
+// input; these samples cost 64 KiB a rank and catch a file that differs in any sampled block (another
+// copy, another run's data), not one that differs only between them.
+std::string sampled_fingerprint(const std::string& path, uint64_t size) {
+  constexpr uint64_t block = 4096, blocks = 16;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Failure(exit_usage, "input " + in_quotes(path) + ": cannot open it: " + std::strerror(errno));
+  uint64_t hash = 14695981039346656037ull;
+  std::vector<unsigned char> bytes(block);
+  for (uint64_t i = 0; i < blocks; ++i) {
+    const uint64_t offset = size <= block * blocks ? i * block : (size - block) * i / (blocks - 1);
+    if (offset >= size) break;
+    const size_t want = size_t(std::min(block, size - offset));
+    const ssize_t got = ::pread(fd, bytes.data(), want, off_t(offset));
+    if (got != ssize_t(want)) {
+      const std::string why = got < 0 ? std::strerror(errno) : "it ended early (did it change?)";
+      ::close(fd);
+      throw Failure(exit_runtime, "input " + in_quotes(path) + ": reading: " + why);
+    }
+    for (size_t j = 0; j < want; ++j) hash = (hash ^ bytes[j]) * 1099511628211ull;
+  }
+  ::close(fd);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 // [first, first + count) of n keys for `rank` of p: the first n % p ranks take one more.
 void slice_of(uint64_t n, int rank, int p, uint64_t* first, uint64_t* count) {
   const uint64_t base = n / uint64_t(p), extra = n % uint64_t(p), r = uint64_t(rank);
@@ -106,6 +136,12 @@ std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32
   });
   require_same(comm, {{"the size of input " + in_quotes(path) + " (do all ranks see the same file?)",
                        std::to_string(size) + " bytes"}});
+  // Of one size, but other contents (a copy per node that another run rewrote): the slices would come
+  // from different data, and the output would be sorted but not the input's.
+  std::string fingerprint;
+  step(comm, [&] { fingerprint = sampled_fingerprint(path, size); });
+  require_same(comm, {{"the contents of input " + in_quotes(path) + " (sampled; do all ranks see the same file?)",
+                       "fingerprint " + fingerprint}});
   MPI_File file = MPI_FILE_NULL;
   const int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
   step(comm, [&] {

@@ -121,6 +121,19 @@ cp "$work/in_u32.bin" "$work/r0/in.bin"
 head -c 2000 "$work/in_u32.bin" > "$work/r1/in.bin"
 expect_exit2_mpmd "the ranks disagree on the size of input 'in.bin'" \
   "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin
+# One size, other contents: one byte changed, near the start, then near the end, of a file the ranks
+# hash whole (up to 64 KiB) and of one they sample in 16 blocks (1 MiB).
+for size in small big; do
+  if [ $size = big ]; then make_keys "$work/r0/in.bin" 1048576 8; fi
+  for at in 5 $(($(stat -c %s "$work/r0/in.bin") - 2)); do
+    cp "$work/r0/in.bin" "$work/r1/in.bin"
+    printf '\377' | dd of="$work/r1/in.bin" bs=1 seek="$at" conv=notrunc status=none
+    cmp -s "$work/r0/in.bin" "$work/r1/in.bin" && fail "the $size copy did not change at byte $at"
+    expect_exit2_mpmd "the ranks disagree on the contents of input 'in.bin'" \
+      "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin
+  done
+done
+cp "$work/in_u32.bin" "$work/r0/in.bin"
 rm "$work/r1/in.bin"
 expect_exit2_mpmd "input 'in.bin': cannot open it: No such file or directory (rank 1)" \
   "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -546,4 +547,29 @@ TEST_CASE("cli: every field of a checkpoint is checked at load (a valid checksum
   write_checkpoint(ckpt.string(), "equilibrium", good, SpeciesNames{}, s);  // the unchanged one runs
   const Run r = run(dir, "--restart " + ckpt.string() + " --steps 2");
   CHECK_MESSAGE(r.code == 0, r.err);
+
+  // periodic_z is a byte that no C++ bool can hold other than 0 or 1, so this case patches the file:
+  // after the 16-byte magic, the version (4), the scenario's length (4) and name, and the box (3 floats),
+  // then the checksum (FNV-1a 64 of all bytes before it, the file's last 8) made again.
+  std::string bytes;
+  {
+    std::ifstream in(ckpt, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t periodic_z_at = 16 + 4 + 4 + std::string("equilibrium").size() + 3 * sizeof(float);
+  REQUIRE(bytes.size() > periodic_z_at + 8);
+  REQUIRE(bytes[periodic_z_at] == char(good.periodic_z ? 1 : 0));
+  bytes[periodic_z_at] = 2;
+  uint64_t sum = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i + 8 < bytes.size(); ++i) sum = (sum ^ uint8_t(bytes[i])) * 0x100000001b3ull;
+  std::memcpy(bytes.data() + bytes.size() - 8, &sum, 8);
+  {
+    std::ofstream out(ckpt, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+  }
+  const Run patched = run(dir, "--restart " + ckpt.string() + " --steps 2");
+  CHECK(patched.code == 2);
+  CHECK_MESSAGE(patched.err.find("a true/false field (periodic_z) holds 2") != std::string::npos, patched.err);
+  CHECK(patched.err.find("checksum") == std::string::npos);
+  CHECK(patched.out.empty());
 }

@@ -149,7 +149,8 @@ void write_gsd(const fs::path& path, const std::vector<GsdChunk>& chunks) {
 
 // Three particles in HOOMD's centred 7.75 x 7.75 x 3.87 box; `types` empty: no particles/types chunk.
 void write_gsd3(const fs::path& path, const std::vector<std::string>& types, const std::vector<uint32_t>& typeid_,
-                const std::vector<float>& position, const std::vector<float>& velocity = {}) {
+                const std::vector<float>& position, const std::vector<float>& velocity = {},
+                const std::vector<float>& mass = {}) {
   std::vector<GsdChunk> chunks = {{"configuration/box", 9, 6, 1, bytes_of(std::vector<float>{7.75f, 7.75f, 3.87f, 0, 0, 0})},
                                   {"particles/N", 3, 1, 1, bytes_of(std::vector<uint32_t>{3})},
                                   {"particles/position", 9, 3, 3, bytes_of(position)},
@@ -162,6 +163,7 @@ void write_gsd3(const fs::path& path, const std::vector<std::string>& types, con
     chunks.push_back({"particles/types", 5, types.size(), uint32_t(width), rows});
   }
   if (!velocity.empty()) chunks.push_back({"particles/velocity", 9, 3, 3, bytes_of(velocity)});
+  if (!mass.empty()) chunks.push_back({"particles/mass", 9, 3, 1, bytes_of(mass)});
   write_gsd(path, chunks);
 }
 
@@ -422,7 +424,7 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   const std::vector<float> inside = {0, 0, 0, 1, 1, 1, -1, -1, -1};
   const fs::path far = dir.path() / "far.gsd", hexe = dir.path() / "hexe.gsd", one_type = dir.path() / "one.gsd",
                  nan_gsd = dir.path() / "nan.gsd", inf_xyz = dir.path() / "inf.xyz", no_types = dir.path() / "a.gsd",
-                 swapped = dir.path() / "swapped.gsd";
+                 swapped = dir.path() / "swapped.gsd", heavy = dir.path() / "heavy.gsd";
   // A particle far outside the box was moved to its corner (every coordinate clamped), exit 0.
   write_gsd3(far, {"Ne", "Ar"}, {0, 1, 0}, {100, 100, 100, 1, 1, 1, 0, 0, 0});
   // particles/types was ignored: He and Xe loaded as Ne and Ar, typeid 1 of a one-type list accepted.
@@ -434,6 +436,8 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
                             "Ne 1 1 1 0 0 0\nAr 2 2 2 0 inf 0\n";
   // Without particles/types (HOOMD's default ['A'] names no element) typeid 2 is still refused.
   write_gsd3(no_types, {}, {0, 1, 2}, inside);
+  // particles/mass was ignored: masses are the scenario's, per species (1 for both in equilibrium).
+  write_gsd3(heavy, {"Ne", "Ar"}, {0, 1, 0}, inside, {}, {1, 3, 1});
   const struct {
     fs::path file;
     const char* says;
@@ -444,6 +448,7 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
       {nan_gsd, "particle 1 has a velocity that is not finite: x = nan"},
       {inf_xyz, "particle 1 has a velocity that is not finite: y = inf"},
       {no_types, "particle 2 has typeid 2 (0 or 1 only: the file has no particles/types)"},
+      {heavy, "particle 1 (Ar) has particles/mass 3, but the scenario gives Ar mass 1 (masses are per species"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
@@ -464,6 +469,15 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   const Run plain = run(dir, "--scenario phase-separation --steps 0 --init " + no_types.string() + " --xyz " + out.string());
   REQUIRE_MESSAGE(plain.code == 0, plain.err);
   CHECK(xyz_species(slurp(out)) == std::vector<std::string>{"Ne", "Ar", "Ar"});
+  // Masses that are the scenario's are taken (rayleigh-taylor: the second species is twice as heavy).
+  write_gsd3(heavy, {"Ne", "Ar"}, {0, 1, 0}, inside, {}, {1, 2, 1});
+  const Run heavy_ok = run(dir, "--scenario rayleigh-taylor --steps 0 --init " + heavy.string() + " --xyz " + out.string());
+  CHECK_MESSAGE(heavy_ok.code == 0, heavy_ok.err);
+  const Run heavy_wrong = run(dir, "--scenario equilibrium --steps 0 --init " + heavy.string() + " --xyz " + out.string());
+  CHECK(heavy_wrong.code == 2);
+  CHECK_MESSAGE(heavy_wrong.err.find("particle 1 (Ar) has particles/mass 2, but the scenario gives Ar mass 1") !=
+                    std::string::npos,
+                heavy_wrong.err);
 }
 
 TEST_CASE("cli: no output may replace the --restart or --init file, but --checkpoint may continue --restart's") {

@@ -397,11 +397,12 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
                     opt.box.empty() ? 0.0f : opt.box[2]};
     r.species = parse_species(opt.species);
     State from_file;
+    std::vector<float> file_mass;  // a GSD file's particles/mass, if it has one
     if (!opt.init.empty() && opt.lattice != "random") throw Error("--lattice and --init both set the positions; give one");
     if (!opt.init.empty() && app.count("--n")) throw Error("--n comes from the --init file; leave it out");
     if (!opt.init.empty()) {  // the file's box unless --box
       float file_box[3];
-      from_file = is_gsd(opt.init) ? read_gsd(opt.init, r.species, file_box) : read_xyz(opt.init, r.species, file_box);
+      from_file = is_gsd(opt.init) ? read_gsd(opt.init, r.species, file_box, &file_mass) : read_xyz(opt.init, r.species, file_box);
       if (opt.box.empty()) std::copy(file_box, file_box + 3, box);
     }
     const uint32_t n = opt.init.empty() ? opt.n : from_file.size();
@@ -413,6 +414,11 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
     model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
     model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
     if (!opt.init.empty()) {
+      try {
+        check_gsd_masses(model, r.species, from_file, file_mass);
+      } catch (const Error& e) {
+        throw Error("--init " + opt.init + ": " + e.what());
+      }
       r.state = std::move(from_file);
       r.state.image.clear();  // a new run: displacements count from here
       if (r.state.vel.empty()) {

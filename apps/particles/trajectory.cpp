@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -231,7 +232,7 @@ std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model&
   return std::make_unique<XyzTrajectory>(path, m, species);
 }
 
-State read_gsd(const std::string& path, const SpeciesNames& species, float box[3]) {
+State read_gsd(const std::string& path, const SpeciesNames& species, float box[3], std::vector<float>* mass) {
   std::ifstream in = open_input(path, "particle file");
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto bad = [&](const std::string& what) { return Error(path + ": " + what); };
@@ -293,7 +294,8 @@ State read_gsd(const std::string& path, const SpeciesNames& species, float box[3
   const GsdIndexEntry* velocity = find("particles/velocity", f32, 3);
   const GsdIndexEntry* typeid_ = find("particles/typeid", u32, 1);
   const GsdIndexEntry* image = find("particles/image", i32, 3);
-  for (const GsdIndexEntry* e : {velocity, typeid_, image})
+  const GsdIndexEntry* mass_chunk = find("particles/mass", f32, 1);
+  for (const GsdIndexEntry* e : {velocity, typeid_, image, mass_chunk})
     if (e && e->n != n) throw bad("a per-particle chunk does not hold particles/N rows");
   // typeid -> species, by the names in particles/types (NUL-padded rows), checked where a particle uses
   // one (as read_xyz checks each particle's symbol). HOOMD's schema defaults particles/types to ['A']
@@ -345,7 +347,30 @@ State read_gsd(const std::string& path, const SpeciesNames& species, float box[3
     }
   }
   for (int k = 0; k < 3; ++k) box[k] = b[k];
+  if (mass) {
+    mass->clear();
+    if (mass_chunk) {
+      mass->resize(n);
+      std::memcpy(mass->data(), at(mass_chunk), mass->size() * 4);
+    }
+  }
   return s;
+}
+
+void check_gsd_masses(const Model& m, const SpeciesNames& species, const State& s, const std::vector<float>& mass) {
+  auto number = [](float x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", double(x));
+    return std::string(text);
+  };
+  for (size_t i = 0; i < mass.size(); ++i) {
+    const int sp = s.pos[4 * i + 3] != 0.0f ? 1 : 0;
+    // A file this program wrote holds the model's masses bit for bit: compared exactly.
+    if (mass[i] != m.mass[sp])
+      throw Error("particle " + std::to_string(i) + " (" + species.name[sp] + ") has particles/mass " +
+                  number(mass[i]) + ", but the scenario gives " + species.name[sp] + " mass " + number(m.mass[sp]) +
+                  " (masses are per species, from --scenario)");
+  }
 }
 
 }  // namespace particles

@@ -60,7 +60,13 @@ std::unique_ptr<Trajectory> xyz_trajectory(const std::string& path, const Model&
 // not clamped), box (into `box`; it must be rectangular), species (each particle's typeid names one of
 // particles/types, which must be a symbol of `species`, as in read_xyz; a file without particles/types:
 // typeid 0 or 1 is the species; missing typeid: 0), velocities (missing: `vel` left empty), images.
-// Chunks a frame lacks come from frame 0, as HOOMD's readers do. Throws Error on anything else.
-State read_gsd(const std::string& path, const SpeciesNames& species, float box[3]);
+// Chunks a frame lacks come from frame 0, as HOOMD's readers do. particles/mass, where the file has it,
+// into `mass` (one per particle; left empty without the chunk): masses are the scenario's, per
+// species, so the caller checks them against its model (check_gsd_masses). Throws Error on anything else.
+State read_gsd(const std::string& path, const SpeciesNames& species, float box[3], std::vector<float>* mass = nullptr);
+// Every particle's mass from a GSD file (read_gsd) equals its species' mass in `m` (this simulator has
+// no per-particle masses: a file that holds others would run with the wrong ones). Throws Error naming
+// the first particle that differs.
+void check_gsd_masses(const Model& m, const SpeciesNames& species, const State& s, const std::vector<float>& mass);
 
 }  // namespace particles

@@ -263,9 +263,58 @@ TEST_CASE("mpi sort: a bad argument on one rank fails every rank with the same m
     CHECK(message == "vksort::mpi::sort: the ranks disagree on the order: every rank must call it alike");
   else
     CHECK(message.empty());
+  // 2^63 on one rank against 8 on the others: the agreement's negation of -2^63 overflowed and every
+  // rank went on, rank 0 receiving part of the chunked exchange (or MPI_ERR_TRUNCATE).
+  message.clear();
+  try {
+    mpi::Options o;
+    o.max_message_bytes = me == 0 ? uint64_t(1) << 63 : 8;
+    mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys), o);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  if (p > 1)
+    CHECK(message == "vksort::mpi::sort: the ranks disagree on the max_message_bytes: every rank must call it alike");
+  else
+    CHECK(message.empty());
+  // Options the local sort refuses are refused on ranks without keys too (all ranks empty returned).
+  for (const bool empty_here : {true, me != 0}) {
+    CAPTURE(empty_here);
+    message.clear();
+    try {
+      mpi::Options o;
+      o.algorithm = Algorithm(77);
+      const std::vector<uint32_t> mine = empty_here ? std::vector<uint32_t>{} : keys;
+      mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(mine), o);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    CHECK_MESSAGE(message.starts_with("vksort::mpi::sort: the local sort failed on rank 0: "), message);
+  }
   // The communicator still works after the failures (nothing was left half-done).
   const mpi::Result<uint32_t> after = mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys));
   CHECK(after.stats.n_total == uint64_t(10 * p));
+}
+
+TEST_CASE("mpi sort: MPI_COMM_NULL and intercommunicators are refused before any collective") {
+  const int me = rank_of_world(), p = world_size();
+  const std::vector<uint32_t> keys(10, 7);
+  // With MPI_ERRORS_RETURN, MPI_COMM_NULL went on to a crash inside MPI_Allgather.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK_THROWS_WITH_AS(mpi::sort<uint32_t>(MPI_COMM_NULL, mpi_device(), std::span<const uint32_t>(keys)),
+                       "vksort::mpi::sort: the communicator is MPI_COMM_NULL", Error);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  if (p < 2) return;  // an intercommunicator needs two groups
+  // Even ranks against odd ones: collectives with MPI_IN_PLACE aborted the job (MPI_ERR_BUFFER).
+  MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 == 0 ? 1 : 0, 99, &inter);
+  CHECK_THROWS_WITH_AS(mpi::sort<uint32_t>(inter, mpi_device(), std::span<const uint32_t>(keys)),
+                       "vksort::mpi::sort: the communicator is an intercommunicator; sort over an intracommunicator "
+                       "(e.g. MPI_Intercomm_merge's)",
+                       Error);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
 }
 
 TEST_CASE("mpi sort: the GPU failing on one rank fails every rank, none is left waiting") {
@@ -385,6 +434,10 @@ TEST_CASE("sampling: step, splitters, their place in a run of equal keys, and th
   for (int p = 1; p <= 256; p *= 2)
     for (uint64_t n : {0ull, 1ull, 63ull, 1000ull, 123457ull, 1ull << 40})
       CHECK(mpi::received_bound(n, p) * uint64_t(p) <= 2 * n + uint64_t(p));
+  // No ranks is no count (a division by zero); a bound beyond 2^64 saturates (it wrapped to about n / 7).
+  CHECK_THROWS_WITH_AS(mpi::received_bound(100, 0), "vksort::mpi::received_bound: 0 ranks (at least 1)", Error);
+  CHECK_THROWS_AS(mpi::received_bound(100, -1), Error);
+  CHECK(mpi::received_bound(UINT64_MAX, 7, 1) == UINT64_MAX);
 }
 
 TEST_CASE("the merge of received runs is stable across runs") {

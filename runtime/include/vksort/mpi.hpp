@@ -29,7 +29,9 @@
 // presence of values. A failure on any rank (a bad argument, the GPU out of memory) is agreed on by all
 // ranks before the next collective step, so every rank throws vksort::Error with the same message
 // ("... failed on rank 2: ...") instead of leaving the others blocked. MPI's own errors follow the
-// communicator's error handler (MPI_ERRORS_ARE_FATAL by default: the job ends).
+// communicator's error handler (MPI_ERRORS_ARE_FATAL by default: the job ends); under MPI_ERRORS_RETURN
+// a failing MPI call throws vksort::Error naming it, on the ranks where it failed. MPI_COMM_NULL and
+// intercommunicators are refused (vksort::Error) before any collective.
 #pragma once
 
 #include <cstdint>
@@ -166,7 +168,8 @@ VKSORT_API int node_local_rank(MPI_Comm comm);
 VKSORT_API DeviceOptions device_options(MPI_Comm comm, DeviceOptions base = {});
 
 // The balance guarantee above for n keys, p ranks and s samples per rank-share (0: the default), without
-// knowing how the keys are spread: ceil(S/p) d + p (d - 1) with S at most n / d.
+// knowing how the keys are spread: ceil(S/p) d + p (d - 1) with S at most n / d (2^64 - 1 where that
+// passes it). Throws vksort::Error for p < 1.
 VKSORT_API uint64_t received_bound(uint64_t n, int p, uint32_t oversampling = 0);
 
 }  // namespace vksort::mpi

@@ -16,6 +16,7 @@
 #include "mpi/exchange.hpp"
 #include "mpi/exchange_plan.hpp"
 #include "mpi/merge_runs.hpp"
+#include "mpi/mpi_check.hpp"
 #include "mpi/splitters.hpp"
 
 namespace vksort::mpi {
@@ -30,13 +31,26 @@ double ms_since(Clock::time_point start) {
 
 // A private duplicate of the caller's communicator: the sort's point-to-point messages can never
 // match the application's. Freed on every way out (all ranks leave together, see agree()).
+// MPI_COMM_NULL and intercommunicators (whose collectives take no MPI_IN_PLACE, and whose "ranks" are
+// the other group's) are refused here, on every rank that passes one, before any collective.
 struct OwnComm {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   explicit OwnComm(MPI_Comm parent) {
-    MPI_Comm_dup(parent, &comm);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if (parent == MPI_COMM_NULL) throw Error("vksort::mpi::sort: the communicator is MPI_COMM_NULL");
+    int inter = 0;
+    detail::check_mpi(MPI_Comm_test_inter(parent, &inter), "MPI_Comm_test_inter");
+    if (inter)
+      throw Error("vksort::mpi::sort: the communicator is an intercommunicator; sort over an intracommunicator "
+                  "(e.g. MPI_Intercomm_merge's)");
+    detail::check_mpi(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
+    try {
+      detail::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+      detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    } catch (...) {
+      MPI_Comm_free(&comm);
+      throw;
+    }
   }
   ~OwnComm() { MPI_Comm_free(&comm); }
   OwnComm(const OwnComm&) = delete;
@@ -47,13 +61,13 @@ struct OwnComm {
 // throws the message of the lowest failing rank, so all report the same line.
 void agree(const OwnComm& c, const char* step, const std::string& error) {
   int first = error.empty() ? c.size : c.rank;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c.comm);
+  detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c.comm), "MPI_Allreduce");
   if (first == c.size) return;
   std::string message = error;
   int length = int(std::min<size_t>(message.size(), 4096));
-  MPI_Bcast(&length, 1, MPI_INT, first, c.comm);
+  detail::check_mpi(MPI_Bcast(&length, 1, MPI_INT, first, c.comm), "MPI_Bcast");
   message.resize(size_t(length));
-  MPI_Bcast(message.data(), length, MPI_CHAR, first, c.comm);
+  detail::check_mpi(MPI_Bcast(message.data(), length, MPI_CHAR, first, c.comm), "MPI_Bcast");
   throw Error("vksort::mpi::sort: " + std::string(step) + " failed on rank " + std::to_string(first) + ": " + message);
 }
 
@@ -119,7 +133,9 @@ Stats sort_encoded(const OwnComm& c, Device& device, Key key, const void* keys_i
     so.order = o.order;
     so.algorithm = o.algorithm;
     so.tuning = o.tuning;
-    if (n) st.local = sort_host(device, run.data(), n, with_values ? values.data() : nullptr, so);
+    // Also with n = 0: the Sorter checks the options, so a rank without keys refuses what the others
+    // refuse (Algorithm(77) passed where every rank was empty).
+    st.local = sort_host(device, run.data(), n, with_values ? values.data() : nullptr, so);
     for (U& k : run) k = encoding.encode(k);
   });
   st.local_sort_ms = ms_since(t);
@@ -128,7 +144,7 @@ Stats sort_encoded(const OwnComm& c, Device& device, Key key, const void* keys_i
   //    located in this rank's run.
   t = Clock::now();
   std::vector<uint64_t> have_in(p);
-  MPI_Allgather(&n, 1, MPI_UINT64_T, have_in.data(), 1, MPI_UINT64_T, c.comm);
+  detail::check_mpi(MPI_Allgather(&n, 1, MPI_UINT64_T, have_in.data(), 1, MPI_UINT64_T, c.comm), "MPI_Allgather");
   for (uint64_t h : have_in) st.n_total += h;
   const uint64_t d = detail::sample_step(st.n_total, c.size, o.oversampling);
   const std::vector<detail::Sample> mine = detail::take_samples<U>(run, c.rank, d);
@@ -136,11 +152,12 @@ Stats sort_encoded(const OwnComm& c, Device& device, Key key, const void* keys_i
   // At most n / d <= p s + p samples in all (s checked against int range in sort()), 3 words each.
   int words = int(mine.size() * 3);
   std::vector<int> gathered_words(p), word_offsets(p + 1, 0);
-  MPI_Allgather(&words, 1, MPI_INT, gathered_words.data(), 1, MPI_INT, c.comm);
+  detail::check_mpi(MPI_Allgather(&words, 1, MPI_INT, gathered_words.data(), 1, MPI_INT, c.comm), "MPI_Allgather");
   for (size_t j = 0; j < p; ++j) word_offsets[j + 1] = word_offsets[j] + gathered_words[j];
   std::vector<detail::Sample> all(size_t(word_offsets[p]) / 3);
-  MPI_Allgatherv(mine.data(), words, MPI_UINT64_T, all.data(), gathered_words.data(), word_offsets.data(),
-                 MPI_UINT64_T, c.comm);
+  detail::check_mpi(MPI_Allgatherv(mine.data(), words, MPI_UINT64_T, all.data(), gathered_words.data(),
+                                   word_offsets.data(), MPI_UINT64_T, c.comm),
+                    "MPI_Allgatherv");
   std::sort(all.begin(), all.end());
   const std::vector<detail::Sample> splitters = detail::choose_splitters(all, c.size);
   const std::vector<uint64_t> bounds = detail::locate_splitters<U>(run, c.rank, splitters, c.size);
@@ -153,7 +170,8 @@ Stats sort_encoded(const OwnComm& c, Device& device, Key key, const void* keys_i
   t = Clock::now();
   std::vector<uint64_t> send_counts(p), recv_counts(p);
   for (size_t j = 0; j < p; ++j) send_counts[j] = bounds[j + 1] - bounds[j];
-  MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, c.comm);
+  detail::check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, c.comm),
+                    "MPI_Alltoall");
   const std::vector<uint64_t> recv_offsets = detail::offsets_of(recv_counts);
   st.received = recv_offsets[p];
   std::vector<U> bucket;
@@ -175,7 +193,8 @@ Stats sort_encoded(const OwnComm& c, Device& device, Key key, const void* keys_i
   t = Clock::now();
   step(c, "the merge", [&] { detail::merge_runs(bucket, bucket_values, recv_offsets, with_values); });
   std::vector<uint64_t> have_out(p);
-  MPI_Allgather(&st.received, 1, MPI_UINT64_T, have_out.data(), 1, MPI_UINT64_T, c.comm);
+  detail::check_mpi(MPI_Allgather(&st.received, 1, MPI_UINT64_T, have_out.data(), 1, MPI_UINT64_T, c.comm),
+                    "MPI_Allgather");
   st.max_received = *std::max_element(have_out.begin(), have_out.end());
   st.merge_ms = ms_since(t);
 
@@ -227,17 +246,18 @@ Stats sort(MPI_Comm comm, Device& device, Key key, const void* keys, uint64_t n,
       throw Error("oversampling " + std::to_string(s) + " with " + std::to_string(c.size) +
                   " ranks makes more samples than one all-gather can carry");
   });
-  // Every rank must sort the same way: compare the calls' shapes (min and max of each in one reduce).
-  const int64_t shape[] = {int64_t(key), int64_t(options.order), values != nullptr, options.keep_counts,
-                           int64_t(options.oversampling), int64_t(options.max_message_bytes)};
+  // Every rank must sort the same way: compare the calls' shapes (min and max of each in one reduce:
+  // the minimum of ~x is ~max(x), for every 64-bit x; a negated int64 was not, at -2^63).
+  const uint64_t shape[] = {uint64_t(key), uint64_t(options.order), values != nullptr, options.keep_counts,
+                            options.oversampling, options.max_message_bytes};
   constexpr int k = int(std::size(shape));
-  int64_t both[2 * k];
-  for (int i = 0; i < k; ++i) both[i] = shape[i], both[k + i] = -shape[i];
-  MPI_Allreduce(MPI_IN_PLACE, both, 2 * k, MPI_INT64_T, MPI_MIN, c.comm);
+  uint64_t both[2 * k];
+  for (int i = 0; i < k; ++i) both[i] = shape[i], both[k + i] = ~shape[i];
+  detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, both, 2 * k, MPI_UINT64_T, MPI_MIN, c.comm), "MPI_Allreduce");
   const char* names[] = {"key type", "order", "values (given or not)", "keep_counts", "oversampling",
                          "max_message_bytes"};
   for (int i = 0; i < k; ++i)
-    if (both[i] != -both[k + i])
+    if (both[i] != ~both[k + i])
       throw Error(std::string("vksort::mpi::sort: the ranks disagree on the ") + names[i] +
                   ": every rank must call it alike");
   if (key_bytes(key) == 4)
@@ -248,6 +268,7 @@ Stats sort(MPI_Comm comm, Device& device, Key key, const void* keys, uint64_t n,
 }  // namespace detail
 
 uint64_t received_bound(uint64_t n, int p, uint32_t oversampling) {
+  if (p < 1) throw Error("vksort::mpi::received_bound: " + std::to_string(p) + " ranks (at least 1)");
   const uint64_t d = detail::sample_step(n, p, oversampling);
   return detail::bucket_bound(n / d, p, d);
 }

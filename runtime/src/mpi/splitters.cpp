@@ -15,7 +15,12 @@ uint64_t sample_step(uint64_t n, int p, uint32_t oversampling) {
 
 uint64_t bucket_bound(uint64_t samples, int p, uint64_t d) {
   const uint64_t per_bucket = samples / uint64_t(p) + (samples % uint64_t(p) != 0);
-  return per_bucket * d + uint64_t(p) * (d - 1);
+  // With few samples per share (s < p + 1) and n near 2^64 the bound passes 2^64: saturated.
+  uint64_t samples_part = 0, spread_part = 0, bound = 0;
+  if (__builtin_mul_overflow(per_bucket, d, &samples_part) || __builtin_mul_overflow(uint64_t(p), d - 1, &spread_part) ||
+      __builtin_add_overflow(samples_part, spread_part, &bound))
+    return UINT64_MAX;
+  return bound;
 }
 
 std::vector<Sample> choose_splitters(std::span<const Sample> sorted_samples, int p) {

@@ -35,7 +35,7 @@ uint64_t sample_step(uint64_t n, int p, uint32_t oversampling);
 
 // The guarantee on the keys a rank receives when S samples were taken with step d (see vksort/mpi.hpp):
 // a bucket holds at most ceil(S/p) samples, and each of the p runs at most d - 1 keys beyond its samples
-// in the bucket.
+// in the bucket. Saturates at 2^64 - 1.
 uint64_t bucket_bound(uint64_t samples, int p, uint64_t d);
 
 // Rank `rank`'s samples: its keys at positions d-1, 2d-1, ... of its sorted run.

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -409,6 +410,18 @@ TEST_CASE("out-of-core: failures leave no temporary file and no output; an old o
   CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("same file"), external::InputError);
   CHECK(read_file(f / "old.bin") == old_contents);
   fs::remove(f / "old_link.bin");
+  // A FIFO with no writer, as keys or as values: refused, not waited on (the open waited forever).
+  REQUIRE(mkfifo((f / "fifo").c_str(), 0600) == 0);
+  o.output = f / "new.bin";
+  o.values_output = f / "vals.bin";
+  for (const bool as_values : {false, true}) {
+    CAPTURE(as_values);
+    o.input = as_values ? f / "in.bin" : f / "fifo";
+    o.values_input = as_values ? f / "fifo" : f / "in.bin";
+    CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("is not a regular file"),
+                         external::InputError);
+  }
+  fs::remove(f / "fifo");
   CHECK(f.entries() == std::vector<std::string>{"in.bin", "odd.bin", "old.bin", "tmp"});
 }
 

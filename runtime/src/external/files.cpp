@@ -66,7 +66,9 @@ InputFile::InputFile(const fs::path& path, std::string role, uint64_t data_at)
   std::error_code ec;
   if (!fs::exists(path_, ec)) throw InputError(role_ + " " + quoted(path_) + " does not exist");
   if (fs::is_directory(path_, ec)) throw InputError(role_ + " " + quoted(path_) + " is a folder, not a file");
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever if none comes, before
+  // the check below can refuse it. It means nothing for the regular files that pass.
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) throw InputError(role_ + " " + quoted(path_) + " cannot be opened: " + errno_text(errno));
   struct stat st {};
   if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -104,8 +104,10 @@ def index_dtype(dtype):
 def as_offsets(offsets, n):
     """Segment offsets as the library takes them (uint32), checked: integers, 1-D, at least one entry,
     from 0 to n, never decreasing. Anything else raises TypeError or ValueError saying what is wrong."""
-    offsets = np.asarray(offsets)
-    if offsets.size == 0:  # np.asarray([]) is float64: the shape is what is wrong
+    # A copy, checked and then handed over: the caller's array may change in another thread while the
+    # library reads it with the GIL released (a view of it was checked once and read again later).
+    offsets = np.array(offsets, copy=True)
+    if offsets.size == 0:  # np.array([]) is float64: the shape is what is wrong
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
     if offsets.dtype.kind not in "iu":
         raise TypeError(f"offsets must be integers, not {offsets.dtype}")

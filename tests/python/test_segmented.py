@@ -54,3 +54,32 @@ def test_total_order_within_segments(rng):
 def test_bad_offsets_are_refused(offsets, error, message):
     with pytest.raises(error, match=message):
         vksort.segmented_sort(np.arange(5, dtype=np.uint32), np.array(offsets))
+
+
+def test_offsets_changed_by_another_thread_during_the_sort(rng):
+    # Another thread flips offsets[1] between two valid values while sorts run with the GIL released:
+    # each result is the sort under one of the two (the library read the live array again after checking
+    # it: results matching neither, spurious errors, and with wilder values a crash).
+    import threading
+    n = 100_000
+    keys = rng.integers(0, 2**63, n, dtype=np.uint64)
+    first = np.array([0, 30_000, 60_000, n], dtype=np.uint32)
+    second = np.array([0, 45_000, 60_000, n], dtype=np.uint32)
+    expected = [reference(keys, o) for o in (first, second)]
+    offsets = first.copy()
+    stop = threading.Event()
+
+    def meddle():
+        while not stop.is_set():
+            offsets[1] = 45_000
+            offsets[1] = 30_000
+
+    thread = threading.Thread(target=meddle)
+    thread.start()
+    try:
+        for _ in range(30):
+            got = vksort.segmented_sort(keys, offsets)
+            assert any(same_bytes(got, e) for e in expected), "the result is no sort under either offsets"
+    finally:
+        stop.set()
+        thread.join()

@@ -466,10 +466,16 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   // Checked also for n = 0, whose values may be a null pointer (an empty span's), as every bad argument is.
   api::check_value_bytes("segmented_sort: value_bytes", value_bytes);
   if (n > max_keys) throw Error("segmented_sort: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
-  check_offsets(offsets, segments, n);
+  if (!offsets) throw Error("segmented_sort: offsets is a null pointer");
   api::check_host_disjoint("segmented_sort", {{"keys", keys, n * key_bytes(options.key)},
                                               {"values", values, n * value_bytes},
                                               {"offsets", offsets, (segments + 1) * 4}});
+  // The offsets are read several times below (split, pad, unpad, upload): all from one copy, checked,
+  // so that a caller's thread changing them meanwhile (Python with the GIL released) cannot make a later
+  // read disagree with the check and copy past the keys.
+  const std::vector<uint32_t> own_offsets(offsets, offsets + segments + 1);
+  offsets = own_offsets.data();
+  check_offsets(offsets, segments, n);
   SortOptions o = options;
   o.value_bytes = values ? value_bytes : 0;
   // Checks the options, also when there is nothing to sort.

@@ -6,102 +6,148 @@
 //   bench_external [--n KEYS] [--type u32|u64] [--values] [--device-memory BYTES] [--memory BYTES]
 //                  [--dir DIR] [--repeat R] [--overlap -1|0|1] [--json FILE]
 //
-// The file is written once (random keys), then each measurement runs R times and the fastest is kept.
-// Files go through the page cache: on a machine with free RAM, "read" and "write" are memory copies and
-// the I/O ceiling is that of the cache, not of the disk (dropping caches needs root and a quiet machine).
+// KEYS and BYTES as the vksort CLI reads counts (1000, 64k, 1M, 2^20, 1e6). The file is written once
+// (random keys) into a work folder DIR/vksort-bench-external-PID, removed at the end whatever happens
+// (but a signal), then each measurement runs R times and the fastest is kept. Files go through the
+// page cache: on a machine with free RAM, "read" and "write" are memory copies and the I/O ceiling is
+// that of the cache, not of the disk (dropping caches needs root and a quiet machine).
+// Exit status: 0, 2 for bad input (options, --dir, --json, what the library refuses), 1 for a failure.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <vksort/external.hpp>
 #include <vksort/vksort.hpp>
+
+#include "counts.hpp"
+#include "io/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
+constexpr uint64_t kMaxKeys = uint64_t(1) << 40;  // 8 TiB of u64 keys: beyond any host's memory for std::sort
+
+// Bad input found after parsing (--dir): exit 2.
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-[[noreturn]] void die(const std::string& why) {
-  std::fprintf(stderr, "bench_external: %s\n", why.c_str());
-  std::exit(2);
+std::runtime_error io_error(const std::string& what, const fs::path& file) {
+  return std::runtime_error(what + " " + file.string() + ": " + std::strerror(errno));
 }
 
-void write_all(int fd, const char* p, size_t n) {
+// A file descriptor closed on every way out.
+struct Fd {
+  int fd;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+void write_all(int fd, const char* p, size_t n, const fs::path& file) {
   while (n) {
     const ssize_t w = ::write(fd, p, n);
-    if (w <= 0) die(std::string("write: ") + std::strerror(errno));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw io_error("cannot write", file);
     p += w;
     n -= size_t(w);
   }
+}
+
+void write_file(const fs::path& file, const void* data, size_t bytes) {
+  const Fd out(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (out.fd < 0) throw io_error("cannot create", file);
+  write_all(out.fd, static_cast<const char*>(data), bytes, file);
 }
 
 // read(2) + write(2) in 16 MiB blocks, fsync at the end: what cp does, and what the sort must at least do
 // once (it reads and writes the data twice: runs, then the merge).
 double timed_copy(const fs::path& from, const fs::path& to) {
   const auto t = Clock::now();
-  const int in = ::open(from.c_str(), O_RDONLY), out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (in < 0 || out < 0) die("cannot open " + from.string() + " or " + to.string());
+  const Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.fd < 0) throw io_error("cannot open", from);
+  const Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (out.fd < 0) throw io_error("cannot create", to);
   std::vector<char> buf(16u << 20);
-  for (ssize_t r; (r = ::read(in, buf.data(), buf.size())) > 0;) write_all(out, buf.data(), size_t(r));
-  fsync(out);
-  ::close(in);
-  ::close(out);
+  ssize_t r;
+  while ((r = ::read(in.fd, buf.data(), buf.size())) != 0) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw io_error("cannot read", from);
+    write_all(out.fd, buf.data(), size_t(r), to);
+  }
+  if (::fsync(out.fd) != 0) throw io_error("cannot sync", to);
   return since(t);
 }
 
-uint64_t parse_bytes(const char* s) {
-  char* end = nullptr;
-  double v = std::strtod(s, &end);
-  switch (*end) {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1024 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
+// The benchmark's files, in a folder of their own that goes away with this object: on success, on a
+// library error, on a failed write alike (in.bin alone is --n x key bytes).
+class WorkFolder {
+ public:
+  explicit WorkFolder(const fs::path& dir) : path_(dir / ("vksort-bench-external-" + std::to_string(::getpid()))) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw BadInput("--dir " + dir.string() + ": no such folder");
+    if (!fs::create_directory(path_, ec) || ec)
+      throw BadInput("--dir " + dir.string() + ": cannot create a folder there" + (ec ? ": " + ec.message() : std::string(" (it exists)")));
   }
-  return uint64_t(v);
-}
+  ~WorkFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  WorkFolder(const WorkFolder&) = delete;
+  WorkFolder& operator=(const WorkFolder&) = delete;
+  const fs::path& path() const { return path_; }
 
-}  // namespace
+ private:
+  fs::path path_;
+};
 
-int main(int argc, char** argv) {
+struct Options {
   uint64_t n = 16u << 20, device_memory = 16u << 20, memory = 64u << 20;
   std::string type = "u32", dir = fs::temp_directory_path().string(), json;
   bool values = false;
   int repeat = 3, overlap = -1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&] {
-      if (i + 1 >= argc) die(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--n") n = parse_bytes(next());
-    else if (a == "--type") type = next();
-    else if (a == "--values") values = true;
-    else if (a == "--device-memory") device_memory = parse_bytes(next());
-    else if (a == "--memory") memory = parse_bytes(next());
-    else if (a == "--dir") dir = next();
-    else if (a == "--repeat") repeat = std::max(1, std::atoi(next()));
-    else if (a == "--json") json = next();
-    else if (a == "--overlap") overlap = std::atoi(next());
-    else die("unknown option " + a);
-  }
-  if (type != "u32" && type != "u64") die("--type is u32 or u64");
-  const vksort::Key key = type == "u32" ? vksort::Key::u32 : vksort::Key::u64;
-  const uint32_t kb = vksort::key_bytes(key), vb = values ? 4 : 0;
-  const fs::path folder = fs::path(dir) / ("vksort-bench-external-" + std::to_string(getpid()));
-  fs::create_directories(folder);
+};
+
+// --n, --device-memory, --memory: a count as the vksort CLI reads them, at least 1.
+CLI::Validator count_at_least_one(uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& v) {
+        const auto c = vksort::cli::parse_count(v);
+        if (!c) return v + " is not a count (" + vksort::cli::count_examples + ")";
+        if (*c < 1) return v + " is not at least 1";
+        if (*c > max) return v + " is more than " + std::to_string(max);
+        v = std::to_string(*c);
+        return std::string();
+      },
+      "COUNT", "a count");
+}
+
+int run(const Options& o) {
+  const vksort::Key key = o.type == "u32" ? vksort::Key::u32 : vksort::Key::u64;
+  const uint64_t n = o.n;
+  const uint32_t kb = vksort::key_bytes(key), vb = o.values ? 4 : 0;
+  const WorkFolder work(o.dir);
+  const fs::path& folder = work.path();
   const fs::path in = folder / "in.bin", vin = folder / "values.bin";
 
   // Random keys (and values 0..n-1), written once.
@@ -112,33 +158,33 @@ int main(int argc, char** argv) {
       const uint64_t r = rng();
       std::memcpy(&keys[i], &r, std::min<size_t>(8, keys.size() - i));
     }
-    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(keys.data()), std::streamsize(keys.size()));
-    if (values) {
+    write_file(in, keys.data(), keys.size());
+    if (o.values) {
       std::vector<uint32_t> v(n);
       for (uint64_t i = 0; i < n; ++i) v[i] = uint32_t(i);
-      std::ofstream(vin, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), std::streamsize(n * 4));
+      write_file(vin, v.data(), n * 4);
     }
   }
   const double bytes = double(n) * (kb + vb);
 
   double copy_s = 1e30, std_sort_s = 1e30;
-  for (int r = 0; r < repeat; ++r) {
+  for (int r = 0; r < o.repeat; ++r) {
     double c = timed_copy(in, folder / "copy.bin");
-    if (values) c += timed_copy(vin, folder / "copy_values.bin");
+    if (o.values) c += timed_copy(vin, folder / "copy_values.bin");
     copy_s = std::min(copy_s, c);
     fs::remove(folder / "copy.bin");
     fs::remove(folder / "copy_values.bin");
   }
-  for (int r = 0; r < repeat; ++r) {
+  for (int r = 0; r < o.repeat; ++r) {
     // Unsigned keys: their numeric order is the sort order. With values, pairs move together. Only
     // the sort is timed, not the copy into the vector.
-    if (key == vksort::Key::u32 && !values) {
+    if (key == vksort::Key::u32 && !o.values) {
       std::vector<uint32_t> k(n);
       std::memcpy(k.data(), keys.data(), keys.size());
       const auto t2 = Clock::now();
       std::sort(k.begin(), k.end());
       std_sort_s = std::min(std_sort_s, since(t2));
-    } else if (key == vksort::Key::u64 && !values) {
+    } else if (key == vksort::Key::u64 && !o.values) {
       std::vector<uint64_t> k(n);
       std::memcpy(k.data(), keys.data(), keys.size());
       const auto t2 = Clock::now();
@@ -158,35 +204,34 @@ int main(int argc, char** argv) {
   }
 
   vksort::DeviceOptions dopt;
-  dopt.pretend.device_memory = device_memory;
+  dopt.pretend.device_memory = o.device_memory;
   vksort::Device device(dopt);
-  vksort::external::ExternalOptions o;
-  o.input = in;
-  o.output = folder / "out.bin";
-  if (values) {
-    o.values_input = vin;
-    o.values_output = folder / "values_out.bin";
+  vksort::external::ExternalOptions eo;
+  eo.input = in;
+  eo.output = folder / "out.bin";
+  if (o.values) {
+    eo.values_input = vin;
+    eo.values_output = folder / "values_out.bin";
   }
-  o.sort.key = key;
-  o.sort.value_bytes = vb;
-  o.memory_bytes = memory;
-  o.temp_dir = folder;
-  o.overlap = overlap;
+  eo.sort.key = key;
+  eo.sort.value_bytes = vb;
+  eo.memory_bytes = o.memory;
+  eo.temp_dir = folder;
+  eo.overlap = o.overlap;
   vksort::external::ExternalStats best;
   best.total_s = 1e30;
-  for (int r = 0; r < repeat; ++r) {
-    const auto s = vksort::external::sort_file(device, o);
+  for (int r = 0; r < o.repeat; ++r) {
+    const auto s = vksort::external::sort_file(device, eo);
     if (s.total_s < best.total_s) best = s;
   }
-  fs::remove_all(folder);
 
   const double gb = bytes / 1e9;
   std::printf("device: %s, pretend device memory %.0f MiB, host budget %.0f MiB\n", device.info().name.c_str(),
-              double(device_memory) / (1 << 20), double(memory) / (1 << 20));
+              double(o.device_memory) / (1 << 20), double(o.memory) / (1 << 20));
   std::printf("input: %llu %s keys%s = %.1f MiB (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es), "
               "uploads %s\n",
-              (unsigned long long)n, type.c_str(), values ? " + u32 values" : "", bytes / (1 << 20),
-              bytes / double(device_memory), (unsigned long long)best.runs, (unsigned long long)best.run_keys,
+              (unsigned long long)n, o.type.c_str(), o.values ? " + u32 values" : "", bytes / (1 << 20),
+              bytes / double(o.device_memory), (unsigned long long)best.runs, (unsigned long long)best.run_keys,
               (unsigned long long)best.merge_passes, best.overlapped ? "overlapped with sorts (two device sets)" : "not overlapped");
   std::printf("| what | seconds | GB/s of input |\n|---|---:|---:|\n");
   auto row = [&](const char* what, double s) { std::printf("| %s | %.3f | %.3f |\n", what, s, s > 0 ? gb / s : 0.0); };
@@ -199,16 +244,57 @@ int main(int argc, char** argv) {
   row("  merge (read runs, merge, write output)", best.merge_s);
   row("file copy, read + write (I/O ceiling)", copy_s);
   row("std::sort in memory (no I/O)", std_sort_s);
-  if (!json.empty()) {
-    std::ofstream j(json);
-    j << "{\n  \"device\": \"" << device.info().name << "\",\n  \"n\": " << n << ",\n  \"type\": \"" << type
-      << "\",\n  \"values\": " << (values ? "true" : "false") << ",\n  \"bytes\": " << uint64_t(bytes)
-      << ",\n  \"pretend_device_memory\": " << device_memory << ",\n  \"memory\": " << memory
-      << ",\n  \"overlapped\": " << (best.overlapped ? "true" : "false") << ",\n  \"runs\": " << best.runs << ",\n  \"run_keys\": " << best.run_keys << ",\n  \"merge_passes\": " << best.merge_passes
-      << ",\n  \"seconds\": {\"total\": " << best.total_s << ", \"read\": " << best.read_s << ", \"upload\": " << best.upload_s
-      << ", \"sort\": " << best.sort_s << ", \"download\": " << best.download_s << ", \"write\": " << best.write_s
-      << ", \"merge\": " << best.merge_s << ", \"file_copy\": " << copy_s << ", \"std_sort\": " << std_sort_s << "},\n  \"repeat\": "
-      << repeat << "\n}\n";
+  if (!o.json.empty()) {
+    const nlohmann::json doc = {
+        {"device", device.info().name}, {"n", n}, {"type", o.type}, {"values", o.values}, {"bytes", uint64_t(bytes)},
+        {"pretend_device_memory", o.device_memory}, {"memory", o.memory}, {"overlapped", best.overlapped},
+        {"runs", best.runs}, {"run_keys", best.run_keys}, {"merge_passes", best.merge_passes},
+        {"seconds", {{"total", best.total_s}, {"read", best.read_s}, {"upload", best.upload_s}, {"sort", best.sort_s},
+                     {"download", best.download_s}, {"write", best.write_s}, {"merge", best.merge_s},
+                     {"file_copy", copy_s}, {"std_sort", std_sort_s}}},
+        {"repeat", o.repeat}};
+    vksort::io::write_file(o.json, "--json", doc.dump(2) + "\n");  // whole or not at all
   }
   return 0;
+}
+
+int fail(int code, const std::string& why) {
+  std::fprintf(stderr, "bench_external: %s\n", why.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  // CLI11 with the apps' count syntax: "abc" meant 0, "1q" meant 1, "-5" ended in std::length_error.
+  CLI::App app{"bench_external: the out-of-core sort beside a file copy and std::sort in memory"};
+  app.add_option("--n", o.n, "keys")->transform(count_at_least_one(kMaxKeys));
+  app.add_option("--type", o.type, "key type")->check(CLI::IsMember({"u32", "u64"}));
+  app.add_flag("--values", o.values, "with u32 values");
+  app.add_option("--device-memory", o.device_memory, "pretend device memory, bytes")->transform(count_at_least_one(uint64_t(1) << 62));
+  app.add_option("--memory", o.memory, "host memory budget, bytes")->transform(count_at_least_one(uint64_t(1) << 62));
+  app.add_option("--dir", o.dir, "folder for the work folder (default: the temporary folder)");
+  app.add_option("--repeat", o.repeat, "repetitions, the fastest kept")->check(CLI::Range(1, 1000000));
+  app.add_option("--overlap", o.overlap, "-1 (device's choice), 0 (off) or 1 (on)")->check(CLI::IsMember({-1, 0, 1}));
+  app.add_option("--json", o.json, "also write the results as JSON to FILE");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; bad input: 2, as the other apps
+  }
+  try {
+    if (!o.json.empty()) vksort::io::check_destination(o.json, "--json");  // before the benchmark, not after it
+    return run(o);
+  } catch (const BadInput& e) {
+    return fail(2, e.what());
+  } catch (const vksort::external::InputError& e) {
+    return fail(2, e.what());
+  } catch (const vksort::io::FileError& e) {
+    return fail(e.kind() == vksort::io::FileError::Kind::destination ? 2 : 1, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(1, "out of host memory (--n " + std::to_string(o.n) + ")");
+  } catch (const std::exception& e) {
+    return fail(1, e.what());
+  }
 }

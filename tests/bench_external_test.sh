@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench_external's command line: bad numbers exit 2 with a message before any work ("abc" meant 0, "1q"
+# meant 1, "-5" ended in std::length_error), a bad --dir or --json is refused before the benchmark (an
+# unwritable --json was ignored, --dir /proc/nope aborted), a library error (a device too small) exits 2
+# with the library's message instead of aborting, and no run leaves its work folder behind (a failed one
+# left 64 MiB in DIR). A tiny run writes JSON that parses.
+#   usage: bench_external_test.sh <bench_external executable> <python with json>
+set -u
+bench="$1" python="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/dir"
+: >"$work/file"
+fail=0
+refused() {  # refused NEEDLE ARGS...: exit 2, NEEDLE in the message, nothing on stdout, nothing left in DIR
+  local needle="$1"
+  shift
+  local out err rc dir=(--dir "$work/dir")
+  [[ " $* " == *" --dir "* ]] && dir=()
+  out="$(timeout 60 "$bench" "${dir[@]}" "$@" 2>"$work/err")"
+  rc=$?
+  err="$(cat "$work/err")"
+  if [ "$rc" -ne 2 ] || ! grep -qF -- "$needle" <<<"$err" || [ -n "$out" ]; then
+    echo "FAIL: bench_external $* gave exit $rc, stdout '$out', stderr '$err' (wanted exit 2 and '$needle')"
+    fail=1
+  fi
+  if [ -n "$(ls -A "$work/dir")" ]; then
+    echo "FAIL: bench_external $* left $(ls -A "$work/dir") in --dir"
+    rm -rf "${work:?}/dir/"*
+    fail=1
+  fi
+}
+refused "abc is not a count" --n abc
+refused "-5 is not a count" --n -5
+refused "1q is not a count" --n 1q
+refused "0 is not at least 1" --n 0
+refused "--repeat" --repeat abc
+refused "--repeat" --repeat 0
+refused "--overlap" --overlap 2
+refused "--type" --type i8
+refused "--device-memory" --device-memory 1x
+refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
+refused "is a folder" --json "$work"
+refused "--dir $work/nodir: no such folder" --n 1000 --repeat 1 --dir "$work/nodir"
+refused "--dir $work/file: no such folder" --n 1000 --repeat 1 --dir "$work/file"
+# The library refuses a device that holds no key: its message, exit 2, and in.bin removed.
+refused "cannot hold even one u32 key" --n 1000 --device-memory 1 --repeat 1
+[ -e "$work/x.json" ] && { echo "FAIL: a refused run wrote JSON"; fail=1; }
+timeout 120 "$bench" --n 64k --device-memory 128k --memory 1M --repeat 1 --dir "$work/dir" --json "$work/r.json" >"$work/out" ||
+  { echo "FAIL: the tiny run failed:"; cat "$work/out"; fail=1; }
+[ -z "$(ls -A "$work/dir")" ] || { echo "FAIL: the tiny run left $(ls -A "$work/dir") in --dir"; fail=1; }
+"$python" - "$work/r.json" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["n"] == 65536 and doc["type"] == "u32" and doc["runs"] > 1 and doc["repeat"] == 1, doc
+assert doc["seconds"]["total"] > 0, doc
+PY
+[ "$fail" -eq 0 ] && echo "bench_external: bad input refused, nothing left behind, a tiny run checked and written"
+exit "$fail"

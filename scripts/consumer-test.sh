@@ -49,6 +49,77 @@ consume_prefix() {
   # shellcheck disable=SC2086  # the flags are words
   c++ -std=c++20 -O1 "$work/src/consumer.cpp" -o "$work/pkgconfig-$name" $flags -Wl,-rpath,"$(PKG_CONFIG_PATH="$pc_dir" pkg-config --variable=libdir vksort)"
   "$work/pkgconfig-$name"
+
+  check_headers "$prefix/include"
+  check_static_symbols "$prefix"
+  check_components "$prefix"
+}
+
+# The public headers as a project compiles them with a plain -I (CMake consumers get -isystem, which hides
+# warnings and once hid a clang-only error): every header, -fno-exceptions, warnings as errors, with g++
+# and with clang++ where it is installed (scripts/install-deps.sh installs it; otherwise a loud SKIPPED).
+# Then the language check: at -std=c++17 the first error is vksort's "needs C++20".
+check_headers() {
+  local include="$1" tu="$work/headers.cpp" header cxx out first
+  : >"$tu"
+  for header in "$include"/vksort/*.hpp; do
+    [ "$(basename "$header")" = mpi.hpp ] && continue  # needs <mpi.h>: consumer_mpi compiles it
+    echo "#include \"vksort/$(basename "$header")\"" >>"$tu"
+  done
+  for cxx in g++ clang++; do
+    if ! command -v "$cxx" >/dev/null; then
+      echo "== public headers with $cxx: SKIPPED ($cxx is not installed; scripts/install-deps.sh installs it) =="
+      continue
+    fi
+    echo "== public headers with $cxx -std=c++20 -fno-exceptions -I$include, and -std=c++17 refused =="
+    "$cxx" -std=c++20 -fno-exceptions -Wall -Wextra -Werror -fsyntax-only -I"$include" "$tu"
+    if out="$("$cxx" -std=c++17 -fsyntax-only -I"$include" "$tu" 2>&1)"; then
+      echo "consumer-test: $cxx -std=c++17 compiled vksort's headers (no language check)" >&2
+      exit 1
+    fi
+    first="$(grep -m1 ' error: ' <<<"$out" || true)"
+    if ! grep -q 'vksort needs C++20' <<<"$first"; then
+      echo "consumer-test: $cxx -std=c++17: the first error is not vksort's language check: $first" >&2
+      exit 1
+    fi
+  done
+}
+
+# Every installed static archive defines only vksort's own global names (scripts/check-exports.sh).
+check_static_symbols() {
+  local archive found=""
+  while IFS= read -r archive; do
+    found=1
+    "$repo/scripts/check-exports.sh" "$archive"
+  done < <(find "$1" -name 'libvksort*.a')
+  [ -n "$found" ] || echo "== no static archive under $1: symbol check not needed =="
+}
+
+# find_package(vksort REQUIRED COMPONENTS ...) that cannot be satisfied says which component and why.
+check_components() {
+  local prefix="$1" out mpi_why
+  echo "== find_package(vksort REQUIRED COMPONENTS bogus / mpi without MPI) explain themselves =="
+  rm -rf "$work/build-component"
+  if out="$(cmake -S "$work/src/find_component" -B "$work/build-component" -DCMAKE_PREFIX_PATH="$prefix" \
+                  -DVKSORT_COMPONENT=bogus 2>&1)"; then
+    echo "consumer-test: find_package(vksort REQUIRED COMPONENTS bogus) succeeded" >&2
+    exit 1
+  fi
+  out="$(tr -s ' \n' ' ' <<<"$out")"  # CMake wraps the reason's lines
+  grep -q "unknown component 'bogus'" <<<"$out" || { echo "consumer-test: no reason given:" >&2; echo "$out" >&2; exit 1; }
+  if [ -n "$(find "$prefix" -name vksortMpiTargets.cmake | head -n1)" ]; then
+    mpi_why="CMAKE_DISABLE_FIND_PACKAGE_MPI is set"
+  else
+    mpi_why="built without MPI"
+  fi
+  rm -rf "$work/build-component"
+  if out="$(cmake -S "$work/src/find_component" -B "$work/build-component" -DCMAKE_PREFIX_PATH="$prefix" \
+                  -DVKSORT_COMPONENT=mpi -DCMAKE_DISABLE_FIND_PACKAGE_MPI=TRUE 2>&1)"; then
+    echo "consumer-test: find_package(vksort REQUIRED COMPONENTS mpi) succeeded without MPI" >&2
+    exit 1
+  fi
+  out="$(tr -s ' \n' ' ' <<<"$out")"
+  grep -q "$mpi_why" <<<"$out" || { echo "consumer-test: no reason given:" >&2; echo "$out" >&2; exit 1; }
 }
 
 mode="${1:-}"

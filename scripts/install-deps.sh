@@ -21,6 +21,7 @@ packages=(
   python3-gsd python3-ase    # the particle app's readback test: its GSD and XYZ files through HOOMD's and ASE's readers
   pybind11-dev python3-dev python3-numpy   # the Python module vksort (python/, VKSORT_PYTHON)
   python3-pytest python3-venv python3-pip python3-setuptools  # its tests and `pip install --no-build-isolation .`
+  clang                      # a second compiler for the public headers (scripts/consumer-test.sh) and scripts/fuzz.sh
 )
 
 missing=()

@@ -62,7 +62,7 @@ VKSORT_API SortStats argsort_host(Device& device, const void* keys, uint64_t n, 
 template <SortableKey K, class I> requires(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>)
 SortStats argsort(Device& device, std::span<const K> keys, std::span<I> indices, SortOptions options = {}) {
   options = detail::typed_options<K>(options);
-  if (indices.size() != keys.size()) throw Error("argsort: indices must have one entry per key");
+  if (indices.size() != keys.size()) detail::throw_error("argsort: indices must have one entry per key");
   return argsort_host(device, keys.data(), keys.size(), indices.data(), uint32_t(sizeof(I)), options);
 }
 

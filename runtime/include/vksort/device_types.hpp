@@ -10,6 +10,8 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "vksort/export.hpp"  // the language check
+
 namespace vksort {
 
 // What the sorting code needs to know about a device, read from its properties (never assumed).

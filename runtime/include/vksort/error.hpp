@@ -100,6 +100,14 @@ class Result {
   std::optional<T> value_;
 };
 
+namespace detail {
+// Throws Error(message) (invalid_argument). The header templates' refusals (the typed sort, argsort,
+// segmented_sort) throw through this library function, never with a throw expression of their own:
+// clang refuses any throw expression under -fno-exceptions, even in a template never instantiated, and
+// the headers must compile in such an engine (it uses the create()/record() forms, which never throw).
+[[noreturn]] VKSORT_API void throw_error(const std::string& message);
+}  // namespace detail
+
 // "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult: a static string, never null (a placeholder for
 // values it does not know). Safe from any thread.
 VKSORT_API const char* result_name(VkResult result) noexcept;

@@ -9,6 +9,17 @@
 // the application's own shared library stays hidden there too.
 #pragma once
 
+// Every public header includes this one before a declaration of its own, so this is the one place that
+// checks the language version: std::span and concepts need C++20, and an older standard would otherwise
+// fail deep inside the headers. MSVC keeps __cplusplus at 199711L (unless /Zc:__cplusplus): _MSVC_LANG.
+#if defined(_MSVC_LANG)
+#  if _MSVC_LANG < 202002L
+#    error "vksort needs C++20 (/std:c++20; CMake: cxx_std_20 or CMAKE_CXX_STANDARD 20)"
+#  endif
+#elif __cplusplus < 202002L
+#  error "vksort needs C++20 (-std=c++20; CMake: cxx_std_20 or CMAKE_CXX_STANDARD 20)"
+#endif
+
 #if defined(VKSORT_SHARED)
 #  if defined(_WIN32)
 #    if defined(VKSORT_BUILDING)

@@ -123,7 +123,7 @@ template <SortableKey K>
 SortStats segmented_sort(Device& device, std::span<K> keys, std::span<const uint32_t> offsets, SortOptions options = {},
                          SegmentedPath path = SegmentedPath::automatic) {
   options = detail::typed_options<K>(options);
-  if (offsets.empty()) throw Error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
+  if (offsets.empty()) detail::throw_error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
   return segmented_sort_host(device, keys.data(), keys.size(), nullptr, 0, offsets.data(), offsets.size() - 1, options,
                              path);
 }
@@ -133,8 +133,8 @@ SortStats segmented_sort(Device& device, std::span<K> keys, std::span<V> values,
                          SortOptions options = {}, SegmentedPath path = SegmentedPath::automatic) {
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "values: 4-byte multiples, trivially copyable");
   options = detail::typed_options<K>(options);
-  if (values.size() != keys.size()) throw Error("segmented_sort: values must have one entry per key");
-  if (offsets.empty()) throw Error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
+  if (values.size() != keys.size()) detail::throw_error("segmented_sort: values must have one entry per key");
+  if (offsets.empty()) detail::throw_error("segmented_sort: offsets must hold segments + 1 entries (at least 1)");
   return segmented_sort_host(device, keys.data(), keys.size(), static_cast<void*>(values.data()), uint32_t(sizeof(V)),
                              offsets.data(), offsets.size() - 1, options, path);
 }

@@ -186,13 +186,13 @@ SortOptions typed_options(SortOptions options) {
     // A contradiction is refused, never resolved either way: sorting float bits as u32 (or the
     // reverse) gives a plausible-looking, wrong order.
     if (options.key != Key::element && options.key != *deduced)
-      throw Error("sort: SortOptions::key is " + std::string(to_string(options.key)) + " but the keys are " +
+      throw_error("sort: SortOptions::key is " + std::string(to_string(options.key)) + " but the keys are " +
                   std::string(to_string(*deduced)) + " (leave .key unset: the element type decides)");
     options.key = *deduced;
   } else {
     if (options.key == Key::element)
-      throw Error("sort: SortOptions::key must be given for an element type that is not a 32/64-bit number");
-    if (key_bytes(options.key) != sizeof(K)) throw Error("sort: key type size does not match SortOptions::key");
+      throw_error("sort: SortOptions::key must be given for an element type that is not a 32/64-bit number");
+    if (key_bytes(options.key) != sizeof(K)) throw_error("sort: key type size does not match SortOptions::key");
   }
   return options;
 }
@@ -211,7 +211,7 @@ template <SortableKey K, class V>
   requires(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0)
 SortStats sort(Device& device, std::span<K> keys, std::span<V> values, SortOptions options = {}) {
   options = detail::typed_options<K>(options);
-  if (values.size() != keys.size()) throw Error("sort: values must have one entry per key");
+  if (values.size() != keys.size()) detail::throw_error("sort: values must have one entry per key");
   return sort_host(device, keys.data(), keys.size(), static_cast<void*>(values.data()), uint32_t(sizeof(V)), options);
 }
 

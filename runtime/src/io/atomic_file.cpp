@@ -50,11 +50,16 @@ void release_slot(int slot) {
   if (slot >= 0) g_slots[size_t(slot)].used.store(false);
 }
 
-extern "C" void remove_temporaries_and_die(int sig) {
+// C linkage, as a signal handler's; static, because extern "C" alone gives a function external linkage
+// even in an unnamed namespace: the static libraries would define this unprefixed global symbol, and an
+// application defining one of the same name would fail to link (scripts/check-exports.sh).
+extern "C" {
+static void remove_temporaries_and_die(int sig) {
   for (auto& s : g_slots)
     if (s.used.load()) unlink(s.path);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
 }
 
 std::filesystem::path folder_of(const std::filesystem::path& p) {

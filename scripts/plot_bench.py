@@ -17,9 +17,11 @@ never on the data; every phase has a colour of its own.
 Needs matplotlib (Debian: python3-matplotlib). Exits 2 with a message on unreadable or foreign input.
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
+import tempfile
 
 try:
     import matplotlib
@@ -35,6 +37,41 @@ def fail(message):
     sys.exit(2)
 
 
+def _number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _times(x):
+    """A {median, min, max} of numbers, as vksort bench writes gpu_ms."""
+    return isinstance(x, dict) and all(_number(x.get(k)) for k in ("median", "min", "max"))
+
+
+def foreign(c):
+    """Why a result is not one vksort bench writes (what the charts read of it), or None."""
+    if not isinstance(c, dict):
+        return "a result that is no JSON object"
+    if "algorithm" not in c or "gpu_ms" not in c:
+        return "a result without 'algorithm' or 'gpu_ms' (bench-buckets files are not charts yet)"
+    for field in ("algorithm", "key", "distribution"):
+        if not isinstance(c.get(field), str):
+            return f"a result whose '{field}' is no string"
+    if not isinstance(c.get("n"), int) or isinstance(c["n"], bool) or c["n"] < 1:
+        return "a result whose 'n' is no positive whole number"
+    if c["gpu_ms"] and not _times(c["gpu_ms"]):
+        return "a result whose 'gpu_ms' is no {median, min, max}"
+    for field in ("mkeys_per_s", "roofline_fraction", "value_bytes"):
+        if c.get(field) is not None and not _number(c[field]):
+            return f"a result whose '{field}' is no number"
+    phases = c.get("phases_ms")
+    if phases and not (isinstance(phases, dict) and
+                       all(not v or (isinstance(v, dict) and _number(v.get("median", 0.0))) for v in phases.values())):
+        return "a result whose 'phases_ms' is no {phase: {median}}"
+    facts = c.get("facts")
+    if facts and not (isinstance(facts, dict) and (not facts.get("samples") or _number(facts["samples"]))):
+        return "a result whose 'facts' are no {name: number}"
+    return None
+
+
 def load(paths):
     """All cases of all files, each with the device name and a configuration label."""
     cases = []
@@ -43,15 +80,20 @@ def load(paths):
         try:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             fail(f"{path}: {e}")
         if not isinstance(doc, dict) or "results" not in doc or "device" not in doc:
             fail(f"{path}: not a vksort bench JSON file (no 'results' and 'device')")
+        if not isinstance(doc["device"], dict) or not isinstance(doc["device"].get("name", "?"), str):
+            fail(f"{path}: not a vksort bench JSON file ('device' is no object with a 'name')")
+        if not isinstance(doc["results"], list):
+            fail(f"{path}: not a vksort bench JSON file ('results' is no list)")
         device = doc["device"].get("name", "?")
         devices.add(device)
         for c in doc["results"]:
-            if "algorithm" not in c or "gpu_ms" not in c:
-                fail(f"{path}: a result without 'algorithm' or 'gpu_ms' (bench-buckets files are not charts yet)")
+            why = foreign(c)
+            if why:
+                fail(f"{path}: not a vksort bench JSON file ({why})")
             c = dict(c)
             c["device"] = device
             cases.append(c)
@@ -102,13 +144,6 @@ def by(items, key):
     return groups
 
 
-def panels(cases, value, ylabel, title, path, logy=True, errors=False):
-    """One panel per distribution, one line per configuration, value(case) against n."""
-    fig = panels_figure(cases, value, ylabel, title, logy, errors)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-
-
 def panels_figure(cases, value, ylabel, title, logy=True, errors=False):
     styles = series_styles(c["label"] for c in cases)
     shown = {}  # label -> a handle for the figure's legend
@@ -150,13 +185,6 @@ def panels_figure(cases, value, ylabel, title, logy=True, errors=False):
     labels = sorted(shown)
     legend_beside(fig, [shown[label] for label in labels], labels)
     return fig
-
-
-def phases_chart(cases, path, title):
-    """Stacked per-phase ms of each (configuration, distribution) at its largest n."""
-    fig = phases_figure(cases, title)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
 
 
 def phases_figure(cases, title):
@@ -214,19 +242,49 @@ def main():
     cases = load(args.results)
     devices = sorted({c["device"] for c in cases})
     title = "vksort on " + ", ".join(devices)
+    # The folder is checked before any chart is drawn: it exists (or is made) and takes a file.
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        fail(f"--out {args.out}: not a folder")
     try:
         os.makedirs(args.out, exist_ok=True)
+        tempfile.TemporaryFile(dir=args.out).close()
     except OSError as e:
-        fail(f"--out {args.out}: {e}")
+        fail(f"--out {args.out}: cannot write a file there ({e.strerror or e})")
+    umask = os.umask(0)
+    os.umask(umask)
     out = lambda name: os.path.join(args.out, args.prefix + name)
-    panels(cases, median_ms, "GPU ms (median, min..max)", title + ": time", out("time_vs_n.png"), errors=True)
-    panels(cases, lambda c: c.get("mkeys_per_s"), "Mkeys/s", title + ": throughput", out("rate_vs_n.png"))
-    panels(cases, lambda c: None if c.get("roofline_fraction") is None else 100 * c["roofline_fraction"],
-           "% of copy bandwidth", title + ": share of a copy's speed", out("roofline.png"))
-    phases_chart(cases, out("phases.png"), title + ": phases at the largest n")
-    for name in ("time_vs_n.png", "rate_vs_n.png", "roofline.png", "phases.png"):
+    charts = [
+        ("time_vs_n.png", lambda: panels_figure(cases, median_ms, "GPU ms (median, min..max)", title + ": time", errors=True)),
+        ("rate_vs_n.png", lambda: panels_figure(cases, lambda c: c.get("mkeys_per_s"), "Mkeys/s", title + ": throughput")),
+        ("roofline.png", lambda: panels_figure(
+            cases, lambda c: None if c.get("roofline_fraction") is None else 100 * c["roofline_fraction"],
+            "% of copy bandwidth", title + ": share of a copy's speed")),
+        ("phases.png", lambda: phases_figure(cases, title + ": phases at the largest n")),
+    ]
+    # Each chart goes to a hidden temporary file beside its destination; only when all four are drawn do
+    # they replace the destinations, so a failure leaves the folder as it was (no mix of old and new).
+    written = []
+    try:
+        for name, draw in charts:
+            fd, temp = tempfile.mkstemp(dir=args.out, prefix=f".{args.prefix}{name}.", suffix=".tmp")
+            os.close(fd)
+            os.chmod(temp, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+            written.append((temp, out(name)))
+            fig = draw()
+            try:
+                fig.savefig(temp, format="png", dpi=110, bbox_inches="tight")
+            finally:
+                plt.close(fig)
+        for temp, final in written:
+            os.replace(temp, final)
+    except OSError as e:
+        for temp, _ in written:
+            with contextlib.suppress(OSError):
+                os.remove(temp)
+        print(f"plot_bench.py: --out {args.out}: {e.strerror or e}", file=sys.stderr)
+        sys.exit(1)
+    for name, _ in charts:
         print(out(name))
-
 
 if __name__ == "__main__":
     main()

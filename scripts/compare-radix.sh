@@ -12,8 +12,14 @@
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT] [ROUNDS]" >&2; exit 2; }
 old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}" rounds="${6:-1}"
-cd "$(dirname "$0")/.."
+for bin in "$old" "$new"; do
+  [ -x "$bin" ] || { echo "compare-radix: $bin: no such program" >&2; exit 2; }
+done
+# The caller's paths, relative to where it runs: resolved before the cd to the repository (they
+# resolved against the repository, so a relative OUT_DIR landed in the tree).
 mkdir -p "$out"
+old=$(realpath "$old") new=$(realpath "$new") out=$(realpath "$out")
+cd "$(dirname "$0")/.."
 "$new" info >"$out/info.txt"
 kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
 IFS=, read -r -a ns <<<"$sizes"

@@ -27,9 +27,8 @@
 # the device cannot run (ballot ranking without subgroup ballot) is reported as skipped, never timed. CI
 # runs it on lavapipe at small sizes so it stays working; results of real GPUs go to bench/results/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
-vksort="" min_log=16 max_log=28 repeat=5 out=bench/gpu-run only="" limit=600 warmup_ms=1000
+vksort="" min_log=16 max_log=28 repeat=5 out="" only="" limit=600 warmup_ms=1000
 while [ $# -gt 0 ]; do
   case "$1" in
     --vksort) vksort="$2"; shift 2 ;;
@@ -43,6 +42,29 @@ while [ $# -gt 0 ]; do
     *) echo "usage: scripts/gpu-bench.sh [--vksort BIN] [--min-log K] [--max-log K] [--repeat R] [--out DIR] [--paths LABEL,...] [--timeout S] [--warmup-ms MS]" >&2; exit 2 ;;
   esac
 done
+# kind: file label and the bench options that make it; path: label, scan, ranking.
+kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
+paths=("single-pass-ballot:single-pass:ballot" "single-pass-columns:single-pass:columns"
+       "reduce-then-scan-splits:reduce-then-scan:splits" "reduce-then-scan-columns:reduce-then-scan:columns"
+       "auto:auto:auto")
+# --paths names known paths only (a misspelt one ran nothing and printed an empty table).
+if [ -n "$only" ]; then
+  IFS=, read -r -a wanted <<<"${only:1:${#only}-2}"
+  [ "${#wanted[@]}" -gt 0 ] || { echo "gpu-bench: --paths names no path" >&2; exit 2; }
+  for w in "${wanted[@]}"; do
+    [[ " ${paths[*]%%:*} " == *" $w "* ]] || { echo "gpu-bench: --paths: unknown path '$w' (known: ${paths[*]%%:*})" >&2; exit 2; }
+  done
+fi
+# --vksort and --out are the caller's paths, relative to where it runs: resolved before the cd to the
+# repository (they resolved against the repository, so a relative --out emptied a folder in the tree).
+if [[ "$vksort" == */* ]] || [ -e "$vksort" ]; then vksort=$(realpath -m "$vksort"); fi  # else a name on PATH
+[ -n "$out" ] && out=$(realpath -m "$out")
+cd "$(dirname "$0")/.."
+out="${out:-bench/gpu-run}"
+if [ -n "$vksort" ] && ! command -v "$vksort" >/dev/null; then
+  echo "gpu-bench: --vksort $vksort: no such program" >&2
+  exit 2
+fi
 if [ -z "$vksort" ]; then
   cmake --preset default >/dev/null
   cmake --build --preset default --target vksort_cli
@@ -58,11 +80,6 @@ rm -f "$out"/radix-*.json "$out"/cub.json "$out"/skipped.txt "$out"/failed.txt
 sizes=""
 for ((k = min_log; k <= max_log; k += 2)); do sizes="${sizes:+$sizes,}2^$k"; done
 
-# kind: file label and the bench options that make it; path: label, scan, ranking.
-kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
-paths=("single-pass-ballot:single-pass:ballot" "single-pass-columns:single-pass:columns"
-       "reduce-then-scan-splits:reduce-then-scan:splits" "reduce-then-scan-columns:reduce-then-scan:columns"
-       "auto:auto:auto")
 for kind in "${kinds[@]}"; do
   for path in "${paths[@]}"; do
     IFS=: read -r label scan ranking <<<"$path"

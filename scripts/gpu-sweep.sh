@@ -27,7 +27,6 @@
 # runs at small sizes so it stays working. --no-match leaves the match ranking out (it lost to the
 # ballot ranking on H200s in sessions 20 and 26).
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
 
 vksort="" old="" out="" sizes="2^22,2^24,2^28" windows="1,4,8,16,32" items="0,8,32" workgroups=0 stagings="" type=u32 repeat=5 warmup_ms=1000 limit=300
 u64_items="0,16" u64_shapes="" shapes="" pairs_shapes="" no_match=0
@@ -64,7 +63,13 @@ for list in "$u64_shapes" "$shapes" "$pairs_shapes"; do
     exit 2
   }
 done
-mkdir -p "$out"
+# The binaries and --out are the caller's paths, relative to where it runs: resolved before the cd to the
+# repository (they resolved against the repository, so a relative --out emptied a folder in the tree).
+vksort=$(realpath "$vksort")
+[ -n "$old" ] && old=$(realpath "$old")
+mkdir -p "$out" || exit 2
+out=$(realpath "$out")
+cd "$(dirname "$0")/.." || exit 2
 rm -f "$out"/sweep-*.json "$out/failed.txt" "$out/skipped.txt" "$out/pipeline-stats.txt"
 # shellcheck source=scripts/gpu_pythons.sh
 . scripts/gpu_pythons.sh

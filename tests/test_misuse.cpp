@@ -336,3 +336,64 @@ TEST_CASE("Sorter::sort with n beyond the Buffers says so, before allocating scr
   CHECK_THROWS_WITH_AS(keys_only.sort(keys, &values, 100), doctest::Contains("SortOptions::value_bytes is 0"), Error);
   CHECK_NOTHROW(sorter.sort(keys, &values, 100));
 }
+
+// Another VkDevice's command buffer was recorded into with this device's pipelines: a crash inside the
+// validation layer (undefined behaviour without it). Refused by every record call, before anything is
+// recorded; this device's own command buffer still takes the same sort.
+TEST_CASE("record refuses a command buffer of another VkDevice") {
+  Device& gpu = test::device();
+  Device other(test::options_like_device());
+  test::AppCommands theirs(other);
+  const uint32_t n = 100;
+  Sorter sorter(gpu, {.algorithm = Algorithm::radix});
+  Buffer keys(gpu, n * 4, "keys"), scratch(gpu, sorter.scratch_bytes(n), "scratch");
+  const char* says = "the command buffer was allocated on another VkDevice";
+  const Status s = sorter.record(theirs.cmd(), {keys.ref(), {}, scratch.ref()}, n);
+  CHECK(s.code == Status::Code::invalid_argument);
+  CHECK_MESSAGE(has(s.message, says), s.message);
+  Buffer count(gpu, 4, "count");
+  CHECK(has(sorter.record_indirect(theirs.cmd(), {keys.ref(), {}, scratch.ref()}, count.ref(), n).message, says));
+  ArgSorter argsorter(gpu, {});
+  Buffer indices(gpu, n * 4, "indices"), arg_scratch(gpu, argsorter.scratch_bytes(n), "scratch");
+  CHECK(has(argsorter.record(theirs.cmd(), {keys.ref(), indices.ref(), arg_scratch.ref()}, n).message, says));
+  SegmentedSorter segmented(gpu, {});
+  Buffer seg_scratch(gpu, segmented.scratch_bytes(n, 1), "scratch"), offsets(gpu, 8, "offsets");
+  CHECK(has(segmented.record(theirs.cmd(), {keys.ref(), {}, seg_scratch.ref()}, offsets.ref(), 1, n).message, says));
+  BucketLists lists(gpu, {.buckets = 10, .capacity = n});
+  CHECK(has(lists.record_build(theirs.cmd(), indices.ref(), n).message, says));
+  // Nothing went into their command buffer: it ends and submits clean (validation on where available).
+  theirs.submit_and_wait();
+  test::AppCommands mine(gpu);
+  CHECK(sorter.record(mine.cmd(), {keys.ref(), {}, scratch.ref()}, n).ok());
+}
+
+// A moved-from object's calls dereferenced a null implementation (a segfault); record() promises a Status.
+TEST_CASE("calls on moved-from Sorter, ArgSorter, SegmentedSorter and BucketLists are refused") {
+  Device& gpu = test::device();
+  const char* says = "this object was moved from";
+  Sorter sorter(gpu, {});
+  Sorter taker = std::move(sorter);
+  CHECK_THROWS_WITH_AS(sorter.options(), doctest::Contains(says), Error);
+  CHECK_THROWS_WITH_AS(sorter.scratch_bytes(10), doctest::Contains("Sorter::scratch_bytes"), Error);
+  Buffer keys(gpu, 40, "keys");
+  CHECK_THROWS_WITH_AS(sorter.sort(keys, nullptr, 10), doctest::Contains(says), Error);
+  CHECK(has(sorter.record(fake_cmd, {keys.ref(), {}, keys.ref()}, 10).message, says));
+  ArgSorter argsorter(gpu, {});
+  ArgSorter arg_taker = std::move(argsorter);
+  CHECK_THROWS_WITH_AS(argsorter.scratch_bytes(10), doctest::Contains(says), Error);
+  CHECK(has(argsorter.record(fake_cmd, {keys.ref(), keys.ref(), keys.ref()}, 10).message, says));
+  SegmentedSorter segmented(gpu, {});
+  SegmentedSorter seg_taker = std::move(segmented);
+  CHECK_THROWS_WITH_AS(segmented.path(), doctest::Contains(says), Error);
+  CHECK(has(segmented.record(fake_cmd, {keys.ref(), {}, keys.ref()}, keys.ref(), 1, 10).message, says));
+  BucketLists lists(gpu, {.buckets = 10, .capacity = 10});
+  BucketLists list_taker = std::move(lists);
+  CHECK_THROWS_WITH_AS(lists.head(), doctest::Contains(says), Error);
+  CHECK_THROWS_WITH_AS(lists.download_next(), doctest::Contains(says), Error);
+  CHECK(has(lists.record_build(fake_cmd, keys.ref(), 10).message, says));
+  // Assigned again, each works.
+  sorter = std::move(taker);
+  CHECK(sorter.options().key == Key::u32);
+  lists = std::move(list_taker);
+  CHECK(lists.options().buckets == 10);
+}

@@ -28,7 +28,7 @@ struct ArgsortBuffers {
 // be 0) with indices of index_bytes (4 or 8). The permutation is stable: equal keys keep input order.
 // How: the keys are copied into scratch beside an index written on the GPU (the records' index_fill,
 // index[i] = i), the copy is sorted carrying the index as its 32-bit value, and 64-bit indices are
-// widened from it by one final kernel. Ownership and threading as Sorter's.
+// widened from it by one final kernel. Ownership, threading and moved-from objects as Sorter's.
 class VKSORT_API ArgSorter {
  public:
   // Throws vksort::Error for invalid options (as Sorter), value_bytes != 0 or index_bytes not 4 or 8.

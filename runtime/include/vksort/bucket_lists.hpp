@@ -109,7 +109,9 @@ struct BucketReport {
 
 // Buffers and pipelines for lists of up to `capacity` elements in `buckets` buckets on one Device. Owns
 // head, next and its scratch; creating one compiles pipelines and allocates about 4 * (M + 5 N) bytes
-// (plus a sort's scratch for sort-based or deterministic builds). One thread at a time.
+// (plus a sort's scratch for sort-based or deterministic builds). One thread at a time. A moved-from
+// BucketLists may only be destroyed or assigned to; its other calls throw vksort::Error (the record
+// calls return it as their Status).
 //
 // Ids out of range are detected on the GPU: such an element is in no list (its next is null) while
 // every other element is listed correctly. The convenience path throws an Error naming one of them;

@@ -53,6 +53,8 @@ enum class SegmentedPath : uint32_t { automatic, composed_keys, by_size };
 // (bitonic on (key, position in segment): stable), and values follow by one gather. The host path
 // sees the offsets and takes it by itself (whole keys only: a bit range keeps the general path); the recording path, whose offsets only the GPU sees, takes
 // it when the caller promises a largest segment size (max_segment_keys below).
+//
+// Ownership, threading and moved-from objects as Sorter's (vksort/sorter.hpp).
 class VKSORT_API SegmentedSorter {
  public:
   // Throws vksort::Error for invalid options (as Sorter). max_segment_keys != 0 promises that no

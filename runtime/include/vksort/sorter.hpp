@@ -34,7 +34,8 @@ struct SortBuffers {
 // Ownership: a Sorter shares the Device's state (the vksort::Device object itself may go first), and
 // owns only its pipelines (and, after sort(), its own scratch). A borrowed VkDevice must outlive every
 // Sorter made on it, and command buffers recorded by a Sorter must have completed before it is
-// destroyed (they use its pipelines). A moved-from Sorter may only be destroyed or assigned to.
+// destroyed (they use its pipelines). A moved-from Sorter may only be destroyed or assigned to; its
+// other calls throw vksort::Error (record() returns it as its Status).
 //
 // Stability: radix, brick and sample sort are stable in both orders (equal keys keep their input
 // order; sample sort orders every step by (key, original index)). So is `automatic`, whatever it picks.
@@ -70,7 +71,8 @@ class VKSORT_API Sorter {
   VkDeviceSize scratch_bytes(uint64_t n) const;
 
   // Records a sort of n keys into the caller's command buffer, which must be in the recording state on
-  // a queue family with compute support. Records only compute dispatches, fills and pipeline barriers;
+  // a queue family with compute support, and allocated on this Device's VkDevice (one of another
+  // VkDevice is refused: through the Vulkan loader its dispatch table is another). Records only compute dispatches, fills and pipeline barriers;
   // binds its own pipelines and push constants (so rebind yours afterwards).
   //
   // Barrier contract. Before: writes to keys/values must be made available and visible to

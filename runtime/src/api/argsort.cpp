@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "api/call_checks.hpp"
 #include "api/ranges.hpp"
 #include "api/composed_sort.hpp"
 #include "api/internals.hpp"
@@ -100,12 +101,22 @@ ArgSorter::~ArgSorter() = default;
 ArgSorter::ArgSorter(ArgSorter&&) noexcept = default;
 ArgSorter& ArgSorter::operator=(ArgSorter&&) noexcept = default;
 
-const SortOptions& ArgSorter::options() const { return impl_->options; }
-uint32_t ArgSorter::index_bytes() const { return impl_->index_bytes; }
-VkDeviceSize ArgSorter::scratch_bytes(uint64_t n) const { return impl_->layout(n).bytes; }
+const SortOptions& ArgSorter::options() const {
+  api::check_not_moved(impl_.get(), "ArgSorter::options");
+  return impl_->options;
+}
+uint32_t ArgSorter::index_bytes() const {
+  api::check_not_moved(impl_.get(), "ArgSorter::index_bytes");
+  return impl_->index_bytes;
+}
+VkDeviceSize ArgSorter::scratch_bytes(uint64_t n) const {
+  api::check_not_moved(impl_.get(), "ArgSorter::scratch_bytes");
+  return impl_->layout(n).bytes;
+}
 
 Status ArgSorter::record(VkCommandBuffer cmd, const ArgsortBuffers& buffers, uint64_t n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "ArgSorter::record");
     if (cmd == VK_NULL_HANDLE) throw Error("ArgSorter::record: no command buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, buffers, n);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "api/call_checks.hpp"
 #include "api/internals.hpp"
 #include "api/option_checks.hpp"
 #include "api/ranges.hpp"
@@ -265,11 +266,26 @@ BucketLists::~BucketLists() = default;
 BucketLists::BucketLists(BucketLists&&) noexcept = default;
 BucketLists& BucketLists::operator=(BucketLists&&) noexcept = default;
 
-const BucketOptions& BucketLists::options() const { return impl_->options; }
-uint32_t BucketLists::size() const { return impl_->n; }
-BufferRef BucketLists::head() const { return {impl_->head.buffer(), 0, VkDeviceSize(impl_->options.buckets) * 4}; }
-BufferRef BucketLists::next() const { return {impl_->next.buffer(), 0, VkDeviceSize(impl_->options.capacity) * 4}; }
-BufferRef BucketLists::report() const { return {impl_->control.buffer(), 0, report_bytes}; }
+const BucketOptions& BucketLists::options() const {
+  api::check_not_moved(impl_.get(), "BucketLists::options");
+  return impl_->options;
+}
+uint32_t BucketLists::size() const {
+  api::check_not_moved(impl_.get(), "BucketLists::size");
+  return impl_->n;
+}
+BufferRef BucketLists::head() const {
+  api::check_not_moved(impl_.get(), "BucketLists::head");
+  return {impl_->head.buffer(), 0, VkDeviceSize(impl_->options.buckets) * 4};
+}
+BufferRef BucketLists::next() const {
+  api::check_not_moved(impl_.get(), "BucketLists::next");
+  return {impl_->next.buffer(), 0, VkDeviceSize(impl_->options.capacity) * 4};
+}
+BufferRef BucketLists::report() const {
+  api::check_not_moved(impl_.get(), "BucketLists::report");
+  return {impl_->control.buffer(), 0, report_bytes};
+}
 
 BucketReport BucketLists::decode_report(std::span<const uint32_t> w) {
   BucketReport r;
@@ -285,6 +301,7 @@ BucketReport BucketLists::decode_report(std::span<const uint32_t> w) {
 
 Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "BucketLists::record_build");
     if (cmd == VK_NULL_HANDLE) throw Error("BucketLists::record_build: no command buffer");
     algo::BucketTarget t = impl_->target(ids, n, "building bucket lists");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
@@ -297,6 +314,7 @@ Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n)
 
 Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32_t n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "BucketLists::record_resort");
     if (cmd == VK_NULL_HANDLE) throw Error("BucketLists::record_resort: no command buffer");
     impl_->check_resort(n);
     algo::BucketTarget t = impl_->target(new_ids, n, "resorting bucket lists");
@@ -306,8 +324,14 @@ Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32
   });
 }
 
-BucketStats BucketLists::build(const Buffer& ids, uint32_t n) { return impl_->run(ids, n, false); }
-BucketStats BucketLists::resort(const Buffer& new_ids, uint32_t n) { return impl_->run(new_ids, n, true); }
+BucketStats BucketLists::build(const Buffer& ids, uint32_t n) {
+  api::check_not_moved(impl_.get(), "BucketLists::build");
+  return impl_->run(ids, n, false);
+}
+BucketStats BucketLists::resort(const Buffer& new_ids, uint32_t n) {
+  api::check_not_moved(impl_.get(), "BucketLists::resort");
+  return impl_->run(new_ids, n, true);
+}
 
 namespace {
 const Buffer& upload_ids(BucketLists::Impl& impl, std::span<const uint32_t> ids) {
@@ -321,16 +345,22 @@ const Buffer& upload_ids(BucketLists::Impl& impl, std::span<const uint32_t> ids)
 }  // namespace
 
 BucketStats BucketLists::build(std::span<const uint32_t> ids) {
+  api::check_not_moved(impl_.get(), "BucketLists::build");
   return build(upload_ids(*impl_, ids), uint32_t(ids.size()));
 }
 BucketStats BucketLists::resort(std::span<const uint32_t> new_ids) {
+  api::check_not_moved(impl_.get(), "BucketLists::resort");
   impl_->check_resort(uint32_t(new_ids.size()));
   return resort(upload_ids(*impl_, new_ids), uint32_t(new_ids.size()));
 }
 
 std::vector<uint32_t> BucketLists::download_head() const {
+  api::check_not_moved(impl_.get(), "BucketLists::download_head");
   return impl_->download(impl_->head, impl_->options.buckets, "bucket heads");
 }
-std::vector<uint32_t> BucketLists::download_next() const { return impl_->download(impl_->next, impl_->n, "next pointers"); }
+std::vector<uint32_t> BucketLists::download_next() const {
+  api::check_not_moved(impl_.get(), "BucketLists::download_next");
+  return impl_->download(impl_->next, impl_->n, "next pointers");
+}
 
 }  // namespace vksort

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 
+#include "api/call_checks.hpp"
 #include "api/composed_sort.hpp"
 #include "api/internals.hpp"
 #include "api/option_checks.hpp"
@@ -274,11 +275,24 @@ SegmentedSorter::~SegmentedSorter() = default;
 SegmentedSorter::SegmentedSorter(SegmentedSorter&&) noexcept = default;
 SegmentedSorter& SegmentedSorter::operator=(SegmentedSorter&&) noexcept = default;
 
-const SortOptions& SegmentedSorter::options() const { return impl_->options; }
-SegmentedPath SegmentedSorter::path() const { return impl_->recording_path; }
-uint32_t SegmentedSorter::small_segment_limit() const { return impl_->tiles.max_keys(); }
-VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const { return impl_->layout(n).bytes; }
+const SortOptions& SegmentedSorter::options() const {
+  api::check_not_moved(impl_.get(), "SegmentedSorter::options");
+  return impl_->options;
+}
+SegmentedPath SegmentedSorter::path() const {
+  api::check_not_moved(impl_.get(), "SegmentedSorter::path");
+  return impl_->recording_path;
+}
+uint32_t SegmentedSorter::small_segment_limit() const {
+  api::check_not_moved(impl_.get(), "SegmentedSorter::small_segment_limit");
+  return impl_->tiles.max_keys();
+}
+VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const {
+  api::check_not_moved(impl_.get(), "SegmentedSorter::scratch_bytes");
+  return impl_->layout(n).bytes;
+}
 VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
+  api::check_not_moved(impl_.get(), "SegmentedSorter::scratch_bytes_indirect");
   const bool any_count = impl_->keys_sorter.scratch_bytes_indirect(max_n) || impl_->max_segment_keys ||
                          impl_->recording_path == SegmentedPath::composed_keys;
   return any_count ? impl_->layout(max_n, true).bytes : 0;
@@ -287,6 +301,7 @@ VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) c
 Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets,
                                         uint64_t segments, BufferRef count, uint64_t max_n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "SegmentedSorter::record_indirect");
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record_indirect: no command buffer");
     if (count.empty()) throw Error("SegmentedSorter::record_indirect: no count buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
@@ -298,6 +313,7 @@ Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& 
 Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef offsets, uint64_t segments,
                                uint64_t n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "SegmentedSorter::record");
     if (cmd == VK_NULL_HANDLE) throw Error("SegmentedSorter::record: no command buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     const bool composed = impl_->recording_path == SegmentedPath::composed_keys;

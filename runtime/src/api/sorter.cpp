@@ -2,6 +2,7 @@
 // vksort::Sorter: argument checks, the recording path and the submit-and-wait convenience path.
 #include "vksort/sorter.hpp"
 
+#include "api/call_checks.hpp"
 #include "api/composed_sort.hpp"
 #include "api/host_sorters.hpp"
 
@@ -211,19 +212,36 @@ Sorter::~Sorter() = default;
 Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
-const SortOptions& Sorter::options() const { return impl_->options; }
-Algorithm Sorter::algorithm() const { return impl_->algorithm_for(max_keys); }
-Algorithm Sorter::algorithm_for(uint64_t n) const { return impl_->algorithm_for(n); }
-uint32_t Sorter::tile_size() const { return impl_->visit(max_keys, [](const auto& s) { return s.tile(); }); }
-VkDeviceSize Sorter::scratch_bytes(uint64_t n) const { return impl_->scratch_bytes(n); }
+const SortOptions& Sorter::options() const {
+  api::check_not_moved(impl_.get(), "Sorter::options");
+  return impl_->options;
+}
+Algorithm Sorter::algorithm() const {
+  api::check_not_moved(impl_.get(), "Sorter::algorithm");
+  return impl_->algorithm_for(max_keys);
+}
+Algorithm Sorter::algorithm_for(uint64_t n) const {
+  api::check_not_moved(impl_.get(), "Sorter::algorithm_for");
+  return impl_->algorithm_for(n);
+}
+uint32_t Sorter::tile_size() const {
+  api::check_not_moved(impl_.get(), "Sorter::tile_size");
+  return impl_->visit(max_keys, [](const auto& s) { return s.tile(); });
+}
+VkDeviceSize Sorter::scratch_bytes(uint64_t n) const {
+  api::check_not_moved(impl_.get(), "Sorter::scratch_bytes");
+  return impl_->scratch_bytes(n);
+}
 
 VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
+  api::check_not_moved(impl_.get(), "Sorter::scratch_bytes_indirect");
   const algo::AnySort* radix = impl_->radix_sort();
   return radix ? impl_->scratch_bytes(max_n, *radix) : 0;
 }
 
 Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, BufferRef count, uint64_t max_n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "Sorter::record_indirect");
     if (cmd == VK_NULL_HANDLE) throw Error("Sorter::record_indirect: no command buffer");
     const algo::AnySort& radix = impl_->indirect_sort(count);
     Impl::Plan p = impl_->target(buffers, max_n, radix, count);
@@ -235,6 +253,7 @@ Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, 
 
 Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t n) noexcept {
   return api::status_of([&] {
+    api::check_not_moved(impl_.get(), "Sorter::record");
     if (cmd == VK_NULL_HANDLE) throw Error("Sorter::record: no command buffer");
     const Impl::Plan p = impl_->target(buffers, n);
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
@@ -339,11 +358,13 @@ std::vector<SortStats> sort_runs(Sorter::Impl& impl, Buffer& keys, Buffer* value
 }  // namespace
 
 SortStats Sorter::sort(Buffer& keys, Buffer* values, uint64_t n) {
+  api::check_not_moved(impl_.get(), "Sorter::sort");
   return std::move(sort_runs(*impl_, keys, values, n, 1, {}).front());
 }
 
 std::vector<SortStats> Sorter::sort_back_to_back(Buffer& keys, Buffer* values, uint64_t n, const Buffer& input_keys,
                                                  const Buffer* input_values, std::span<const RunResult> results) {
+  api::check_not_moved(impl_.get(), "Sorter::sort_back_to_back");
   gpu::Context& ctx = detail::context_of(impl_->device);
   const SortOptions& o = impl_->options;
   const std::string what = "Sorter::sort_back_to_back of " + std::to_string(n) + " " + std::string(to_string(o.key)) + " keys";

@@ -34,52 +34,66 @@ void memory_barrier(Context& ctx, VkCommandBuffer cmd, VkPipelineStageFlags src,
   ctx.vk.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
+VkCommandBuffer Recorder::cmd() const {
+  if (cmd_checked_) return cmd_;
+  if (cmd_ == VK_NULL_HANDLE) throw Error("no command buffer to record into");
+  // Through the Vulkan loader every dispatchable handle starts with its dispatch table, and a command
+  // buffer gets its device's (the loader-driver interface; vkAllocateCommandBuffers sets it): another
+  // device's command buffer has another. Recorded into, it called that device's driver with this
+  // device's pipelines (a crash inside the validation layer; undefined behaviour without it).
+  if (*reinterpret_cast<void* const*>(cmd_) != *reinterpret_cast<void* const*>(ctx_.device))
+    throw Error("the command buffer was allocated on another VkDevice than the vksort::Device's (" + ctx_.info.name +
+                "): record into a command buffer of the Device's own VkDevice");
+  cmd_checked_ = true;
+  return cmd_;
+}
+
 void Recorder::bind(const Kernel& kernel, const void* push, uint32_t bytes) {
   if (bytes != kernel.push_bytes())
     throw Error("internal: push constants for " + kernel.name() + " are " + std::to_string(bytes) + " bytes, expected " +
                 std::to_string(kernel.push_bytes()));
   if (bound_ != kernel.pipeline()) {
-    ctx_.vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline());
+    ctx_.vk.vkCmdBindPipeline(cmd(), VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline());
     bound_ = kernel.pipeline();
   }
-  if (bytes) ctx_.vk.vkCmdPushConstants(cmd_, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, push);
+  if (bytes) ctx_.vk.vkCmdPushConstants(cmd(), kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, push);
 }
 
 void Recorder::dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups) {
   if (groups == 0) return;
   Grid g = grid_for(ctx_, groups);
   bind(kernel, push, bytes);
-  ctx_.vk.vkCmdDispatch(cmd_, g.x, g.y, g.z);
+  ctx_.vk.vkCmdDispatch(cmd(), g.x, g.y, g.z);
 }
 
 void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args,
                                      VkDeviceSize offset) {
   bind(kernel, push, bytes);
-  ctx_.vk.vkCmdDispatchIndirect(cmd_, args, offset);
+  ctx_.vk.vkCmdDispatchIndirect(cmd(), args, offset);
 }
 
 void Recorder::fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value) {
   // A fill is a transfer write: the callers' barrier contracts (sorter.hpp) name only the compute
   // stage, so nothing of theirs orders it after an earlier sort's shader accesses and indirect reads
   // of the same scratch (automatic alternates brick and radix sort on one scratch). This barrier does.
-  memory_barrier(ctx_, cmd_,
+  memory_barrier(ctx_, cmd(),
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_TRANSFER_WRITE_BIT);
-  ctx_.vk.vkCmdFillBuffer(cmd_, buffer, offset, bytes, value);
-  memory_barrier(ctx_, cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+  ctx_.vk.vkCmdFillBuffer(cmd(), buffer, offset, bytes, value);
+  memory_barrier(ctx_, cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 void Recorder::compute_barrier() {
-  memory_barrier(ctx_, cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+  memory_barrier(ctx_, cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 void Recorder::phase(const std::string& name) {
-  if (timestamps_) timestamps_->mark(cmd_, name);
+  if (timestamps_) timestamps_->mark(cmd(), name);
 }
 
 }  // namespace vksort::gpu

@@ -30,7 +30,8 @@ class Recorder {
       : ctx_(ctx), cmd_(cmd), timestamps_(timestamps) {}
 
   Context& context() const { return ctx_; }
-  VkCommandBuffer command_buffer() const { return cmd_; }
+  // The command buffer, for recording into it directly (checked as cmd() checks it).
+  VkCommandBuffer command_buffer() const { return cmd(); }
 
   // Dispatches `groups` logical workgroups of `kernel` with push constants `push` (the caller puts the
   // logical count into `push` as the shader expects). Nothing is recorded for zero groups.
@@ -58,10 +59,15 @@ class Recorder {
   void bind(const Kernel& kernel, const void* push, uint32_t bytes);
   void dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups);
   void dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args, VkDeviceSize offset);
+  // cmd_, checked once before the first thing is recorded into it (after the callers' argument checks,
+  // which tests prove record nothing by handing over a pretend handle): it must be a command buffer of
+  // ctx_'s VkDevice. Throws Error otherwise.
+  VkCommandBuffer cmd() const;
   Context& ctx_;
   VkCommandBuffer cmd_;
   Timestamps* timestamps_;
   VkPipeline bound_ = VK_NULL_HANDLE;
+  mutable bool cmd_checked_ = false;
 };
 
 }  // namespace vksort::gpu

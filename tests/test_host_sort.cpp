@@ -60,6 +60,37 @@ TEST_CASE("host sorts keep one Sorter per options between calls, and their resul
   CHECK(cache.idle() == 0);
 }
 
+// A sort in flight on another thread when the profile changed gave its Sorter back afterwards, and the
+// next sort on the Device took it: the old profile's choice ran until a second set_auto_profile. Here
+// the in-flight sort is a lease held across the change (as that thread holds it).
+TEST_CASE("a Sorter in use when the auto profile changes is not kept when it comes back") {
+  DeviceOptions options = test::options_like_device();
+  Device gpu(options);
+  detail::HostSorters& cache = *detail::Internals::host_sorters(gpu);
+  const Device plain = detail::Internals::without_host_sorters(gpu);
+  {
+    detail::HostSorters::Lease in_flight = cache.take(plain, SortOptions{});
+    in_flight.bytes_held = 0;  // its sort completed
+    gpu.set_auto_profile(gpu.auto_profile());
+  }
+  CHECK(cache.idle() == 0);
+  {
+    detail::HostSorters::Lease after = cache.take(plain, SortOptions{});
+    after.bytes_held = 0;
+  }
+  CHECK(cache.idle() == 1);  // made under the new profile: kept
+  // Argsort's and segmented sort's cached pipelines likewise.
+  uint64_t generation = 0;
+  CHECK(cache.take_composed("kind", &generation) == nullptr);
+  gpu.set_auto_profile(gpu.auto_profile());
+  cache.give_back_composed("kind", std::make_shared<int>(1), generation);
+  uint64_t now = 0;
+  CHECK(cache.take_composed("kind", &now) == nullptr);
+  CHECK(now != generation);
+  cache.give_back_composed("kind", std::make_shared<int>(2), now);
+  CHECK(cache.take_composed("kind", &now) != nullptr);
+}
+
 TEST_CASE("host sorts of no keys with values or records") {
   // n = 0 with values, as the first call on its options: there was once no values buffer to upload into.
   DeviceOptions options = test::options_like_device();

@@ -50,10 +50,12 @@ class VKSORT_API Device {
   bool validation_enabled() const;
 
   // How Algorithm::automatic chooses on this device; Sorters read it when they are created. A borrowed
-  // device starts from the user's cached profile, like DeviceOptions::auto_profile = "".
+  // device starts from the user's cached profile, like DeviceOptions::auto_profile = "". The reference
+  // is to the state set_auto_profile replaces: copy it where another thread may set it meanwhile.
   const AutoProfile& auto_profile() const;
-  // Replaces it for the Sorters created afterwards, on this Device and every copy of it. Not to be
-  // called while another thread creates a Sorter on the same device.
+  // Replaces it for the Sorters created afterwards, on this Device and every copy of it; safe while
+  // other threads create Sorters and sort (they read it under a lock). The host sorts' kept Sorters
+  // (vksort::sort on spans) go too: idle ones now, ones in use on another thread when that call ends.
   void set_auto_profile(const AutoProfile& profile);
 
  private:

@@ -29,9 +29,10 @@ struct CachedImpl {
   std::shared_ptr<Impl> impl;
   detail::HostSorters* cache = nullptr;
   std::string key;
+  uint64_t generation = 0;  // the cache's, when impl was taken or made (HostSorters::take_composed)
   bool completed = false;
   ~CachedImpl() {
-    if (completed && cache) cache->give_back_composed(std::move(key), std::move(impl));
+    if (completed && cache) cache->give_back_composed(std::move(key), std::move(impl), generation);
   }
   Impl* operator->() const { return impl.get(); }
 };
@@ -40,7 +41,7 @@ CachedImpl<Impl> cached_impl(Device& device, std::string key, Make&& make) {
   CachedImpl<Impl> c;
   c.cache = detail::Internals::host_sorters(device);
   c.key = std::move(key);
-  if (c.cache) c.impl = std::static_pointer_cast<Impl>(c.cache->take_composed(c.key));
+  if (c.cache) c.impl = std::static_pointer_cast<Impl>(c.cache->take_composed(c.key, &c.generation));
   if (!c.impl) c.impl = make(detail::Internals::without_host_sorters(device));
   return c;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vksort::Device: the public face of gpu::Context.
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "gpu/context.hpp"
@@ -8,6 +9,7 @@
 #include "vksort/device.hpp"
 
 #include "api/host_sorters.hpp"
+#include "api/internals.hpp"
 #include "api/status_of.hpp"
 #include "vksort/error.hpp"
 
@@ -56,11 +58,29 @@ const DeviceInfo& Device::info() const { return ctx_->info; }
 VkDevice Device::vk_device() const { return ctx_->device; }
 VkPhysicalDevice Device::vk_physical_device() const { return ctx_->physical; }
 bool Device::validation_enabled() const { return ctx_->validation; }
+namespace {
+// Guards every Device's profile (one lock for all: it is written rarely and read once per new Sorter).
+std::mutex& profile_mutex() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
 const AutoProfile& Device::auto_profile() const { return *profile_; }
 void Device::set_auto_profile(const AutoProfile& profile) {
   profile.check();
-  *profile_ = profile;
-  if (host_sorters_) host_sorters_->clear();  // their automatic choices were made with the old profile
+  {
+    std::lock_guard lock(profile_mutex());
+    *profile_ = profile;
+  }
+  // Their automatic choices were made with the old profile: the idle ones go now, those in use when
+  // they are given back.
+  if (host_sorters_) host_sorters_->clear();
+}
+
+AutoProfile detail::Internals::auto_profile(const Device& d) {
+  std::lock_guard lock(profile_mutex());
+  return *d.profile_;
 }
 
 std::vector<DeviceListing> list_devices() { return gpu::list_devices_impl(); }

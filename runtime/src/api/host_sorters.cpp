@@ -18,6 +18,7 @@ std::string options_key(const SortOptions& o) {
 
 HostSorters::Lease HostSorters::take(const Device& device, const SortOptions& options) {
   std::string key = options_key(options);
+  uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
     for (auto it = idle_.rbegin(); it != idle_.rend(); ++it)
@@ -26,20 +27,32 @@ HostSorters::Lease HostSorters::take(const Device& device, const SortOptions& op
         idle_.erase(std::next(it).base());
         return Lease(*this, std::move(entry));
       }
+    // Read before the Sorter reads the profile: a clear() in between makes the entry one not kept.
+    generation = generation_;
   }
   Device plain = device;
-  return Lease(*this, std::unique_ptr<Entry>(new Entry{std::move(key), Sorter(plain, options), Buffer(), Buffer()}));
+  return Lease(*this,
+               std::unique_ptr<Entry>(new Entry{std::move(key), Sorter(plain, options), Buffer(), Buffer(), generation}));
 }
 
 void HostSorters::give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_held) {
   if (!entry || bytes_held > keep_bytes) return;  // too large to keep: freed here
+  std::unique_ptr<Entry> dropped;  // destroyed outside the lock
   std::lock_guard lock(mutex_);
+  if (entry->generation != generation_) {  // made before a clear(): its choices may be stale
+    dropped = std::move(entry);
+    return;
+  }
   idle_.push_back(std::move(entry));
-  if (idle_.size() > keep_entries) idle_.erase(idle_.begin());
+  if (idle_.size() > keep_entries) {
+    dropped = std::move(idle_.front());
+    idle_.erase(idle_.begin());
+  }
 }
 
-std::shared_ptr<void> HostSorters::take_composed(const std::string& key) {
+std::shared_ptr<void> HostSorters::take_composed(const std::string& key, uint64_t* generation) {
   std::lock_guard lock(mutex_);
+  *generation = generation_;
   for (auto it = idle_composed_.rbegin(); it != idle_composed_.rend(); ++it)
     if (it->first == key) {
       std::shared_ptr<void> sorter = std::move(it->second);
@@ -49,9 +62,13 @@ std::shared_ptr<void> HostSorters::take_composed(const std::string& key) {
   return nullptr;
 }
 
-void HostSorters::give_back_composed(std::string key, std::shared_ptr<void> sorter) {
+void HostSorters::give_back_composed(std::string key, std::shared_ptr<void> sorter, uint64_t generation) {
   std::shared_ptr<void> dropped;  // destroyed outside the lock
   std::lock_guard lock(mutex_);
+  if (generation != generation_) {  // made before a clear(), as in give_back
+    dropped = std::move(sorter);
+    return;
+  }
   idle_composed_.emplace_back(std::move(key), std::move(sorter));
   if (idle_composed_.size() > keep_entries) {
     dropped = std::move(idle_composed_.front().second);
@@ -71,6 +88,7 @@ void HostSorters::clear() {
     std::lock_guard lock(mutex_);
     dropped.swap(idle_);
     dropped_composed.swap(idle_composed_);
+    ++generation_;
   }
 }
 

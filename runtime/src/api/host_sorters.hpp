@@ -29,6 +29,7 @@ class HostSorters {
     std::string key;  // the options it was made for (options_key)
     Sorter sorter;
     Buffer keys, values;  // empty until a call needs them; grown on demand
+    uint64_t generation = 0;  // the cache's generation when the Sorter was made (see clear())
   };
 
   class Lease {
@@ -53,11 +54,13 @@ class HostSorters {
   Lease take(const Device& device, const SortOptions& options);
   // Argsort's and segmented sort's host paths keep their pipelines here too (their own Impl, made on a
   // Device copy without this cache), by a key naming the kind and the options: an idle one taken out
-  // (null if none), given back after a call that completed. Up to keep_entries are kept.
-  std::shared_ptr<void> take_composed(const std::string& key);
-  void give_back_composed(std::string key, std::shared_ptr<void> sorter);
+  // (null if none), given back after a call that completed. Up to keep_entries are kept. *generation is
+  // set to the cache's generation (the one to make a new Impl under, and to give it back with).
+  std::shared_ptr<void> take_composed(const std::string& key, uint64_t* generation);
+  void give_back_composed(std::string key, std::shared_ptr<void> sorter, uint64_t generation);
   // Drops every idle entry (their memory and pipelines): after the auto profile changes, or to give
-  // device memory back.
+  // device memory back. Entries in use then (another thread's sort) are not kept when given back: a new
+  // generation begins, and only entries made in it are kept.
   void clear();
   size_t idle() const;  // entries kept now
 
@@ -66,6 +69,7 @@ class HostSorters {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Entry>> idle_;  // least recently used first
   std::vector<std::pair<std::string, std::shared_ptr<void>>> idle_composed_;  // likewise
+  uint64_t generation_ = 0;  // clear()s so far
 };
 
 // Every field of SortOptions, as one string: equal strings, equal options.

@@ -18,6 +18,9 @@ struct Internals {
   // or they would keep the cache, and so themselves, alive forever.
   static HostSorters* host_sorters(const Device& d) { return d.host_sorters_.get(); }
   static Sorter::Impl& impl(Sorter& s) { return *s.impl_; }
+  // A copy of the Device's auto profile, read under the lock set_auto_profile writes it under (Sorters
+  // read it as they are created, which host sorts do on any thread; device.cpp).
+  static AutoProfile auto_profile(const Device& d);
   static Device without_host_sorters(const Device& d) {
     Device copy(d);
     copy.host_sorters_.reset();

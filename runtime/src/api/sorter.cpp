@@ -74,9 +74,11 @@ struct Sorter::Impl {
       records.emplace(detail::context_of(d), options.value_bytes);
     }
     const SortOptions& o = inner;
+    // One copy of the device's profile (set_auto_profile may replace it meanwhile on another thread).
+    profile = detail::Internals::auto_profile(d);
     // Radix sort's digit width, where the options leave it to the device: the device's profile says.
     SortOptions radix_options = o;
-    const AutoCrossovers& tuned = d.auto_profile().of(o.key, o.value_bytes != 0);
+    const AutoCrossovers& tuned = profile.of(o.key, o.value_bytes != 0);
     if (!o.tuning.radix_bits) radix_options.tuning.radix_bits = tuned.radix_bits;
     // ... and the single pass's shape (RadixSort applies it where it fits).
     const algo::TileShape single_pass_shape{tuned.single_pass_workgroup, tuned.single_pass_items};
@@ -89,7 +91,6 @@ struct Sorter::Impl {
                                        : algo::make_sort(detail::context_of(d), o, resolved));
       return;
     }
-    profile = d.auto_profile();
     const AutoCrossovers& c = profile.of(o.key, o.value_bytes != 0);
     sorts.emplace_back(Algorithm::radix, algo::make_sort(detail::context_of(d), radix_options, Algorithm::radix, single_pass_shape));
     if (c.brick_up_to) {

@@ -15,11 +15,12 @@
 // entry points (Device::create, Sorter::create, Sorter::record), which return a Status.
 //
 //   embed_example [--n N] [--key-bits B] [--gpu-count] [--validate] [--device NAME]
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 #include <vksort/vksort.hpp>
 
@@ -44,16 +45,26 @@ struct Args {
   std::string device;
 };
 
+// The whole of `s` as a decimal number that fits 32 bits: no sign, nothing after it (strtoul read
+// "1000abc" as 1000, 4294967297 as 1 and "-1" as 2^32 - 1).
+bool whole_number(const char* s, uint32_t& out) {
+  const char* end = s + std::strlen(s);
+  const auto [stop, error] = std::from_chars(s, end, out);
+  return error == std::errc() && stop == end;
+}
+
 bool parse(int argc, char** argv, Args& a) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
+    bool valid = true;
     if (arg == "--validate") a.validate = true;
     else if (arg == "--gpu-count") a.gpu_count = true;
-    else if (arg == "--n" && has_value) a.n = uint32_t(std::strtoul(argv[++i], nullptr, 10));
-    else if (arg == "--key-bits" && has_value) a.key_bits = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (arg == "--n" && has_value) valid = whole_number(argv[++i], a.n);
+    else if (arg == "--key-bits" && has_value) valid = whole_number(argv[++i], a.key_bits);
     else if (arg == "--device" && has_value) a.device = argv[++i];
     else return false;
+    if (!valid) return false;
   }
   // One dispatch of 64-wide groups covers n: stay within the 65535 groups every device allows.
   return a.n >= 1 && a.n <= 65535u * workgroup && a.key_bits >= 1 && a.key_bits <= 32;

@@ -78,6 +78,12 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
       {"", "empty"},
       {"hello 1\n", "line 1: not a vksort auto profile"},
       {"vksort-auto-profile 2\n", "version 2"},
+      // The version is one word, "1" (these were read as version 1).
+      {"vksort-auto-profile 1.5\n", "version 1.5 is not supported"},
+      {"vksort-auto-profile 1x\n", "version 1x is not supported"},
+      {"vksort-auto-profile 1 junk\n", "unexpected 'junk' after the version"},
+      // Past 2^64 - 1 (strtoull's ERANGE) was read as 2^64 - 1, i.e. one_tile.
+      {ok + "64 values brick_up_to 18446744073709551616 sample_from 0\n", "'18446744073709551616' is more than 2^64 - 1"},
       {ok, "no line for '64 values'"},
       {ok + "64 values brick_up_to -3 sample_from 0\n", "line 5: brick_up_to '-3'"},
       {ok + "64 values brick_up_to x sample_from 0\n", "brick_up_to 'x'"},
@@ -106,6 +112,27 @@ TEST_CASE("auto profile: the text round-trips, and every malformed line is named
     CAPTURE(b.text);
     CHECK_THROWS_WITH_AS(AutoProfile::parse(b.text, "f.txt"), doctest::Contains(b.needle.c_str()), Error);
   }
+  // Blank lines of spaces and indented comments are blank lines and comments (the whole file was refused,
+  // and the cache fell back to the defaults without a word).
+  const AutoProfile spaced = AutoProfile::parse("  # a note\n" + ok + "   \n\t# another\n64 values brick_up_to 7 sample_from 0\n", "f.txt");
+  CHECK(spaced.of(Key::u64, true).brick_up_to == 7);
+}
+
+// save_auto_profile wrote what no profile file holds: the next load failed to parse it (radix_bits 3)
+// or to_text left it out (a 0x16 shape), and the defaults were used without a word.
+TEST_CASE("auto profile: save_auto_profile refuses a profile that would not load back") {
+  const fs::path dir = temp_folder();
+  const DeviceInfo& info = test::device().info();
+  AutoProfile bits;
+  bits.of(Key::u32, false).radix_bits = 3;
+  const std::string path = (dir / "p.txt").string();
+  CHECK_THROWS_WITH_AS(save_auto_profile(bits, info, path), doctest::Contains("radix_bits is 3"), Error);
+  AutoProfile shape;
+  shape.of(Key::u64, true).single_pass_workgroup = 0;
+  shape.of(Key::u64, true).single_pass_items = 16;
+  CHECK_THROWS_AS(save_auto_profile(shape, info, path), Error);
+  CHECK(!fs::exists(path));
+  fs::remove_all(dir);
 }
 
 // Device::set_auto_profile took any values, so every automatic sort on the Device failed afterwards,

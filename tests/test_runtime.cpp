@@ -429,6 +429,9 @@ TEST_CASE("the copy-bandwidth yardstick times whole words, refuses nonsense, and
     CHECK(bw.gb_per_s() == doctest::Approx(2.0 * 1000004 / bw.ms / 1e6));
   }
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 0), doctest::Contains("0 bytes"), Error);
+  // (bytes + 3) / 4 wrapped to 0 words: a copy of nothing at 0 GB/s instead of a refusal.
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, UINT64_MAX), doctest::Contains("at most 2^32 - 1 words"), Error);
+  CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, UINT64_MAX - 2), doctest::Contains("at most 2^32 - 1 words"), Error);
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 0), doctest::Contains("at least 1"), Error);
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 1, -1.0), doctest::Contains("warmup_ms"), Error);
   CHECK_THROWS_WITH_AS(measure_copy_bandwidth(device, 64, 1, std::nan("")), doctest::Contains("warmup_ms"), Error);

@@ -3,6 +3,7 @@
 #include "vksort/auto_profile.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -95,13 +96,16 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
   };
   while (std::getline(in, line)) {
     ++line_no;
-    if (line.empty() || line[0] == '#') continue;
+    // Blank lines and comments, also indented (an indented '#' or a line of spaces failed the file).
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream words(line);
     if (!header) {
-      std::string magic;
-      int version = 0;
+      // Exactly "vksort-auto-profile 1": "1.5", "1x" and "1 junk" were read as version 1.
+      std::string magic, version, rest;
       if (!(words >> magic >> version) || magic != "vksort-auto-profile") fail("not a vksort auto profile");
-      if (version != 1) fail("profile version " + std::to_string(version) + " is not supported (this vksort reads 1)");
+      if (version != "1") fail("profile version " + version + " is not supported (this vksort reads 1)");
+      if (words >> rest) fail("unexpected '" + rest + "' after the version");
       header = true;
       continue;
     }
@@ -114,9 +118,11 @@ AutoProfile AutoProfile::parse(std::string_view text, const std::string& source)
     // Whole numbers only: a minus sign read into uint64_t wraps ("-1" was 2^64 - 1).
     auto count = [&](const std::string& word, const char* setting) {
       char* end = nullptr;
+      errno = 0;
       const uint64_t v = std::strtoull(word.c_str(), &end, 10);
       if (word.empty() || *end || !std::isdigit(static_cast<unsigned char>(word[0])))
         fail(std::string(setting) + " '" + word + "' is not a count");
+      if (errno == ERANGE) fail(std::string(setting) + " '" + word + "' is more than 2^64 - 1");
       return v;
     };
     AutoCrossovers c;
@@ -171,6 +177,9 @@ std::string auto_profile_path(const DeviceInfo& d) {
 void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) throw Error("saving the auto profile: no path (set VKSORT_CACHE_DIR or HOME)");
+  // What no profile file can hold is refused here: saved, it failed to parse at the next load and the
+  // defaults were used without a word (radix_bits 3), or was left out of the text (a 0x16 shape).
+  profile.check();
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);

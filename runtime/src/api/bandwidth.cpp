@@ -24,7 +24,7 @@ CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs, d
   if (!(warmup_ms >= 0.0) || !std::isfinite(warmup_ms))
     throw Error("measure_copy_bandwidth: warmup_ms must be a finite number of milliseconds >= 0");
   gpu::Context& ctx = detail::context_of(device);
-  const uint64_t words = (bytes + 3) / 4;
+  const uint64_t words = bytes / 4 + (bytes % 4 != 0);  // (bytes + 3) / 4 wrapped to 0 near 2^64
   if (words > 0xffffffffull) throw Error("measure_copy_bandwidth: at most 2^32 - 1 words per copy");
   const std::string what = "copying " + gpu::format_bytes(words * 4) + " (bandwidth yardstick)";
   gpu::DeviceBuffer src(ctx, words * 4, gpu::MemoryKind::device_local, "copy source for the bandwidth yardstick");

@@ -44,6 +44,9 @@ refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
 refused "is a folder" --json "$work"
 refused "--dir $work/nodir: no such folder" --n 1000 --repeat 1 --dir "$work/nodir"
 refused "--dir $work/file: no such folder" --n 1000 --repeat 1 --dir "$work/file"
+out="$(TMPDIR="$work/nodir" timeout 60 "$bench" --n 1000 --repeat 1 2>&1)"
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "no temporary folder" <<<"$out" || { echo "FAIL: TMPDIR of no folder: exit $rc, '$out'"; fail=1; }
 # The library refuses a device that holds no key: its message, exit 2, and in.bin removed.
 refused "cannot hold even one u32 key" --n 1000 --device-memory 1 --repeat 1
 [ -e "$work/x.json" ] && { echo "FAIL: a refused run wrote JSON"; fail=1; }

@@ -123,7 +123,7 @@ class WorkFolder {
 
 struct Options {
   uint64_t n = 16u << 20, device_memory = 16u << 20, memory = 64u << 20;
-  std::string type = "u32", dir = fs::temp_directory_path().string(), json;
+  std::string type = "u32", dir, json;  // dir: empty for the temporary folder (TMPDIR, else /tmp)
   bool values = false;
   int repeat = 3, overlap = -1;
 };
@@ -146,7 +146,10 @@ int run(const Options& o) {
   const vksort::Key key = o.type == "u32" ? vksort::Key::u32 : vksort::Key::u64;
   const uint64_t n = o.n;
   const uint32_t kb = vksort::key_bytes(key), vb = o.values ? 4 : 0;
-  const WorkFolder work(o.dir);
+  std::error_code ec;
+  const fs::path dir = o.dir.empty() ? fs::temp_directory_path(ec) : fs::path(o.dir);
+  if (ec) throw BadInput("no temporary folder (TMPDIR: " + ec.message() + "): give --dir");
+  const WorkFolder work(dir);
   const fs::path& folder = work.path();
   const fs::path in = folder / "in.bin", vin = folder / "values.bin";
 

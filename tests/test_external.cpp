@@ -389,6 +389,18 @@ TEST_CASE("out-of-core: failures leave no temporary file and no output; an old o
   o.output = f / "new.bin";
   CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o),
                        doctest::Contains("holds 4001 bytes, not a multiple of 4"), external::InputError);
+  // Key::element (the default, "not given") sorts as u32 and is named so (it said "one element key").
+  {
+    ExternalOptions e = o;
+    e.sort.key = Key::element;
+    CHECK_THROWS_WITH_AS(external::sort_file(test::device(), e), doctest::Contains("(the size of one u32 key)"),
+                         external::InputError);
+    // overlap takes -1, 0 or 1 (7 was taken as on).
+    e.input = f / "in.bin";
+    e.overlap = 7;
+    CHECK_THROWS_WITH_AS(external::sort_file(test::device(), e), doctest::Contains("ExternalOptions::overlap is 7"),
+                         external::InputError);
+  }
   o.input = f / "missing.bin";
   CHECK_THROWS_WITH_AS(external::sort_file(test::device(), o), doctest::Contains("does not exist"), external::InputError);
   o.input = f / "in.bin";

@@ -49,7 +49,9 @@ struct ExternalProgress {
   std::string phase;
   uint64_t done = 0;
   uint64_t total = 0;
-  uint64_t run = 0;   // runs written so far (phase "runs"), or runs being merged (phase "merge")
+  // Phase "runs": runs written so far. Phase "merge": which group of runs this merge pass is merging
+  // (0, 1, ...; a pass merges as many runs at once as the budget allows, and the last pass one group).
+  uint64_t run = 0;
   uint64_t runs = 0;  // the runs the input needs
 };
 

@@ -539,8 +539,14 @@ Shape shape_of(const ExternalOptions& o, bool values) {
 }
 
 SortOptions sorter_options(const ExternalOptions& o, Shape s) {
+  // Checked with the other options, before any file is touched (7 was taken as "on").
+  if (o.overlap < -1 || o.overlap > 1)
+    throw InputError("ExternalOptions::overlap is " + std::to_string(o.overlap) + ": -1 (automatic), 0 (off) or 1 (on)");
   SortOptions so = o.sort;
   so.value_bytes = s.vb;
+  // Key::element, "not given", sorts as u32 as for every untyped entry point: named so in messages
+  // ("not a multiple of 4 (the size of one element key)" named no key).
+  if (so.key == Key::element) so.key = Key::u32;
   return so;
 }
 

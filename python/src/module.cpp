@@ -15,6 +15,7 @@
 
 #include "arrays.hpp"
 #include "dicts.hpp"
+#include "gpu_calls.hpp"
 #include "vksort/vksort.hpp"
 
 namespace py = pybind11;
@@ -52,7 +53,7 @@ PyDevice* open_device(const std::string& select, int validation) {
   options.validation = validation;
   std::optional<Device> d;
   {
-    py::gil_scoped_release unlocked;  // instance and device creation take a while on some drivers
+    WithoutGil unlocked;  // instance and device creation take a while on some drivers
     d.emplace(options);
   }
   return new PyDevice(std::move(*d));
@@ -74,7 +75,7 @@ py::dict sort_in_place(Device& device, py::array keys, std::optional<py::array> 
   void* value_bytes_ptr = values ? writable_bytes(*values, n * value_bytes, "values") : nullptr;
   SortStats stats;
   {
-    py::gil_scoped_release unlocked;
+    WithoutGil unlocked;
     stats = sort_host(device, key_bytes, n, value_bytes_ptr, values ? value_bytes : 0, options);
   }
   return stats_dict(stats);
@@ -90,7 +91,7 @@ py::dict argsort_into(Device& device, const py::array& keys, py::array indices, 
   void* index_out = writable_bytes(indices, n * bytes, "indices");
   SortStats stats;
   {
-    py::gil_scoped_release unlocked;
+    WithoutGil unlocked;
     stats = argsort_host(device, key_bytes, n, index_out, bytes, options);
   }
   return stats_dict(stats);
@@ -107,7 +108,7 @@ py::dict segmented_sort_in_place(Device& device, py::array keys, std::optional<p
   const auto* offset_data = static_cast<const uint32_t*>(readable_bytes(offsets, (segments + 1) * 4, "offsets"));
   SortStats stats;
   {
-    py::gil_scoped_release unlocked;
+    WithoutGil unlocked;
     stats = segmented_sort_host(device, key_bytes, n, value_bytes_ptr, values ? value_bytes : 0, offset_data, segments,
                                 options);
   }
@@ -138,6 +139,8 @@ PYBIND11_MODULE(_core, m) {
         "The library's name of the key kind a dtype sorts as; TypeError for an unsupported dtype.");
   m.def("devices", &devices, "Every Vulkan device the system lists, usable or not, as dicts.");
   m.def("validation_layer_available", &validation_layer_available);
+  m.def("_forget_calls_after_fork", &forget_calls_after_fork, "For os.register_at_fork in the package.");
+  py::module_::import("atexit").attr("register")(py::cpp_function(&wait_for_calls_at_exit));
 
   py::class_<PyDevice>(m, "Device")
       .def(py::init(&open_device), py::arg("select"), py::arg("validation") = -1)

@@ -32,9 +32,11 @@ _default_lock = threading.Lock()
 
 
 def _after_fork_in_child():
-    # A thread of the parent may have held the lock at fork(); the child has only this thread.
+    # A thread of the parent may have held the lock at fork(), or been in a library call; the child has
+    # only this thread.
     global _default_lock
     _default_lock = threading.Lock()
+    _core._forget_calls_after_fork()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -174,3 +174,27 @@ def test_too_many_keys_are_refused_before_any_copy():
         with pytest.raises(ValueError, match="fewer than 2\\^31 keys"):
             call()
     assert time.monotonic() - start < 10
+
+
+def test_interpreter_exit_while_a_daemon_thread_sorts():
+    # At exit CPython ends daemon threads that want the GIL back with pthread_exit, which unwound through
+    # the GIL release's noexcept destructor: std::terminate, exit 134 after the program had finished.
+    import subprocess
+    import sys
+    program = (
+        "import threading, time, numpy as np, vksort\n"
+        "a = np.random.default_rng(0).random(50_000)\n"
+        "device = vksort.Device()\n"
+        "def loop():\n"
+        "    while True:\n"
+        "        vksort.sort(a)\n"
+        "        device.segmented_sort(a, [0, 100, len(a)])\n"
+        "threading.Thread(target=loop, daemon=True).start()\n"
+        "time.sleep(0.5)\n"
+        "print('done')\n"
+    )
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == "done\n"
+        assert "terminate" not in run.stderr

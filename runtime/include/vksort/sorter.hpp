@@ -159,8 +159,8 @@ class VKSORT_API Sorter {
 // call (lavapipe, 1000 keys: 2.3 ms a call instead of 35), up to 16 MiB of memory per entry and four
 // entries; larger sorts keep nothing. Safe from several threads on one Device.
 // keys (n keys of options.key) and values (n u32, or nullptr) are the caller's host memory, sorted in
-// place; values decide options.value_bytes. Creates a Sorter and device buffers for this call and
-// frees them before returning; blocks until done. Thread safety as Sorter::sort.
+// place; values decide options.value_bytes. Takes the kept Sorter and buffers for these options, or
+// makes them (see above); blocks until done. Safe from several threads on one Device (above).
 // Throws vksort::Error, also for keys == nullptr with n > 0.
 VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
 // The same for values of any SortOptions-valid size: `values` holds n * value_bytes bytes (or is

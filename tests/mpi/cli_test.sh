@@ -127,7 +127,8 @@ for size in small big; do
   if [ $size = big ]; then make_keys "$work/r0/in.bin" 1048576 8; fi
   for at in 5 $(($(stat -c %s "$work/r0/in.bin") - 2)); do
     cp "$work/r0/in.bin" "$work/r1/in.bin"
-    printf '\377' | dd of="$work/r1/in.bin" bs=1 seek="$at" conv=notrunc status=none
+    # (python, not dd: dd's aligned_alloc of 1 byte trips the sanitizers' preload in the ASan build)
+    python3 -c "import sys; f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); f.write(b'\xff')" "$work/r1/in.bin" "$at"
     cmp -s "$work/r0/in.bin" "$work/r1/in.bin" && fail "the $size copy did not change at byte $at"
     expect_exit2_mpmd "the ranks disagree on the contents of input 'in.bin'" \
       "$work/r0" sort in.bin bad_out.bin : "$work/r1" sort in.bin bad_out.bin

@@ -242,53 +242,35 @@ TEST_CASE("mpi sort: oversampling trades samples for a tighter bound") {
 TEST_CASE("mpi sort: a bad argument on one rank fails every rank with the same message") {
   const int me = rank_of_world(), p = world_size();
   std::vector<uint32_t> keys(10, 7), values(me == p - 1 ? 9 : 10, 1);
-  std::string message;
-  try {
-    mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys), values);
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  CHECK(message == "vksort::mpi::sort: checking the arguments failed on rank " + std::to_string(p - 1) +
-                       ": 9 values for 10 keys: one value per key is needed");
+  // What a sort of `mine` with `o` throws ("" when it returns).
+  auto refusal = [&](const std::vector<uint32_t>& mine, const mpi::Options& o, const std::vector<uint32_t>* with = nullptr) {
+    try {
+      if (with) mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(mine), *with, o);
+      else mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(mine), o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(refusal(keys, {}, &values) == "vksort::mpi::sort: checking the arguments failed on rank " + std::to_string(p - 1) +
+                                          ": 9 values for 10 keys: one value per key is needed");
   // The ranks disagree on the order: every rank refuses, the same way.
-  message.clear();
-  try {
-    mpi::Options o;
-    o.order = me == 0 ? Order::descending : Order::ascending;
-    mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys), o);
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  if (p > 1)
-    CHECK(message == "vksort::mpi::sort: the ranks disagree on the order: every rank must call it alike");
-  else
-    CHECK(message.empty());
+  mpi::Options order;
+  order.order = me == 0 ? Order::descending : Order::ascending;
+  CHECK(refusal(keys, order) ==
+        (p > 1 ? "vksort::mpi::sort: the ranks disagree on the order: every rank must call it alike" : ""));
   // 2^63 on one rank against 8 on the others: the agreement's negation of -2^63 overflowed and every
   // rank went on, rank 0 receiving part of the chunked exchange (or MPI_ERR_TRUNCATE).
-  message.clear();
-  try {
-    mpi::Options o;
-    o.max_message_bytes = me == 0 ? uint64_t(1) << 63 : 8;
-    mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys), o);
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  if (p > 1)
-    CHECK(message == "vksort::mpi::sort: the ranks disagree on the max_message_bytes: every rank must call it alike");
-  else
-    CHECK(message.empty());
+  mpi::Options message_bytes;
+  message_bytes.max_message_bytes = me == 0 ? uint64_t(1) << 63 : 8;
+  CHECK(refusal(keys, message_bytes) ==
+        (p > 1 ? "vksort::mpi::sort: the ranks disagree on the max_message_bytes: every rank must call it alike" : ""));
   // Options the local sort refuses are refused on ranks without keys too (all ranks empty returned).
+  mpi::Options bad_algorithm;
+  bad_algorithm.algorithm = Algorithm(77);
   for (const bool empty_here : {true, me != 0}) {
     CAPTURE(empty_here);
-    message.clear();
-    try {
-      mpi::Options o;
-      o.algorithm = Algorithm(77);
-      const std::vector<uint32_t> mine = empty_here ? std::vector<uint32_t>{} : keys;
-      mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(mine), o);
-    } catch (const Error& e) {
-      message = e.what();
-    }
+    const std::string message = refusal(empty_here ? std::vector<uint32_t>{} : keys, bad_algorithm);
     CHECK_MESSAGE(message.starts_with("vksort::mpi::sort: the local sort failed on rank 0: "), message);
   }
   // The communicator still works after the failures (nothing was left half-done).

@@ -17,9 +17,9 @@
 #      CUB's kernels at the largest size (scripts/cub_kernels.py: its histogram, scan and Onesweep
 #      passes per sort by torch.profiler, beside this build's histogram and passes; cub-kernels.md).
 #   3. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes, each case a process of
-#      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 on
-#      48 KiB devices; an H200 measured 384 x 16 1.23x as fast as 256 x 16 at 2^26, and CUB's own
-#      384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
+#      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 20 on
+#      48 KiB devices since session 33, 1.08x as fast as 384 x 16 at 2^26 there; in session 20 384 x 16
+#      was 1.23x as fast as 256 x 16, and CUB's own 384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
 #      against other shapes: u64 256 x 16 stages early beside 32-bit rows on 48 KiB since session 21;
 #      the shapes that held one workgroup per SM by registers and lost in session 26, u32 448 x 16,
 #      pairs 384 x 12, u64 384 x 10, are no longer swept, nor u32 256 x 16 and the match ranking, which
@@ -28,12 +28,9 @@
 #      table's last column.
 #      (16-bit ballot rows, VKSORT_BALLOT_ROW_BITS=16, lost to 32-bit ones on H200s in sessions 20 and 26
 #      and are no longer swept; CUB's own 256 x 21 lost twice too.)
-#   3d. (run after 3) The same sweep's default shapes with VKSORT_BALLOT_BATCH=8 (8 keys per invocation
-#      held at once, loaded again to rank: an experiment, sweep-batched/), and u32 keys so at 256 x 24,
-#      256 x 32 and 384 x 24, tiles whose keys would not fit in registers.
-#   3c. (run after 3d) The same with VKSORT_ONESWEEP_ROLLED=1 (every key loaded again, one at a time:
-#      an experiment, sweep-rolled/) at the default shapes, 256 x 24 and 256 x 32.
-#   3e. (run after 3c) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
+#   (3c and 3d, the rolled and batched sweeps, lost at every shape on an H200 in session 33 and are no
+#      longer run: bench/results/nvidia-h200_2026-11-29-session33.)
+#   3e. (run after 3) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
 #      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment);
@@ -45,21 +42,15 @@
 #      share (scripts/gpu_clock_summary.py, clocks.md).
 #   5. The single-pass test matrix for u32 and u64 keys (every ranking the device has).
 #   6. The reduce-then-scan failure with 64-bit keys and values that NVIDIA shows and lavapipe does not
-#      (H100 2026-11-26, H200 2026-11-27): in test_radix's u64/i64 case the first sort with values
-#      (100 keys, seed 3, the device's blocks: 128 invocations, tiles of 1024) loses a key and puts a
-#      zero key with value 0 in its place, after the keys-only matrix passed, also alone in a fresh
-#      process; without subgroup operations it passes. The same sort from the CLI (a fresh process) at
-#      the device's blocks and two other shapes, then the test plain, with new buffers dirty
-#      (VKSORT_TEST_DIRTY_MEMORY: is something read that nobody wrote?) and without subgroups. Since
-#      session 16 a split moves such an item (key, value, unused word) with one 16-byte shared store
-#      instead of three word stores through dynamic component indices: if test_radix u64/i64 passes
-#      now where 22ac649 failed, that store was where the defect lay. Then the test with one kernel at a
-#      time off subgroups (VKSORT_RADIX_PLAIN_SCANS=scatter, count, spine: which kernel's subgroup
-#      variant goes wrong), and the CLI at 128 x 8 with 64-bit keys alone and 32-bit keys with values.
-#      Since session 29 NVIDIA builds all three without subgroups for 64-bit keys (a workaround,
-#      runtime/src/sort/radix_plain_scans.hpp): the plain test_radix run checks the workaround, and the
-#      CLI shapes and one more test_radix run take VKSORT_RADIX_PLAIN_SCANS=none (no workaround) to show
-#      whether the driver still needs it.
+#      (H100 2026-11-26, H200 2026-11-27 to 11-29): in test_radix's u64 case the first sort with values
+#      (100 keys, seed 3, the device's blocks: 128 x 8) loses keys and puts zero keys in their place,
+#      after the keys-only matrix passed, while the CLI sorts the same in a process of its own right.
+#      Session 33 named the scatter's subgroup variant (only with it built without subgroups did the
+#      test pass), and the workaround since builds the scatter alone so on NVIDIA for 64-bit keys
+#      (runtime/src/sort/radix_plain_scans.hpp). Here: the 64-bit cases with that workaround (u64, i64,
+#      f64), then without it (VKSORT_RADIX_PLAIN_SCANS=none) with the runtime's pipeline cache off
+#      (VKSORT_PIPELINE_STATS=1 compiles every pipeline afresh) and with the driver's shader disk cache
+#      off (__GL_SHADER_DISK_CACHE=0): a pass in either says a cache hands the wrong pipeline over.
 #   7. The other GPU-facing suites, each within --test-timeout (test_error_model: a borrowed device
 #      whose application enabled full subgroups uses them, since session 24); the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
@@ -67,7 +58,8 @@
 #      access is a device fault there), and ranges across a multiple of 4 GiB of device addresses
 #      (test_address_boundary: it allocates 1 GiB buffers until one crosses, and says skipped where the
 #      driver never lays one so). Those four (no GPU run had reached them by session 26) run before
-#      stages 5 and 6; test_brick, test_sample, test_buckets and the rest of test_radix(_single_pass) last.
+#      stage 5; then test_brick, test_sample, test_buckets (no GPU run had reached them by session 33) and
+#      the rest of test_radix(_single_pass), and stage 6 last.
 #
 #   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST]
 #                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
@@ -212,9 +204,10 @@ else measure_stage "pass kernel registers at 8-24 keys per invocation" 20 && {
 }
 fi
 # The sweep's fixed shapes, and up to two more per kind that the model favours (none without registers).
-# (u32 384 x 16 is the default, which the sweep's "auto" case times; 256 x 16 and the match ranking lost
-# on H200s in sessions 20 and 26.)
-sweep_u32="384x12,384x20,320x16" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
+# (u32 384 x 20 is the default since session 33, which the sweep's "auto" case times; 384 x 16, the default
+# before, is timed beside it; 256 x 16 and the match ranking lost on H200s in sessions 20 and 26, 384 x 12,
+# 320 x 16 and 256 x 20 in session 33.)
+sweep_u32="384x16,320x20,384x24" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
 model_shapes() {  # kernel, shapes already swept, count
   [ -s "$out/pipeline-stats-items.txt" ] || return 0
   "$python" scripts/nvidia_occupancy.py shapes --kernel "$1" --exclude "$2" --count "$3" "$out/pipeline-stats-items.txt" \
@@ -223,7 +216,7 @@ model_shapes() {  # kernel, shapes already swept, count
 with_model() {  # shapes, model's shapes
   if [ -n "$2" ]; then echo "$1,$2"; else echo "$1"; fi
 }
-sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32,384x16" 2)")
+sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32,384x20" 2)")
 sweep_pairs=$(with_model "$sweep_pairs" "$(model_shapes radix_onesweep_ballot_k32_v "$sweep_pairs" 1)")
 sweep_u64=$(with_model "$sweep_u64" "$(model_shapes radix_onesweep_ballot_k64 "$sweep_u64" 1)")
 
@@ -284,35 +277,6 @@ measure_stage "shape sweep (scripts/gpu-sweep.sh) at $sweep_sizes" 40 && {
   # What came back even if the sweep ran out of time.
   "$python" scripts/gpu_sweep_summary.py "$out/sweep" >"$out/sweep/sweep.md" 2>/dev/null
   cat "$out/sweep/sweep.md"
-}
-
-# 3d. The ballot pass holding 8 keys per invocation at once (VKSORT_BALLOT_BATCH=8, an experiment), loading
-# each batch again to rank it: registers no longer grow with the tile, while a batch's loads are still in
-# flight together (which the rolled loops below give up). At the default shapes, and for u32 keys at
-# tiles whose keys would not fit in registers, beside the main sweep's same shapes.
-measure_stage "shape sweep, keys in batches of 8 (VKSORT_BALLOT_BATCH=8), at $sweep_sizes" 40 && {
-  VKSORT_BALLOT_BATCH=8 within 100 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
-    --workgroups 0 --shapes 256x32,256x24,384x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --no-match --repeat "$repeat" \
-    --warmup-ms 500 --timeout 60 --out "$out/sweep-batched" >"$out/sweep-batched.log" 2>&1 ||
-    { echo "gpu-check: the batched sweep failed or ran out of time (sweep-batched.log)"; failed=1; }
-  "$python" scripts/gpu_sweep_summary.py "$out/sweep-batched" >"$out/sweep-batched/sweep.md" 2>/dev/null
-  cat "$out/sweep-batched/sweep.md"
-}
-
-# 3c. The ballot pass with its keys reloaded rather than held in registers (VKSORT_ONESWEEP_ROLLED=1,
-# an experiment: fewer registers, more workgroups per SM; AMD's compiler: 8-24 fewer VGPRs), at the
-# default shapes (beside the main sweep's same shapes), and for u32 keys at larger tiles: reloaded, a
-# tile's keys no longer cost registers, so 256 x 24 and 256 x 32 (staged early in 37 and 45 KiB) may
-# keep three workgroups on an SM where the in-register kernel kept one or two of 6144 keys
-# (scripts/nvidia_occupancy.py's reading of session 26; 22ac649, whose arrays were in local memory, held
-# 3 of 256 at 68 registers and sorted 1.12x as fast as the 84-register kernel at 2^28, session 20).
-measure_stage "shape sweep, keys reloaded (VKSORT_ONESWEEP_ROLLED=1), at $sweep_sizes" 40 && {
-  VKSORT_ONESWEEP_ROLLED=1 within 90 scripts/gpu-sweep.sh --vksort "$bin/vksort" --sizes "$sweep_sizes" --windows 8 --items "" \
-    --workgroups 0 --shapes 256x32,256x24 --pairs-shapes 256x16 --u64-items "" --u64-shapes 256x16 --no-match --repeat "$repeat" \
-    --warmup-ms 500 --timeout 60 --out "$out/sweep-rolled" >"$out/sweep-rolled.log" 2>&1 ||
-    { echo "gpu-check: the rolled sweep failed or ran out of time (sweep-rolled.log)"; failed=1; }
-  "$python" scripts/gpu_sweep_summary.py "$out/sweep-rolled" >"$out/sweep-rolled/sweep.md" 2>/dev/null
-  cat "$out/sweep-rolled/sweep.md"
 }
 
 # 3e. Skewed inputs (the Onesweep paper's entropy test): u32 keys at the first of --sweep-sizes, uniform
@@ -408,58 +372,25 @@ if [ "$skip_tests" -eq 0 ]; then
   run_test test_radix_single_pass u32-u64 "$((test_timeout * 2))" "$bin/test_radix_single_pass" --test-case='*sort u32,*sort u64'
 fi
 
-if [ "$skip_tests" -eq 0 ]; then
-  # 6.
-  # (The device's blocks in the CLI were 128 x 4, tiles of 512, on an H200 in session 26, where the test
-  # fails at 128 x 8: that shape is named too.)
-  for shape in "" "--workgroup-size 128 --items-per-thread 8" "--workgroup-size 64 --items-per-thread 8" \
-               "--workgroup-size 128 --items-per-thread 4"; do
-    stage "vksort bench u64 with values, reduce-then-scan splits ${shape:-(device blocks)}, no workaround" 10 || break
-    rc=0
-    # shellcheck disable=SC2086 # the shape is several words
-    within 30 env VKSORT_RADIX_PLAIN_SCANS=none "$bin/vksort" bench --algo radix --type u64 --values --n 100,1000,1023,1025,5000 \
-      --dist uniform --seed 3 --repeat 3 --no-cpu --radix-scan reduce-then-scan --radix-ranking splits $shape --format csv \
-      >"$out/radix64-values-bench.tmp" 2>&1 || rc=$?
-    { echo "== shape ${shape:-(device blocks)}: exit $rc"; cat "$out/radix64-values-bench.tmp"; } >>"$out/radix64-values-bench.txt"
-    echo "exit $rc"
-    [ "$rc" -ne 0 ] && { tail -2 "$out/radix64-values-bench.tmp"; failed=1; }
-    rm -f "$out/radix64-values-bench.tmp"
-  done
-  # With the workaround (NVIDIA: these kernels without subgroups for 64-bit keys), then without it.
-  run_test test_radix u64-i64 "$test_timeout" "$bin/test_radix" --test-case='*u64,*i64'
-  run_test test_radix u64-no-workaround 30 VKSORT_RADIX_PLAIN_SCANS=none "$bin/test_radix" --test-case='*u64'
-  # Which kernel's subgroup variant is wrong: each of the three without subgroups alone
-  # (VKSORT_RADIX_PLAIN_SCANS, which test_radix's ranked() then leaves unchecked; read the first
-  # "positions differ", or its absence, in each output). The failing sort is the u64 matrix's
-  # first with values: a run that passes it goes on through the matrix, and its 30 s cut says nothing.
-  for kernel in scatter count spine; do
-    run_test test_radix "u64-plain-$kernel" 30 VKSORT_RADIX_PLAIN_SCANS=$kernel "$bin/test_radix" --test-case='*u64'
-  done
-  # And which shape: 64-bit keys alone and 32-bit keys with values at the failing 128 x 8 blocks.
-  for kind in "u64" "u32 --values"; do
-    stage "vksort bench $kind, reduce-then-scan splits, 128 x 8" 10 || break
-    rc=0
-    # shellcheck disable=SC2086 # the kind is one or two words
-    within 30 env VKSORT_RADIX_PLAIN_SCANS=none "$bin/vksort" bench --algo radix --type $kind --n 100,1000,1025,5000 --dist uniform \
-      --seed 3 --repeat 3 --no-cpu --radix-scan reduce-then-scan --radix-ranking splits --workgroup-size 128 --items-per-thread 8 \
-      --format csv >"$out/radix-128x8-bench.tmp" 2>&1 || rc=$?
-    { echo "== $kind: exit $rc"; cat "$out/radix-128x8-bench.tmp"; } >>"$out/radix-128x8-bench.txt"
-    echo "exit $rc"
-    [ "$rc" -ne 0 ] && { tail -2 "$out/radix-128x8-bench.tmp"; failed=1; }
-    rm -f "$out/radix-128x8-bench.tmp"
-  done
-  # Known from sessions 25-26 (dirty memory: stale keys; no subgroups: passes), so last.
-  run_test test_radix u64-dirty-memory "$test_timeout" VKSORT_RADIX_PLAIN_SCANS=none VKSORT_TEST_DIRTY_MEMORY=1 "$bin/test_radix" --test-case='*u64'
-  run_test test_radix u64-no-subgroups "$test_timeout" VKSORT_TEST_NO_SUBGROUPS=1 "$bin/test_radix" --test-case='*u64'
-fi
-
 # 7.
 if [ "$skip_tests" -eq 0 ]; then
-  run_test test_radix_single_pass rest "$((test_timeout * 2))" "$bin/test_radix_single_pass" --test-case-exclude='*sort u32,*sort u64'
-  run_test test_radix rest "$test_timeout" "$bin/test_radix" --test-case-exclude='*u64,*i64'
   for t in test_brick test_sample test_buckets; do
     run_test "$t" all "$test_timeout" "$bin/$t"
   done
+  run_test test_radix rest "$test_timeout" "$bin/test_radix" --test-case-exclude='*u64,*i64,*f64'
+  run_test test_radix_single_pass rest "$((test_timeout * 2))" "$bin/test_radix_single_pass" --test-case-exclude='*sort u32,*sort u64'
+fi
+
+if [ "$skip_tests" -eq 0 ]; then
+  # 6. With the workaround (the scatter without subgroups for 64-bit keys on NVIDIA), every 64-bit case.
+  run_test test_radix u64-i64-f64 "$((test_timeout * 2))" "$bin/test_radix" --test-case='*u64,*i64,*f64'
+  # Without it, and without a pipeline cache: the runtime's (statistics compile afresh), the driver's.
+  # The failing sort is the u64 matrix's first with values: a run that passes it goes on through the
+  # matrix, and its 30 s cut says nothing.
+  run_test test_radix u64-no-workaround-no-pipeline-cache 30 VKSORT_RADIX_PLAIN_SCANS=none VKSORT_PIPELINE_STATS=1 \
+    "$bin/test_radix" --test-case='*u64'
+  run_test test_radix u64-no-workaround-no-disk-cache 30 VKSORT_RADIX_PLAIN_SCANS=none __GL_SHADER_DISK_CACHE=0 \
+    "$bin/test_radix" --test-case='*u64'
 fi
 
 [ -n "$smi" ] && kill "$smi" 2>/dev/null

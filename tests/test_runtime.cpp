@@ -507,8 +507,9 @@ TEST_CASE("environment knobs: defaults when unset or empty, strict values, and w
   }
 }
 
-// Reduce-then-scan's kernels built without subgroups (sort/radix_plain_scans.hpp): on NVIDIA for 64-bit
-// keys by default (a driver workaround), elsewhere and for 32-bit keys never; VKSORT_RADIX_PLAIN_SCANS
+// Reduce-then-scan's kernels built without subgroups (sort/radix_plain_scans.hpp): on NVIDIA the scatter
+// alone for 64-bit keys by default (a driver workaround, narrowed to that kernel by an H200's bisection
+// in session 33), elsewhere and for 32-bit keys never; VKSORT_RADIX_PLAIN_SCANS
 // names exactly which instead, "none" none, on any device.
 TEST_CASE("reduce-then-scan's plain scans: the NVIDIA 64-bit workaround, and the diagnostic that overrides it") {
   using namespace vksort::algo;
@@ -520,11 +521,10 @@ TEST_CASE("reduce-then-scan's plain scans: the NVIDIA 64-bit workaround, and the
   amd.vendor_id = 0x1002;
   DeviceInfo nvidia_plain = nvidia;  // no subgroup arithmetic: every kernel is plain anyway
   nvidia_plain.subgroup_arithmetic = false;
-  auto all = [](const PlainScans& p) { return p.count && p.spine && p.scatter; };
   auto none = [](const PlainScans& p) { return !p.count && !p.spine && !p.scatter; };
   for (Key key : {Key::u64, Key::i64, Key::f64}) {
     const PlainScans p = radix_plain_scans(nvidia, key);
-    CHECK(all(p));
+    CHECK((p.scatter && !p.count && !p.spine));
     CHECK(p.workaround);
     CHECK(none(radix_plain_scans(amd, key)));
     CHECK(!radix_plain_scans(nvidia_plain, key).workaround);

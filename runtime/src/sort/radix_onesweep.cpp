@@ -68,14 +68,23 @@ uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t lanes,
 // (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
 constexpr uint32_t columns_tile = 16384;
 // Keys per invocation with ballot ranking: kept in registers with their ranks. Onesweep's own choice
-// is 15 32-bit keys per thread; 64-bit keys too take 16 on GPUs (an H200, 2^26 u64 keys at 256
-// invocations: x 16 6.28 ms, x 12 7.27, x 8 7.54 in one sweep, bench/results/
-// nvidia-h200_2026-11-28-session26); where the staged tile does not fit (64-bit keys with values on
-// 48 KiB) the constructor halves it. CPU drivers run one subgroup per workgroup best, with as many
-// keys per tile as the column ranking (lavapipe, 2^20 u32 keys, passes only: 8 invocations x 2048 keys
-// 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
-uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup) {
+// is 15 32-bit keys per thread (CUB: 384 x 21 on sm80 and later). On GPUs, 32-bit keys alone take 20
+// where that tile stages early beside 32-bit histogram rows (on 48 KiB and 384 invocations it just
+// fits: 48248 bytes), others 16; where the staged tile does not fit (64-bit keys with values on 48 KiB)
+// the constructor halves it. Measured on an H200 at 2^26 keys in one sweep each
+// (bench/results/nvidia-h200_2026-11-29-session33): u32 keys 384 x 20 2.097 ms, x 16 2.271, x 12 2.632
+// (x 24 fits only with 16-bit rows and takes 91 registers: one workgroup per SM); pairs 256 x 16 3.219,
+// x 12 3.806; u64 keys 256 x 16 6.33, x 12 7.31, x 8 7.57 (and session 26's). CPU drivers run one
+// subgroup per workgroup best, with as many keys per tile as the column ranking (lavapipe, 2^20 u32
+// keys, passes only: 8 invocations x 2048 keys 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
+// `lanes`: the live invocations per subgroup the rows are sized for (ballot_subgroup_lanes).
+uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup, uint32_t radix, uint32_t lanes, Key key, bool values) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
+  constexpr uint32_t wide_items = 20;
+  const uint64_t wide_tile_bytes = uint64_t(workgroup) * wide_items * key_bytes(key);
+  if (key_bytes(key) == 4 && !values &&
+      ballot_shared_bytes(radix, workgroup, lanes, wide_tile_bytes, true, 32) <= info.max_shared_memory)
+    return wide_items;
   return 16;
 }
 // VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
@@ -116,7 +125,8 @@ void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
 // on an H200 (2^26 u32 keys, one sweep, bench/results/nvidia-h200_2026-11-27-session20): 384 x 16 keys
 // 2.38 ms, 256 x 16 2.93, 256 x 21 2.60, 512 x 16 3.15, 384 x 21 6.93. Larger tiles pay each tile's
 // fixed latency (take the tile, publish, look back) less often; 384 is CUB Onesweep's workgroup too.
-// Pairs stay at 256 (at 384 their tile would halve to stage: unmeasured), as do 64-bit keys (unmeasured).
+// Pairs and 64-bit keys stay at 256, the fastest measured (an H200 at 2^26, bench/results/
+// nvidia-h200_2026-11-29-session33: pairs 256 x 16 3.22 ms, 384 x 8 3.76; u64 256 x 16 6.33, 288 x 16 6.46).
 uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key, bool values, uint32_t radix_bits) {
   const uint32_t sg = std::max(1u, info.subgroup_size);
   if (info.type == "cpu") return sg;
@@ -125,13 +135,17 @@ uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key
     return ballot_shared_bytes(radix, wg, ballot_subgroup_lanes(info, ballot_full_subgroups(info, wg)), staged, staged != 0);
   };
   constexpr uint32_t wide = 384;
-  const uint64_t wide_tile_bytes = uint64_t(wide) * ballot_items(info, wide) * key_bytes(key);
+  const uint64_t wide_tile_bytes = uint64_t(wide) * default_ballot_items(info, wide, key, values, radix_bits) * key_bytes(key);
   if (key_bytes(key) == 4 && !values && wide % sg == 0 && wide <= info.max_workgroup_invocations &&
       shared(wide, wide_tile_bytes) <= info.max_shared_memory)
     return wide;
   uint32_t wg = std::bit_floor(std::min(256u, info.max_workgroup_invocations));
   while (wg > 1 && shared(wg, 0) > info.max_shared_memory) wg /= 2;
   return wg;
+}
+
+uint32_t RadixOnesweep::default_ballot_items(const DeviceInfo& info, uint32_t workgroup, Key key, bool values, uint32_t radix_bits) {
+  return ballot_items(info, workgroup, 1u << radix_bits, ballot_subgroup_lanes(info, ballot_full_subgroups(info, workgroup)), key, values);
 }
 
 // CPU drivers: columns, measured faster than ballot ranking on lavapipe (2^20 keys, passes of
@@ -225,7 +239,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       return ballot_shared_bytes(radix, wg, lanes, uint64_t(wg) * items * item_bytes, early);
     };
     auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
-    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, wg);
+    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, wg, radix, lanes, options.key, values_);
     const bool asked = staging == RadixStaging::late || staging == RadixStaging::early;
     if (!tune.items_per_thread && (info.type != "cpu" || asked) && staging != RadixStaging::direct)
       while (items > 4 && !fits(items, staging == RadixStaging::early)) items /= 2;

@@ -19,7 +19,7 @@ PlainScans radix_plain_scans(const DeviceInfo& device, Key key) {
     // The workaround (radix_plain_scans.hpp). Where the device has no subgroup arithmetic every
     // kernel is plain anyway, and nothing is worked around.
     plain.workaround = device.vendor_id == vendor_nvidia && device.subgroup_arithmetic && key_bytes(key) == 8;
-    plain.count = plain.spine = plain.scatter = plain.workaround;
+    plain.scatter = plain.workaround;
     return plain;
   }
   const auto has = [&](const char* kernel) { return std::find(listed.begin(), listed.end(), kernel) != listed.end(); };

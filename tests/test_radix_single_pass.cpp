@@ -39,13 +39,6 @@ SortOptions single_pass(Key key, Order order, uint32_t value_bytes, RadixRanking
   return o;
 }
 
-// Whether this process's ballot kernels reload keys rather than hold them in registers
-// (VKSORT_ONESWEEP_ROLLED=1, ctest's radix_single_pass_rolled_sg16).
-bool rolled() {
-  const char* v = std::getenv("VKSORT_ONESWEEP_ROLLED");
-  return v && std::string(v) == "1";
-}
-
 // Options for a further device whose look-back finds `percent` of its predecessors unpublished, so the
 // fallback runs that often.
 DeviceOptions stalling_options(uint32_t percent) {
@@ -83,20 +76,12 @@ bool count_aggregate() {
   return v && std::string(v) == "1";
 }
 
-// The keys per invocation this process's ballot kernels hold at once where they batch them
-// (VKSORT_BALLOT_BATCH=N, ctest's radix_single_pass_batched_sg16), else 0.
-uint32_t batch() {
-  const char* v = std::getenv("VKSORT_BALLOT_BATCH");
-  return v && *v ? uint32_t(std::stoul(v)) : 0;
-}
-
 // Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
-// (VKSORT_ONESWEEP_ROLLED=1, VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1 or
-// VKSORT_BALLOT_BATCH=N: ctest's radix_single_pass_rolled_sg16, _rows16_sg16, _count_aggregate_sg16 and
-// _batched_sg16), so that the other rankings would only repeat other entries' runs.
+// (VKSORT_BALLOT_ROW_BITS=16 or VKSORT_BALLOT_COUNT_AGGREGATE=1: ctest's radix_single_pass_rows16_sg16
+// and _count_aggregate_sg16), so that the other rankings would only repeat other entries' runs.
 bool ballot_variant_forced() {
   const char* rows = std::getenv("VKSORT_BALLOT_ROW_BITS");
-  return rolled() || count_aggregate() || batch() != 0 || (rows && std::string(rows) == "16");
+  return count_aggregate() || (rows && std::string(rows) == "16");
 }
 
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
@@ -523,10 +508,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           const bool early = staging == RadixStaging::early || staging == RadixStaging::automatic;
           CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
-          CHECK(stats.fact("ballot_rolled") == (rolled() ? 1 : 0));
           CHECK(stats.fact("ballot_count_aggregate") == (count_aggregate() ? 1 : 0));
-          // Batches where asked, staged early, not rolled, and fewer than the keys per invocation.
-          CHECK(stats.fact("ballot_batch") == (early && !rolled() && batch() < items ? batch() : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -1185,22 +1167,6 @@ TEST_CASE("single-pass radix sort options: paths and rankings that do not go tog
     CHECK(s.fact("ranking_ballot") == (ballot_expected ? 1 : 0));
     CHECK(s.fact("ranking_columns") == (ballot_expected ? 0 : 1));
     if (!pose_as_gpu && d.info().type == "cpu") CHECK(s.fact("ranking_columns") == 1);
-  }
-  // The rolled-loops experiment knob takes 0 or 1 (ctest's radix_single_pass_rolled_sg16 runs the ballot
-  // cases with 1); anything else is refused when a sorter is made.
-  if (has_ballot(gpu)) {
-    const test::ScopedEnv rolled_env("VKSORT_ONESWEEP_ROLLED", "yes");
-    CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)),
-                         doctest::Contains("VKSORT_ONESWEEP_ROLLED is \"yes\"; it takes 0 or 1"), Error);
-  }
-  // The batches experiment knob takes a count of keys, 1 to 32 (ctest's radix_single_pass_batched_sg16
-  // runs the ballot cases with 3); anything else is refused when a sorter is made.
-  if (has_ballot(gpu)) {
-    for (const char* bad : {"0", "33", "x", "-1"}) {
-      const test::ScopedEnv batch_env("VKSORT_BALLOT_BATCH", bad);
-      const std::string message = "VKSORT_BALLOT_BATCH is \"" + std::string(bad) + "\"; it takes keys an invocation holds at once, 1 to 32";
-      CHECK_THROWS_WITH_AS(Sorter(gpu, single_pass(Key::u32, Order::ascending, 0, RadixRanking::ballot)), message.c_str(), Error);
-    }
   }
   // The ballot ranking counts in 16 bits: tiles of at most 2^15 keys (the largest allowed sorts).
   if (has_ballot(gpu)) {

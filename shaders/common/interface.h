@@ -244,12 +244,11 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_ONESWEEP_WINDOW 10    // onesweep passes: predecessor tiles the look-back reads per round
 #define SPEC_BALLOT_WORDS 11       // onesweep_ballot: 32-bit ballot words that hold a subgroup's lanes (1-4)
 #define SPEC_ONESWEEP_STAGE_EARLY 12  // onesweep_ballot: bool, stage each key when ranked (own memory)
-#define SPEC_ONESWEEP_ROLLED 13  // onesweep_ballot: bool, keys reloaded, not held in registers (VKSORT_ONESWEEP_ROLLED=1)
+// (13 and 18 held the rolled-keys and batched-keys experiments, removed in session 33.)
 #define SPEC_BALLOT_ROW_BITS 14  // onesweep_ballot: 32 or 16, the width of a subgroup histogram row's counters
 #define SPEC_ONESWEEP_FULL_SUBGROUPS 15  // onesweep_ballot: bool, the pipeline requires full subgroups
 #define SPEC_HISTOGRAM_REPLICAS 16  // onesweep_histogram: copies of each pass's histogram (1, 2, 4 or 8)
 #define SPEC_BALLOT_COUNT_AGGREGATE 17  // onesweep_ballot: bool, the first lane's digit group counts as one (experiment)
-#define SPEC_BALLOT_BATCH 18  // onesweep_ballot: keys an invocation holds at once, loaded again to rank (0: all; experiment)
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself

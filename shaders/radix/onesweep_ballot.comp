@@ -77,33 +77,18 @@ const uint RADIX = 1u << RADIX_BITS;
 // pipeline statistics: 160 bytes per invocation for 16 u32 keys; bench/results/nvidia-h200_2026-11-27).
 // CPU drivers (thousands of keys per invocation) load each key where it is used, keep the arrays in
 // memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
-// ROLLED (VKSORT_ONESWEEP_ROLLED=1, an experiment for GPU runs): GPUs too take the rolled loops, each
-// key loaded again to rank it (likely from a cache the count's load just filled), so the chunk's keys
-// need no registers: an H200 gave the in-register kernel 84 registers, 2 workgroups of 256 per
-// SM, where 22ac649's (its arrays in local memory) took 68 and 3, and sorted u32 keys 1.12x as fast
-// at 2^28 (bench/results/nvidia-h200_2026-11-27-session20). One GPU call times both; the loser goes.
-layout(constant_id = SPEC_ONESWEEP_ROLLED) const bool ROLLED = false;
+// (Two experiments that spent fewer registers on GPUs lost to the keys held in registers at every
+// shape on an H200 and were removed: the rolled loops on GPUs too, each key loaded again to rank it,
+// 1.70x the time for u32 keys at 2^26; and batches of 8 keys held at once, loaded again to rank, 1.20x;
+// bench/results/nvidia-h200_2026-11-29-session33.)
 // COUNT_AGGREGATE (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment for GPU runs): step 1's lanes whose digit
 // is the first live lane's add to their row once, by one lane, instead of each by its own atomic. On
 // skewed keys most lanes of a round share a digit, and their atomics on one word serialise; on random
 // keys it costs a broadcast and a ballot per key for nothing. gpu-check's skewed-input stage times it.
 layout(constant_id = SPEC_BALLOT_COUNT_AGGREGATE) const bool COUNT_AGGREGATE = false;
 const bool STAGED = STAGE_KEYS >= TILE;
-// BATCH_KEYS (VKSORT_BALLOT_BATCH=N, an experiment for GPU runs): an invocation holds N keys at once
-// in registers, not its whole chunk: it loads and counts its keys N at a time, then loads them again,
-// N at a time (likely from the cache the first load filled), to rank them, each staged early as soon
-// as it is ranked. So a tile's size no longer costs registers: larger tiles, or more workgroups per
-// multiprocessor where registers bound them, each round's loads still in flight together. Only where
-// the tile is staged early (nothing of a key is needed after its round) and N < ITEMS; 0 or N >= ITEMS
-// hold the chunk as before (IN_REGISTERS).
-layout(constant_id = SPEC_BALLOT_BATCH) const uint BATCH_KEYS = 0;
-const bool BATCHED = BATCH_KEYS != 0u && BATCH_KEYS < ITEMS && BATCH_KEYS <= 32u && !ROLLED && STAGED && STAGE_EARLY;
-const uint BATCH_ARRAY = BATCHED ? BATCH_KEYS : 1u;
-const bool IN_REGISTERS = ITEMS <= 32u && !ROLLED && !BATCHED;
+const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
-// The staged tile's write-out is unrolled wherever the ranking was (its ITEMS slots per invocation
-// read together).
-const uint UNROLLED_WRITES = IN_REGISTERS || BATCHED ? ITEMS : 1u;
 // Staged early with values, in registers: each value is loaded with its key (the loads in flight
 // together), not in the middle of the ranking.
 const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGISTERS;
@@ -379,17 +364,7 @@ void main() {
 
   // 1. Each subgroup counts its keys of each digit into its own row (shared atomics: only the
   // subgroup's own lanes share a word).
-  if (BATCHED) {
-    for (uint b = 0u; b < ITEMS; b += BATCH_KEYS) {
-      Key batch[BATCH_ARRAY];
-      [[unroll]] for (uint r = 0u; r < BATCH_ARRAY; ++r) {
-        const uint i = chunk + (b + r) * live + lane;
-        batch[r] = b + r < ITEMS && i < g_n ? onesweep_source_key(i) : KEY_MAX;
-      }
-      [[unroll]] for (uint r = 0u; r < BATCH_ARRAY; ++r)
-        if (b + r < ITEMS && chunk + (b + r) * live + lane < g_n) count_in_row(row, onesweep_digit(batch[r]));
-    }
-  } else if (IN_REGISTERS) {
+  if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r)
       if (chunk + r * live + lane < g_n) count_in_row(row, onesweep_digit(keys[r]));
   } else {
@@ -456,28 +431,7 @@ void main() {
 
   // 3. Rank in rounds of one key per live invocation (every lane takes every round: subgroup votes);
   // staged early, each key (and value) goes to its slot as soon as it has its rank.
-  if (BATCHED) {
-    // The same rounds in the same order, a batch's keys (and values) loaded together again.
-    for (uint b = 0u; b < ITEMS; b += BATCH_KEYS) {
-      Key batch[BATCH_ARRAY];
-      uint batch_values[VALUE_WORDS == 1 ? BATCH_ARRAY : 1u];
-      [[unroll]] for (uint r = 0u; r < BATCH_ARRAY; ++r) {
-        const uint i = chunk + (b + r) * live + lane;
-        const bool valid = b + r < ITEMS && i < g_n;
-        batch[r] = valid ? onesweep_source_key(i) : KEY_MAX;
-        if (VALUE_WORDS == 1) batch_values[r] = valid ? source_value(i) : 0u;
-      }
-      // The last batch may be partial: its rounds past ITEMS are skipped (uniform), not broken off,
-      // so that the loop unrolls and every index is a constant (registers, not local memory).
-      [[unroll]] for (uint r = 0u; r < BATCH_ARRAY; ++r) {
-        if (b + r < ITEMS) {
-          const bool valid = chunk + (b + r) * live + lane < g_n;
-          const uint rank = rank_key(batch[r], valid, row);
-          if (valid) stage_item(batch[r], rank, VALUE_WORDS == 1 ? batch_values[r] : 0u);
-        }
-      }
-    }
-  } else if (IN_REGISTERS) {
+  if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
       const bool valid = chunk + r * live + lane < g_n;
       ranks[r] = rank_key(keys[r], valid, row);
@@ -528,10 +482,10 @@ void main() {
     if (!STAGE_EARLY) barrier();
     clock_mark(ONESWEEP_CLOCK_STAGE);
     const uint count = min(TILE, g_n - tile * TILE);
-    if ((IN_REGISTERS || BATCHED) && count == TILE) {
+    if (IN_REGISTERS && count == TILE) {
       // A whole tile on a GPU: unrolled, so each invocation's reads of its ITEMS slots are in flight
       // together.
-      [[unroll]] for (uint j = 0u; j < UNROLLED_WRITES; ++j) write_staged(t + j * WG);
+      [[unroll]] for (uint j = 0u; j < REGISTER_ITEMS; ++j) write_staged(t + j * WG);
     } else {
       for (uint slot = t; slot < count; slot += WG) write_staged(slot);
     }

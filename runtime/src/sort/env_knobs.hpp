@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The environment variables the sorts read: experiment switches and diagnostics for GPU runs and tests
-// (VKSORT_ONESWEEP_ROLLED, VKSORT_HISTOGRAM_REPLICAS, VKSORT_RADIX_PLAIN_SCANS, ...; each is documented
+// (VKSORT_HISTOGRAM_REPLICAS, VKSORT_RADIX_PLAIN_SCANS, ...; each is documented
 // where it is read). All are strict: a value a knob does not take throws an Error naming the variable,
 // its value and what it takes, so a typo in a benchmark's environment is never silently the default.
 // Unset and "" mean the same: the default.

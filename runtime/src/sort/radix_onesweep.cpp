@@ -87,20 +87,10 @@ uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup, uint32_t radix
     return wide_items;
   return 16;
 }
-// VKSORT_ONESWEEP_ROLLED, an experiment for GPU runs (onesweep_ballot.comp, SPEC_ONESWEEP_ROLLED): "1"
-// reloads each key to rank it instead of holding the chunk's keys in registers; "0" or unset holds them.
-bool onesweep_rolled() { return env_switch("VKSORT_ONESWEEP_ROLLED"); }
 // VKSORT_BALLOT_COUNT_AGGREGATE, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_COUNT_AGGREGATE):
 // "1" counts the lanes of a round that share the first live lane's digit with one atomic; "0" or unset
 // counts each lane by its own.
 bool ballot_count_aggregate() { return env_switch("VKSORT_BALLOT_COUNT_AGGREGATE"); }
-// VKSORT_BALLOT_BATCH, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_BATCH): "N" (1 to 32)
-// holds N keys per invocation at once in registers instead of the whole chunk, loading them again to
-// rank them, where the tile is staged early and N is below the keys per invocation; unset or "" holds
-// the chunk.
-uint32_t ballot_batch() {
-  return env_count("VKSORT_BALLOT_BATCH", 1, 32, "keys an invocation holds at once, 1 to 32").value_or(0);
-}
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() { return env_choice("VKSORT_BALLOT_ROW_BITS", {16, 32}); }
@@ -210,7 +200,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   "VK_NV_shader_subgroup_partitioned in compute, which \"" + info.name + "\" does not offer" +
                   (ctx.owns_device ? "" : " (or, on a borrowed device, vksort cannot tell whether it was enabled)") +
                   "; use RadixRanking::ballot");
-    rolled_ = onesweep_rolled();
     count_aggregate_ = ballot_count_aggregate();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
@@ -267,9 +256,6 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   " needs " + std::to_string(ballot_shared_bytes(radix, wg, lanes, tile_bytes, early_, forced_rows)) +
                   " bytes of shared memory for this shape and staging; " + device);
     row_bits_ = forced_rows ? forced_rows : fits_rows(32) ? 32 : 16;
-    // Batches (an experiment) need every key's slot before its batch ends: staged early, and not rolled.
-    const uint32_t batch = ballot_batch();
-    batch_ = staged_ && early_ && !rolled_ && batch < items ? batch : 0;
     // The histogram rows count in 16 bits where narrow (onesweep_ballot.comp): bounded for both widths.
     if (shape_.tile() > ballot_most_tile)
       throw Error("radix sort (single pass): ranking by subgroup ballots takes tiles of at most " + std::to_string(ballot_most_tile) +
@@ -334,10 +320,9 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups_},
                          {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
-                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_ROLLED, rolled_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
+                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
-                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_},
-                         {SPEC_BALLOT_BATCH, batch_}},
+                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -498,10 +483,9 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   if (ran && control[ONESWEEP_CONTROL_REFUSED] != 0) throw_refused(control);
   const uint32_t p = ran ? passes() : 0;
   // Bytes each key costs by design: the histogram's read, then per pass a read (two with columns,
-  // which count and scatter in two walks over the tile, and where the ballot pass loads keys again to
-  // rank them: rolled or in batches, likely from a cache) and a write of key and value.
+  // which count and scatter in two walks over the tile) and a write of key and value.
   const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
-  const double per_pass = (columns_ || rolled_ || batch_ ? 2 * key : key) + key + 2 * value;
+  const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
   // Look-back rounds per tile that looked back (every tile but the first of each pass that ran).
   double rounds = 0, spins = 0;
   for (uint32_t i = 0; ran && i < p; ++i) {
@@ -518,9 +502,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"staged_early", early_ ? 1.0 : 0.0},
           {"full_subgroups", full_subgroups_ ? 1.0 : 0.0},
           {"ballot_rows", double(subgroups_)},
-          {"ballot_rolled", rolled_ ? 1.0 : 0.0},
           {"ballot_count_aggregate", count_aggregate_ ? 1.0 : 0.0},
-          {"ballot_batch", double(batch_)},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
           {"plain_scans_workaround", 0.0},

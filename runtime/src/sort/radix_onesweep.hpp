@@ -84,9 +84,7 @@ class RadixOnesweep {
   bool values_ = false;
   bool staged_ = false;  // ballot ranking stages the tile in shared memory (coalesced writes)
   bool early_ = false;   // ... each key as soon as it is ranked, in memory of its own (RadixStaging::early)
-  bool rolled_ = false;  // the ballot pass reloads keys to rank them (VKSORT_ONESWEEP_ROLLED=1: experiment)
   bool count_aggregate_ = false;  // the ballot pass counts a round's first-digit group by one atomic (experiment)
-  uint32_t batch_ = 0;  // the ballot pass holds this many keys per invocation at once, reloading them to rank (0: all; experiment)
   uint32_t row_bits_ = 0;  // the ballot ranking's histogram counters: 32, or 16 where 32 do not fit (0: columns)
   bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
   uint32_t subgroups_ = 0;       // the ballot pass's histogram rows: the most subgroups a workgroup may have

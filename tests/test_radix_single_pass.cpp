@@ -815,6 +815,18 @@ TEST_CASE("single-pass radix sort: the histogram's copies of each counter") {
                        doctest::Contains("VKSORT_HISTOGRAM_REPLICAS is \"3\"; it takes 1, 2, 4 or 8"), Error);
 }
 
+// A described GPU as NVIDIA's H100 and H200 report themselves: subgroups of 32, full subgroups on
+// request, 48 KiB of shared memory, 1024 invocations.
+static DeviceInfo described_nvidia_gpu() {
+  DeviceInfo gpu;
+  gpu.type = "discrete";
+  gpu.subgroup_size = gpu.max_subgroup_size = 32;
+  gpu.full_subgroups = true;
+  gpu.max_shared_memory = 48 * 1024;
+  gpu.max_workgroup_invocations = 1024;
+  return gpu;
+}
+
 // The ballot ranking's default workgroup (RadixOnesweep::default_ballot_workgroup), on described
 // devices: 384 invocations for 32-bit keys alone where a tile of 384 x 16 stages early (measured on an
 // H200), 256 for pairs and 64-bit keys and where 384 does not fit, halved where even the histogram rows
@@ -822,12 +834,7 @@ TEST_CASE("single-pass radix sort: the histogram's copies of each counter") {
 // this file run 256 when posing as a GPU): what a 384-invocation workgroup sorts is tested by the
 // shapes of no power of two above and on GPUs (scripts/gpu-check.sh).
 TEST_CASE("single-pass radix sort: the ballot ranking's default workgroup per device") {
-  DeviceInfo gpu;
-  gpu.type = "discrete";
-  gpu.subgroup_size = gpu.max_subgroup_size = 32;
-  gpu.full_subgroups = true;
-  gpu.max_shared_memory = 48 * 1024;
-  gpu.max_workgroup_invocations = 1024;
+  const DeviceInfo gpu = described_nvidia_gpu();
   using algo::RadixOnesweep;
   CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::u32, false, 8) == 384);
   CHECK(RadixOnesweep::default_ballot_workgroup(gpu, Key::f32, false, 8) == 384);
@@ -875,12 +882,7 @@ TEST_CASE("single-pass radix sort: the ballot ranking's default workgroup per de
 // ranking's tile. Lavapipe's 32 KiB never takes 20 at the default workgroups, so 20 keys per invocation
 // are sorted here by asking for them.
 TEST_CASE("single-pass radix sort: the ballot ranking's default keys per invocation per device") {
-  DeviceInfo gpu;
-  gpu.type = "discrete";
-  gpu.subgroup_size = gpu.max_subgroup_size = 32;
-  gpu.full_subgroups = true;
-  gpu.max_shared_memory = 48 * 1024;
-  gpu.max_workgroup_invocations = 1024;
+  const DeviceInfo gpu = described_nvidia_gpu();
   using algo::RadixOnesweep;
   CHECK(RadixOnesweep::default_ballot_items(gpu, 384, Key::u32, false, 8) == 20);
   CHECK(RadixOnesweep::default_ballot_items(gpu, 384, Key::f32, false, 8) == 20);

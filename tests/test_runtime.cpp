@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include "api/internals.hpp"
 #include "gpu/context.hpp"
@@ -282,6 +283,48 @@ TEST_CASE("a validation error is raised as vksort::Error, not just printed") {
   test::expect_validation_messages(provoked);
   CHECK_THROWS_WITH_AS(ctx.raise_validation_messages(), doctest::Contains("VUID-VkBufferCreateInfo-size"), Error);
   CHECK_NOTHROW(ctx.raise_validation_messages());  // raised once, then cleared
+}
+
+// Thread A recorded into a command buffer it never began: its record() returned ok, and thread B's
+// correct sort then threw A's validation messages.
+TEST_CASE("a record()'s validation messages are its own: returned by it, not raised by another thread") {
+  Device& gpu = test::device();
+  if (!gpu.validation_enabled()) {
+    test::skip("validation layer not installed: no messages to attribute");
+    return;
+  }
+  gpu::Context& ctx = detail::context_of(gpu);
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = ctx.info.queue_family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  REQUIRE(ctx.vk.vkCreateCommandPool(ctx.device, &pool_info, nullptr, &pool) == VK_SUCCESS);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer never_begun = VK_NULL_HANDLE;
+  REQUIRE(ctx.vk.vkAllocateCommandBuffers(ctx.device, &alloc, &never_begun) == VK_SUCCESS);
+  const uint32_t n = 1000;
+  Sorter sorter(gpu, {.algorithm = Algorithm::radix});
+  Buffer keys(gpu, n * 4, "keys"), scratch(gpu, sorter.scratch_bytes(n), "scratch");
+  const uint64_t before = gpu::validation_message_count();
+  Status recorded;
+  std::thread a([&] { recorded = sorter.record(never_begun, {keys.ref(), {}, scratch.ref()}, n); });
+  a.join();
+  const uint64_t provoked = gpu::validation_message_count() - before;
+  CHECK(provoked >= 1);
+  test::expect_validation_messages(provoked);
+  CHECK(recorded.code == Status::Code::vulkan_error);
+  CHECK(recorded.result == VK_ERROR_VALIDATION_FAILED_EXT);
+  CHECK_MESSAGE(recorded.message.find("recording") != std::string::npos, recorded.message);
+  // Another thread's sort on the same Device sees none of them.
+  std::vector<uint32_t> data(n);
+  for (uint32_t i = 0; i < n; ++i) data[i] = (i * 2654435761u) >> 7;
+  std::vector<uint32_t> expected = data;
+  std::sort(expected.begin(), expected.end());
+  CHECK_NOTHROW(vksort::sort(gpu, std::span(data)));
+  CHECK(data == expected);
+  ctx.vk.vkDestroyCommandPool(ctx.device, pool, nullptr);
 }
 
 TEST_CASE("asking for validation without the layer installed, or a bad selection, fails clearly") {

@@ -120,6 +120,8 @@ Status ArgSorter::record(VkCommandBuffer cmd, const ArgsortBuffers& buffers, uin
     if (cmd == VK_NULL_HANDLE) throw Error("ArgSorter::record: no command buffer");
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, buffers, n);
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 

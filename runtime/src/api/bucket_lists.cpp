@@ -309,6 +309,8 @@ Status BucketLists::record_build(VkCommandBuffer cmd, BufferRef ids, uint32_t n)
     impl_->n = n;
     impl_->built = true;
     impl_->prev_valid = false;
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 
@@ -321,6 +323,8 @@ Status BucketLists::record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->builder.record_resort(rec, t);
     impl_->prev_valid = !impl_->options.deterministic;
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 

@@ -307,6 +307,8 @@ Status SegmentedSorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& 
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     const bool composed = impl_->recording_path == SegmentedPath::composed_keys;
     impl_->record(rec, buffers, offsets, segments, max_n, count, composed ? 0 : impl_->max_segment_keys, composed);
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 
@@ -318,6 +320,8 @@ Status SegmentedSorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, 
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     const bool composed = impl_->recording_path == SegmentedPath::composed_keys;
     impl_->record(rec, buffers, offsets, segments, n, {}, composed ? 0 : impl_->max_segment_keys, composed);
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 

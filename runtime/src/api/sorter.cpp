@@ -249,6 +249,8 @@ Status Sorter::record_indirect(VkCommandBuffer cmd, const SortBuffers& buffers, 
     impl_->set_count(p, gpu::buffer_address(detail::context_of(impl_->device), count.buffer, count.offset));
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, radix, p);
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 
@@ -259,6 +261,8 @@ Status Sorter::record(VkCommandBuffer cmd, const SortBuffers& buffers, uint64_t 
     const Impl::Plan p = impl_->target(buffers, n);
     gpu::Recorder rec(detail::context_of(impl_->device), cmd);
     impl_->record(rec, impl_->sort_for(n), p);
+    // What validation reported while recording this call, raised by it (not by another thread's sort).
+    detail::context_of(impl_->device).raise_validation_messages_of_this_thread();
   });
 }
 

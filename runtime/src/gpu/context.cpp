@@ -44,7 +44,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverity
   }
   if (auto* ctx = static_cast<Context*>(user)) {
     std::lock_guard lock(ctx->messages_mutex);
-    ctx->messages.push_back(std::move(text));
+    ctx->messages.emplace_back(std::this_thread::get_id(), std::move(text));
   }
   return VK_FALSE;
 }
@@ -367,15 +367,34 @@ Context::~Context() {
   }
 }
 
+namespace {
+void raise_messages(const std::vector<std::string>& taken) {
+  if (taken.empty()) return;
+  std::string text = "Vulkan validation reported " + std::to_string(taken.size()) + " message(s): " + taken.front();
+  throw Error(Status::Code::vulkan_error, text, VK_ERROR_VALIDATION_FAILED_EXT);
+}
+}  // namespace
+
 void Context::raise_validation_messages() {
   std::vector<std::string> taken;
   {
     std::lock_guard lock(messages_mutex);
-    taken.swap(messages);
+    for (auto& m : messages) taken.push_back(std::move(m.second));
+    messages.clear();
   }
-  if (taken.empty()) return;
-  std::string text = "Vulkan validation reported " + std::to_string(taken.size()) + " message(s): " + taken.front();
-  throw Error(Status::Code::vulkan_error, text, VK_ERROR_VALIDATION_FAILED_EXT);
+  raise_messages(taken);
+}
+
+void Context::raise_validation_messages_of_this_thread() {
+  const std::thread::id me = std::this_thread::get_id();
+  std::vector<std::string> taken;
+  {
+    std::lock_guard lock(messages_mutex);
+    for (auto& m : messages)
+      if (m.first == me) taken.push_back(std::move(m.second));
+    std::erase_if(messages, [&](const auto& m) { return m.first == me; });
+  }
+  raise_messages(taken);
 }
 
 uint32_t Context::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -110,9 +111,10 @@ struct Context {
   // Serialises use of `queue` and `command_pool` (Vulkan requires external synchronisation).
   std::mutex submit_mutex;
 
-  // Validation messages (errors and warnings) not yet raised; see take_validation_messages().
+  // Validation messages (errors and warnings) not yet raised, each with the thread whose Vulkan call
+  // reported it (the layer calls back on that thread).
   std::mutex messages_mutex;
-  std::vector<std::string> messages;
+  std::vector<std::pair<std::thread::id, std::string>> messages;
 
   Context();  // out of line, like the destructor: only there is StagingPool complete
   Context(const Context&) = delete;
@@ -121,6 +123,10 @@ struct Context {
 
   // Throws vksort::Error listing the validation messages reported since the last call, if any.
   void raise_validation_messages();
+  // The same for the messages the calling thread's own Vulkan calls reported: what a record() into the
+  // application's command buffer caused, raised by that record() (it was raised by the next submission
+  // of any thread, failing another thread's correct sort).
+  void raise_validation_messages_of_this_thread();
   // The memory type index with `required` flags among `type_bits`, or UINT32_MAX.
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
 };

@@ -249,6 +249,8 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_ONESWEEP_FULL_SUBGROUPS 15  // onesweep_ballot: bool, the pipeline requires full subgroups
 #define SPEC_HISTOGRAM_REPLICAS 16  // onesweep_histogram: copies of each pass's histogram (1, 2, 4 or 8)
 #define SPEC_BALLOT_COUNT_AGGREGATE 17  // onesweep_ballot: bool, the first lane's digit group counts as one (experiment)
+#define SPEC_HISTOGRAM_BEGIN_BIT 19  // onesweep_histogram: the first bit the sort orders by
+#define SPEC_HISTOGRAM_END_BIT 20    // onesweep_histogram: the bit after the last it orders by
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself

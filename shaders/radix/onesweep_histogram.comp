@@ -14,7 +14,7 @@
 // the block, so neighbouring invocations read neighbouring 16 bytes; a chunk's keys are each other's
 // successors for the order check, and only its last key's successor (the next chunk's first key, which
 // the neighbouring invocation loads too: a cache hit) is loaded apart: 3 loads per 4 u32 keys instead
-// of 8. The last block, and blocks whose keys per invocation are no multiple of CHUNK, go key by key
+// of 8. The last block, and blocks whose keys per invocation are no multiple of a batch, go key by key
 // (key base + j * WG + t), each key's successor loaded apart. CPU drivers (CONSECUTIVE) give each invocation a
 // run of consecutive keys, whose successor is the next key of the run: one load per key instead of
 // two, and on lavapipe every load is a loop over the lanes.
@@ -31,9 +31,18 @@ layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 layout(constant_id = SPEC_CONSECUTIVE) const bool CONSECUTIVE = false;
 layout(constant_id = SPEC_HISTOGRAM_REPLICAS) const uint REPLICAS = 1;  // CONSECUTIVE: 1
+// The bits [BEGIN_BIT, END_BIT) the sort orders by, so the passes, as constants of the pipeline (the
+// runtime builds one per sorter, whose range is fixed): every loop over the passes then unrolls, each
+// digit's shift, width and histogram offset are constants, and a key costs a field extraction, an
+// address and a shared atomic per pass. (With the push constants' pass count the loop stayed a loop,
+// and AMD's compiler kept the loops around it rolled too, each key picked out of its batch by a chain
+// of selects: about 140 instructions ran per u32 key in whole blocks, against 26 now (RADV, RDNA 2;
+// u64 keys about 320 against 59: scripts/amd_kernel_loops.py). An H200 took 0.905 ms for 2^28 u32 keys, CUB's histogram 0.452.)
+layout(constant_id = SPEC_HISTOGRAM_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = SPEC_HISTOGRAM_END_BIT) const uint END_BIT = 32 * KEY_WORDS;
 const uint WG = gl_WorkGroupSize.x;
 const uint RADIX = 1u << RADIX_BITS;
-const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
+const uint PASSES = (END_BIT - BEGIN_BIT + RADIX_BITS - 1u) / RADIX_BITS;
 
 // Every pass's histogram of this tile. GPUs add with shared atomics, into REPLICAS copies of each
 // counter side by side, s_hist[(p * RADIX + digit) * REPLICAS + invocation % REPLICAS]: the lanes of a
@@ -47,9 +56,10 @@ const uint MAX_PASSES = (32u * KEY_WORDS + RADIX_BITS - 1u) / RADIX_BITS;
 // two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
 // 11.8, u64 keys 29.7-30.3 / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at
 // once took 1.6 times the atomics' time on an earlier host).
-shared uint s_hist[MAX_PASSES * RADIX * REPLICAS];
+shared uint s_hist[PASSES * RADIX * REPLICAS];
 shared uint s_col[CONSECUTIVE ? RADIX * WG : 1u];
 shared uint s_inversions;
+shared uint s_padding;  // the key-by-key path's padding keys, counted as digit 0 of every pass
 
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
@@ -68,14 +78,16 @@ void count_inversion(Key k, Key next, bool has_next) {
   if (has_next && key_less(next & g_range, k & g_range)) ++g_inversions;
 }
 
-// Counts key k's digit of every pass (into this invocation's copy), and the order check.
-void count_key(Key k, Key next, bool has_next) {
-  count_inversion(k, next, has_next);
+// Pass p's digit of key k.
+uint pass_digit(Key k, uint p) {
+  const uint shift = BEGIN_BIT + p * RADIX_BITS;
+  return key_digit(k, shift, min(RADIX_BITS, END_BIT - shift));
+}
+
+// Counts key k's digit of every pass (into this invocation's copy).
+void count_digits(Key k) {
   const uint replica = gl_LocalInvocationID.x % REPLICAS;
-  for (uint p = 0u; p < pc.passes; ++p) {
-    const uint shift = pc.begin_bit + p * RADIX_BITS;
-    atomicAdd(s_hist[(p * RADIX + key_digit(k, shift, min(RADIX_BITS, pc.end_bit - shift))) * REPLICAS + replica], 1u);
-  }
+  [[unroll]] for (uint p = 0u; p < PASSES; ++p) atomicAdd(s_hist[(p * RADIX + pass_digit(k, p)) * REPLICAS + replica], 1u);
 }
 
 void main() {
@@ -88,8 +100,8 @@ void main() {
   const uint t = gl_LocalInvocationID.x;
   Words state = Words(pc.state);
   for (uint i = block * WG + t; i < pc.tiles * RADIX; i += blocks * WG) state.w[i] = 0u;
-  for (uint i = t; i < pc.passes * RADIX * REPLICAS; i += WG) s_hist[i] = 0u;
-  if (t == 0u) s_inversions = 0u;
+  for (uint i = t; i < PASSES * RADIX * REPLICAS; i += WG) s_hist[i] = 0u;
+  if (t == 0u) s_inversions = 0u, s_padding = 0u;
   // The histograms and the inversion count are zero.
   barrier();
   clock_mark(ONESWEEP_HISTOGRAM_CLOCK_CLEAR);
@@ -107,9 +119,7 @@ void main() {
     // instead of gathering key by key, as the passes and reduce-then-scan's count do.
     const bool in_pairs = end - first == items && items % CHUNK == 0u;
     Pairs pairs = Pairs(pc.keys);
-    for (uint p = 0u; p < pc.passes; ++p) {
-      const uint shift = pc.begin_bit + p * RADIX_BITS;
-      const uint width = min(RADIX_BITS, pc.end_bit - shift);
+    for (uint p = 0u; p < PASSES; ++p) {
       for (uint d = 0u; d < RADIX; ++d) s_col[d * WG + t] = 0u;  // own column: no barrier needed
       if (in_pairs) {
         // Each chunk's first key is the previous chunk's last key's successor; the run's last key's
@@ -125,7 +135,7 @@ void main() {
 #endif
           [[unroll]] for (uint c = 0u; c < CHUNK; ++c) {
             if (p == 0u && (j != 0u || c != 0u)) count_inversion(c == 0u ? before : k[c - 1u], k[c], true);
-            ++s_col[key_digit(k[c], shift, width) * WG + t];
+            ++s_col[pass_digit(k[c], p) * WG + t];
           }
           before = k[CHUNK - 1u];
         }
@@ -136,7 +146,7 @@ void main() {
           Key next = k;
           if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
           if (p == 0u) count_inversion(k, next, i + 1u < n);
-          ++s_col[key_digit(k, shift, width) * WG + t];
+          ++s_col[pass_digit(k, p) * WG + t];
           k = next;
         }
       }
@@ -151,62 +161,68 @@ void main() {
       barrier();
     }
   }
-  const bool in_chunks = !CONSECUTIVE && base + block_keys <= n && items % CHUNK == 0u;  // uniform
-  if (in_chunks) {
-    Pairs pairs = Pairs(pc.keys);
-    const uint chunks = items / CHUNK;  // per invocation
-    for (uint j0 = 0u; j0 < chunks; j0 += CHUNK_BATCH) {
-      Key k[CHUNK_BATCH * CHUNK], after[CHUNK_BATCH];
-      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
-        after[u] = Key(0u);
-        if (j0 + u < chunks) {
-          // The key addresses are 8-byte aligned and `first` is a multiple of CHUNK: aligned pairs.
-          const uint first = base + ((j0 + u) * WG + t) * CHUNK;
-          const uint pair = first * KEY_WORDS / 2u;
-          const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
-#if KEY_WORDS == 1
-          k[u * CHUNK] = encode_key(a.x), k[u * CHUNK + 1u] = encode_key(a.y);
-          k[u * CHUNK + 2u] = encode_key(b.x), k[u * CHUNK + 3u] = encode_key(b.y);
-#else
-          k[u * CHUNK] = encode_key(a), k[u * CHUNK + 1u] = encode_key(b);
-#endif
-          if (first + CHUNK < n) after[u] = encode_key(keys.k[first + CHUNK]);
-        }
-      }
-      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
-        if (j0 + u < chunks) {
-          const uint first = base + ((j0 + u) * WG + t) * CHUNK;
-          [[unroll]] for (uint c = 0u; c + 1u < CHUNK; ++c) count_key(k[u * CHUNK + c], k[u * CHUNK + c + 1u], true);
-          count_key(k[u * CHUNK + CHUNK - 1u], after[u], first + CHUNK < n);
-        }
-      }
-    }
-  }
-  // Key by key: keys j * WG + t of the block.
+  // GPUs: whole blocks whose keys per invocation are whole batches go in chunks, others (the last
+  // block) key by key, keys base + j * WG + t. Both count BATCH keys at a time with one copy of the
+  // unrolled counting (a copy per path took lavapipe 14% longer to compile test_radix_single_pass's
+  // u32 matrix posing as a GPU, and would take twice the room in a GPU's instruction cache): the key-by-
+  // key path pads its last batch with encoded zero keys, whose counts (digit 0 of every pass) the flush
+  // takes back, so no key is checked on its own.
+  const bool in_chunks = !CONSECUTIVE && base + block_keys <= n && items % BATCH == 0u;  // uniform
   const uint mine = !CONSECUTIVE && !in_chunks && base + t < n ? (n - base - t + WG - 1u) / WG : 0u;
-  const uint count = min(items, mine);
+  const uint count = in_chunks ? items : min(items, mine);  // this invocation's keys
+  uint padding = 0u;
+  Pairs pairs = Pairs(pc.keys);
+  // (Loops of the plain form `i < constant`, which compilers unroll: every index a constant.)
   for (uint j0 = 0u; j0 < count; j0 += BATCH) {
-    Key k[BATCH], next[BATCH];
-    [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
-      const uint i = base + (j0 + u) * WG + t;
-      if (j0 + u < count) {
-        k[u] = encode_key(keys.k[i]);
-        if (i + 1u < n) next[u] = encode_key(keys.k[i + 1u]);
+    Key k[BATCH];
+    if (in_chunks) {
+      Key after[CHUNK_BATCH];
+      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
+        // The key addresses are 8-byte aligned and `first` is a multiple of CHUNK: aligned pairs.
+        const uint first = base + ((j0 / CHUNK + u) * WG + t) * CHUNK;
+        const uint pair = first * KEY_WORDS / 2u;
+        const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+#if KEY_WORDS == 1
+        k[u * CHUNK] = encode_key(a.x), k[u * CHUNK + 1u] = encode_key(a.y);
+        k[u * CHUNK + 2u] = encode_key(b.x), k[u * CHUNK + 3u] = encode_key(b.y);
+#else
+        k[u * CHUNK] = encode_key(a), k[u * CHUNK + 1u] = encode_key(b);
+#endif
+        after[u] = first + CHUNK < n ? encode_key(keys.k[first + CHUNK]) : Key(0u);
       }
+      [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
+        const uint first = base + ((j0 / CHUNK + u) * WG + t) * CHUNK;
+        [[unroll]] for (uint c = 1u; c < CHUNK; ++c) count_inversion(k[u * CHUNK + c - 1u], k[u * CHUNK + c], true);
+        count_inversion(k[u * CHUNK + CHUNK - 1u], after[u], first + CHUNK < n);
+      }
+    } else {
+      Key next[BATCH];
+      [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
+        const uint i = base + (j0 + u) * WG + t;
+        k[u] = Key(0u), next[u] = Key(0u);
+        if (j0 + u < count) {
+          k[u] = encode_key(keys.k[i]);
+          if (i + 1u < n) next[u] = encode_key(keys.k[i + 1u]);
+        }
+      }
+      [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
+        const uint i = base + (j0 + u) * WG + t;
+        if (j0 + u < count) count_inversion(k[u], next[u], i + 1u < n);
+      }
+      if (j0 + BATCH > count) padding += j0 + BATCH - count;
     }
-    [[unroll]] for (uint u = 0u; u < BATCH; ++u) {
-      const uint i = base + (j0 + u) * WG + t;
-      if (j0 + u < count) count_key(k[u], next[u], i + 1u < n);
-    }
+    [[unroll]] for (uint u = 0u; u < BATCH; ++u) count_digits(k[u]);
   }
+  if (padding != 0u) atomicAdd(s_padding, padding);
   if (g_inversions != 0u) atomicAdd(s_inversions, g_inversions);
   // Every key of the block is counted.
   barrier();
   clock_mark(ONESWEEP_HISTOGRAM_CLOCK_COUNT);
   Words digits = Words(pc.digits);
-  for (uint i = t; i < pc.passes * RADIX; i += WG) {
+  for (uint i = t; i < PASSES * RADIX; i += WG) {
     uint sum = 0u;
     for (uint r = 0u; r < REPLICAS; ++r) sum += s_hist[i * REPLICAS + r];
+    if (i % RADIX == 0u) sum -= s_padding;  // (every replica's padding is in digit 0's sum)
     if (sum != 0u) atomicAdd(digits.w[i], sum);
   }
   if (t == 0u && s_inversions != 0u) atomicAdd(Words(pc.control).w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);

@@ -303,7 +303,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + (ctx.phase_clocks ? "_clk" : ""), wg,
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
                             {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns},
-                            {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}},
+                            {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}, {SPEC_HISTOGRAM_BEGIN_BIT, begin_bit_},
+                            {SPEC_HISTOGRAM_END_BIT, end_bit_}},
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
   const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + (ctx.phase_clocks ? "_clk" : "");

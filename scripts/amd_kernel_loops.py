@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-from amd_kernel_stats import KINDS, radv_icd
+from amd_kernel_stats import KINDS, radv_icd, split_bench_args
 
 PIPELINE = re.compile(r"^vksort: pipeline (\S+) \((.*?)\)")
 INSTRUCTION = re.compile(r"^\s+(s_|v_|ds_|global_|buffer_|flat_|scratch_)\S*")
@@ -80,11 +80,7 @@ def counts(body):
 
 
 def main():
-    argv = sys.argv[1:]
-    bench_args = []
-    if "--" in argv:
-        bench_args = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, bench_args = split_bench_args(sys.argv[1:])
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vksort", required=True)
     p.add_argument("--family", default="navi21")

@@ -68,12 +68,15 @@ def compile_stats(binary, family, icd, args):
     return rows
 
 
+def split_bench_args(argv):
+    """(this script's arguments, those after "--" for every `vksort bench`)."""
+    if "--" not in argv:
+        return argv, []
+    return argv[:argv.index("--")], argv[argv.index("--") + 1:]
+
+
 def main():
-    argv = sys.argv[1:]
-    bench_args = []
-    if "--" in argv:
-        bench_args = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, bench_args = split_bench_args(sys.argv[1:])
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vksort", action="append", required=True)
     p.add_argument("--families", default="navi21,gfx1100,aldebaran")

@@ -31,7 +31,9 @@
 // knows the driver to run, and a workgroup with more subgroups than rows refuses (refuse_pass) rather
 // than index past them. (Taking lanes and chunk starts from the builtins where subgroups are full, one
 // controlBarrier per round instead of the two fences, and an early look-back read made an H200 1.47x
-// slower at 2^28 u32 keys, 92 registers at 384 invocations: reverted, docs/algorithms.md.)
+// slower at 2^28 u32 keys, 92 registers at 384 invocations: reverted, docs/algorithms.md. Since
+// session 35 the chunk start is the subgroup id times the subgroup size again where subgroups are full;
+// the lanes are still counted by ballot.)
 #define PUSH_ONESWEEP
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -72,8 +74,8 @@ const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
 // GPUs (a few keys per invocation) keep the chunk's keys and ranks in registers: every loop over them
-// is unrolled and runs to the end (a key past the last is skipped, not a break), so each index is a
-// constant. An H200 put both arrays in local memory while those loops stopped at the last key (its
+// is unrolled and runs to the end (a position past the last key holds padding or is skipped, never a
+// break), so each index is a constant. An H200 put both arrays in local memory while those loops stopped at the last key (its
 // pipeline statistics: 160 bytes per invocation for 16 u32 keys; bench/results/nvidia-h200_2026-11-27).
 // CPU drivers (thousands of keys per invocation) load each key where it is used, keep the arrays in
 // memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
@@ -93,6 +95,8 @@ const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
 // together), not in the middle of the ranking.
 const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGISTERS;
 
+// The look-back's round counts are reduced by shuffles where subgroups are full.
+#define ONESWEEP_FULL_SUBGROUP_MAX
 #include "radix/onesweep_lookback.glsl"
 #include "radix/onesweep_clocks.glsl"
 
@@ -163,13 +167,33 @@ uint staged_value(uint slot) { return s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS
 // [p * WORDS_PER_INVOCATION, (p + 1) * WORDS_PER_INVOCATION) of the rows, i.e. a contiguous run of digits.
 const uint WORDS_PER_INVOCATION = (ROW_WORDS + WG - 1u) / WG;
 
-// The sum of `value` (below 2^16) over the subgroup's live invocations below this one, and over all of
-// them (`total`): one ballot per bit, so the ranking's ballots suffice (no subgroup arithmetic). Once
-// per tile, in uniform control flow, in place of a workgroup scan's log2(WG) barriers.
-uint subgroup_exclusive_sum16(uint value, out uint total) {
+// The sum of `value` over the subgroup's live invocations below this one, and over all of them
+// (`total`), for values and sums of at most TILE (a tile's keys, below 2^16 for this ranking). Once per tile, in uniform control
+// flow, in place of a workgroup scan's log2(WG) barriers. Where subgroups are full (live lanes are the
+// subgroup's invocations in order) by log2(subgroup size) shuffles (Hillis and Steele): on subgroups of
+// 32 five shuffles and adds instead of a ballot, a masked count and a full count per bit of TILE
+// (13 for 7680 keys), i.e. about 25 instructions instead of 100 on NVIDIA. Otherwise by those ballots,
+// which need no subgroup arithmetic and no full subgroups.
+uint subgroup_exclusive_sum(uint value, out uint total) {
+  if (FULL_SUBGROUPS) {
+    uint inclusive = value;
+    const uint id = gl_SubgroupInvocationID;
+    [[unroll]] for (uint step = 1u; step < 32u * BALLOT_WORDS; step <<= 1u) {
+      if (step < gl_SubgroupSize) {  // uniform
+        // (id - step) wraps onto a lane of the subgroup, whose value the lanes below `step` ignore.
+        const uint below = subgroupShuffle(inclusive, (id - step) & (gl_SubgroupSize - 1u));
+        if (id >= step) inclusive += below;
+      }
+    }
+    total = subgroupShuffle(inclusive, gl_SubgroupSize - 1u);
+    return inclusive - value;
+  }
+  // The bits a sum of at most TILE takes (a constant once the pipeline is specialized).
+  const uint bits = uint(findMSB(TILE)) + 1u;
   uint below = 0u;
   total = 0u;
   [[unroll]] for (uint b = 0u; b < 16u; ++b) {
+    if (b >= bits) continue;  // uniform
     const uvec4 with_bit = subgroupBallot(((value >> b) & 1u) != 0u);
     uint lower = 0u, all = 0u;
     [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w) {
@@ -198,14 +222,15 @@ uint highest_lane(uvec4 ballot) {
 }
 
 // 3. Key k's rank among the tile's keys of its digit: its subgroup's next place for the digit (in row
-// `row`) plus its peers below it. Every lane of the subgroup calls it for its key of the same round
-// (subgroup votes and a shuffle); invalid lanes (past the keys) are nobody's peers.
-uint rank_key(Key k, bool valid, uint row) {
+// `row`) plus its peers below it. Every live lane of the subgroup (`live_mask`) calls it for its key
+// of the same round (subgroup votes and a shuffle). Positions past the last key hold padding
+// (KEY_MAX), ranked like keys: they are the tile's last positions, so they rank after every key of
+// their digit and are staged past the tile's keys, where no one writes them out (pad_keys).
+uint rank_key(Key k, uvec4 live_mask, uint row) {
   const uint d = onesweep_digit(k);
 #if SUBGROUP_PARTITIONED
-  // The lanes whose digit is this one's, in one step (NVIDIA: match.any); invalid lanes' RADIX is no
-  // digit.
-  const uvec4 peers = subgroupPartitionNV(valid ? d : RADIX);
+  // The lanes whose digit is this one's, in one step (NVIDIA: match.any).
+  const uvec4 peers = subgroupPartitionNV(d);
 #else
   // Only the ballot words that can hold a lane are combined: one on subgroups of 32 or fewer. `clear`
   // is all ones where this lane's bit b is clear, else zero, so the lanes that agree with it on bit b
@@ -214,7 +239,7 @@ uint rank_key(Key k, bool valid, uint row) {
   // select between the ballot and its complement took a move, a NOT and a select per word besides
   // (RADV's compiler: 12 instructions per bit on subgroups of 64, now 7). (`clear` from d itself, not
   // from a ~d kept beside d: one register less at the ranking's busiest point, one NOT more per bit.)
-  uvec4 peers = subgroupBallot(valid);
+  uvec4 peers = live_mask;
   [[unroll]] for (uint b = 0u; b < RADIX_BITS; ++b) {
     const uint mine = uint(bitfieldExtract(int(d), int(b), 1));
     const uvec4 with_bit = subgroupBallot(mine != 0u);
@@ -234,7 +259,7 @@ uint rank_key(Key k, bool valid, uint row) {
   // 2^20-2^28 on 16-bit rows: bench/results/nvidia-h200_2026-11-27-session20.)
   const uint shift = hist_shift(d);
   uint moved = 0u;
-  if (valid && below + 1u == count) {
+  if (below + 1u == count) {
     const uint word = hist_word(row, d);
     if (WIDE_ROWS) {
       moved = s_hist[word];
@@ -243,13 +268,13 @@ uint rank_key(Key k, bool valid, uint row) {
       moved = atomicAdd(s_hist[word], count << shift);
     }
   }
-  const uint leader = valid ? highest_lane(peers) : gl_SubgroupInvocationID;
+  const uint leader = highest_lane(peers);
   const uint before = (subgroupShuffle(moved, leader) >> shift) & (WIDE_ROWS ? ~0u : 0xffffu);
   // This round's places have moved before the next round's move them again: ranks follow rounds, so
   // the ranking is stable.
   subgroupMemoryBarrierShared();
   subgroupBarrier();
-  return valid ? before + below : 0u;
+  return before + below;
 }
 
 // 5, staged: key k (and its value) to its slot in the tile's digit order.
@@ -352,8 +377,11 @@ void main() {
 #endif
   Words state = Words(address_at(pc.state, region * pc.tiles, RADIX * 4u));
   Words next_state = Words(address_at(pc.state, (region ^ 1u) * pc.tiles, RADIX * 4u));
+  // This subgroup's first place in the tile: the live invocations of the subgroups before it (where
+  // subgroups are full, a product instead of a chain of loads that the chunk's key loads would wait on).
   uint start = 0u;
-  for (uint s = 0u; s < sg; ++s) start += s_live[s];
+  if (FULL_SUBGROUPS) start = sg * gl_SubgroupSize;
+  else for (uint s = 0u; s < sg; ++s) start += s_live[s];
   const uint chunk = tile * TILE + start * ITEMS;
   const uint row = sg * ROW_WORDS;
 
@@ -370,7 +398,12 @@ void main() {
   }
 
   // 1. Each subgroup counts its keys of each digit into its own row (shared atomics: only the
-  // subgroup's own lanes share a word).
+  // subgroup's own lanes share a word). The padding past the last key (KEY_MAX, in the last subgroups'
+  // last rounds) counts too, in its digit pad_digit, by one atomic per subgroup, so that the ranking
+  // and staging treat every position of a tile alike, with no check against the end of the keys (CUB's
+  // whole tiles skip those checks likewise); step 2 takes it out of the tile's counts. (Counting the
+  // padding key by key instead, with no check here either, let compilers keep each key's digit and
+  // histogram address from here to its ranking: AMD's compiler went from 38 to 78 VGPRs.)
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r)
       if (chunk + r * live + lane < g_n) count_in_row(row, onesweep_digit(keys[r]));
@@ -381,6 +414,10 @@ void main() {
       count_in_row(row, onesweep_digit(onesweep_source_key(i)));
     }
   }
+  const uint pad_digit = onesweep_digit(KEY_MAX);
+  const uint chunk_end = chunk + ITEMS * live;
+  if (chunk_end > g_n && subgroupElect())
+    atomicAdd(s_hist[hist_word(row, pad_digit)], min(ITEMS * live, chunk_end - g_n) << hist_shift(pad_digit));
   // Every subgroup's counts are in.
   barrier();
   clock_mark(ONESWEEP_CLOCK_LOAD_COUNT);
@@ -389,18 +426,26 @@ void main() {
   // count s_total[d]: on 16-bit rows a word's two digits at once (its halves never carry into each
   // other). Invocation p = start + lane takes a contiguous run of words, so that where the tile is
   // staged the scan of the digits' counts (their starts in the staged tile) follows the (subgroup,
-  // lane) order: within the subgroup by ballots, across subgroups by one word each, made visible by
-  // the barrier this step has anyway.
+  // lane) order: within the subgroup by shuffles or ballots (subgroup_exclusive_sum), across subgroups
+  // by one word each, made visible by the barrier this step has anyway.
+  // The loops over the subgroups' rows and sums run to `subgroups`: a constant where subgroups are full
+  // (SUBGROUPS of them), so they unroll and their loads are in flight together, not one after another.
+  const uint subgroups = FULL_SUBGROUPS ? SUBGROUPS : gl_NumSubgroups;
   const uint first_word = min(ROW_WORDS, (start + lane) * WORDS_PER_INVOCATION);
   const uint end_word = min(ROW_WORDS, first_word + WORDS_PER_INVOCATION);
+  // The padding (the tile's positions past the last key, all in the last subgroups' last rounds) is
+  // no key: out of its digit's total, so that the tile's published counts and its digits' starts are
+  // the keys' alone. In the rows it stays: only the padding itself comes after it in the tile.
+  const uint pad_keys = TILE - min(TILE, g_n - tile * TILE);
   uint owned = 0u;  // the tile's keys of this invocation's digits
   for (uint w = first_word; w < end_word; ++w) {
     uint sum = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    [[unroll]] for (uint s = 0u; s < subgroups; ++s) {
       const uint keys_here = s_hist[s * ROW_WORDS + w];
       s_hist[s * ROW_WORDS + w] = sum;
       sum += keys_here;
     }
+    if (w == hist_word(0u, pad_digit)) sum -= pad_keys << hist_shift(pad_digit);
     if (WIDE_ROWS) {
       s_total[w] = sum;
       owned += sum;
@@ -413,7 +458,7 @@ void main() {
   uint digits_before = 0u;  // staged: the tile's keys of digits before this invocation's
   if (STAGED) {
     uint subgroup_keys;
-    digits_before = subgroup_exclusive_sum16(owned, subgroup_keys);
+    digits_before = subgroup_exclusive_sum(owned, subgroup_keys);
     if (subgroupElect()) s_subgroup_keys[sg] = subgroup_keys;
   }
   // s_total, the offsets and every subgroup's sum are complete.
@@ -424,7 +469,8 @@ void main() {
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
   // the staging needs nothing of the look-back.
   if (STAGED) {
-    for (uint s = 0u; s < sg; ++s) digits_before += s_subgroup_keys[s];
+    [[unroll]] for (uint s = 0u; s < subgroups; ++s)
+      if (s < sg) digits_before += s_subgroup_keys[s];
     const uint digits_per_word = WIDE_ROWS ? 1u : 2u;
     for (uint d = digits_per_word * first_word; d < digits_per_word * end_word; ++d) {
       s_start[d] = digits_before;
@@ -440,17 +486,16 @@ void main() {
   // staged early, each key (and value) goes to its slot as soon as it has its rank.
   if (IN_REGISTERS) {
     [[unroll]] for (uint r = 0u; r < REGISTER_ITEMS; ++r) {
-      const bool valid = chunk + r * live + lane < g_n;
-      ranks[r] = rank_key(keys[r], valid, row);
-      if (STAGED && STAGE_EARLY && valid) stage_item(keys[r], ranks[r], PRELOAD_VALUES ? values[r] : 0u);
+      ranks[r] = rank_key(keys[r], live_mask, row);
+      if (STAGED && STAGE_EARLY) stage_item(keys[r], ranks[r], PRELOAD_VALUES ? values[r] : 0u);
     }
   } else {
     for (uint r = 0u; r < ITEMS; ++r) {
       const uint i = chunk + r * live + lane;
       const bool valid = i < g_n;
       keys[r] = valid ? onesweep_source_key(i) : KEY_MAX;
-      ranks[r] = rank_key(keys[r], valid, row);
-      if (STAGED && STAGE_EARLY && valid) stage_item(keys[r], ranks[r], source_value(i));
+      ranks[r] = rank_key(keys[r], live_mask, row);
+      if (STAGED && STAGE_EARLY) stage_item(keys[r], ranks[r], valid ? source_value(i) : 0u);
     }
   }
   clock_barrier();

@@ -57,7 +57,13 @@ shared uint s_stuck;           // per digit: 1 + the nearest tile a digit gave u
 shared uint s_rounds;          // per digit: the most rounds any digit took
 shared uint s_spin_rounds;     // per digit: the most rounds any digit found its predecessor unpublished
 
-Key onesweep_source_key(uint i) { return g_encoded ? g_src.k[i] : encode_key(g_src.k[i]); }
+// One load, then the encoding where the source is the caller's buffer (for unsigned ascending keys
+// none: the select folds away); a load in each arm of the choice stayed two loads and a branch per key
+// on AMD's compiler.
+Key onesweep_source_key(uint i) {
+  const Key raw = g_src.k[i];
+  return g_encoded ? raw : encode_key(raw);
+}
 uint onesweep_digit(Key k) { return key_digit(k, g_shift, g_bits); }
 
 // Takes the tile this workgroup sorts into s_tile and resets the per-digit look-back's words, for the
@@ -121,6 +127,30 @@ void publish_inclusive(uint tile, Words state, Words next_state, bool published)
     if (tile != 0u && !published) state_store(state, tile * RADIX + d, (s_excl[d] + s_total[d]) | ONESWEEP_FLAG_INCLUSIVE);
     next_state.w[tile * RADIX + d] = 0u;
   }
+}
+
+// The slowest digit's rounds, for the pass's facts (onesweep_count_rounds). Every invocation's atomics
+// on the same two words serialise (768 a tile at 384 invocations); where the includer defines
+// ONESWEEP_FULL_SUBGROUP_MAX (it requires full subgroups and has subgroup shuffles, FULL_SUBGROUPS) the
+// subgroup takes its largest by log2(subgroup size) shuffles first and one lane adds it.
+void onesweep_note_rounds(uint rounds, uint spin_rounds) {
+#ifdef ONESWEEP_FULL_SUBGROUP_MAX
+  if (FULL_SUBGROUPS) {
+    [[unroll]] for (uint step = 1u; step < 128u; step <<= 1u) {
+      if (step < gl_SubgroupSize) {  // uniform
+        rounds = max(rounds, subgroupShuffleXor(rounds, step));
+        spin_rounds = max(spin_rounds, subgroupShuffleXor(spin_rounds, step));
+      }
+    }
+    if (subgroupElect()) {
+      atomicMax(s_rounds, rounds);
+      if (spin_rounds != 0u) atomicMax(s_spin_rounds, spin_rounds);
+    }
+    return;
+  }
+#endif
+  atomicMax(s_rounds, rounds);
+  atomicMax(s_spin_rounds, spin_rounds);
 }
 
 // Every digit on its own (LOOKBACK_DIGITS == 1: invocation t owns digit t). A digit reads its nearest
@@ -199,8 +229,7 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
   }
   // Digit d's result, for its own invocation (others: after the caller's barrier).
   if (d < RADIX) s_excl[d] = excl;
-  atomicMax(s_rounds, rounds);
-  atomicMax(s_spin_rounds, spin_rounds);
+  onesweep_note_rounds(rounds, spin_rounds);
 }
 
 // All digits walk back together, a round at a time: each looking digit reads the next WINDOW (first

@@ -75,8 +75,9 @@ const uint TILE = WG * ITEMS;
 const uint RADIX = 1u << RADIX_BITS;
 // GPUs (a few keys per invocation) keep the chunk's keys and ranks in registers: every loop over them
 // is unrolled and runs to the end (a position past the last key holds padding or is skipped, never a
-// break), so each index is a constant. An H200 put both arrays in local memory while those loops stopped at the last key (its
-// pipeline statistics: 160 bytes per invocation for 16 u32 keys; bench/results/nvidia-h200_2026-11-27).
+// break), so each index is a constant. An H200 put both arrays in local memory while those loops
+// stopped at the last key (its pipeline statistics: 160 bytes per invocation for 16 u32 keys;
+// bench/results/nvidia-h200_2026-11-27).
 // CPU drivers (thousands of keys per invocation) load each key where it is used, keep the arrays in
 // memory and loop rolled; there the unrolled loops run REGISTER_ITEMS = 1 time and are dead code.
 // (Two experiments that spent fewer registers on GPUs lost to the keys held in registers at every
@@ -168,12 +169,13 @@ uint staged_value(uint slot) { return s_hist[STAGE_BASE + STAGE_KEYS * KEY_WORDS
 const uint WORDS_PER_INVOCATION = (ROW_WORDS + WG - 1u) / WG;
 
 // The sum of `value` over the subgroup's live invocations below this one, and over all of them
-// (`total`), for values and sums of at most TILE (a tile's keys, below 2^16 for this ranking). Once per tile, in uniform control
-// flow, in place of a workgroup scan's log2(WG) barriers. Where subgroups are full (live lanes are the
-// subgroup's invocations in order) by log2(subgroup size) shuffles (Hillis and Steele): on subgroups of
-// 32 five shuffles and adds instead of a ballot, a masked count and a full count per bit of TILE
-// (13 for 7680 keys), i.e. about 25 instructions instead of 100 on NVIDIA. Otherwise by those ballots,
-// which need no subgroup arithmetic and no full subgroups.
+// (`total`), for values and sums of at most TILE (a tile's keys, below 2^16 for this ranking). Once
+// per tile, in uniform control flow, in place of a workgroup scan's log2(WG) barriers. Where subgroups
+// are full (live lanes are the subgroup's invocations in order) by log2(subgroup size) shuffles (Hillis
+// and Steele): on subgroups of 32 five shuffles and adds instead of a ballot, a masked count and a full
+// count per bit of TILE (13 for 7680 keys); AMD's compiler: 239 -> 87 instructions for the rows' sums
+// and this scan together. Otherwise by those ballots, which need neither subgroup arithmetic nor full
+// subgroups.
 uint subgroup_exclusive_sum(uint value, out uint total) {
   if (FULL_SUBGROUPS) {
     uint inclusive = value;
@@ -212,11 +214,12 @@ Keys g_dst;
 Words g_src_values, g_dst_values;
 #endif
 
-// The highest lane set in a ballot of the subgroup (subgroupBallotFindMSB), looking only at the ballot
-// words that can hold a lane: on subgroups of 32 or fewer one findMSB instead of four and their choice.
+// The highest lane set in a ballot of the subgroup that is not empty (subgroupBallotFindMSB), looking
+// only at the ballot words that can hold a lane: on subgroups of 32 or fewer one findMSB, with no test
+// for an empty word (the ballot holds at least the calling lane), instead of four and their choice.
 uint highest_lane(uvec4 ballot) {
-  uint highest = 0u;
-  [[unroll]] for (uint w = 0u; w < BALLOT_WORDS; ++w)
+  uint highest = uint(findMSB(ballot[0]));
+  [[unroll]] for (uint w = 1u; w < BALLOT_WORDS; ++w)
     if (ballot[w] != 0u) highest = 32u * w + uint(findMSB(ballot[w]));
   return highest;
 }

@@ -34,7 +34,8 @@
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
 #      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment);
-#      CUB at the same entropies (skewed.md).
+#      uniform alone with the ranking's rounds ordered by one subgroup barrier on shared memory
+#      (VKSORT_BALLOT_ROUND_BARRIER=1, an experiment since session 36); CUB at the same entropies (skewed.md).
 #   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
 #      stayed at 345-675 MHz through 2^24's runs, session 20).
 #   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
@@ -299,6 +300,11 @@ measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes
   VKSORT_BALLOT_COUNT_AGGREGATE=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-aggregate.json" \
     >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, aggregated counts: exit $?"; failed=1; }
+  # The ranking's rounds ordered by one subgroup control barrier on shared memory instead of a fence and
+  # subgroupBarrier() (VKSORT_BALLOT_ROUND_BARRIER=1, an experiment): its passes beside the default's.
+  VKSORT_BALLOT_ROUND_BARRIER=1 within 30 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform \
+    --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-round-barrier.json" \
+    >>"$out/skewed.log" 2>&1 || { echo "gpu-check: round barrier experiment: exit $?"; failed=1; }
   if [ -n "$cub_python" ]; then
     for e in 2 4; do
       within 30 "$cub_python" scripts/cub_anchor.py --min-log "${skew_n#2^}" --max-log "${skew_n#2^}" --entropy "$e" \

@@ -76,12 +76,20 @@ bool count_aggregate() {
   return v && std::string(v) == "1";
 }
 
+// Whether this process's ballot kernels order the ranking's rounds by one subgroup barrier on shared
+// memory (VKSORT_BALLOT_ROUND_BARRIER=1, ctest's radix_single_pass_round_barrier_sg16).
+bool round_barrier() {
+  const char* v = std::getenv("VKSORT_BALLOT_ROUND_BARRIER");
+  return v && std::string(v) == "1";
+}
+
 // Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
-// (VKSORT_BALLOT_ROW_BITS=16 or VKSORT_BALLOT_COUNT_AGGREGATE=1: ctest's radix_single_pass_rows16_sg16
-// and _count_aggregate_sg16), so that the other rankings would only repeat other entries' runs.
+// (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1 or VKSORT_BALLOT_ROUND_BARRIER=1: ctest's
+// radix_single_pass_rows16_sg16, _count_aggregate_sg16 and _round_barrier_sg16), so that the other
+// rankings would only repeat other entries' runs.
 bool ballot_variant_forced() {
   const char* rows = std::getenv("VKSORT_BALLOT_ROW_BITS");
-  return count_aggregate() || (rows && std::string(rows) == "16");
+  return count_aggregate() || round_barrier() || (rows && std::string(rows) == "16");
 }
 
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
@@ -522,6 +530,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           CHECK(stats.fact("staged") == (staging == RadixStaging::direct ? 0 : 1));
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
           CHECK(stats.fact("ballot_count_aggregate") == (count_aggregate() ? 1 : 0));
+          CHECK(stats.fact("ballot_round_barrier") == (round_barrier() ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -767,12 +776,15 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
     row_bits_env.set(std::nullopt);
   }
   CHECK(narrow);
-  // Bad values are refused when a sorter is made (the count experiment's too).
+  // Bad values are refused when a sorter is made (the count and round experiments' too).
   row_bits_env.set("24");
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROW_BITS is \"24\"; it takes 16 or 32"), Error);
   row_bits_env.set(std::nullopt);
   const test::ScopedEnv aggregate_env("VKSORT_BALLOT_COUNT_AGGREGATE", std::string("yes"));
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_COUNT_AGGREGATE is \"yes\"; it takes 0 or 1"), Error);
+  aggregate_env.set(std::nullopt);
+  const test::ScopedEnv round_env("VKSORT_BALLOT_ROUND_BARRIER", std::string("2"));
+  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROUND_BARRIER is \"2\"; it takes 0 or 1"), Error);
 }
 
 // The upfront histogram's copies of each counter (onesweep_histogram.comp), over which a subgroup's lanes

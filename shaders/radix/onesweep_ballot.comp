@@ -16,12 +16,14 @@
 //      masks: any subgroup size up to 128); a key's rank among the tile's keys of its digit is its
 //      subgroup's next place for the digit plus its peers below it. The highest peer moves the place
 //      past the peers with one shared atomic and hands the place before them to its peers by a
-//      shuffle (Onesweep's leader; CUB ranks so too). Keys and ranks stay in registers.
+//      shuffle (Onesweep's leader; CUB ranks so too). Keys and ranks stay in registers. Where the
+//      tile is staged (step 5), the places start at the digit's start in the tile, so that the rank
+//      is the key's slot there.
 //   4. Look back with Decoupled Fallback: s_excl[d] = keys of digit d in earlier tiles.
 //   5. Each key goes to digits[pass][d] + s_excl[d] + its rank: stable (digits[pass][d] is read before
 //      the ranking, which hides its latency). Where the tile fits shared memory (STAGE_KEYS = TILE),
 //      keys (and values, read once, by their original place) first go to their place in the tile's
-//      digit order in shared memory, s_start[d] + rank, and invocations then write the tile out in
+//      digit order in shared memory (their ranks), and invocations then write the tile out in
 //      that order: each digit's run of keys lands on consecutive addresses, so the global writes
 //      coalesce (Onesweep's scatter).
 //
@@ -89,6 +91,14 @@ const uint RADIX = 1u << RADIX_BITS;
 // skewed keys most lanes of a round share a digit, and their atomics on one word serialise; on random
 // keys it costs a broadcast and a ballot per key for nothing. gpu-check's skewed-input stage times it.
 layout(constant_id = SPEC_BALLOT_COUNT_AGGREGATE) const bool COUNT_AGGREGATE = false;
+// ROUND_BARRIER (VKSORT_BALLOT_ROUND_BARRIER=1, an experiment for GPU runs): step 3 orders a round's
+// moves of the subgroup's places before the next round's by one subgroup control barrier whose memory
+// semantics name shared memory alone, instead of a shared-memory fence and subgroupBarrier(), whose
+// semantics name every storage class (buffers and images too). The ordering needed is the shared one;
+// whether a driver makes the wider barrier cost more (a fence on outstanding buffer accesses, e.g. the
+// aggregate just published) only a GPU run shows. (Session 22 shipped this beside two other changes; the
+// three together ran 1.47x slower on an H200, at 92 registers, and were reverted together: untold apart.)
+layout(constant_id = SPEC_BALLOT_ROUND_BARRIER) const bool ROUND_BARRIER = false;
 const bool STAGED = STAGE_KEYS >= TILE;
 const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
@@ -101,7 +111,8 @@ const bool PRELOAD_VALUES = VALUE_WORDS == 1 && STAGED && STAGE_EARLY && IN_REGI
 #include "radix/onesweep_lookback.glsl"
 #include "radix/onesweep_clocks.glsl"
 
-// Subgroup s's keys of digit d: counts, then offsets, then the next place while ranking. With 32-bit
+// Subgroup s's keys of digit d: counts, then offsets (staged: from the digit's start in the tile on),
+// then the next place while ranking. With 32-bit
 // counters (ROW_BITS 32) that is s_hist[s * ROW_WORDS + d]; with 16-bit counters the half d % 2 of
 // s_hist[s * ROW_WORDS + d / 2] (hist_word, hist_shift). 16 bits hold any of these: none exceeds the
 // tile's keys, which the runtime keeps to 2^15 for this ranking, so adding to one half never carries
@@ -275,14 +286,18 @@ uint rank_key(Key k, uvec4 live_mask, uint row) {
   const uint before = (subgroupShuffle(moved, leader) >> shift) & (WIDE_ROWS ? ~0u : 0xffffu);
   // This round's places have moved before the next round's move them again: ranks follow rounds, so
   // the ranking is stable.
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
+  if (ROUND_BARRIER) {
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+  } else {
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+  }
   return before + below;
 }
 
-// 5, staged: key k (and its value) to its slot in the tile's digit order.
-void stage_item(Key k, uint rank, uint value) {
-  const uint slot = s_start[onesweep_digit(k)] + rank;
+// 5, staged: key k (and its value) to its slot in the tile's digit order (its rank: the rows' places
+// start at each digit's start in the tile).
+void stage_item(Key k, uint slot, uint value) {
   stage_key(slot, k);
 #if VALUE_WORDS == 1
   stage_value(slot, value);
@@ -440,12 +455,13 @@ void main() {
   // no key: out of its digit's total, so that the tile's published counts and its digits' starts are
   // the keys' alone. In the rows it stays: only the padding itself comes after it in the tile.
   const uint pad_keys = TILE - min(TILE, g_n - tile * TILE);
+  // Staged, the rows' places are set below, once the digits' starts in the tile are known.
   uint owned = 0u;  // the tile's keys of this invocation's digits
   for (uint w = first_word; w < end_word; ++w) {
     uint sum = 0u;
     [[unroll]] for (uint s = 0u; s < subgroups; ++s) {
       const uint keys_here = s_hist[s * ROW_WORDS + w];
-      s_hist[s * ROW_WORDS + w] = sum;
+      if (!STAGED) s_hist[s * ROW_WORDS + w] = sum;
       sum += keys_here;
     }
     if (w == hist_word(0u, pad_digit)) sum -= pad_keys << hist_shift(pad_digit);
@@ -470,18 +486,34 @@ void main() {
   // find this tile's aggregate a whole ranking sooner.
   publish_aggregate(tile, state);
   // Where the tile is staged: where each digit's keys start in it, from the counts alone, so that
-  // the staging needs nothing of the look-back.
+  // the staging needs nothing of the look-back; and each subgroup's first place for the digit, from
+  // that start on (the rows' exclusive sums plus the start), so that a key's rank is its slot in the
+  // staged tile: the ranking's places need no start added per key (on 16-bit rows both halves at once:
+  // no place exceeds TILE, so neither carries into the other).
   if (STAGED) {
     [[unroll]] for (uint s = 0u; s < subgroups; ++s)
       if (s < sg) digits_before += s_subgroup_keys[s];
-    const uint digits_per_word = WIDE_ROWS ? 1u : 2u;
-    for (uint d = digits_per_word * first_word; d < digits_per_word * end_word; ++d) {
-      s_start[d] = digits_before;
-      digits_before += s_total[d];
+    for (uint w = first_word; w < end_word; ++w) {
+      uint place;  // the word's digits' starts, then the next subgroup's places
+      if (WIDE_ROWS) {
+        s_start[w] = place = digits_before;
+        digits_before += s_total[w];
+      } else {
+        s_start[2u * w] = place = digits_before;
+        digits_before += s_total[2u * w];
+        s_start[2u * w + 1u] = digits_before;
+        place |= digits_before << 16;
+        digits_before += s_total[2u * w + 1u];
+      }
+      [[unroll]] for (uint s = 0u; s < subgroups; ++s) {
+        const uint keys_here = s_hist[s * ROW_WORDS + w];
+        s_hist[s * ROW_WORDS + w] = place;
+        place += keys_here;
+      }
     }
   }
-  // Every digit's start is visible before the ranking stages keys at it (staged early) or the
-  // look-back's results are moved by it.
+  // Every digit's start and the rows' places are visible before the ranking, and the starts before
+  // the look-back's results are moved by them.
   if (STAGED) barrier();
   clock_mark(ONESWEEP_CLOCK_OFFSETS);
 

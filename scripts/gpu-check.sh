@@ -5,7 +5,8 @@
 # only while the time budget allows and cut off at what is left, so that what ran comes back.
 #
 #   1. `vksort info` and the radix kernels' pipeline statistics (registers, local memory), where the
-#      driver reports them (VK_KHR_pipeline_executable_properties).
+#      driver reports them (VK_KHR_pipeline_executable_properties); the u32 pass kernel's of --old, --mid
+#      and session 36's two experiments (3e) too.
 #   1b. Where the driver reports registers: the pass kernel compiled at 8-24 keys per invocation (u32
 #      keys, pairs, u64 keys; 4096 keys, untimed), and from those registers up to two more shapes per
 #      kind (one for pairs and u64) that NVIDIA's register file favours (scripts/nvidia_occupancy.py:
@@ -34,8 +35,9 @@
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
 #      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment);
-#      uniform alone with the ranking's rounds ordered by one subgroup barrier on shared memory
-#      (VKSORT_BALLOT_ROUND_BARRIER=1, an experiment since session 36); CUB at the same entropies (skewed.md).
+#      uniform alone with each of session 36's experiments: the ranking's rounds ordered by one subgroup
+#      barrier on shared memory (VKSORT_BALLOT_ROUND_BARRIER=1), full subgroups' lanes from the builtins
+#      (VKSORT_BALLOT_BUILTIN_LANES=1); CUB at the same entropies (skewed.md).
 #   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
 #      stayed at 345-675 MHz through 2^24's runs, session 20).
 #   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
@@ -182,6 +184,13 @@ measure_stage "device and pipeline statistics" 30 && {
       grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
     grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
   done
+  # The experiments' u32 kernels (stage 3e times them): their registers beside the default's.
+  for experiment in ROUND_BARRIER BUILTIN_LANES; do
+    label=$(tr 'A-Z_' 'a-z-' <<<"$experiment")
+    within 30 env "VKSORT_BALLOT_$experiment=1" VKSORT_PIPELINE_STATS=1 "$bin/vksort" bench --algo radix --type u32 --n 1M \
+      --repeat 1 --no-cpu 2>&1 | grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
+    grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
+  done
 }
 partitioned=0
 grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1
@@ -300,11 +309,15 @@ measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes
   VKSORT_BALLOT_COUNT_AGGREGATE=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-aggregate.json" \
     >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, aggregated counts: exit $?"; failed=1; }
-  # The ranking's rounds ordered by one subgroup control barrier on shared memory instead of a fence and
-  # subgroupBarrier() (VKSORT_BALLOT_ROUND_BARRIER=1, an experiment): its passes beside the default's.
-  VKSORT_BALLOT_ROUND_BARRIER=1 within 30 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform \
-    --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-round-barrier.json" \
-    >>"$out/skewed.log" 2>&1 || { echo "gpu-check: round barrier experiment: exit $?"; failed=1; }
+  # Session 36's experiments, each alone: the ranking's rounds ordered by one subgroup control barrier on
+  # shared memory (VKSORT_BALLOT_ROUND_BARRIER=1), full subgroups' lanes from the builtins
+  # (VKSORT_BALLOT_BUILTIN_LANES=1): their passes on uniform keys beside the default's.
+  for experiment in ROUND_BARRIER BUILTIN_LANES; do
+    label=$(tr 'A-Z_' 'a-z-' <<<"$experiment")
+    within 30 env "VKSORT_BALLOT_$experiment=1" "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform \
+      --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-$label.json" \
+      >>"$out/skewed.log" 2>&1 || { echo "gpu-check: experiment $label: exit $?"; failed=1; }
+  done
   if [ -n "$cub_python" ]; then
     for e in 2 4; do
       within 30 "$cub_python" scripts/cub_anchor.py --min-log "${skew_n#2^}" --max-log "${skew_n#2^}" --entropy "$e" \

@@ -77,19 +77,24 @@ bool count_aggregate() {
 }
 
 // Whether this process's ballot kernels order the ranking's rounds by one subgroup barrier on shared
-// memory (VKSORT_BALLOT_ROUND_BARRIER=1, ctest's radix_single_pass_round_barrier_sg16).
+// memory (VKSORT_BALLOT_ROUND_BARRIER=1) and take full subgroups' lanes from the builtins
+// (VKSORT_BALLOT_BUILTIN_LANES=1): ctest's radix_single_pass_experiments_sg16 asks both.
 bool round_barrier() {
   const char* v = std::getenv("VKSORT_BALLOT_ROUND_BARRIER");
   return v && std::string(v) == "1";
 }
+bool builtin_lanes() {
+  const char* v = std::getenv("VKSORT_BALLOT_BUILTIN_LANES");
+  return v && std::string(v) == "1";
+}
 
 // Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
-// (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1 or VKSORT_BALLOT_ROUND_BARRIER=1: ctest's
-// radix_single_pass_rows16_sg16, _count_aggregate_sg16 and _round_barrier_sg16), so that the other
-// rankings would only repeat other entries' runs.
+// (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1, VKSORT_BALLOT_ROUND_BARRIER=1 or
+// VKSORT_BALLOT_BUILTIN_LANES=1: ctest's radix_single_pass_rows16_sg16, _count_aggregate_sg16 and
+// _experiments_sg16), so that the other rankings would only repeat other entries' runs.
 bool ballot_variant_forced() {
   const char* rows = std::getenv("VKSORT_BALLOT_ROW_BITS");
-  return count_aggregate() || round_barrier() || (rows && std::string(rows) == "16");
+  return count_aggregate() || round_barrier() || builtin_lanes() || (rows && std::string(rows) == "16");
 }
 
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
@@ -531,6 +536,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           CHECK(stats.fact("staged_early") == (early ? 1 : 0));
           CHECK(stats.fact("ballot_count_aggregate") == (count_aggregate() ? 1 : 0));
           CHECK(stats.fact("ballot_round_barrier") == (round_barrier() ? 1 : 0));
+          CHECK(stats.fact("ballot_builtin_lanes") == (builtin_lanes() && stats.fact("full_subgroups") == 1 ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -630,6 +636,8 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
       CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, n, seed++), &stats) == "");
       CHECK(stats.fact("full_subgroups") == 1);
       CHECK(stats.fact("ballot_rows") == o.tuning.workgroup_size / lanes);
+      // The lanes from the builtins (an experiment) where asked: full subgroups here.
+      CHECK(stats.fact("ballot_builtin_lanes") == (builtin_lanes() ? 1 : 0));
     }
   }
   // Without them, rows for the fewest live invocations the driver is known to run per subgroup
@@ -639,6 +647,7 @@ TEST_CASE("single-pass radix sort: full subgroups size the ballot rows exactly")
     SortStats stats;
     CHECK(test::check_on(no_full, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 5000, seed++), &stats) == "");
     CHECK(stats.fact("full_subgroups") == 0);
+    CHECK(stats.fact("ballot_builtin_lanes") == 0);  // counted by ballot without full subgroups, asked or not
     CHECK(stats.fact("ballot_rows") == o.tuning.workgroup_size / gpu::partial_subgroup_lanes(no_full.info()));
   } catch (const Error& e) {
     CHECK(e.code() == Status::Code::unsupported);
@@ -785,6 +794,9 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
   aggregate_env.set(std::nullopt);
   const test::ScopedEnv round_env("VKSORT_BALLOT_ROUND_BARRIER", std::string("2"));
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROUND_BARRIER is \"2\"; it takes 0 or 1"), Error);
+  round_env.set(std::nullopt);
+  const test::ScopedEnv lanes_env("VKSORT_BALLOT_BUILTIN_LANES", std::string("on"));
+  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_BUILTIN_LANES is \"on\"; it takes 0 or 1"), Error);
 }
 
 // The upfront histogram's copies of each counter (onesweep_histogram.comp), over which a subgroup's lanes

@@ -35,7 +35,8 @@
 // controlBarrier per round instead of the two fences, and an early look-back read made an H200 1.47x
 // slower at 2^28 u32 keys, 92 registers at 384 invocations: reverted, docs/algorithms.md. Since
 // session 35 the chunk start is the subgroup id times the subgroup size again where subgroups are full;
-// the lanes are still counted by ballot.)
+// the lanes from the builtins and the round barrier are experiment knobs since session 36,
+// BUILTIN_LANES and ROUND_BARRIER, so that a GPU run times each alone.)
 #define PUSH_ONESWEEP
 #include "common/interface.h"
 #include "common/keys.glsl"
@@ -99,6 +100,16 @@ layout(constant_id = SPEC_BALLOT_COUNT_AGGREGATE) const bool COUNT_AGGREGATE = f
 // aggregate just published) only a GPU run shows. (Session 22 shipped this beside two other changes; the
 // three together ran 1.47x slower on an H200, at 92 registers, and were reverted together: untold apart.)
 layout(constant_id = SPEC_BALLOT_ROUND_BARRIER) const bool ROUND_BARRIER = false;
+// BUILTIN_LANES (VKSORT_BALLOT_BUILTIN_LANES=1, an experiment for GPU runs): where subgroups are full,
+// the live invocations' mask, number and this invocation's place among them are the subgroup's own
+// (gl_SubgroupSize, gl_SubgroupInvocationID), which compilers know, instead of a ballot and two bit
+// counts: the chunk's addresses become a base plus constant strides and the ranking's AND with the
+// live mask folds away (AMD's compiler: 13-133 instructions fewer, pressure before scheduling 1-2
+// VGPRs lower). An experiment because session 22's "lanes and chunk starts from the builtins" was one
+// of two changes (with ROUND_BARRIER's) of which one took an H200's pass kernel from 78 to 97 registers
+// at 384 x 20 (the third, an early look-back read, was ruled out): a GPU run tells them apart.
+layout(constant_id = SPEC_BALLOT_BUILTIN_LANES) const bool BUILTIN_LANES_ASKED = false;
+const bool BUILTIN_LANES = BUILTIN_LANES_ASKED && FULL_SUBGROUPS;
 const bool STAGED = STAGE_KEYS >= TILE;
 const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
@@ -224,6 +235,16 @@ Keys g_dst;
 #if VALUE_WORDS == 1
 Words g_src_values, g_dst_values;
 #endif
+
+// The lanes of a full subgroup as a ballot: the bits below gl_SubgroupSize.
+uvec4 subgroup_lanes() {
+  uvec4 lanes;
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+    const uint in_word = min(gl_SubgroupSize - min(gl_SubgroupSize, 32u * w), 32u);
+    lanes[w] = in_word == 32u ? ~0u : (1u << in_word) - 1u;
+  }
+  return lanes;
+}
 
 // The highest lane set in a ballot of the subgroup that is not empty (subgroupBallotFindMSB), looking
 // only at the ballot words that can hold a lane: on subgroups of 32 or fewer one findMSB, with no test
@@ -375,10 +396,12 @@ void main() {
   // behind one barrier.
   onesweep_take_tile_begin();
   const uint sg = gl_SubgroupID;
-  const uvec4 live_mask = subgroupBallot(true);
-  const uint live = subgroupBallotBitCount(live_mask);
-  const uint lane = subgroupBallotExclusiveBitCount(live_mask);
-  if (subgroupElect()) s_live[sg] = live;
+  // The live invocations, counted by ballot; where subgroups are full and BUILTIN_LANES asks, the
+  // subgroup's own, in order, from the builtins.
+  const uvec4 live_mask = BUILTIN_LANES ? subgroup_lanes() : subgroupBallot(true);
+  const uint live = BUILTIN_LANES ? gl_SubgroupSize : subgroupBallotBitCount(live_mask);
+  const uint lane = BUILTIN_LANES ? gl_SubgroupInvocationID : subgroupBallotExclusiveBitCount(live_mask);
+  if (!FULL_SUBGROUPS && subgroupElect()) s_live[sg] = live;
   for (uint i = t; i < gl_NumSubgroups * ROW_WORDS; i += WG) s_hist[i] = 0u;
   // The tile is taken, the histograms are zero and every subgroup's live count is in.
   barrier();

@@ -95,6 +95,10 @@ bool ballot_count_aggregate() { return env_switch("VKSORT_BALLOT_COUNT_AGGREGATE
 // "1" orders the ranking's rounds by one subgroup control barrier on shared memory; "0" or unset by a
 // shared-memory fence and subgroupBarrier().
 bool ballot_round_barrier() { return env_switch("VKSORT_BALLOT_ROUND_BARRIER"); }
+// VKSORT_BALLOT_BUILTIN_LANES, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_BUILTIN_LANES):
+// "1" takes full subgroups' live invocations from the subgroup builtins; "0" or unset counts them by ballot.
+// Where the pipeline does not require full subgroups the kernel counts by ballot either way.
+bool ballot_builtin_lanes() { return env_switch("VKSORT_BALLOT_BUILTIN_LANES"); }
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() { return env_choice("VKSORT_BALLOT_ROW_BITS", {16, 32}); }
@@ -206,6 +210,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                   "; use RadixRanking::ballot");
     count_aggregate_ = ballot_count_aggregate();
     round_barrier_ = ballot_round_barrier();
+    builtin_lanes_ = ballot_builtin_lanes();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
@@ -329,7 +334,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
                          {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_},
-                         {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}},
+                         {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}, {SPEC_BALLOT_BUILTIN_LANES, builtin_lanes_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -511,6 +516,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ballot_rows", double(subgroups_)},
           {"ballot_count_aggregate", count_aggregate_ ? 1.0 : 0.0},
           {"ballot_round_barrier", round_barrier_ ? 1.0 : 0.0},
+          {"ballot_builtin_lanes", builtin_lanes_ && full_subgroups_ ? 1.0 : 0.0},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
           {"plain_scans_workaround", 0.0},

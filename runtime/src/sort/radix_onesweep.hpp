@@ -86,6 +86,7 @@ class RadixOnesweep {
   bool early_ = false;   // ... each key as soon as it is ranked, in memory of its own (RadixStaging::early)
   bool count_aggregate_ = false;  // the ballot pass counts a round's first-digit group by one atomic (experiment)
   bool round_barrier_ = false;    // the ballot ranking's rounds by one subgroup barrier on shared memory (experiment)
+  bool builtin_lanes_ = false;    // full subgroups' lanes from the builtins, where the pass requires them (experiment)
   uint32_t row_bits_ = 0;  // the ballot ranking's histogram counters: 32, or 16 where 32 do not fit (0: columns)
   bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
   uint32_t subgroups_ = 0;       // the ballot pass's histogram rows: the most subgroups a workgroup may have

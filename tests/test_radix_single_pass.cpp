@@ -69,24 +69,19 @@ bool skip_without_ballot(const Device& gpu) {
   return true;
 }
 
+// Whether the experiment switch `name` is on ("1") in this process's environment.
+bool switched_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::string(v) == "1";
+}
 // Whether this process's ballot kernels count a round's first-digit group with one atomic
 // (VKSORT_BALLOT_COUNT_AGGREGATE=1, ctest's radix_single_pass_count_aggregate_sg16).
-bool count_aggregate() {
-  const char* v = std::getenv("VKSORT_BALLOT_COUNT_AGGREGATE");
-  return v && std::string(v) == "1";
-}
-
-// Whether this process's ballot kernels order the ranking's rounds by one subgroup barrier on shared
-// memory (VKSORT_BALLOT_ROUND_BARRIER=1) and take full subgroups' lanes from the builtins
+bool count_aggregate() { return switched_on("VKSORT_BALLOT_COUNT_AGGREGATE"); }
+// Whether they order the ranking's rounds by one subgroup barrier on shared memory
+// (VKSORT_BALLOT_ROUND_BARRIER=1) and take full subgroups' lanes from the builtins
 // (VKSORT_BALLOT_BUILTIN_LANES=1): ctest's radix_single_pass_experiments_sg16 asks both.
-bool round_barrier() {
-  const char* v = std::getenv("VKSORT_BALLOT_ROUND_BARRIER");
-  return v && std::string(v) == "1";
-}
-bool builtin_lanes() {
-  const char* v = std::getenv("VKSORT_BALLOT_BUILTIN_LANES");
-  return v && std::string(v) == "1";
-}
+bool round_barrier() { return switched_on("VKSORT_BALLOT_ROUND_BARRIER"); }
+bool builtin_lanes() { return switched_on("VKSORT_BALLOT_BUILTIN_LANES"); }
 
 // Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
 // (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1, VKSORT_BALLOT_ROUND_BARRIER=1 or

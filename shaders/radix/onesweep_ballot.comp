@@ -104,7 +104,7 @@ layout(constant_id = SPEC_BALLOT_ROUND_BARRIER) const bool ROUND_BARRIER = false
 // the live invocations' mask, number and this invocation's place among them are the subgroup's own
 // (gl_SubgroupSize, gl_SubgroupInvocationID), which compilers know, instead of a ballot and two bit
 // counts: the chunk's addresses become a base plus constant strides and the ranking's AND with the
-// live mask folds away (AMD's compiler: 13-133 instructions fewer, pressure before scheduling 1-2
+// live mask folds away (AMD's compiler: 13-85 instructions fewer, pressure before scheduling 1-2
 // VGPRs lower). An experiment because session 22's "lanes and chunk starts from the builtins" was one
 // of two changes (with ROUND_BARRIER's) of which one took an H200's pass kernel from 78 to 97 registers
 // at 384 x 20 (the third, an early look-back read, was ruled out): a GPU run tells them apart.

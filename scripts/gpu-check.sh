@@ -6,7 +6,7 @@
 #
 #   1. `vksort info` and the radix kernels' pipeline statistics (registers, local memory), where the
 #      driver reports them (VK_KHR_pipeline_executable_properties); the u32 pass kernel's of --old, --mid
-#      and session 36's two experiments (3e) too.
+#      and each of the pass kernel's experiments (2b) too.
 #   1b. Where the driver reports registers: the pass kernel compiled at 8-24 keys per invocation (u32
 #      keys, pairs, u64 keys; 4096 keys, untimed), and from those registers up to two more shapes per
 #      kind (one for pairs and u64) that NVIDIA's register file favours (scripts/nvidia_occupancy.py:
@@ -17,6 +17,12 @@
 #      (scripts/cub_anchor.py) on the same sizes; a Markdown table (scripts/gpu_bench_summary.py); then
 #      CUB's kernels at the largest size (scripts/cub_kernels.py: its histogram, scan and Onesweep
 #      passes per sort by torch.profiler, beside this build's histogram and passes; cub-kernels.md).
+#   2b. The pass kernel's experiments (switches off by default, docs/algorithms.md), each alone where
+#      not named together: u32 keys, uniform, at the first of --sweep-sizes, the default before and after
+#      them (drift shows), each in a process of its own; a table of each against the default with its
+#      registers (scripts/gpu_experiment_summary.py, experiments.md). Run after 2's summary, before CUB's
+#      kernels and the sweep, which may spend the rest of the budget: an experiment that wins here becomes
+#      the default.
 #   3. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes, each case a process of
 #      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 20 on
 #      48 KiB devices since session 33, 1.08x as fast as 384 x 16 at 2^26 there; in session 20 384 x 16
@@ -34,10 +40,8 @@
 #   3e. (run after 3) Skewed inputs: u32 keys at the first sweep size, uniform, with less entropy per
 #      bit (entropy:2, entropy:4) and 16 distinct keys, phases included; uniform and entropy:4 again with
 #      the histogram's single counter copy (VKSORT_HISTOGRAM_REPLICAS=1, the kernel before session 27)
-#      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment);
-#      uniform alone with each of session 36's experiments: the ranking's rounds ordered by one subgroup
-#      barrier on shared memory (VKSORT_BALLOT_ROUND_BARRIER=1), full subgroups' lanes from the builtins
-#      (VKSORT_BALLOT_BUILTIN_LANES=1); CUB at the same entropies (skewed.md).
+#      and with the ballot pass's aggregated counts (VKSORT_BALLOT_COUNT_AGGREGATE=1, an experiment for
+#      skewed keys); CUB at the same entropies (skewed.md).
 #   3b. u32 keys at the second of --sizes after 2 s and 8 s of warm-up (a diagnostic: an H200's clock
 #      stayed at 345-675 MHz through 2^24's runs, session 20).
 #   4. Where the single pass's time goes: `vksort bench --phase-clocks` (the shader clock read at the end
@@ -126,11 +130,25 @@ bin=$(realpath "$bin") out=$(realpath "$out")
 [ -n "$old" ] && old=$(realpath "$old")
 [ -n "$mid" ] && mid=$(realpath "$mid")
 cd "$(dirname "$0")/.." || exit 2
-rm -f "$out/skipped.txt" "$out"/radix-*.json "$out"/clocks-*.json "$out/cub.json"
+rm -f "$out/skipped.txt" "$out"/radix-*.json "$out"/clocks-*.json "$out/cub.json" "$out"/experiment-*.json "$out/experiments.log"
 start=$(date +%s)
 failed=0
 # shellcheck source=scripts/gpu_pythons.sh
 . scripts/gpu_pythons.sh
+
+# The pass kernel's experiments (2b), LABEL:SWITCHES (environment assignments, space-separated): the
+# ranking's rounds ordered by one subgroup control barrier on shared memory; full subgroups' lanes from
+# the builtins (session 22 shipped these two together with an early look-back read; the three took the
+# u32 pass kernel from 78 to 97 registers); 32-bit rows' places moved by shared atomics (with the
+# round barrier too: what an atomic's latency saves may hinge on what the barrier waits for); the
+# per-digit look-back's first round reading a whole window.
+experiments=(
+  "round-barrier:VKSORT_BALLOT_ROUND_BARRIER=1"
+  "builtin-lanes:VKSORT_BALLOT_BUILTIN_LANES=1"
+  "leader-atomic:VKSORT_BALLOT_LEADER_ATOMIC=1"
+  "leader-atomic-round-barrier:VKSORT_BALLOT_LEADER_ATOMIC=1 VKSORT_BALLOT_ROUND_BARRIER=1"
+  "first-window:VKSORT_LOOKBACK_FIRST_WINDOW=1"
+)
 
 left() { echo $((budget - ($(date +%s) - start))); }
 # stage NAME SECONDS: true when at least SECONDS of the budget are left, else records NAME as skipped.
@@ -184,10 +202,11 @@ measure_stage "device and pipeline statistics" 30 && {
       grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
     grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
   done
-  # The experiments' u32 kernels (stage 3e times them): their registers beside the default's.
-  for experiment in ROUND_BARRIER BUILTIN_LANES; do
-    label=$(tr 'A-Z_' 'a-z-' <<<"$experiment")
-    within 30 env "VKSORT_BALLOT_$experiment=1" VKSORT_PIPELINE_STATS=1 "$bin/vksort" bench --algo radix --type u32 --n 1M \
+  # The experiments' u32 kernels (stage 2b times them): their registers beside the default's.
+  for experiment in "${experiments[@]}"; do
+    label="${experiment%%:*}"
+    # shellcheck disable=SC2086 # the switches are words
+    within 30 env ${experiment#*:} VKSORT_PIPELINE_STATS=1 "$bin/vksort" bench --algo radix --type u32 --n 1M \
       --repeat 1 --no-cpu 2>&1 | grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
     grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
   done
@@ -270,6 +289,20 @@ else
   echo "no python3 with PyTorch here: CUB not timed" | tee -a "$out/skipped.txt"
 fi
 [ "$tests_only" -eq 0 ] && "$python" scripts/gpu_bench_summary.py "$out" | tee "$out/summary.md"
+
+# 2b. The pass kernel's experiments against the default, u32 keys at the first sweep size.
+measure_stage "the pass kernel's experiments: u32 keys at ${sweep_sizes%%,*}" 40 && {
+  experiment_n="${sweep_sizes%%,*}"
+  for experiment in default "${experiments[@]}" default-again; do
+    label="${experiment%%:*}" switches=""
+    [[ "$experiment" == *:* ]] && switches="${experiment#*:}"
+    # shellcheck disable=SC2086 # the switches are words
+    within 30 env $switches "$bin/vksort" bench --algo radix --type u32 --n "$experiment_n" --dist uniform --repeat "$repeat" \
+      --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/experiment-$label.json" >>"$out/experiments.log" 2>&1 ||
+      { echo "gpu-check: experiment $label: exit $?"; rm -f "$out/experiment-$label.json"; failed=1; }
+  done
+  "$python" scripts/gpu_experiment_summary.py "$out" | tee "$out/experiments.md"
+}
 # CUB's sort kernel by kernel at the largest size (torch.profiler), beside this build's phases: the
 # histogram against CUB's, the passes against its Onesweep passes, and what the timed call adds.
 if [ "$tests_only" -eq 0 ] && [ -n "$cub_python" ]; then
@@ -309,15 +342,6 @@ measure_stage "skewed inputs: u32 keys, entropy and few unique, at ${sweep_sizes
   VKSORT_BALLOT_COUNT_AGGREGATE=1 within 40 "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform,entropy:4 \
     --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-aggregate.json" \
     >>"$out/skewed.log" 2>&1 || { echo "gpu-check: skewed inputs, aggregated counts: exit $?"; failed=1; }
-  # Session 36's experiments, each alone: the ranking's rounds ordered by one subgroup control barrier on
-  # shared memory (VKSORT_BALLOT_ROUND_BARRIER=1), full subgroups' lanes from the builtins
-  # (VKSORT_BALLOT_BUILTIN_LANES=1): their passes on uniform keys beside the default's.
-  for experiment in ROUND_BARRIER BUILTIN_LANES; do
-    label=$(tr 'A-Z_' 'a-z-' <<<"$experiment")
-    within 30 env "VKSORT_BALLOT_$experiment=1" "$bin/vksort" bench --algo radix --type u32 --n "$skew_n" --dist uniform \
-      --repeat "$repeat" --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/skewed-u32-$label.json" \
-      >>"$out/skewed.log" 2>&1 || { echo "gpu-check: experiment $label: exit $?"; failed=1; }
-  done
   if [ -n "$cub_python" ]; then
     for e in 2 4; do
       within 30 "$cub_python" scripts/cub_anchor.py --min-log "${skew_n#2^}" --max-log "${skew_n#2^}" --entropy "$e" \

@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: MIT
 """Markdown tables of scripts/gpu-check.sh's skewed-input stage (3e), one per OUT/skewed-u32*.json
 (skewed-u32.json: the default build; skewed-u32-replicas1.json: VKSORT_HISTOGRAM_REPLICAS=1;
-skewed-u32-aggregate.json: VKSORT_BALLOT_COUNT_AGGREGATE=1; skewed-u32-round-barrier.json and
-skewed-u32-builtin-lanes.json: VKSORT_BALLOT_ROUND_BARRIER=1 and VKSORT_BALLOT_BUILTIN_LANES=1, uniform
-only): for each
-input distribution, vksort's median time, its histogram and passes, Gkeys/s, its speed against the
-uniform input's in the same file, the look-back's rounds per tile, the histogram's counter copies, and
-CUB's time on the same entropy where OUT/cub-entropy<K>.json has it (uniform: OUT/cub.json).
+skewed-u32-aggregate.json: VKSORT_BALLOT_COUNT_AGGREGATE=1; the pass kernel's other experiments are
+stage 2b's, scripts/gpu_experiment_summary.py): for each input distribution, vksort's median time, its
+histogram and passes, Gkeys/s, its speed against the uniform input's in the same file, the
+look-back's rounds per tile, the histogram's counter copies, and CUB's time on the same entropy where
+OUT/cub-entropy<K>.json has it (uniform: OUT/cub.json).
 
     scripts/gpu_skew_summary.py OUT
 

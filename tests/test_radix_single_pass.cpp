@@ -78,18 +78,23 @@ bool switched_on(const char* name) {
 // (VKSORT_BALLOT_COUNT_AGGREGATE=1, ctest's radix_single_pass_count_aggregate_sg16).
 bool count_aggregate() { return switched_on("VKSORT_BALLOT_COUNT_AGGREGATE"); }
 // Whether they order the ranking's rounds by one subgroup barrier on shared memory
-// (VKSORT_BALLOT_ROUND_BARRIER=1) and take full subgroups' lanes from the builtins
-// (VKSORT_BALLOT_BUILTIN_LANES=1): ctest's radix_single_pass_experiments_sg16 asks both.
+// (VKSORT_BALLOT_ROUND_BARRIER=1), take full subgroups' lanes from the builtins
+// (VKSORT_BALLOT_BUILTIN_LANES=1) and move 32-bit rows' places by atomics (VKSORT_BALLOT_LEADER_ATOMIC=1),
+// and whether the per-digit look-back's first round reads a whole window (VKSORT_LOOKBACK_FIRST_WINDOW=1,
+// every ranking): ctest's radix_single_pass_experiments_sg16 asks all four.
 bool round_barrier() { return switched_on("VKSORT_BALLOT_ROUND_BARRIER"); }
 bool builtin_lanes() { return switched_on("VKSORT_BALLOT_BUILTIN_LANES"); }
+bool leader_atomic() { return switched_on("VKSORT_BALLOT_LEADER_ATOMIC"); }
+bool first_window() { return switched_on("VKSORT_LOOKBACK_FIRST_WINDOW"); }
 
 // Whether this process forces a variant of the ballot kernel that no other ranking's kernel reads
-// (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1, VKSORT_BALLOT_ROUND_BARRIER=1 or
-// VKSORT_BALLOT_BUILTIN_LANES=1: ctest's radix_single_pass_rows16_sg16, _count_aggregate_sg16 and
-// _experiments_sg16), so that the other rankings would only repeat other entries' runs.
+// (VKSORT_BALLOT_ROW_BITS=16, VKSORT_BALLOT_COUNT_AGGREGATE=1, VKSORT_BALLOT_ROUND_BARRIER=1,
+// VKSORT_BALLOT_BUILTIN_LANES=1 or VKSORT_BALLOT_LEADER_ATOMIC=1: ctest's radix_single_pass_rows16_sg16,
+// _count_aggregate_sg16 and _experiments_sg16), so that the other rankings would only repeat other
+// entries' runs.
 bool ballot_variant_forced() {
   const char* rows = std::getenv("VKSORT_BALLOT_ROW_BITS");
-  return count_aggregate() || round_barrier() || builtin_lanes() || (rows && std::string(rows) == "16");
+  return count_aggregate() || round_barrier() || builtin_lanes() || leader_atomic() || (rows && std::string(rows) == "16");
 }
 
 // The rankings the single pass has on `gpu`: ballot only where the device has subgroup ballot and shuffle, match
@@ -237,6 +242,8 @@ TEST_CASE("single-pass radix sort with GPU shapes: the look-back's window, with 
           if (window) CHECK(stats.fact("lookback_window") == window);
           else if (ranking == RadixRanking::ballot) CHECK(*stats.fact("lookback_window") > 1);
           CHECK(stats.fact("lookback_per_digit") == (sorter.tile_size() >= (1u << bits) ? 1 : 0));
+          CHECK(stats.fact("lookback_first_window") ==
+                (first_window() && stats.fact("lookback_per_digit") == 1 && *stats.fact("lookback_window") > 1 ? 1 : 0));
           if (bits == 4) CHECK(stats.fact("lookback_per_digit") == 1);
           if (tiles > 1) CHECK(*stats.fact("lookback_rounds_per_tile") >= 1);
           if (percent == 100) CHECK(*stats.fact("lookback_fallbacks") == runs * double(tiles * (tiles - 1) / 2));
@@ -532,6 +539,7 @@ TEST_CASE("single-pass radix sort: ballot ranking with each staging") {
           CHECK(stats.fact("ballot_count_aggregate") == (count_aggregate() ? 1 : 0));
           CHECK(stats.fact("ballot_round_barrier") == (round_barrier() ? 1 : 0));
           CHECK(stats.fact("ballot_builtin_lanes") == (builtin_lanes() && stats.fact("full_subgroups") == 1 ? 1 : 0));
+          CHECK(stats.fact("ballot_leader_atomic") == (leader_atomic() && stats.fact("ballot_row_bits") == 32 ? 1 : 0));
         }
         CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(key, workloads::default_spec(Distribution::few_unique), 3 * tile + 1, seed++)) == "");
       }
@@ -780,18 +788,17 @@ TEST_CASE("single-pass radix sort: ballot rows of 32-bit counters where they fit
     row_bits_env.set(std::nullopt);
   }
   CHECK(narrow);
-  // Bad values are refused when a sorter is made (the count and round experiments' too).
+  // Bad values are refused when a sorter is made (the experiments' switches too).
   row_bits_env.set("24");
   CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROW_BITS is \"24\"; it takes 16 or 32"), Error);
   row_bits_env.set(std::nullopt);
-  const test::ScopedEnv aggregate_env("VKSORT_BALLOT_COUNT_AGGREGATE", std::string("yes"));
-  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_COUNT_AGGREGATE is \"yes\"; it takes 0 or 1"), Error);
-  aggregate_env.set(std::nullopt);
-  const test::ScopedEnv round_env("VKSORT_BALLOT_ROUND_BARRIER", std::string("2"));
-  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_ROUND_BARRIER is \"2\"; it takes 0 or 1"), Error);
-  round_env.set(std::nullopt);
-  const test::ScopedEnv lanes_env("VKSORT_BALLOT_BUILTIN_LANES", std::string("on"));
-  CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains("VKSORT_BALLOT_BUILTIN_LANES is \"on\"; it takes 0 or 1"), Error);
+  for (const auto& [name, bad] : {std::pair{"VKSORT_BALLOT_COUNT_AGGREGATE", "yes"}, {"VKSORT_BALLOT_ROUND_BARRIER", "2"},
+                                  {"VKSORT_BALLOT_BUILTIN_LANES", "on"}, {"VKSORT_BALLOT_LEADER_ATOMIC", "true"},
+                                  {"VKSORT_LOOKBACK_FIRST_WINDOW", "8"}}) {
+    const test::ScopedEnv switch_env(name, std::string(bad));  // (the process's own value back at the end)
+    const std::string message = std::string(name) + " is \"" + bad + "\"; it takes 0 or 1";
+    CHECK_THROWS_WITH_AS(Sorter(plain, o), doctest::Contains(message.c_str()), Error);
+  }
 }
 
 // The upfront histogram's copies of each counter (onesweep_histogram.comp), over which a subgroup's lanes

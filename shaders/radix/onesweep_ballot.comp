@@ -110,6 +110,14 @@ layout(constant_id = SPEC_BALLOT_ROUND_BARRIER) const bool ROUND_BARRIER = false
 // at 384 x 20 (the third, an early look-back read, was ruled out): a GPU run tells them apart.
 layout(constant_id = SPEC_BALLOT_BUILTIN_LANES) const bool BUILTIN_LANES_ASKED = false;
 const bool BUILTIN_LANES = BUILTIN_LANES_ASKED && FULL_SUBGROUPS;
+// LEADER_ATOMIC (VKSORT_BALLOT_LEADER_ATOMIC=1, an experiment for GPU runs): on 32-bit rows the highest
+// peer moves its digit's place by one shared atomic add, as on 16-bit rows, instead of a load, an add
+// and a store. The load-add-store makes each round's move wait for the load's latency, and the next
+// round's load for that store: a chain through the rounds. An atomic's result only the round's shuffle
+// waits for, so the next round's atomic need not wait for it (CUB's ranking moves its places by atomics:
+// "atomic is a bit faster"). Session 20's clocks (4730 ticks a tile for 16 rounds, ~300 a round) say
+// the rounds are slow; whether this chain is why only a GPU run shows.
+layout(constant_id = SPEC_BALLOT_LEADER_ATOMIC) const bool LEADER_ATOMIC = false;
 const bool STAGED = STAGE_KEYS >= TILE;
 const bool IN_REGISTERS = ITEMS <= 32u;
 const uint REGISTER_ITEMS = IN_REGISTERS ? ITEMS : 1u;
@@ -289,14 +297,14 @@ uint rank_key(Key k, uvec4 live_mask, uint row) {
   }
   // The highest peer moves the digit's place past the peers and hands the place before them to its
   // peers. On 16-bit rows by an atomic: the word's other digit may move in the same round; on 32-bit
-  // rows the word is the digit's alone this round. (The other round, every lane reading its place and
+  // rows the word is the digit's alone this round (by an atomic too where LEADER_ATOMIC asks). (The other round, every lane reading its place and
   // the highest peer adding after a barrier, two barriers a round, was 1-2% slower on an H200 at
   // 2^20-2^28 on 16-bit rows: bench/results/nvidia-h200_2026-11-27-session20.)
   const uint shift = hist_shift(d);
   uint moved = 0u;
   if (below + 1u == count) {
     const uint word = hist_word(row, d);
-    if (WIDE_ROWS) {
+    if (WIDE_ROWS && !LEADER_ATOMIC) {
       moved = s_hist[word];
       s_hist[word] = moved + count;
     } else {

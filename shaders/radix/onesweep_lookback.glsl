@@ -37,6 +37,13 @@ const uint ONESWEEP_SPINS = 64u;
 // lanes). The reads of a round are in flight together, so a look-back that passes many aggregate-only
 // tiles takes a round per WINDOW of them instead of one per tile.
 layout(constant_id = SPEC_ONESWEEP_WINDOW) const uint WINDOW = 1u;
+// FIRST_WINDOW (VKSORT_LOOKBACK_FIRST_WINDOW=1, an experiment for GPU runs): the per-digit walk's first
+// round reads a whole window too, not the nearest predecessor alone. Reading one first saves traffic
+// where that predecessor is mostly inclusive already; on an H200 it mostly was not (3.6-4.5 rounds a
+// tile at 2^20-2^28, window 8: bench/results/nvidia-h200_2026-11-29-session33), so the single read is
+// a round of latency that a whole window would save. The reads past the first inclusive state are the
+// cost (at most WINDOW - 1 a digit, as in any later round).
+layout(constant_id = SPEC_ONESWEEP_FIRST_WINDOW) const bool FIRST_WINDOW = false;
 const uint LOOKBACK_DIGITS = (RADIX + WG - 1u) / WG;  // digits per invocation: t, t + WG, ...
 
 // This pass: its control words, source keys (encoded or not), digit and state regions.
@@ -154,10 +161,10 @@ void onesweep_note_rounds(uint rounds, uint spin_rounds) {
 }
 
 // Every digit on its own (LOOKBACK_DIGITS == 1: invocation t owns digit t). A digit reads its nearest
-// unread predecessor (later rounds: WINDOW of them, in flight together), adds the published counts up
-// to the first unpublished or inclusive state, and stops at an inclusive one, publishing its own
-// inclusive state at once: a successor's digit waits on this digit's walk, not on the slowest one's
-// and a barrier (Onesweep's threads publish so too). A digit whose nearest
+// unread predecessor (later rounds, and the first where FIRST_WINDOW asks: WINDOW of them, in flight
+// together), adds the published counts up to the first unpublished or inclusive state, and stops at an
+// inclusive one, publishing its own inclusive state at once: a successor's digit waits on this digit's
+// walk, not on the slowest one's and a barrier (Onesweep's threads publish so too). A digit whose nearest
 // predecessor stays unpublished for ONESWEEP_SPINS rounds (at once when pretending) gives up; after
 // one barrier, if any did, the workgroup counts the nearest tile given up on (Decoupled Fallback),
 // the digits waiting on it take that count, and the waiting digits walk on. In the common case the
@@ -176,7 +183,7 @@ void onesweep_look_back_per_digit(uint tile, Words state) {
     while (!found) {
       ++rounds;
       // pred >= 1 here: tile 0's state is inclusive, so a digit that passes it is done.
-      const uint span = min(rounds == 1u ? 1u : WINDOW, pred);
+      const uint span = min(rounds == 1u && !FIRST_WINDOW ? 1u : WINDOW, pred);
       [[unroll]] for (uint j = 0u; j < WINDOW; ++j) {
         const uint p = pred - 1u - j;
         if (j < span) seen[j] = pretend_stall(tile, p) ? 0u : state_load(state, p * RADIX + d);

@@ -99,6 +99,13 @@ bool ballot_round_barrier() { return env_switch("VKSORT_BALLOT_ROUND_BARRIER"); 
 // "1" takes full subgroups' live invocations from the subgroup builtins; "0" or unset counts them by ballot.
 // Where the pipeline does not require full subgroups the kernel counts by ballot either way.
 bool ballot_builtin_lanes() { return env_switch("VKSORT_BALLOT_BUILTIN_LANES"); }
+// VKSORT_BALLOT_LEADER_ATOMIC, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_LEADER_ATOMIC):
+// "1" moves the ranking's places on 32-bit rows by a shared atomic add; "0" or unset by a load and a store.
+bool ballot_leader_atomic() { return env_switch("VKSORT_BALLOT_LEADER_ATOMIC"); }
+// VKSORT_LOOKBACK_FIRST_WINDOW, an experiment for GPU runs (onesweep_lookback.glsl, SPEC_ONESWEEP_FIRST_WINDOW):
+// "1" makes the per-digit look-back's first round read a whole window; "0" or unset the nearest
+// predecessor alone. The lockstep walk (CPU drivers' narrow workgroups) reads one first either way.
+bool lookback_first_window() { return env_switch("VKSORT_LOOKBACK_FIRST_WINDOW"); }
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() { return env_choice("VKSORT_BALLOT_ROW_BITS", {16, 32}); }
@@ -211,6 +218,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     count_aggregate_ = ballot_count_aggregate();
     round_barrier_ = ballot_round_barrier();
     builtin_lanes_ = ballot_builtin_lanes();
+    leader_atomic_ = ballot_leader_atomic();
     const uint32_t sg = info.subgroup_size;
     uint32_t wg = tune.workgroup_size;
     // Workgroups of several subgroups fill them all. A partial last subgroup among full ones sorted
@@ -321,10 +329,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // (tune.lookback_window: at most Tuning::max_lookback_window, checked with the options.)
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
+  first_window_ = lookback_first_window();
   if (columns_)
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
-                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_}},
+                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_},
+                         {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}},
                         sizeof(OnesweepPush));
   else
     pass_ = gpu::Kernel(ctx, pass, wg,
@@ -334,7 +344,8 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                          {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
                          {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
                          {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_},
-                         {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}, {SPEC_BALLOT_BUILTIN_LANES, builtin_lanes_}},
+                         {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}, {SPEC_BALLOT_BUILTIN_LANES, builtin_lanes_},
+                         {SPEC_BALLOT_LEADER_ATOMIC, leader_atomic_}, {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}},
                         sizeof(OnesweepPush), full_subgroups_);
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
@@ -517,6 +528,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"ballot_count_aggregate", count_aggregate_ ? 1.0 : 0.0},
           {"ballot_round_barrier", round_barrier_ ? 1.0 : 0.0},
           {"ballot_builtin_lanes", builtin_lanes_ && full_subgroups_ ? 1.0 : 0.0},
+          {"ballot_leader_atomic", leader_atomic_ && row_bits_ == 32 ? 1.0 : 0.0},
           {"ballot_row_bits", double(row_bits_)},
           {"subgroup_scans", 0.0},
           {"plain_scans_workaround", 0.0},
@@ -532,6 +544,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
           {"lookback_window", double(window_)},
           {"lookback_per_digit", per_digit_ ? 1.0 : 0.0},
+          {"lookback_first_window", first_window_ && per_digit_ && window_ > 1 ? 1.0 : 0.0},
           {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
           {"lookback_spin_rounds", spins},
           {"dispatches", ran ? double(4 + p) : 0.0},

@@ -87,6 +87,8 @@ class RadixOnesweep {
   bool count_aggregate_ = false;  // the ballot pass counts a round's first-digit group by one atomic (experiment)
   bool round_barrier_ = false;    // the ballot ranking's rounds by one subgroup barrier on shared memory (experiment)
   bool builtin_lanes_ = false;    // full subgroups' lanes from the builtins, where the pass requires them (experiment)
+  bool leader_atomic_ = false;    // 32-bit rows' places moved by a shared atomic add (experiment)
+  bool first_window_ = false;     // the per-digit look-back's first round reads a whole window (experiment)
   uint32_t row_bits_ = 0;  // the ballot ranking's histogram counters: 32, or 16 where 32 do not fit (0: columns)
   bool full_subgroups_ = false;  // the ballot pass requires full subgroups: rows for the subgroups there are
   uint32_t subgroups_ = 0;       // the ballot pass's histogram rows: the most subgroups a workgroup may have

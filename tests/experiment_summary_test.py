@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: MIT
+"""scripts/gpu_experiment_summary.py (gpu-check's stage 2b table) on a folder made here: two default runs
+and two experiments, pipeline statistics for the default and one experiment (registers, binary size),
+none for the other; then a folder without results, which must fail.
+
+    python3 tests/experiment_summary_test.py scripts/gpu_experiment_summary.py
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+script = sys.argv[1]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def bench_json(path, ms, rounds):
+    result = {"n": 1 << 26, "gpu_ms": {"median": ms}, "phases_ms": {"histogram": {"median": 0.25}, "pass": {"median": ms - 0.25}},
+              "facts": {"lookback_rounds_per_tile": rounds}}
+    with open(path, "w") as f:
+        json.dump({"results": [result]}, f)
+
+
+def stats_line(registers, size):
+    return (f"vksort: pipeline radix_onesweep_ballot_k32 (workgroup 384 full subgroups, spec 4=20, spec 5=8): Register Count "
+            f"{registers}; Binary Size {size}; Shared Memory Size 48248\n")
+
+
+with tempfile.TemporaryDirectory() as out:
+    bench_json(os.path.join(out, "experiment-default.json"), 2.0, 3.5)
+    bench_json(os.path.join(out, "experiment-default-again.json"), 2.2, 3.6)
+    bench_json(os.path.join(out, "experiment-leader-atomic.json"), 1.75, 3.4)
+    bench_json(os.path.join(out, "experiment-first-window.json"), 2.1, 2.5)
+    with open(os.path.join(out, "pipeline-stats.txt"), "w") as f:
+        f.write("vksort: pipeline radix_onesweep_histogram_k32 (workgroup 384, spec 5=8): Register Count 40; Binary Size 9000\n")
+        f.write(stats_line(78, 45184))
+    with open(os.path.join(out, "pipeline-stats-leader-atomic.txt"), "w") as f:
+        f.write(stats_line(88, 44800))
+    run = subprocess.run([sys.executable, script, out], capture_output=True, text=True)
+    check(run.returncode == 0, f"exit {run.returncode}: {run.stderr}")
+    rows = []
+    for line in run.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 10 and cells[0] not in ("run", "---"):
+            rows.append(cells)
+    check([r[0] for r in rows] == ["default", "default-again", "first-window", "leader-atomic"], f"rows {[r[0] for r in rows]}")
+    by = {r[0]: r for r in rows}
+    # Against the defaults' mean, 2.1 ms: the defaults 1.05 and 0.955, leader-atomic 1.2, first-window 1.0.
+    want = {"default": "1.050", "default-again": "0.955", "leader-atomic": "1.200", "first-window": "1.000"}
+    for label, ratio in want.items():
+        check(label in by and by[label][5] == ratio, f"{label}: default / this {by.get(label, [''] * 10)[5]}, expected {ratio}")
+    # Registers, workgroups per SM by registers (78 -> 80 a lane: 2 of 384; 88: 1), binary size; none
+    # where no statistics came back.
+    check(by.get("default", [""] * 10)[7:10] == ["78", "2", "45184"], f"default's kernel {by.get('default', [''] * 10)[7:10]}")
+    check(by.get("default-again", [""] * 10)[7] == "78", "the second default run reads the default's statistics")
+    check(by.get("leader-atomic", [""] * 10)[7:10] == ["88", "1", "44800"], f"leader-atomic {by.get('leader-atomic', [''] * 10)[7:10]}")
+    check(by.get("first-window", [""] * 10)[7:10] == ["", "", ""], f"first-window {by.get('first-window', [''] * 10)[7:10]}")
+    check(by.get("first-window", [""] * 10)[6] == "2.50", "rounds per tile")
+    check(by.get("leader-atomic", [""] * 10)[3] == "1.500", "passes ms")
+
+with tempfile.TemporaryDirectory() as empty:
+    run = subprocess.run([sys.executable, script, empty], capture_output=True, text=True)
+    check(run.returncode == 1 and "no results" in run.stderr, f"an empty folder: exit {run.returncode}, {run.stderr!r}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)

@@ -138,13 +138,15 @@ failed=0
 
 # The pass kernel's experiments (2b), LABEL:SWITCHES (environment assignments, space-separated): the
 # ranking's rounds ordered by one subgroup control barrier on shared memory; full subgroups' lanes from
-# the builtins (session 22 shipped these two together with an early look-back read; the three took the
-# u32 pass kernel from 78 to 97 registers); 32-bit rows' places moved by shared atomics (with the
-# round barrier too: what an atomic's latency saves may hinge on what the barrier waits for); the
-# per-digit look-back's first round reading a whole window.
+# the builtins; the two together (session 22 shipped them with an early look-back read, and the three
+# took the u32 pass kernel from 78 to 97 registers: alone and together their registers tell which one
+# did, or whether only both do); 32-bit rows' places moved by shared atomics (with the round barrier
+# too: what an atomic's latency saves may hinge on what the barrier waits for); the per-digit
+# look-back's first round reading a whole window.
 experiments=(
   "round-barrier:VKSORT_BALLOT_ROUND_BARRIER=1"
   "builtin-lanes:VKSORT_BALLOT_BUILTIN_LANES=1"
+  "round-barrier-builtin-lanes:VKSORT_BALLOT_ROUND_BARRIER=1 VKSORT_BALLOT_BUILTIN_LANES=1"
   "leader-atomic:VKSORT_BALLOT_LEADER_ATOMIC=1"
   "leader-atomic-round-barrier:VKSORT_BALLOT_LEADER_ATOMIC=1 VKSORT_BALLOT_ROUND_BARRIER=1"
   "first-window:VKSORT_LOOKBACK_FIRST_WINDOW=1"

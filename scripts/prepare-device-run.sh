@@ -64,8 +64,9 @@ old_arg=""
 cat <<EOF
 
 Call 1 (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order of
-worth within a 540 s budget (pipeline statistics, new/old against CUB, the shape sweep with registers,
-the warm-up diagnostic, phase clocks, then the GPU tests while time is left) and returns what ran:
+worth within a 540 s budget (pipeline statistics, new/old against CUB, the pass kernel's experiments
+against the default (experiments.md), the shape sweep with registers, skewed inputs, the warm-up
+diagnostic, phase clocks, then the GPU tests while time is left) and returns what ran:
    $setup scripts/gpu-check.sh --bin .devbin/new$old_arg --out /tmp/check --budget 540; tar czf \$OUT/check.tgz -C /tmp check
 Call 2, right after it while the machine is warm (it is given back after 30 s idle), with the device
 time left (status: budget_left_s; a budget about 40 s less): the test stages alone.

@@ -297,9 +297,10 @@ uint rank_key(Key k, uvec4 live_mask, uint row) {
   }
   // The highest peer moves the digit's place past the peers and hands the place before them to its
   // peers. On 16-bit rows by an atomic: the word's other digit may move in the same round; on 32-bit
-  // rows the word is the digit's alone this round (by an atomic too where LEADER_ATOMIC asks). (The other round, every lane reading its place and
-  // the highest peer adding after a barrier, two barriers a round, was 1-2% slower on an H200 at
-  // 2^20-2^28 on 16-bit rows: bench/results/nvidia-h200_2026-11-27-session20.)
+  // rows the word is the digit's alone this round (by an atomic too where LEADER_ATOMIC asks). (The
+  // other round, every lane reading its place and the highest peer adding after a barrier, two
+  // barriers a round, was 1-2% slower on an H200 at 2^20-2^28 on 16-bit rows:
+  // bench/results/nvidia-h200_2026-11-27-session20.)
   const uint shift = hist_shift(d);
   uint moved = 0u;
   if (below + 1u == count) {

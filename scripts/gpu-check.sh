@@ -142,7 +142,12 @@ failed=0
 # took the u32 pass kernel from 78 to 97 registers: alone and together their registers tell which one
 # did, or whether only both do); 32-bit rows' places moved by shared atomics (with the round barrier
 # too: what an atomic's latency saves may hinge on what the barrier waits for); the per-digit
-# look-back's first round reading a whole window.
+# look-back's first round reading a whole window, alone and with wider windows (Tuning::lookback_window
+# 16 and 32, a `vksort bench` option: words without `=` are options). Why wider: a tile's walk has to
+# pass the tiles that started within one round trip to L2 before it (about latency / tile spacing:
+# session 33's 3.6-4.5 rounds a tile at a window of 8 say 15-30 of them), so its rounds are about
+# that many / window; session 27's window of 32 ran 2.3x slower, but its reads then sat in local
+# memory (indexed by loop counters), where now every index is a constant (docs/algorithms.md).
 experiments=(
   "round-barrier:VKSORT_BALLOT_ROUND_BARRIER=1"
   "builtin-lanes:VKSORT_BALLOT_BUILTIN_LANES=1"
@@ -150,7 +155,18 @@ experiments=(
   "leader-atomic:VKSORT_BALLOT_LEADER_ATOMIC=1"
   "leader-atomic-round-barrier:VKSORT_BALLOT_LEADER_ATOMIC=1 VKSORT_BALLOT_ROUND_BARRIER=1"
   "first-window:VKSORT_LOOKBACK_FIRST_WINDOW=1"
+  "first-window16:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 16"
+  "first-window32:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 32"
 )
+# experiment_words SWITCHES: an experiment's environment assignments into exp_env, its vksort options
+# (the other words) into exp_args.
+experiment_words() {
+  exp_env=() exp_args=()
+  local word
+  for word in $1; do
+    if [[ "$word" =~ ^[A-Z_][A-Z0-9_]*= ]]; then exp_env+=("$word"); else exp_args+=("$word"); fi
+  done
+}
 
 left() { echo $((budget - ($(date +%s) - start))); }
 # stage NAME SECONDS: true when at least SECONDS of the budget are left, else records NAME as skipped.
@@ -207,9 +223,9 @@ measure_stage "device and pipeline statistics" 30 && {
   # The experiments' u32 kernels (stage 2b times them): their registers beside the default's.
   for experiment in "${experiments[@]}"; do
     label="${experiment%%:*}"
-    # shellcheck disable=SC2086 # the switches are words
-    within 30 env ${experiment#*:} VKSORT_PIPELINE_STATS=1 "$bin/vksort" bench --algo radix --type u32 --n 1M \
-      --repeat 1 --no-cpu 2>&1 | grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
+    experiment_words "${experiment#*:}"
+    within 30 env "${exp_env[@]}" VKSORT_PIPELINE_STATS=1 "$bin/vksort" bench --algo radix --type u32 --n 1M \
+      --repeat 1 --no-cpu "${exp_args[@]}" 2>&1 | grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
     grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
   done
 }
@@ -298,9 +314,9 @@ measure_stage "the pass kernel's experiments: u32 keys at ${sweep_sizes%%,*}" 40
   for experiment in default "${experiments[@]}" default-again; do
     label="${experiment%%:*}" switches=""
     [[ "$experiment" == *:* ]] && switches="${experiment#*:}"
-    # shellcheck disable=SC2086 # the switches are words
-    within 30 env $switches "$bin/vksort" bench --algo radix --type u32 --n "$experiment_n" --dist uniform --repeat "$repeat" \
-      --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/experiment-$label.json" >>"$out/experiments.log" 2>&1 ||
+    experiment_words "$switches"
+    within 30 env "${exp_env[@]}" "$bin/vksort" bench --algo radix --type u32 --n "$experiment_n" --dist uniform --repeat "$repeat" \
+      --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/experiment-$label.json" "${exp_args[@]}" >>"$out/experiments.log" 2>&1 ||
       { echo "gpu-check: experiment $label: exit $?"; rm -f "$out/experiment-$label.json"; failed=1; }
   done
   "$python" scripts/gpu_experiment_summary.py "$out" | tee "$out/experiments.md"

@@ -4,7 +4,8 @@
 (experiment-default.json and experiment-default-again.json: the default kernel before and after the
 experiments; the others: one experiment's switches on), each with its median time, histogram and
 passes, its speed against the default's (the mean of the two default runs' medians, so that a drift
-between them shows in both rows), the look-back's rounds per tile, and the u32 pass kernel's registers
+between them shows in both rows), the look-back's rounds per tile and window (predecessors a round
+reads per digit; "first" where the first round reads a whole one too), and the u32 pass kernel's registers
 and binary size from OUT/pipeline-stats-LABEL.txt (stage 1; pipeline-stats.txt for the default) where
 the driver reports them.
 
@@ -71,14 +72,17 @@ def main():
     n = rows[0][1]["n"]
     print(f"u32 keys, uniform, 2^{n.bit_length() - 1}: median of each process's timed sorts; "
           "default / this above 1: the experiment is faster.\n")
-    print("| run | ms | histogram ms | passes ms | Gkeys/s | default / this | rounds/tile | registers | WGs/SM (registers) | binary bytes |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| run | ms | histogram ms | passes ms | Gkeys/s | default / this | rounds/tile | window | registers | WGs/SM (registers) | binary bytes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, r in rows:
         ms = r["gpu_ms"]["median"]
         phases = r.get("phases_ms", {})
         hist = phases.get("histogram", {}).get("median")
         passes = phases.get("pass", {}).get("median")
-        rounds = r.get("facts", {}).get("lookback_rounds_per_tile")
+        facts = r.get("facts", {})
+        rounds = facts.get("lookback_rounds_per_tile")
+        window = facts.get("lookback_window")
+        window = "" if window is None else f"{window:g}" + (" first" if facts.get("lookback_first_window") else "")
         registers, size, workgroup = pass_kernel(out, label)
 
         def fmt(v, spec=".3f"):
@@ -86,7 +90,7 @@ def main():
 
         per_sm = workgroups_per_sm(workgroup, registers) if registers and workgroup else None
         print(f"| {label} | {ms:.3f} | {fmt(hist)} | {fmt(passes)} | {r['n'] / ms / 1e6:.2f} | "
-              f"{fmt(base / ms if base else None, '.3f')} | {fmt(rounds, '.2f')} | {fmt(registers, 'd')} | "
+              f"{fmt(base / ms if base else None, '.3f')} | {fmt(rounds, '.2f')} | {window} | {fmt(registers, 'd')} | "
               f"{fmt(per_sm, 'd')} | {fmt(size, 'd')} |")
     return 0
 

@@ -20,9 +20,9 @@ def check(ok, what):
         failures.append(what)
 
 
-def bench_json(path, ms, rounds):
+def bench_json(path, ms, rounds, window=8, first=0):
     result = {"n": 1 << 26, "gpu_ms": {"median": ms}, "phases_ms": {"histogram": {"median": 0.25}, "pass": {"median": ms - 0.25}},
-              "facts": {"lookback_rounds_per_tile": rounds}}
+              "facts": {"lookback_rounds_per_tile": rounds, "lookback_window": window, "lookback_first_window": first}}
     with open(path, "w") as f:
         json.dump({"results": [result]}, f)
 
@@ -36,7 +36,8 @@ with tempfile.TemporaryDirectory() as out:
     bench_json(os.path.join(out, "experiment-default.json"), 2.0, 3.5)
     bench_json(os.path.join(out, "experiment-default-again.json"), 2.2, 3.6)
     bench_json(os.path.join(out, "experiment-leader-atomic.json"), 1.75, 3.4)
-    bench_json(os.path.join(out, "experiment-first-window.json"), 2.1, 2.5)
+    bench_json(os.path.join(out, "experiment-first-window.json"), 2.1, 2.5, first=1)
+    bench_json(os.path.join(out, "experiment-first-window16.json"), 2.0, 1.5, window=16, first=1)
     with open(os.path.join(out, "pipeline-stats.txt"), "w") as f:
         f.write("vksort: pipeline radix_onesweep_histogram_k32 (workgroup 384, spec 5=8): Register Count 40; Binary Size 9000\n")
         f.write(stats_line(78, 45184))
@@ -47,22 +48,25 @@ with tempfile.TemporaryDirectory() as out:
     rows = []
     for line in run.stdout.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 10 and cells[0] not in ("run", "---"):
+        if len(cells) == 11 and cells[0] not in ("run", "---"):
             rows.append(cells)
-    check([r[0] for r in rows] == ["default", "default-again", "first-window", "leader-atomic"], f"rows {[r[0] for r in rows]}")
+    check([r[0] for r in rows] == ["default", "default-again", "first-window", "first-window16", "leader-atomic"], f"rows {[r[0] for r in rows]}")
     by = {r[0]: r for r in rows}
     # Against the defaults' mean, 2.1 ms: the defaults 1.05 and 0.955, leader-atomic 1.2, first-window 1.0.
     want = {"default": "1.050", "default-again": "0.955", "leader-atomic": "1.200", "first-window": "1.000"}
     for label, ratio in want.items():
-        check(label in by and by[label][5] == ratio, f"{label}: default / this {by.get(label, [''] * 10)[5]}, expected {ratio}")
+        check(label in by and by[label][5] == ratio, f"{label}: default / this {by.get(label, [''] * 11)[5]}, expected {ratio}")
+    # The window: the device's 8, a whole first window ("first"), a wider one.
+    check([by.get(k, [""] * 11)[7] for k in ("default", "first-window", "first-window16")] == ["8", "8 first", "16 first"],
+          f"windows {[by.get(k, [''] * 11)[7] for k in ('default', 'first-window', 'first-window16')]}")
     # Registers, workgroups per SM by registers (78 -> 80 a lane: 2 of 384; 88: 1), binary size; none
     # where no statistics came back.
-    check(by.get("default", [""] * 10)[7:10] == ["78", "2", "45184"], f"default's kernel {by.get('default', [''] * 10)[7:10]}")
-    check(by.get("default-again", [""] * 10)[7] == "78", "the second default run reads the default's statistics")
-    check(by.get("leader-atomic", [""] * 10)[7:10] == ["88", "1", "44800"], f"leader-atomic {by.get('leader-atomic', [''] * 10)[7:10]}")
-    check(by.get("first-window", [""] * 10)[7:10] == ["", "", ""], f"first-window {by.get('first-window', [''] * 10)[7:10]}")
-    check(by.get("first-window", [""] * 10)[6] == "2.50", "rounds per tile")
-    check(by.get("leader-atomic", [""] * 10)[3] == "1.500", "passes ms")
+    check(by.get("default", [""] * 11)[8:11] == ["78", "2", "45184"], f"default's kernel {by.get('default', [''] * 11)[8:11]}")
+    check(by.get("default-again", [""] * 11)[8] == "78", "the second default run reads the default's statistics")
+    check(by.get("leader-atomic", [""] * 11)[8:11] == ["88", "1", "44800"], f"leader-atomic {by.get('leader-atomic', [''] * 11)[8:11]}")
+    check(by.get("first-window", [""] * 11)[8:11] == ["", "", ""], f"first-window {by.get('first-window', [''] * 11)[8:11]}")
+    check(by.get("first-window", [""] * 11)[6] == "2.50", "rounds per tile")
+    check(by.get("leader-atomic", [""] * 11)[3] == "1.500", "passes ms")
 
 with tempfile.TemporaryDirectory() as empty:
     run = subprocess.run([sys.executable, script, empty], capture_output=True, text=True)

@@ -4,7 +4,8 @@
 # meant 1, "-5" ended in std::length_error), a bad --dir or --json is refused before the benchmark (an
 # unwritable --json was ignored, --dir /proc/nope aborted), a library error (a device too small) exits 2
 # with the library's message instead of aborting, and no run leaves its work folder behind (a failed one
-# left 64 MiB in DIR). A tiny run writes JSON that parses.
+# left 64 MiB in DIR). A tiny run writes JSON that parses, and removes the work folder of a run that a
+# signal ended (its process gone), but not one whose process lives, nor a folder of another name.
 #   usage: bench_external_test.sh <bench_external executable> <python with json>
 set -u
 bench="$1" python="$2"
@@ -53,6 +54,21 @@ refused "cannot hold even one u32 key" --n 1000 --device-memory 1 --repeat 1
 timeout 120 "$bench" --n 64k --device-memory 128k --memory 1M --repeat 1 --dir "$work/dir" --json "$work/r.json" >"$work/out" ||
   { echo "FAIL: the tiny run failed:"; cat "$work/out"; fail=1; }
 [ -z "$(ls -A "$work/dir")" ] || { echo "FAIL: the tiny run left $(ls -A "$work/dir") in --dir"; fail=1; }
+# Folders as a killed run leaves them: one of a process that has ended (a child reaped), one of this
+# shell (alive), one of another name.
+sleep 0 &
+dead=$!
+wait "$dead"
+for name in "vksort-bench-external-$dead" "vksort-bench-external-$$" "vksort-bench-external-x1"; do
+  mkdir "$work/dir/$name" && echo data >"$work/dir/$name/in.bin"
+done
+timeout 120 "$bench" --n 1000 --device-memory 128k --memory 1M --repeat 1 --dir "$work/dir" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: the run beside abandoned folders failed:"; cat "$work/out" "$work/err"; fail=1; }
+[ -e "$work/dir/vksort-bench-external-$dead" ] && { echo "FAIL: the ended run's folder is still there"; fail=1; }
+grep -qF "removed $work/dir/vksort-bench-external-$dead" "$work/err" || { echo "FAIL: no word of the removal: $(cat "$work/err")"; fail=1; }
+for name in "vksort-bench-external-$$" "vksort-bench-external-x1"; do
+  [ -e "$work/dir/$name/in.bin" ] || { echo "FAIL: $name was removed"; fail=1; }
+done
 "$python" - "$work/r.json" <<'PY' || fail=1
 import json, sys
 doc = json.load(open(sys.argv[1]))

@@ -8,11 +8,13 @@
 //
 // KEYS and BYTES as the vksort CLI reads counts (1000, 64k, 1M, 2^20, 1e6). The file is written once
 // (random keys) into a work folder DIR/vksort-bench-external-PID, removed at the end whatever happens
-// (but a signal), then each measurement runs R times and the fastest is kept. Files go through the
+// (but a signal: a killed run's folder the next run in DIR removes, once its process is gone), then
+// each measurement runs R times and the fastest is kept. Files go through the
 // page cache: on a machine with free RAM, "read" and "write" are memory copies and the I/O ceiling is
 // that of the cache, not of the disk (dropping caches needs root and a quiet machine).
 // Exit status: 0, 2 for bad input (options, --dir, --json, what the library refuses), 1 for a failure.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -99,13 +102,37 @@ double timed_copy(const fs::path& from, const fs::path& to) {
   return since(t);
 }
 
+constexpr std::string_view work_prefix = "vksort-bench-external-";
+
+// Removes the work folders in `dir` that earlier runs left behind when a signal ended them (SIGKILL
+// runs no destructor): DIR/vksort-bench-external-PID whose process no longer exists. A folder whose
+// PID is alive (a run in progress, or a reused PID) stays.
+void remove_abandoned_work_folders(const fs::path& dir) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(work_prefix) || name.size() == work_prefix.size() || name.size() > work_prefix.size() + 9) continue;
+    const std::string digits = name.substr(work_prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    const pid_t pid = pid_t(std::stol(digits));
+    std::error_code is_dir_ec;
+    if (pid <= 0 || !entry.is_directory(is_dir_ec) || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code remove_ec;
+    fs::remove_all(entry.path(), remove_ec);
+    const std::string why = remove_ec ? ": " + remove_ec.message() : "";
+    std::fprintf(stderr, "bench_external: %s %s, left by a run that a signal ended%s\n", remove_ec ? "could not remove" : "removed",
+                 entry.path().c_str(), why.c_str());
+  }
+}
+
 // The benchmark's files, in a folder of their own that goes away with this object: on success, on a
 // library error, on a failed write alike (in.bin alone is --n x key bytes).
 class WorkFolder {
  public:
-  explicit WorkFolder(const fs::path& dir) : path_(dir / ("vksort-bench-external-" + std::to_string(::getpid()))) {
+  explicit WorkFolder(const fs::path& dir) : path_(dir / (std::string(work_prefix) + std::to_string(::getpid()))) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw BadInput("--dir " + dir.string() + ": no such folder");
+    remove_abandoned_work_folders(dir);
     if (!fs::create_directory(path_, ec) || ec)
       throw BadInput("--dir " + dir.string() + ": cannot create a folder there" + (ec ? ": " + ec.message() : std::string(" (it exists)")));
   }

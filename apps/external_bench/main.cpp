@@ -111,6 +111,7 @@ void remove_abandoned_work_folders(const fs::path& dir) {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
+    // PID_MAX_LIMIT is 2^22 (7 digits): 1 to 9 digits, so that std::stol cannot overflow.
     if (!name.starts_with(work_prefix) || name.size() == work_prefix.size() || name.size() > work_prefix.size() + 9) continue;
     const std::string digits = name.substr(work_prefix.size());
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;

@@ -97,6 +97,31 @@ TEST_CASE("sample sort keeps every bucket within 2n/s on adversarial inputs") {
   }
 }
 
+// A global bitonic pass of k steps gives each workgroup TILE / 2^k units: with sublists of 2 and 4 keys
+// a pass may take only 1 and 2 steps (three left every group without units, so steps were skipped,
+// buckets overflowed and keys were lost).
+TEST_CASE("sample sort with sublists of 2 and 4 keys: every global stage runs") {
+  const Tuning tiny[] = {{.workgroup_size = 1, .items_per_thread = 2, .samples = 2},
+                         {.workgroup_size = 2, .items_per_thread = 1, .samples = 2},
+                         {.workgroup_size = 2, .items_per_thread = 2, .samples = 2},
+                         {.workgroup_size = 1, .items_per_thread = 4, .samples = 4},
+                         {.workgroup_size = 4, .items_per_thread = 1, .samples = 4}};
+  uint64_t seed = 70;
+  for (const Tuning& tuning : tiny) {
+    SortOptions o = sample(Key::u32, Order::ascending, 4);
+    o.tuning = tuning;
+    Sorter sorter(test::device(), o);
+    for (uint64_t n : {uint64_t(3), uint64_t(33), uint64_t(1000)})
+      for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::reverse}) {
+        SortStats stats;
+        INFO("workgroup ", tuning.workgroup_size, " x ", tuning.items_per_thread, " s ", tuning.samples, " n ", n);
+        test::check_case(sorter, {workloads::default_spec(d), n, seed++}, &stats);
+        CHECK(stats.fact("bucket_overflow") == 0);
+        CHECK(stats.fact("largest_bucket").value_or(1e30) <= double(bucket_bound(n, sorter.tile_size(), tuning.samples)));
+      }
+  }
+}
+
 TEST_CASE("sample sort reports its facts and the paper's nine steps as GPU phases") {
   SortOptions o = sample(Key::f64, Order::descending, 4);
   o.tuning.samples = 32;

@@ -121,9 +121,12 @@ void SampleSort::record_bitonic(gpu::Recorder& rec, SamplePush push, VkDeviceAdd
   for (uint64_t size = 2ull * t; size <= segment; size *= 2) {
     push.size = uint32_t(size);
     // The mirror step alone, then the half-cleaners at distances >= the tile up to three per pass.
+    // A pass of k steps gives each workgroup TILE / 2^k units of 2^k elements, so k <= log2(TILE):
+    // tiles of 2 and 4 keys take one and two steps a pass (more would leave every group no units).
+    const uint32_t max_steps = std::min<uint32_t>(3, std::countr_zero(t));
     uint64_t stride = size / 2;
     for (uint32_t steps = 1; stride >= t; stride >>= steps) {
-      steps = stride == size / 2 ? 1 : std::min<uint32_t>(3, std::countr_zero(stride / t) + 1);
+      steps = stride == size / 2 ? 1 : std::min<uint32_t>(max_steps, std::countr_zero(stride / t) + 1);
       push.stride = uint32_t(stride);
       push.flags = buckets | (steps << SAMPLE_STEPS_SHIFT);
       rec.dispatch(bitonic_global_, push, push.group_count);

@@ -24,6 +24,7 @@
 
 #include "checkpoint.hpp"
 #include "model.hpp"
+#include "support/scoped_env.hpp"
 #include "test_particles_support.hpp"
 
 namespace fs = std::filesystem;
@@ -281,6 +282,33 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
     CHECK(r.code == 2);
     CHECK(r.err.find(c.says) != std::string::npos);
   }
+}
+
+// The app chose its device by its own rule, where "1" also matched any device whose name holds a 1
+// (llvmpipe's "LLVM 15.0.6", NVIDIA's "H100"): now vksort::choose_device's, an index only.
+TEST_CASE("cli: --device and VKSORT_DEVICE pick as vksort's devices: an all-digit selector is an index only") {
+  TempDir dir;
+  const std::vector<vksort::DeviceListing> devices = vksort::list_devices();
+  REQUIRE(!devices.empty());
+  std::string digit;
+  for (const vksort::DeviceListing& d : devices)
+    for (char c : d.info.name)
+      if (digit.empty() && c >= '0' && c <= '9' && uint32_t(c - '0') >= devices.size()) digit = std::string(1, c);
+  const std::string small = "--scenario equilibrium --n 300 --box 6,6,6 --steps 1 --every 1";
+  if (digit.empty()) {
+    MESSAGE("skipped: no device name holds a digit beyond the device count");
+  } else {
+    CAPTURE(digit);
+    const Run flag = run(dir, small + " --device " + digit);
+    CHECK(flag.code == 2);
+    CHECK(flag.err.find("--device: no Vulkan device matches \"" + digit + "\"") != std::string::npos);
+    const vksort::test::ScopedEnv device_env("VKSORT_DEVICE", digit);
+    const Run env = run(dir, small);
+    CHECK(env.code == 2);
+    CHECK(env.err.find("VKSORT_DEVICE: no Vulkan device matches") != std::string::npos);
+  }
+  const Run by_index = run(dir, small + " --device " + std::to_string(vksort::choose_device().index));
+  CHECK_MESSAGE(by_index.code == 0, by_index.err);
 }
 
 TEST_CASE("cli: a GSD trajectory may go to a device that seeks (/dev/null)") {

@@ -88,6 +88,41 @@ TEST_CASE("the real device list marks exactly one chosen device, and VKSORT_DEVI
   CHECK(Device(DeviceOptions{.validation = 0}).info().name == info.name);
 }
 
+TEST_CASE("choose_device names the device Device would create, by the same rule, without creating it") {
+  const std::vector<DeviceListing> devices = list_devices();
+  REQUIRE(!devices.empty());
+  const Device gpu(DeviceOptions{.validation = 0});
+  const DeviceListing pick = choose_device();
+  CHECK(pick.chosen);
+  CHECK(pick.info.name == gpu.info().name);
+  CHECK(std::equal(std::begin(pick.info.uuid), std::end(pick.info.uuid), std::begin(gpu.info().uuid)));
+  CHECK(devices[pick.index].chosen);
+  CHECK(choose_device({.select = "0"}).index == 0);
+  CHECK(choose_device({.select = pick.info.name}).index == pick.index);
+  CHECK_THROWS_WITH_AS(choose_device({.select = "no-such-device-anywhere"}), doctest::Contains("no-such-device-anywhere"), Error);
+  // An all-digit selector is an index only: a digit that occurs in a device's name is no match.
+  int digits_tried = 0;
+  for (const DeviceListing& d : devices)
+    for (char c : d.info.name)
+      if (c >= '0' && c <= '9' && uint32_t(c - '0') >= devices.size()) {
+        CHECK_THROWS_WITH_AS(choose_device({.select = std::string(1, c)}), doctest::Contains("matches"), Error);
+        ++digits_tried;
+      }
+  if (digits_tried == 0) MESSAGE("skipped: no device name holds a digit beyond the device count");
+  const test::ScopedEnv device_env("VKSORT_DEVICE", "no-such-device-anywhere");
+  CHECK_THROWS_WITH_AS(choose_device(), doctest::Contains("no-such-device-anywhere"), Error);
+  CHECK(choose_device({.select = "0"}).index == 0);  // the option before the environment, as Device
+}
+
+TEST_CASE("without a Vulkan driver, listing and creating devices say so (not only VK_ERROR_INCOMPATIBLE_DRIVER)") {
+  const test::ScopedEnv icd("VK_ICD_FILENAMES", "/nonexistent/vksort_no_driver.json");
+  const test::ScopedEnv driver_files("VK_DRIVER_FILES", "/nonexistent/vksort_no_driver.json");
+  const test::ScopedEnv add_driver_files("VK_ADD_DRIVER_FILES", std::nullopt);
+  CHECK_THROWS_WITH_AS(list_devices(), doctest::Contains("no Vulkan driver found"), Error);
+  CHECK_THROWS_WITH_AS(choose_device(), doctest::Contains("mesa-vulkan-drivers"), Error);
+  CHECK_THROWS_WITH_AS(Device(DeviceOptions{.validation = 0}), doctest::Contains("no Vulkan driver found"), Error);
+}
+
 TEST_CASE("buffers round-trip bytes, at offsets, and refuse out-of-range copies") {
   Device& gpu = test::device();
   std::vector<uint32_t> data(100003);

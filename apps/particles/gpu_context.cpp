@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -30,16 +30,6 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT
   return VK_FALSE;
 }
 
-int type_rank(VkPhysicalDeviceType t) {
-  switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
-  }
-}
-
 bool layer_available(const char* name) {
   uint32_t count = 0;
   vkEnumerateInstanceLayerProperties(&count, nullptr);
@@ -47,11 +37,6 @@ bool layer_available(const char* name) {
   vkEnumerateInstanceLayerProperties(&count, layers.data());
   return std::any_of(layers.begin(), layers.end(),
                      [&](const VkLayerProperties& l) { return std::string(l.layerName) == name; });
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 }  // namespace
 
@@ -96,45 +81,30 @@ Context::Context(const ContextOptions& options) {
     check(create(instance_, &messenger, nullptr, &messenger_), "creating the validation messenger");
   }
 
+  // The device vksort::Device would choose (--device, else $VKSORT_DEVICE, else the best), by vksort's
+  // own rule (an all-digit selector is an index only), found in this instance by its UUID.
+  vksort::DeviceListing pick;
+  try {
+    pick = vksort::choose_device({.select = options.select});
+  } catch (const vksort::Error& e) {
+    const char* env = std::getenv("VKSORT_DEVICE");
+    const bool from_env = options.select.empty() && env && *env;
+    throw Error((from_env ? "VKSORT_DEVICE: " : "--device: ") + std::string(e.what()));
+  }
   uint32_t count = 0;
   vkEnumeratePhysicalDevices(instance_, &count, nullptr);
   std::vector<VkPhysicalDevice> devices(count);
   vkEnumeratePhysicalDevices(instance_, &count, devices.data());
-  // Usable: Vulkan 1.2, buffer device addresses, a compute queue.
-  std::vector<std::pair<VkPhysicalDevice, uint32_t>> usable;  // device, list index
-  for (uint32_t i = 0; i < count; ++i) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(devices[i], &p);
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
-    if (p.apiVersion < VK_API_VERSION_1_2) continue;
-    vkGetPhysicalDeviceFeatures2(devices[i], &f);
-    if (f12.bufferDeviceAddress) usable.push_back({devices[i], i});
-  }
-  if (usable.empty()) throw Error("no Vulkan 1.2 device with buffer device addresses");
-  // As vksort's own devices: --device, else $VKSORT_DEVICE, else the best.
-  const char* env = std::getenv("VKSORT_DEVICE");
-  const bool from_env = options.select.empty() && env && *env;
-  const std::string sel = from_env ? std::string(env) : options.select;
-  if (sel.empty()) {
-    std::stable_sort(usable.begin(), usable.end(), [](auto a, auto b) {
-      VkPhysicalDeviceProperties pa, pb;
-      vkGetPhysicalDeviceProperties(a.first, &pa);
-      vkGetPhysicalDeviceProperties(b.first, &pb);
-      return type_rank(pa.deviceType) < type_rank(pb.deviceType);
-    });
-    physical_ = usable.front().first;
-  } else {
-    for (auto [d, index] : usable) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (sel == std::to_string(index) || lower(p.deviceName).find(lower(sel)) != std::string::npos) {
-        physical_ = d;
-        break;
-      }
+  for (VkPhysicalDevice d : devices) {
+    VkPhysicalDeviceIDProperties ids{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 p{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &ids};
+    vkGetPhysicalDeviceProperties2(d, &p);
+    if (std::memcmp(ids.deviceUUID, pick.info.uuid, VK_UUID_SIZE) == 0) {
+      physical_ = d;
+      break;
     }
-    if (!physical_) throw Error((from_env ? "VKSORT_DEVICE " : "--device ") + sel + ": no usable device matches");
   }
+  if (!physical_) throw Error("device " + std::to_string(pick.index) + " (" + pick.info.name + ") is not in this Vulkan instance");
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical_, &props);
   name_ = props.deviceName;

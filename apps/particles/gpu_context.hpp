@@ -15,7 +15,7 @@
 namespace particles::gpu {
 
 struct ContextOptions {
-  std::string select;       // "" first usable device by type (discrete first), else index or name substring
+  std::string select;       // as DeviceOptions::select: "" $VKSORT_DEVICE or the best, else an index or a name substring
   bool validation = false;  // VK_LAYER_KHRONOS_validation; every message is counted (and printed)
   // 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics) for the force sums, where the device
   // has them; false runs as if it had not (the tests cover both kernels).

@@ -67,8 +67,16 @@ class VKSORT_API Device {
 };
 
 // The physical devices as the system lists them (for `vksort info` and VKSORT_DEVICE by index), from a
-// temporary instance of its own. Throws vksort::Error when no Vulkan loader is installed.
+// temporary instance of its own. Throws vksort::Error when no Vulkan loader or no Vulkan driver is
+// installed (an empty list: a driver that finds no device).
 VKSORT_API std::vector<DeviceListing> list_devices();
+
+// The physical device that Device(options) would create, by the same rule (options.select, else
+// VKSORT_DEVICE, else the best by type), from a temporary instance and without creating a device: for
+// programs that create their own VkDevice for vksort to borrow (match DeviceInfo::uuid against
+// VkPhysicalDeviceIDProperties::deviceUUID). Throws vksort::Error as Device does when nothing matches
+// or the match is not usable.
+VKSORT_API DeviceListing choose_device(const DeviceOptions& options = {});
 
 // True when VK_LAYER_KHRONOS_validation is installed (DeviceOptions::validation = 1 then works).
 // Throws vksort::Error when no Vulkan loader is installed.

@@ -17,6 +17,7 @@ namespace vksort {
 
 namespace gpu {
 std::vector<DeviceListing> list_devices_impl();
+DeviceListing choose_device_impl(const DeviceOptions& options);
 }
 
 namespace {
@@ -84,6 +85,7 @@ AutoProfile detail::Internals::auto_profile(const Device& d) {
 }
 
 std::vector<DeviceListing> list_devices() { return gpu::list_devices_impl(); }
+DeviceListing choose_device(const DeviceOptions& options) { return gpu::choose_device_impl(options); }
 bool validation_layer_available() { return gpu::validation_layer_installed(); }
 
 }  // namespace vksort

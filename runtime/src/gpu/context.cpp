@@ -236,7 +236,14 @@ Instance create_instance(PFN_vkGetInstanceProcAddr gipa, bool validation, Contex
   info.enabledExtensionCount = uint32_t(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   Instance inst;
-  check(create(&info, nullptr, &inst.handle), "creating a Vulkan instance");
+  const VkResult made = create(&info, nullptr, &inst.handle);
+  // The loader's answer when it finds no driver (ICD) at all: say so, not only the code's name.
+  if (made == VK_ERROR_INCOMPATIBLE_DRIVER)
+    throw Error(Status::Code::unsupported,
+                "no Vulkan driver found: creating a Vulkan instance gave VK_ERROR_INCOMPATIBLE_DRIVER (is a Vulkan "
+                "driver such as mesa-vulkan-drivers installed? VK_ICD_FILENAMES or VK_DRIVER_FILES may point elsewhere)",
+                made);
+  check(made, "creating a Vulkan instance");
   inst.fns.load(gipa, inst.handle);
   return inst;
 }
@@ -368,6 +375,13 @@ Context::~Context() {
 }
 
 namespace {
+// Device(options)'s selector: options.select, else VKSORT_DEVICE, else "" (the best).
+std::string selector(const DeviceOptions& options) {
+  if (!options.select.empty()) return options.select;
+  const char* env = std::getenv("VKSORT_DEVICE");
+  return env ? env : "";
+}
+
 void raise_messages(const std::vector<std::string>& taken) {
   if (taken.empty()) return;
   std::string text = "Vulkan validation reported " + std::to_string(taken.size()) + " message(s): " + taken.front();
@@ -428,10 +442,7 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
 
   std::vector<VkPhysicalDevice> pds = physical_devices(inst);
   std::vector<DeviceListing> list = listings(inst, pds);
-  std::string select = options.select;
-  if (select.empty())
-    if (const char* env = std::getenv("VKSORT_DEVICE")) select = env;
-  uint32_t chosen = choose_device(select, list);
+  uint32_t chosen = choose_device(selector(options), list);
   ctx->physical = pds[chosen];
   ctx->info = list[chosen].info;
   apply_pretend_limits(ctx->info, options.pretend);
@@ -529,24 +540,36 @@ std::string last_validation_message() {
   return g_last_message;
 }
 
-std::vector<DeviceListing> list_devices_impl() {
+// The listing from a temporary instance of its own.
+static std::vector<DeviceListing> listings_now() {
   PFN_vkGetInstanceProcAddr gipa = system_loader();
   Instance inst = create_instance(gipa, false, nullptr);
   std::vector<DeviceListing> list;
   try {
     list = listings(inst, physical_devices(inst));
-    const char* env = std::getenv("VKSORT_DEVICE");
-    try {
-      list[choose_device(env ? env : "", list)].chosen = true;
-    } catch (const Error&) {
-      // No usable device: the listing says why for each one.
-    }
   } catch (...) {
     inst.fns.vkDestroyInstance(inst.handle, nullptr);
     throw;
   }
   inst.fns.vkDestroyInstance(inst.handle, nullptr);
   return list;
+}
+
+std::vector<DeviceListing> list_devices_impl() {
+  std::vector<DeviceListing> list = listings_now();
+  try {
+    list[choose_device(selector({}), list)].chosen = true;
+  } catch (const Error&) {
+    // No usable device: the listing says why for each one.
+  }
+  return list;
+}
+
+DeviceListing choose_device_impl(const DeviceOptions& options) {
+  std::vector<DeviceListing> list = listings_now();
+  DeviceListing& pick = list[choose_device(selector(options), list)];
+  pick.chosen = true;
+  return pick;
 }
 
 }  // namespace vksort::gpu

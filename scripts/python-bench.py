@@ -36,7 +36,8 @@ def sizes(text):
         digits = t[2:] if t.startswith("2^") else t
         if not digits.isdecimal() or not digits.isascii() or len(digits) > 10:
             raise argparse.ArgumentTypeError(f"{t!r} is not a size (a whole number or 2^k)")
-        n = 2 ** int(digits) if t.startswith("2^") else int(digits)
+        # 2^k only for k < 32: 2 ** 9999999999 would take minutes and gigabytes before the range check.
+        n = (2 ** int(digits) if int(digits) < 32 else MAX_N + 1) if t.startswith("2^") else int(digits)
         if not 1 <= n <= MAX_N:
             raise argparse.ArgumentTypeError(f"{t} is outside 1 to 2^31 - 1")
         out.append(n)

@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: MIT
 #include "arrays.hpp"
 
+#include <bit>
 #include <string>
 
 namespace py = pybind11;
 
 namespace vksort::python {
 
+namespace {
+// The machine's own byte order: NumPy spells it '=', or '<' ('>') where it was asked for by name
+// (dtype.newbyteorder('<'), ctypes arrays), and '|' where order does not apply; anything else is
+// byte-swapped.
+bool native_order(const py::dtype& dtype) {
+  const char order = dtype.byteorder();
+  return order == '=' || order == '|' || order == (std::endian::native == std::endian::little ? '<' : '>');
+}
+}  // namespace
+
 Key key_kind(const py::dtype& dtype) {
   const char kind = dtype.kind();
   const auto size = dtype.itemsize();
-  // NumPy spells the machine's own byte order '=' (also when it was given as '<' or '>'), and '|' where
-  // order does not apply; anything else is byte-swapped.
-  const char order = dtype.byteorder();
-  if ((order == '=' || order == '|') && (size == 4 || size == 8)) {
+  if (native_order(dtype) && (size == 4 || size == 8)) {
     if (kind == 'u') return size == 4 ? Key::u32 : Key::u64;
     if (kind == 'i') return size == 4 ? Key::i32 : Key::i64;
     if (kind == 'f') return size == 4 ? Key::f32 : Key::f64;
@@ -46,7 +54,7 @@ void* writable_bytes(py::array& array, uint64_t bytes, const char* what) {
 
 uint64_t check_offsets(const py::array& offsets) {
   const py::dtype dtype = offsets.dtype();
-  if (dtype.kind() != 'u' || dtype.itemsize() != 4 || dtype.byteorder() != '=')
+  if (dtype.kind() != 'u' || dtype.itemsize() != 4 || !native_order(dtype))
     throw py::type_error("offsets must be an array of uint32");
   if (offsets.ndim() != 1 || offsets.shape(0) < 1)
     throw py::value_error("offsets must be a 1-D array of segments + 1 entries");
@@ -55,9 +63,8 @@ uint64_t check_offsets(const py::array& offsets) {
 
 uint32_t index_bytes(const py::array& indices) {
   const py::dtype dtype = indices.dtype();
-  const char order = dtype.byteorder();
   if ((dtype.kind() != 'u' && dtype.kind() != 'i') || (dtype.itemsize() != 4 && dtype.itemsize() != 8) ||
-      (order != '=' && order != '|'))
+      !native_order(dtype))
     throw py::type_error("argsort indices are int64, uint64, int32 or uint32");
   return uint32_t(dtype.itemsize());
 }

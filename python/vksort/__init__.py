@@ -55,7 +55,8 @@ def default_device():
 
 def devices():
     """Every Vulkan device the system lists, as dicts: index, name, vendor, type, usable (and
-    unusable_why), chosen (the one Device() takes), driver, subgroup_size, features, limits."""
+    unusable_why), chosen (the one Device() takes), driver, subgroup_size, features, limits. vksort.Error
+    where no Vulkan loader or driver is installed."""
     return _core.devices()
 
 
@@ -117,8 +118,12 @@ def segmented_sort_by_key(keys, values, offsets, descending=False, *, total_orde
 
 
 def last_stats():
-    """Stats of the last sort on the default device (None before the first)."""
-    return default_device().last_stats
+    """Stats of the last sort on the default device (None before the first). Creates no device: where
+    none was made yet (in this process), no sort ran on it."""
+    with _default_lock:
+        if _default is None or _default_pid != os.getpid():
+            return None
+        return _default.last_stats
 
 
 __all__ = ["Device", "Error", "Stats", "SUPPORTED_DTYPES", "argsort", "default_device", "devices", "last_stats",

@@ -27,8 +27,12 @@ class Device:
     """
 
     def __init__(self, index_or_name=None, *, validation=None):
+        # bool is an int, but Device(True) is no index; validation="no" is truthy, so only bools count.
+        if index_or_name is not None and (isinstance(index_or_name, (bool, np.bool_))
+                                          or not isinstance(index_or_name, (int, np.integer, str))):
+            raise TypeError(f"Device takes an index (int) or a name (str), not {index_or_name!r}")
         select = "" if index_or_name is None else str(index_or_name)
-        level = -1 if validation is None else int(bool(validation))
+        level = -1 if validation is None else int(_keys.flag(validation, "validation"))
         self._core = _core.Device(select, level)
         self.info = self._core.info()
         self.name = self.info["name"]
@@ -92,6 +96,7 @@ class Device:
         """(keys sorted by `call`, values moved with them), new arrays. Values the GPU can carry (records of
         up to 256 bytes, padded where needed) move with their keys; the rest, and keys whose NumPy order
         the GPU does not sort directly, are reordered on the host by the stable permutation `order()`."""
+        _keys.refuse_masked(values, "values")
         values = np.asarray(values)  # moved as bytes: the result keeps their dtype, byte order included
         if values.ndim == 0 or len(values) != len(keys):
             raise ValueError(f"values must have one entry per key: {len(keys)} keys, values of shape {values.shape}")

@@ -25,10 +25,19 @@ def flag(value, name):
     raise TypeError(f"{name} must be True or False, not {value!r}")
 
 
+def refuse_masked(a, name):
+    """TypeError for a masked array: np.asarray drops its mask, so the masked entries would be sorted in
+    as whatever their data holds (np.sort puts them last)."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError(f"vksort does not sort masked arrays ({name} is one; its mask would be lost): sort "
+                        f"{name}.compressed(), or {name}.filled(value)")
+
+
 def as_keys(a, name="a"):
     """`a` as a 1-D array of a supported dtype, in native byte order (byte-swapped input is converted).
     Checked before any copy: a dtype vksort does not sort (TypeError), another shape or 2^31 keys or more
     (ValueError)."""
+    refuse_masked(a, name)
     a = np.asarray(a)
     _core.key_kind(a.dtype.newbyteorder("="))  # TypeError naming the supported dtypes
     if a.ndim != 1:
@@ -95,6 +104,8 @@ INDEX_DTYPES = ("int64", "uint64", "int32", "uint32")
 
 def index_dtype(dtype):
     """The dtype of argsort's indices: int64 (NumPy's), uint64, int32 or uint32; else TypeError."""
+    if dtype is None:  # np.dtype(None) is float64, which the message would then name
+        raise TypeError(f"argsort indices are {', '.join(INDEX_DTYPES)}, not None")
     dtype = np.dtype(dtype)
     if dtype.name not in INDEX_DTYPES or not dtype.isnative:
         raise TypeError(f"argsort indices are {', '.join(INDEX_DTYPES)}, not {dtype}")
@@ -106,10 +117,17 @@ def as_offsets(offsets, n):
     from 0 to n, never decreasing. Anything else raises TypeError or ValueError saying what is wrong."""
     # A copy, checked and then handed over: the caller's array may change in another thread while the
     # library reads it with the GIL released (a view of it was checked once and read again later).
+    given = offsets
     offsets = np.array(offsets, copy=True)
     if offsets.size == 0:  # np.array([]) is float64: the shape is what is wrong
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
     if offsets.dtype.kind not in "iu":
+        # Python integers beyond 64 bits (or 2^63 and up beside negatives) become float64 or object:
+        # integers all the same, out of range.
+        if offsets.ndim == 1 and offsets.dtype.kind in "fO" and all(
+                isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in given):
+            bad = next(x for x in given if not 0 <= x <= n)
+            raise ValueError(f"offsets must run from 0 to len(a) = {n}; {bad} is out of range")
         raise TypeError(f"offsets must be integers, not {offsets.dtype}")
     if offsets.ndim != 1 or len(offsets) == 0:
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")

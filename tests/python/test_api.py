@@ -2,6 +2,8 @@
 # The module around the sorts: refused inputs and their messages, devices and choosing one, stats, and
 # the GIL released while the GPU works.
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -151,6 +153,25 @@ def test_a_forked_child_gets_its_own_default_device_and_refuses_the_parents():
         time.sleep(0.05)
     assert os.waitstatus_to_exitcode(status) == 0
     assert same_bytes(parent.sort(np.array([2.0, 1.0])), np.array([1.0, 2.0]))  # the parent's still works
+
+
+def test_device_arguments_are_checked_by_type():
+    # validation="no" is truthy and turned the layer on; Device(True) was looked up as the name "True".
+    for bad in ("no", 1, "False"):
+        with pytest.raises(TypeError, match="validation must be True or False"):
+            vksort.Device(validation=bad)
+    for bad in (True, 1.0, [0]):
+        with pytest.raises(TypeError, match="an index \\(int\\) or a name \\(str\\)"):
+            vksort.Device(bad)
+    assert vksort.Device(np.int64(0)).name == vksort.devices()[0]["name"]
+
+
+def test_last_stats_before_any_sort_is_none_and_creates_no_device():
+    # It made the default device first (and so raised where there is no Vulkan device).
+    code = ("import vksort; assert vksort.last_stats() is None; assert vksort._default is None; "
+            "import numpy; vksort.sort(numpy.arange(3.0)); assert vksort.last_stats() is not None")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, None, np.array([True, False])], ids=repr)

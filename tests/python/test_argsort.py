@@ -43,3 +43,5 @@ def test_index_dtypes(dtype, rng):
 def test_bad_index_dtype_is_refused():
     with pytest.raises(TypeError, match="int64, uint64, int32, uint32"):
         vksort.argsort(np.arange(3, dtype=np.uint32), dtype=np.int16)
+    with pytest.raises(TypeError, match="not None"):  # np.dtype(None) is float64: the message named that
+        vksort.argsort(np.arange(3, dtype=np.uint32), dtype=None)

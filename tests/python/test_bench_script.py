@@ -23,6 +23,7 @@ def bench(*args, cwd=None):
     (["--n", "1000abc"], "argument --n: '1000abc' is not a size"),
     (["--n", "-5"], "argument --n: '-5' is not a size"),
     (["--n", "2^31"], "argument --n: 2^31 is outside 1 to 2^31 - 1"),
+    (["--n", "2^9999999999"], "argument --n: 2^9999999999 is outside 1 to 2^31 - 1"),  # computed 2 ** k first: hung
     (["--n", "1000,0"], "argument --n: 0 is outside"),
     (["--repeat", "0"], "argument --repeat: '0' is not a whole number >= 1"),
     (["--repeat", "x"], "argument --repeat: 'x' is not a whole number >= 1"),

@@ -56,6 +56,14 @@ def test_bad_offsets_are_refused(offsets, error, message):
         vksort.segmented_sort(np.arange(5, dtype=np.uint32), np.array(offsets))
 
 
+@pytest.mark.parametrize("offsets, bad", [([0, 2**64 - 1, 5], 2**64 - 1), ([0, 2**70, 5], 2**70),
+                                          ([-(2**70), 5], -(2**70)), ([0, -1, 2**63, 5], -1)])
+def test_integer_offsets_beyond_64_bits_are_out_of_range_not_of_another_type(offsets, bad):
+    # Such lists become float64 or object arrays: "offsets must be integers, not float64" (TypeError).
+    with pytest.raises(ValueError, match=f"{bad} is out of range"):
+        vksort.segmented_sort(np.arange(5, dtype=np.uint32), offsets)
+
+
 def test_offsets_changed_by_another_thread_during_the_sort(rng):
     # Another thread flips offsets[1] between two valid values while sorts run with the GIL released:
     # each result is the sort under one of the two (the library read the live array again after checking

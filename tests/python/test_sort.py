@@ -53,3 +53,34 @@ def test_non_contiguous_and_byte_swapped_inputs_are_copied(rng):
     assert got.dtype == np.dtype(np.int32) and got.dtype.isnative
     assert np.array_equal(got, np.sort(swapped, kind="stable"))
     assert same_bytes(vksort.sort(np.asarray([3, 1, 2])), np.array([1, 2, 3]))
+
+
+def test_native_keys_spelled_little_endian_are_native(rng):
+    # NumPy keeps '<' where it was asked for by name (newbyteorder('<'), ctypes arrays): the library took
+    # only '=' as native and refused them, naming the very dtype ("... not float64").
+    import ctypes
+    import sys
+    order = "<" if sys.byteorder == "little" else ">"
+    for dtype in vksort.SUPPORTED_DTYPES:
+        a = random_keys(np.dtype(dtype), 999, rng).astype(np.dtype(dtype).newbyteorder(order))
+        assert a.dtype.isnative and a.dtype.byteorder == order
+        assert same_bytes(vksort.sort(a), np.sort(a, kind="stable"))
+        assert np.array_equal(vksort.argsort(a), np.argsort(a, kind="stable"))
+    c = np.ctypeslib.as_array((ctypes.c_int32 * 4)(3, 1, 2, 0))
+    assert np.array_equal(vksort.argsort(c, dtype=np.dtype("i8").newbyteorder(order)), [3, 1, 2, 0])
+    keys = np.array([2, 1, 2, 0], dtype=np.dtype("u4").newbyteorder(order))
+    offsets = np.array([0, 2, 4], dtype=np.dtype("u4").newbyteorder(order))
+    assert np.array_equal(vksort.segmented_sort(keys, offsets), [1, 2, 0, 2])
+    k, v = vksort.segmented_sort_by_key(keys, np.arange(4), offsets)
+    assert np.array_equal(k, [1, 2, 0, 2]) and np.array_equal(v, [1, 0, 3, 2])
+
+
+def test_masked_arrays_are_refused_not_sorted_without_their_mask():
+    # np.asarray drops the mask: the masked entry's data (-5) was sorted in as a key.
+    m = np.ma.masked_invalid(np.array([3.0, np.inf, 1.0]))
+    m.data[1] = -5
+    for call in (lambda: vksort.sort(m), lambda: vksort.argsort(m), lambda: vksort.sort_by_key(m, np.arange(3)),
+                 lambda: vksort.sort_by_key(np.arange(3.0), m)):
+        with pytest.raises(TypeError, match="masked arrays"):
+            call()
+    assert same_bytes(vksort.sort(m.compressed()), np.array([1.0, 3.0]))

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -145,6 +146,36 @@ TEST_CASE("argsort and segmented sort refuse what their inner sort refuses befor
 
 // The host paths download keys, then values, into the caller's memory: overlapping spans lost keys
 // silently ({5,3,1,4,2} with values from element 2 on came back as {1,2,2,0,4}).
+// The layouts' arithmetic wrapped past 2^64: scratch_bytes(2^62) was less than scratch_bytes(2^31 - 1),
+// scratch_bytes(UINT64_MAX) 96 bytes.
+TEST_CASE("the scratch_bytes queries grow with n and answer the largest VkDeviceSize beyond max_sort_keys") {
+  Device& gpu = test::device();
+  const VkDeviceSize most = std::numeric_limits<VkDeviceSize>::max();
+  const uint64_t beyond[] = {max_sort_keys + 1, uint64_t(1) << 40, uint64_t(1) << 62, std::numeric_limits<uint64_t>::max()};
+  for (const SortOptions& o : {SortOptions{.key = Key::u32}, SortOptions{.key = Key::f64, .value_bytes = 256},
+                               SortOptions{.key = Key::u64, .algorithm = Algorithm::sample, .value_bytes = 4}}) {
+    CAPTURE(to_string(o.key));
+    Sorter sorter(gpu, o);
+    ArgSorter argsorter(gpu, SortOptions{.key = o.key, .algorithm = o.algorithm});  // indices are its values
+    SegmentedSorter segmented(gpu, o);
+    CHECK(sorter.scratch_bytes(max_sort_keys) >= sorter.scratch_bytes(max_sort_keys / 2));
+    CHECK(sorter.scratch_bytes(max_sort_keys) < most);
+    CHECK(argsorter.scratch_bytes(max_sort_keys) >= argsorter.scratch_bytes(max_sort_keys / 2));
+    CHECK(segmented.scratch_bytes(max_sort_keys, 1) >= segmented.scratch_bytes(max_sort_keys / 2, 1));
+    for (uint64_t n : beyond) {
+      CAPTURE(n);
+      CHECK(sorter.scratch_bytes(n) == most);
+      CHECK(argsorter.scratch_bytes(n) == most);
+      CHECK(segmented.scratch_bytes(n, 1) == most);
+      if (const VkDeviceSize indirect = sorter.scratch_bytes_indirect(1000)) {
+        CHECK(indirect < most);
+        CHECK(sorter.scratch_bytes_indirect(n) == most);
+      }
+      if (segmented.scratch_bytes_indirect(1000, 1)) CHECK(segmented.scratch_bytes_indirect(n, 1) == most);
+    }
+  }
+}
+
 TEST_CASE("the host sorts refuse keys, values, indices and offsets that overlap in memory, leaving them alone") {
   Device& gpu = test::device();
   std::vector<uint32_t> buf = {5, 3, 1, 4, 2, 0, 0, 0};

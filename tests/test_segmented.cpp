@@ -629,6 +629,11 @@ TEST_CASE("segmented sort by composed (segment, key) keys: forced and chosen") {
                          doctest::Contains("composed_keys needs"), Error);
     CHECK(k == before);
   }
+  // Whole keys were named "bits [0, 0)", an empty range.
+  CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, SortOptions{.key = Key::u64}, 0, SegmentedPath::composed_keys),
+                       doctest::Contains("these are u64 keys, whole keys, auto sort"), Error);
+  CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, SortOptions{.key = Key::u32, .end_bit = 16}, 0, SegmentedPath::composed_keys),
+                       doctest::Contains("bits [0, 16)"), Error);
   // A path that names none is refused, not taken for by_size.
   {
     std::vector<uint32_t> k = {3, 1, 2, 0};

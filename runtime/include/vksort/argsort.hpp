@@ -39,7 +39,8 @@ class VKSORT_API ArgSorter {
 
   const SortOptions& options() const;
   uint32_t index_bytes() const;
-  // Bytes of scratch an argsort of n keys needs (never 0). Arithmetic only.
+  // Bytes of scratch an argsort of n keys needs (never 0). Arithmetic only. Beyond max_sort_keys: the
+  // largest VkDeviceSize.
   VkDeviceSize scratch_bytes(uint64_t n) const;
 
   // Records the argsort of n keys into cmd: indices[i] = the position in keys of the i-th smallest (or

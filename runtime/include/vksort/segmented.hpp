@@ -79,6 +79,7 @@ class VKSORT_API SegmentedSorter {
   // The most keys of a segment that one workgroup sorts in shared memory on this device (for these keys).
   uint32_t small_segment_limit() const;
   // Bytes of scratch a segmented sort of n keys in `segments` segments needs (never 0). Arithmetic only.
+  // Beyond max_sort_keys: the largest VkDeviceSize.
   VkDeviceSize scratch_bytes(uint64_t n, uint64_t segments) const;
 
   // Records the segmented sort into cmd. `offsets` holds segments + 1 uint32_t (4-byte aligned offset),

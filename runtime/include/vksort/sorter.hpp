@@ -67,7 +67,7 @@ class VKSORT_API Sorter {
 
   // Bytes of scratch a sort of n keys needs (never 0). n is a count of keys, not bytes. Arithmetic
   // only: no GPU work, no allocation. For records it includes the index (4 bytes per key) and the
-  // record copy (value_bytes per key).
+  // record copy (value_bytes per key). Beyond max_sort_keys: the largest VkDeviceSize.
   VkDeviceSize scratch_bytes(uint64_t n) const;
 
   // Records a sort of n keys into the caller's command buffer, which must be in the recording state on

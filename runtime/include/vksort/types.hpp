@@ -44,6 +44,10 @@ inline constexpr std::optional<Key> key_of = [] {
 
 // Bytes of one key of kind `k` (4 or 8).
 constexpr uint32_t key_bytes(Key k) { return (k == Key::u64 || k == Key::i64 || k == Key::f64) ? 8u : 4u; }
+// The most keys one sort takes: keys are indexed with 32-bit integers in the shaders, and sign
+// extension of an index is not ruled out on every driver. Sorts of more are refused, and the
+// scratch_bytes queries answer the largest VkDeviceSize for them (no such buffer exists).
+inline constexpr uint64_t max_sort_keys = (uint64_t(1) << 31) - 1;
 constexpr bool is_signed_integer(Key k) { return k == Key::i32 || k == Key::i64; }
 constexpr bool is_floating(Key k) { return k == Key::f32 || k == Key::f64; }
 

@@ -2,6 +2,7 @@
 // vksort::ArgSorter and argsort_host: the stable sorting permutation, computed on the GPU.
 #include "vksort/argsort.hpp"
 
+#include <limits>
 #include <optional>
 
 #include "api/call_checks.hpp"
@@ -111,6 +112,7 @@ uint32_t ArgSorter::index_bytes() const {
 }
 VkDeviceSize ArgSorter::scratch_bytes(uint64_t n) const {
   api::check_not_moved(impl_.get(), "ArgSorter::scratch_bytes");
+  if (n > max_sort_keys) return std::numeric_limits<VkDeviceSize>::max();  // the layout's arithmetic would wrap
   return impl_->layout(n).bytes;
 }
 
@@ -129,7 +131,7 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
                        const SortOptions& options) {
   if (n > 0 && !keys) throw Error("argsort_host: keys is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > 0 && !indices) throw Error("argsort_host: indices is a null pointer (with n = " + std::to_string(n) + ")");
-  if (n > (uint64_t(1) << 31) - 1)
+  if (n > max_sort_keys)
     throw Error("argsort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   api::check_host_disjoint("argsort_host", {{"keys", keys, n * key_bytes(options.key)},
                                              {"indices", indices, n * index_bytes}});

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 #include "api/call_checks.hpp"
@@ -23,7 +24,7 @@ namespace vksort {
 
 namespace {
 VkDeviceSize align16(VkDeviceSize v) { return (v + 15) / 16 * 16; }
-constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+constexpr uint64_t max_keys = max_sort_keys;
 
 // The small-segment kernel compares whole keys: a bit range keeps the general path.
 bool whole_keys(const SortOptions& o) {
@@ -43,10 +44,13 @@ void check_path(const std::string& who, SegmentedPath path) {
 }
 
 std::string composed_refusal(const std::string& who, const SortOptions& o) {
+  // end_bit 0 means the key's last bit: bits [0, 0) would read as an empty range.
+  const std::string bits = o.begin_bit == 0 && o.end_bit == 0
+                               ? "whole keys"
+                               : "bits [" + std::to_string(o.begin_bit) + ", " + std::to_string(o.end_bit) + ")";
   return who + ": SegmentedPath::composed_keys needs 32-bit keys (u32, i32, f32), whole keys (no bit range) and "
-               "radix sort (Algorithm::radix or automatic); these are " + std::string(to_string(o.key)) + " keys, bits [" +
-         std::to_string(o.begin_bit) + ", " + std::to_string(o.end_bit) + "), " + std::string(to_string(o.algorithm)) +
-         " sort";
+               "radix sort (Algorithm::radix or automatic); these are " + std::string(to_string(o.key)) + " keys, " +
+         bits + ", " + std::string(to_string(o.algorithm)) + " sort";
 }
 
 // The composed keys' sort: 64-bit keys, ascending (the key's order is in its encoding), on the key's
@@ -289,12 +293,14 @@ uint32_t SegmentedSorter::small_segment_limit() const {
 }
 VkDeviceSize SegmentedSorter::scratch_bytes(uint64_t n, uint64_t) const {
   api::check_not_moved(impl_.get(), "SegmentedSorter::scratch_bytes");
+  if (n > max_keys) return std::numeric_limits<VkDeviceSize>::max();  // the layout's arithmetic would wrap
   return impl_->layout(n).bytes;
 }
 VkDeviceSize SegmentedSorter::scratch_bytes_indirect(uint64_t max_n, uint64_t) const {
   api::check_not_moved(impl_.get(), "SegmentedSorter::scratch_bytes_indirect");
   const bool any_count = impl_->keys_sorter.scratch_bytes_indirect(max_n) || impl_->max_segment_keys ||
                          impl_->recording_path == SegmentedPath::composed_keys;
+  if (any_count && max_n > max_keys) return std::numeric_limits<VkDeviceSize>::max();
   return any_count ? impl_->layout(max_n, true).bytes : 0;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "api/internals.hpp"
@@ -46,10 +47,7 @@ SortOptions with_key(SortOptions o) {
   if (o.key == Key::element) o.key = Key::u32;
   return o;
 }
-
-// Keys are indexed with 32-bit integers in the shaders, and signed extension of an index is not
-// ruled out on every driver: stay below 2^31 keys.
-constexpr uint64_t max_keys = (uint64_t(1) << 31) - 1;
+constexpr uint64_t max_keys = max_sort_keys;
 }  // namespace
 
 struct Sorter::Impl {
@@ -231,12 +229,14 @@ uint32_t Sorter::tile_size() const {
 }
 VkDeviceSize Sorter::scratch_bytes(uint64_t n) const {
   api::check_not_moved(impl_.get(), "Sorter::scratch_bytes");
+  if (n > max_keys) return std::numeric_limits<VkDeviceSize>::max();  // the layouts' arithmetic would wrap
   return impl_->scratch_bytes(n);
 }
 
 VkDeviceSize Sorter::scratch_bytes_indirect(uint64_t max_n) const {
   api::check_not_moved(impl_.get(), "Sorter::scratch_bytes_indirect");
   const algo::AnySort* radix = impl_->radix_sort();
+  if (radix && max_n > max_keys) return std::numeric_limits<VkDeviceSize>::max();
   return radix ? impl_->scratch_bytes(max_n, *radix) : 0;
 }
 

@@ -134,6 +134,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "vksort's library calls; use the package vksort, not this module";
   py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
   m.attr("library_version") = version();
+  m.attr("max_sort_keys") = vksort::max_sort_keys;
 
   m.def("key_kind", [](const py::dtype& dtype) { return std::string(to_string(key_kind(dtype))); },
         "The library's name of the key kind a dtype sorts as; TypeError for an unsupported dtype.");

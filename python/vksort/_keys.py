@@ -8,8 +8,8 @@ from . import _core
 MAX_RECORD_BYTES = 256
 
 
-# The library indexes keys with 32-bit signed integers on the GPU.
-MAX_KEYS = 2**31 - 1
+# The most keys one sort takes (the library indexes keys with 32-bit signed integers on the GPU).
+MAX_KEYS = _core.max_sort_keys
 
 
 def native(a):

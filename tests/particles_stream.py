@@ -2,12 +2,15 @@
 """Trajectories stream to disk as the run goes (issue 19): the GSD and extended XYZ files can be read
 while the app runs, and after it is killed (SIGKILL) they still hold whole frames, the ones written so
 far; so does the --observables series as JSON. A run with more frames than the GSD index's first room
-(16 frames) reads back in full, and the JSON series holds the CSV's numbers.
+(16 frames) reads back in full, and the JSON series holds the CSV's numbers. A write that fails (the
+file size limit, as a full disk) cuts the file back to its last whole frame or row, and leaves the files
+written whole (VTK, PNG, MSD) as they were.
 
 Usage: particles_stream.py PARTICLES_BINARY. Exits 77 (skipped) when gsd or ase is not installed."""
 import csv
 import json
 import os
+import resource
 import signal
 import subprocess
 import tempfile
@@ -22,6 +25,22 @@ def gsd_steps(path):
         whole = all(f.particles.N == 300 and f.particles.position.shape == (300, 3) and
                     np.all(np.isfinite(f.particles.position)) for f in t)
     return steps, whole
+
+
+def run_limited(folder, limit, *args):
+    """The app with every file it writes limited to `limit` bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write
+    past it fails with EFBIG, as one on a full disk fails with ENOSPC). Returns the exit code and stderr."""
+    def limit_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    r = subprocess.run([particles, *args], cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, env=app_env(), preexec_fn=limit_files)
+    return r.returncode, r.stderr
+
+
+def check_failed_write(code, err, name):
+    check(code == 1 and name in err and "File too large" in err,
+          f"{name}: a failed write exits 1 naming the file (got {code}: {err.strip()})")
 
 
 small = ["--scenario", "equilibrium", "--n", "300", "--box", "5,5,5"]
@@ -86,6 +105,52 @@ with tempfile.TemporaryDirectory() as d:
         series = json.load(f)  # valid JSON after every row
     check(len(series) >= len(steps) - 1 and [r["step"] for r in series] == list(range(0, 2 * len(series), 2)),
           f"after SIGKILL the JSON series holds the rows written ({len(series)})")
+
+    # A write that fails half-way: the half-written XYZ frame (about 40 kB each here) or observables row
+    # was left at the end, so ASE refused the file ("Frame has 37 atoms, expected 300"), the JSON did not
+    # parse and the CSV ended in half a row. The file is cut back to its last whole frame or row.
+    code, err = run_limited(d, 100000, *small, "--steps", "10", "--every", "10", "--dump-every", "1",
+                            "--xyz", "full.xyz")
+    check_failed_write(code, err, "full.xyz")
+    try:
+        frames = ase.io.read(os.path.join(d, "full.xyz"), ":")
+        check(len(frames) == 2 and all(len(a) == 300 for a in frames), f"full.xyz: 2 whole frames ({len(frames)})")
+    except Exception as e:  # noqa: BLE001 (what ASE raises on a half frame varies)
+        check(False, f"full.xyz: ASE reads the frames written whole ({e})")
+    code, err = run_limited(d, 4000, *small, "--steps", "20", "--every", "1", "--observables", "full.json")
+    check_failed_write(code, err, "full.json")
+    try:
+        with open(os.path.join(d, "full.json")) as f:
+            series = json.load(f)
+        check(len(series) >= 2 and [r["step"] for r in series] == list(range(len(series))),
+              f"full.json: the rows written whole ({len(series)})")
+    except ValueError as e:
+        check(False, f"full.json: still valid JSON ({e})")
+    code, err = run_limited(d, 3000, *small, "--steps", "20", "--every", "1", "--observables", "full.csv")
+    check_failed_write(code, err, "full.csv")
+    with open(os.path.join(d, "full.csv")) as f:
+        text = f.read()
+    table = list(csv.reader(text.splitlines()))
+    check(text.endswith("\n") and len(table) >= 3 and all(len(row) == len(table[0]) for row in table) and
+          [int(row[0]) for row in table[1:]] == list(range(len(table) - 1)),
+          f"full.csv: whole rows only ({text[-80:]!r})")
+    # Files written whole (a VTK frame of 23 kB, a PNG frame, the MSD at the end) go through a temporary:
+    # one that fails leaves the old file, and nothing beside it.
+    for limit, args, old in ((10000, ["--vtk", "v.vtk", "--dump-every", "1", "--msd", "m.csv"],
+                              ["v_00000000.vtk", "m.csv"]),
+                             (2000, ["--frames", "fr", "--msd", "m.csv"], [os.path.join("fr", "frame_00000000.png")])):
+        os.makedirs(os.path.join(d, "fr"), exist_ok=True)
+        for name in old:
+            with open(os.path.join(d, name), "w") as f:
+                f.write(f"the user's {name}\n")
+        listing = sorted(os.listdir(d)), sorted(os.listdir(os.path.join(d, "fr")))
+        code, err = run_limited(d, limit, *small, "--steps", "4", "--every", "2", *args)
+        check(code == 1 and "File too large" in err, f"{args[0]}: a failed write exits 1 (got {code}: {err.strip()})")
+        for name in old:
+            with open(os.path.join(d, name)) as f:
+                check(f.read() == f"the user's {name}\n", f"{args[0]}: {name} as it was after a failed write")
+        check((sorted(os.listdir(d)), sorted(os.listdir(os.path.join(d, "fr")))) == listing,
+              f"{args[0]}: no file or temporary left by a failed write")
 
     # A run that fails before its first frame or row leaves existing outputs as they were and no
     # temporary beside them: a bad second output path, and a device that does not exist (found only

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -207,7 +208,10 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario phase-separation --n 100 --layout rows", "layout"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --pairs both", "--neighbours list needs"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --layout lists", "--neighbours list needs"},
-      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 1.5", "needs at least 3"},
+      // The edge is r_c + skin with the list (the message said "edge >= r_c = 1").
+      {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 1.5",
+       "holds 2 cell(s) of edge >= r_c + skin = 2.5 along a periodic axis; the 27-cell neighbour search needs at least 3 "
+       "(length >= 3 (r_c + skin) = 7.5)"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours list --skin 0", "--skin"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --neighbours verlet", "--neighbours"},
       // A box of zero, negative or non-finite length was taken as "no --box" (the default box) and ran.
@@ -228,6 +232,24 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       // An interval for an output not asked for was silently ignored.
       {"--scenario equilibrium --n 300 --box 6,6,6 --checkpoint-every 2", "--checkpoint-every needs --checkpoint"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --dump-every 2 --observables o.csv", "--dump-every needs --gsd, --xyz or --vtk"},
+      // So were the settings of an output or a layout that the run does not use.
+      {"--scenario equilibrium --n 300 --box 6,6,6 --frame-every 2", "--frame-every needs --frames"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --frames f --montage-columns 2", "--montage-columns needs --montage"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --frames f --animation-delay 5", "--animation-delay needs --animation"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --rdf-bins 50", "--rdf-bins needs --rdf"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --rdf-window 10", "--rdf-window needs --rdf"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --rdf-rmax 2", "--rdf-rmax needs --rdf"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --skin 0.2", "--skin needs --neighbours list"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --cells both", "--cells needs --layout lists"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --list-iterations 4", "--list-iterations needs --layout lists"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --list-parts 2", "--list-parts needs --layout lists"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --reorder-every 5", "--reorder-every needs --layout lists"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --layout lists --cell-divisions 2", "--cell-divisions needs --layout cell-order"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --layout lists --pairs both", "--pairs needs --layout cell-order"},
+      {"--restart r.ckpt --steps 2 --skin 0.2", "--skin needs --neighbours list"},
+      {"--restart r.ckpt --n 100 --box 20,20,20 --lattice fcc", "--n is fixed by the checkpoint"},
+      // --lattice fcc fills a --box at density 3: --n was silently ignored (23328 particles, not 100).
+      {"--scenario equilibrium --n 100 --box 20,20,20 --lattice fcc", "--n comes from the --box with --lattice fcc"},
       // A folder as the input opened, then failed at the first read ("basic_filebuf::underflow", exit 1).
       {"--restart . --steps 1", "checkpoint '.' is a folder, not a file"},
       {"--scenario equilibrium --init . --steps 1", "particle file '.' is a folder, not a file"},
@@ -452,7 +474,7 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   const std::vector<float> inside = {0, 0, 0, 1, 1, 1, -1, -1, -1};
   const fs::path far = dir.path() / "far.gsd", hexe = dir.path() / "hexe.gsd", one_type = dir.path() / "one.gsd",
                  nan_gsd = dir.path() / "nan.gsd", inf_xyz = dir.path() / "inf.xyz", no_types = dir.path() / "a.gsd",
-                 swapped = dir.path() / "swapped.gsd", heavy = dir.path() / "heavy.gsd";
+                 swapped = dir.path() / "swapped.gsd", heavy = dir.path() / "heavy.gsd", flat_gsd = dir.path() / "flat.gsd";
   // A particle far outside the box was moved to its corner (every coordinate clamped), exit 0.
   write_gsd3(far, {"Ne", "Ar"}, {0, 1, 0}, {100, 100, 100, 1, 1, 1, 0, 0, 0});
   // particles/types was ignored: He and Xe loaded as Ne and Ar, typeid 1 of a one-type list accepted.
@@ -466,6 +488,28 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   write_gsd3(no_types, {}, {0, 1, 2}, inside);
   // particles/mass was ignored: masses are the scenario's, per species (1 for both in equilibrium).
   write_gsd3(heavy, {"Ne", "Ar"}, {0, 1, 0}, inside, {}, {1, 3, 1});
+  // A GSD box of zero length is refused as before, in the words the XYZ reader now shares.
+  write_gsd(flat_gsd, {{"configuration/box", 9, 6, 1, bytes_of(std::vector<float>{7.75f, 0, 3.87f, 0, 0, 0})},
+                       {"particles/N", 3, 1, 1, bytes_of(std::vector<uint32_t>{3})},
+                       {"particles/position", 9, 3, 3, bytes_of(inside)}});
+  // An XYZ Lattice of zero length ran in the scenario's default box; a negative one failed with
+  // "outside the box". A tilted one is refused (boxes are rectangular).
+  auto xyz_with = [&](const char* name, const std::string& lattice, const std::string& columns, const std::string& rows) {
+    const fs::path path = dir.path() / name;
+    std::ofstream(path) << "2\nLattice=\"" << lattice << "\" Properties=species:S:1:pos:R:3" << columns << "\n" << rows;
+    return path;
+  };
+  const std::string two = "Ne 1 1 1\nAr 2 2 2\n";
+  const fs::path zero_xyz = xyz_with("zero.xyz", "0 0 0 0 6 0 0 0 6", "", two),
+                 negative_xyz = xyz_with("negative.xyz", "-6 0 0 0 6 0 0 0 6", "", two),
+                 diagonal_zero_xyz = xyz_with("flat.xyz", "6 0 0 0 6 0 0 0 0", "", two),
+                 tilted_xyz = xyz_with("tilted.xyz", "6 0 0 1 6 0 0 0 6", "", two),
+                 // ASE after set_velocities(): momenta (m v with its element masses) and no masses; the
+                 // velocities were dropped for thermal ones, a NaN among them too.
+                 momenta_xyz = xyz_with("momenta.xyz", "6 0 0 0 6 0 0 0 6", ":momenta:R:3",
+                                        "Ne 1 1 1 20.1797 0 0\nAr 2 2 2 nan 0 0\n"),
+                 nan_momenta_xyz = xyz_with("nanmomenta.xyz", "6 0 0 0 6 0 0 0 6", ":momenta:R:3:masses:R:1",
+                                            "Ne 1 1 1 20.1797 0 0 20.1797\nAr 2 2 2 nan 0 0 39.948\n");
   const struct {
     fs::path file;
     const char* says;
@@ -477,6 +521,13 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
       {inf_xyz, "particle 1 has a velocity that is not finite: y = inf"},
       {no_types, "particle 2 has typeid 2 (0 or 1 only: the file has no particles/types)"},
       {heavy, "particle 1 (Ar) has particles/mass 3, but the scenario gives Ar mass 1 (masses are per species"},
+      {flat_gsd, "the box lengths must be positive and finite (box 7.75 x 0 x 3.87)"},
+      {zero_xyz, "zero.xyz:2: Lattice: the box lengths must be positive and finite (box 0 x 6 x 6)"},
+      {negative_xyz, "Lattice: the box lengths must be positive and finite (box -6 x 6 x 6)"},
+      {diagonal_zero_xyz, "Lattice: the box lengths must be positive and finite (box 6 x 6 x 0)"},
+      {tilted_xyz, "only rectangular boxes are supported"},
+      {momenta_xyz, "momenta.xyz:2: momenta without masses"},
+      {nan_momenta_xyz, "particle 1 has a velocity that is not finite: x = nan"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
@@ -497,6 +548,12 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   const Run plain = run(dir, "--scenario phase-separation --steps 0 --init " + no_types.string() + " --xyz " + out.string());
   REQUIRE_MESSAGE(plain.code == 0, plain.err);
   CHECK(xyz_species(slurp(out)) == std::vector<std::string>{"Ne", "Ar", "Ar"});
+  // Momenta with masses give the velocities (ASE's get_velocities()).
+  const fs::path momenta_masses = xyz_with("mm.xyz", "6 0 0 0 6 0 0 0 6", ":momenta:R:3:masses:R:1",
+                                           "Ne 1 1 1 40.3594 0 0 20.1797\nAr 2 2 2 0 -79.896 0 39.948\n");
+  const Run mm = run(dir, "--scenario equilibrium --steps 0 --init " + momenta_masses.string() + " --xyz " + out.string());
+  REQUIRE_MESSAGE(mm.code == 0, mm.err);
+  CHECK(slurp(out).find("\nNe 1 1 1 2 0 0 1 2 0 0\nAr 2 2 2 0 -2 0 1 0 -2 0\n") != std::string::npos);
   // Masses that are the scenario's are taken (rayleigh-taylor: the second species is twice as heavy).
   write_gsd3(heavy, {"Ne", "Ar"}, {0, 1, 0}, inside, {}, {1, 2, 1});
   const Run heavy_ok = run(dir, "--scenario rayleigh-taylor --steps 0 --init " + heavy.string() + " --xyz " + out.string());
@@ -506,6 +563,38 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
   CHECK_MESSAGE(heavy_wrong.err.find("particle 1 (Ar) has particles/mass 2, but the scenario gives Ar mass 1") !=
                     std::string::npos,
                 heavy_wrong.err);
+}
+
+TEST_CASE("cli: --msd's msd column sums the axes D is fitted over: x and y with walls in z") {
+  TempDir dir;
+  const struct {
+    const char* args;
+    const char* says;
+    bool z;  // msd_z in the sum
+  } cases[] = {{"--scenario phase-separation --box 5,5,4", "msd = msd_x + msd_y, walls in z", false},
+               {"--scenario equilibrium --box 5,5,5", "msd = msd_x + msd_y + msd_z", true}};
+  for (const auto& c : cases) {
+    const std::string args = c.args;
+    CAPTURE(args);
+    const fs::path msd = dir.path() / "msd.csv";
+    const Run r = run(dir, args + " --n 300 --steps 20 --every 5 --msd " + msd.string());
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    std::istringstream in(slurp(msd));
+    std::string comment, header, line;
+    std::getline(in, comment);
+    std::getline(in, header);
+    CHECK(comment.rfind("# D = ", 0) == 0);
+    CHECK_MESSAGE(comment.find(c.says) != std::string::npos, comment);
+    CHECK(header == "step,time,msd_x,msd_y,msd_z,msd");
+    int rows = 0;
+    for (; std::getline(in, line); ++rows) {
+      double v[6];
+      REQUIRE(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6);
+      CHECK(v[5] == doctest::Approx(v[2] + v[3] + (c.z ? v[4] : 0.0)).epsilon(1e-8));
+      if (rows > 0) CHECK(v[4] > 1e-4);  // z moves: the sums differ
+    }
+    CHECK(rows == 5);
+  }
 }
 
 TEST_CASE("cli: no output may replace the --restart or --init file, but --checkpoint may continue --restart's") {

@@ -283,6 +283,38 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
 const char* const kFixedByCheckpoint[] = {"--scenario", "--n",     "--box",     "--seed",    "--dt",   "--gravity",
                                           "--integrator", "--noise", "--species", "--init", "--lattice"};
 
+// Options that act only with another: given without it, each would be silently ignored, so it is
+// refused instead (an interval for an output not asked for, a setting of a layout not used).
+struct NeededOption {
+  const char* option;
+  const char* needs;
+  bool (*present)(const Options&);  // whether what `option` acts with is there
+};
+const NeededOption kNeededOptions[] = {
+    {"--checkpoint-every", "--checkpoint", [](const Options& o) { return !o.checkpoint.empty(); }},
+    {"--dump-every", "--gsd, --xyz or --vtk", [](const Options& o) { return !(o.gsd + o.xyz + o.vtk).empty(); }},
+    {"--frame-every", "--frames", [](const Options& o) { return !o.frames.empty(); }},
+    {"--montage", "--frames", [](const Options& o) { return !o.frames.empty(); }},
+    {"--montage-columns", "--montage", [](const Options& o) { return !o.montage.empty(); }},
+    {"--animation", "--frames", [](const Options& o) { return !o.frames.empty(); }},
+    {"--animation-delay", "--animation", [](const Options& o) { return !o.animation.empty(); }},
+    {"--rdf-bins", "--rdf", [](const Options& o) { return !o.rdf.empty(); }},
+    {"--rdf-rmax", "--rdf", [](const Options& o) { return !o.rdf.empty(); }},
+    {"--rdf-window", "--rdf", [](const Options& o) { return !o.rdf.empty(); }},
+    {"--skin", "--neighbours list", [](const Options& o) { return o.neighbours == "list"; }},
+    {"--cells", "--layout lists", [](const Options& o) { return o.layout == "lists"; }},
+    {"--list-iterations", "--layout lists", [](const Options& o) { return o.layout == "lists"; }},
+    {"--list-parts", "--layout lists", [](const Options& o) { return o.layout == "lists"; }},
+    {"--reorder-every", "--layout lists", [](const Options& o) { return o.layout == "lists"; }},
+    {"--cell-divisions", "--layout cell-order", [](const Options& o) { return o.layout == "cell-order"; }},
+    {"--pairs", "--layout cell-order", [](const Options& o) { return o.layout == "cell-order"; }},
+};
+
+void check_needed_options(const Options& opt, const CLI::App& app) {
+  for (const NeededOption& n : kNeededOptions)
+    if (app.count(n.option) && !n.present(opt)) throw particles::Error(std::string(n.option) + " needs " + n.needs);
+}
+
 bool is_gsd(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   uint64_t magic = 0;
@@ -371,7 +403,6 @@ void check_animation(const Options& opt) {
 #ifndef PARTICLES_HAVE_GIF
   throw Error("--animation: this build has no GIF support (giflib, Debian libgif-dev, was not found when it was configured)");
 #endif
-  if (opt.frames.empty()) throw Error("--animation needs --frames");
   const std::filesystem::path path(opt.animation);
   if (path.extension() != ".gif") throw Error("--animation writes a GIF: give it a FILE.gif name, not " + opt.animation);
 }
@@ -400,6 +431,8 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
     std::vector<float> file_mass;  // a GSD file's particles/mass, if it has one
     if (!opt.init.empty() && opt.lattice != "random") throw Error("--lattice and --init both set the positions; give one");
     if (!opt.init.empty() && app.count("--n")) throw Error("--n comes from the --init file; leave it out");
+    if (opt.lattice == "fcc" && !opt.box.empty() && app.count("--n"))
+      throw Error("--n comes from the --box with --lattice fcc (4 particles per lattice cell at density 3); leave it out");
     if (!opt.init.empty()) {  // the file's box unless --box
       float file_box[3];
       from_file = is_gsd(opt.init) ? read_gsd(opt.init, r.species, file_box, &file_mass) : read_xyz(opt.init, r.species, file_box);
@@ -457,13 +490,9 @@ int run(const Options& opt, const CLI::App& app) {
   using namespace particles;
   // --- set up: any error here is bad input (exit 2) ---
   if (opt.every == 0) throw Error("--every must be at least 1");
-  // An interval for an output that is not asked for would be silently ignored.
-  if (opt.checkpoint_every && opt.checkpoint.empty()) throw Error("--checkpoint-every needs --checkpoint");
-  if (opt.dump_every && opt.gsd.empty() && opt.xyz.empty() && opt.vtk.empty())
-    throw Error("--dump-every needs --gsd, --xyz or --vtk");
+  check_needed_options(opt, app);
   Setup setup = setup_run(opt, app);
   Model& model = setup.model;
-  if (!opt.montage.empty() && opt.frames.empty()) throw Error("--montage needs --frames");
   if (!opt.animation.empty()) check_animation(opt);
   check_outputs(opt);
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
@@ -543,7 +572,7 @@ int main(int argc, char** argv) {
   app.add_option("--noise", opt.noise, "counter (hash of seed, step, pair) | paper (1.000005 (r + sqrt 3)^5)")
       ->check(CLI::IsMember({"counter", "paper"}));
   app.add_option("--cells", opt.cells,
-                 "scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
+                 "--layout lists: scatter (bucket lists) | sort (sort-based cell build) | both (one run each, compared)")
       ->check(CLI::IsMember({"scatter", "sort", "both"}));
   app.add_option("--frames", opt.frames, "write PNG frames (side and top slices) into this folder");
   app.add_option("--frame-every", opt.frame_every, "a frame every k steps (with --frames; 0: first and last only)")

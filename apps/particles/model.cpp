@@ -16,14 +16,17 @@ std::string num(double x) {
   return buf;
 }
 
-uint32_t cells_along(float length, float rc, const char* axis, bool periodic) {
-  if (!(length > 0.0f) || !(rc > 0.0f)) throw Error(std::string("box ") + axis + " length and r_c must be positive");
-  const double count = std::floor(double(length) / double(rc));
+// `edge_name` says what the edge is ("r_c", "r_c + skin"): the messages name it with its value.
+uint32_t cells_along(float length, float edge, const std::string& edge_name, const char* axis, bool periodic) {
+  if (!(length > 0.0f) || !(edge > 0.0f)) throw Error(std::string("box ") + axis + " length and r_c must be positive");
+  const double count = std::floor(double(length) / double(edge));
+  const std::string named = edge_name + " = " + num(edge);
+  const std::string three = edge_name.find(' ') == std::string::npos ? "3 " + edge_name : "3 (" + edge_name + ")";
   if (periodic && count < 3)
     throw Error(std::string("box ") + axis + " = " + num(length) + " holds " + std::to_string(int(count)) +
-                " cell(s) of edge >= r_c = " + num(rc) +
-                " along a periodic axis; the 27-cell neighbour search needs at least 3 (length >= 3 r_c)");
-  if (count < 1) throw Error(std::string("box ") + axis + " = " + num(length) + " is shorter than r_c");
+                " cell(s) of edge >= " + named + " along a periodic axis; the 27-cell neighbour search needs at least 3 "
+                "(length >= " + three + " = " + num(3.0 * edge) + ")");
+  if (count < 1) throw Error(std::string("box ") + axis + " = " + num(length) + " is shorter than " + named);
   if (count > 65536) throw Error(std::string("box ") + axis + " has more than 65536 cells");
   return uint32_t(count);
 }
@@ -34,13 +37,14 @@ Grid grid_for(const Model& m) {
   // The Verlet list's build searches r_c + skin; so do the steps that walk the cells (which are the
   // build's).
   const float edge = m.verlet_list() ? m.rc + m.skin : m.rc;
-  Grid g{cells_along(m.lx, edge, "x", true), cells_along(m.ly, edge, "y", true),
-         cells_along(m.lz, edge, "z", m.periodic_z)};
+  const std::string name = m.verlet_list() ? "r_c + skin" : "r_c";
+  Grid g{cells_along(m.lx, edge, name, "x", true), cells_along(m.ly, edge, name, "y", true),
+         cells_along(m.lz, edge, name, "z", m.periodic_z)};
   if (m.layout == Layout::cell_order) {
     if (m.cell_divisions < 1 || m.cell_divisions > 8) throw Error("cell divisions must be 1 to 8");
     // Only x is divided. With lx >= 3 r_c checked above, x holds >= 3 d cells >= 2 d + 1: the
     // search (d cells each way along x) still visits every cell once.
-    g.nx = cells_along(m.lx, edge / float(m.cell_divisions), "x", true);
+    g.nx = cells_along(m.lx, edge / float(m.cell_divisions), name + " over the cell divisions", "x", true);
     g.reach = m.cell_divisions;
   }
   if (uint64_t(g.nx) * g.ny * g.nz >= (1ull << 31)) throw Error("too many cells (2^31 or more)");
@@ -75,6 +79,13 @@ void check_model(const Model& m) {
     throw Error("integrator " + std::to_string(int(m.integrator)) + " is neither velocity Verlet (0) nor leapfrog (1)");
   if (m.noise != Noise::counter && m.noise != Noise::paper)
     throw Error("noise " + std::to_string(int(m.noise)) + " is neither counter (0) nor paper (1)");
+}
+
+void check_file_box(const float box[3]) {
+  for (int k = 0; k < 3; ++k)
+    if (!(std::isfinite(box[k]) && box[k] > 0.0f))
+      throw Error("the box lengths must be positive and finite (box " + num(box[0]) + " x " + num(box[1]) + " x " +
+                  num(box[2]) + ")");
 }
 
 void check_state(const Model& m, const State& s) {

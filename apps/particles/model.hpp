@@ -95,6 +95,9 @@ struct State {
 // symmetric, an integrator or noise outside its enum. Every source of a model goes through it before
 // the run (options, checkpoint), so bad input is refused at load, not at the first step.
 void check_model(const Model& m);
+// Throws Error unless the box lengths a particle file gives are finite and positive (a zero would be
+// taken for "no box" by scenario_model, which then picks the scenario's default box).
+void check_file_box(const float box[3]);
 // Throws Error naming the first particle outside [0, L] on some axis (exactly: only the files' own
 // rounding keeps positions inside, see read_gsd), with species not 0 or 1, or with a velocity or
 // dissipative velocity that is not finite; or when the arrays differ in count or the step is beyond

@@ -51,8 +51,7 @@ ObservablesSeries::ObservablesSeries(const std::string& path) : file_(path), jso
 void ObservablesSeries::add(const Model& m, uint64_t step, const Observables& o) {
   const std::string row = observables_row(m, step, o);
   if (json_) {
-    const std::string end = kJsonEnd;
-    file_.replace_tail(end.size(), (first_ ? "\n" : ",\n") + json_object(row) + end);
+    file_.replace_tail(kJsonEnd, (first_ ? "\n" : ",\n") + json_object(row) + kJsonEnd);
     first_ = false;
   } else {
     file_.append(row + "\n");

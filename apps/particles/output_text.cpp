@@ -131,6 +131,12 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
       if (!(lv >> x)) throw fail(line_no, "Lattice needs 9 numbers");
     for (int k : {1, 2, 3, 5, 6, 7})
       if (l[k] != 0.0f) throw fail(line_no, "only rectangular boxes are supported (Lattice off-diagonal non-zero)");
+    const float diagonal[3] = {l[0], l[4], l[8]};
+    try {
+      check_file_box(diagonal);
+    } catch (const Error& e) {
+      throw fail(line_no, std::string("Lattice: ") + e.what());
+    }
     // Columns: name -> (first column, width).
     const auto props = fields.find("Properties");
     const std::string properties = props == fields.end() ? "species:S:1:pos:R:3" : props->second;
@@ -152,7 +158,15 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     std::string vel_name;
     for (const char* name : {"velo", "vel", "velocities"})
       if (columns.count(name) && columns[name].second == 3) vel_name = name;
-    const bool momenta = vel_name.empty() && columns.count("momenta") && columns.count("masses");
+    const bool momenta = vel_name.empty() && columns.count("momenta");
+    // ASE writes momenta = m v with its element masses, and a masses column only where masses were set:
+    // without it the velocities are unknown (the symbols here are labels, whose masses are the
+    // scenario's, not the element's), and dropping them for thermal ones would be silent.
+    if (momenta && !columns.count("masses"))
+      throw fail(line_no, "momenta without masses: the velocities (momenta / masses) need the masses they were "
+                          "written with (ASE writes them after atoms.set_masses(atoms.get_masses())), or give velo");
+    if (momenta && (columns["momenta"].second != 3 || columns["masses"].second != 1))
+      throw fail(line_no, "momenta must be R:3 and masses R:1");
     State s;
     s.pos.resize(4 * n);
     if (!vel_name.empty() || momenta) s.vel.resize(4 * n);

@@ -22,9 +22,10 @@ void write_vtk(const std::string& path, const Model& m, const Snapshot& s);
 std::string frame_path(const std::string& path, uint64_t step);
 
 // Reads the last frame of an extended XYZ file: a diagonal Lattice (its lengths are returned in
-// box), pos, species (symbols of `species`; without a species column every particle is species 0)
-// and velocities if there are any (velo, vel or velocities, or momenta with masses; else `vel` is
-// left empty). Throws Error naming the file and line on anything else.
+// box; positive lengths), pos, species (symbols of `species`; without a species column every particle
+// is species 0) and velocities if there are any (velo, vel or velocities, or momenta / masses; momenta
+// without masses are refused; else `vel` is left empty). Throws Error naming the file and line on
+// anything else.
 State read_xyz(const std::string& path, const SpeciesNames& species, float box[3]);
 
 }  // namespace particles

@@ -117,27 +117,32 @@ void MeanSquareDisplacement::add(const Snapshot& s) {
   rows_.push_back(row);
 }
 
+double MeanSquareDisplacement::total(const Row& r) const {
+  double sum = 0;
+  for (int a = 0; a < (m_.periodic_z ? 3 : 2); ++a) sum += r.msd[a];
+  return sum;
+}
+
 double MeanSquareDisplacement::diffusion() const {
   if (rows_.size() < 4) return std::numeric_limits<double>::quiet_NaN();
-  const int axes = m_.periodic_z ? 3 : 2;
   double st = 0, sm = 0, stt = 0, stm = 0, count = 0;
   for (size_t k = rows_.size() / 2; k < rows_.size(); ++k) {
     const double t = double(rows_[k].step - rows_[0].step) * m_.dt;
-    double msd = 0;
-    for (int a = 0; a < axes; ++a) msd += rows_[k].msd[a];
-    st += t, sm += msd, stt += t * t, stm += t * msd, count += 1;
+    st += t, sm += total(rows_[k]), stt += t * t, stm += t * total(rows_[k]), count += 1;
   }
   const double slope = (count * stm - st * sm) / (count * stt - st * st);
-  return slope / (2.0 * axes);
+  return slope / (2.0 * (m_.periodic_z ? 3 : 2));
 }
 
 std::string MeanSquareDisplacement::csv() const {
-  std::string out = "# D = " + num(diffusion()) + " (slope / " + (m_.periodic_z ? "6" : "4") +
-                    " over the second half of the samples, " + (m_.periodic_z ? "x y z" : "x y") + ")\n";
+  const bool z = m_.periodic_z;
+  std::string out = "# D = " + num(diffusion()) + " (slope / " + (z ? "6" : "4") +
+                    " of msd over the second half of the samples; msd = " +
+                    (z ? "msd_x + msd_y + msd_z" : "msd_x + msd_y, walls in z") + ")\n";
   out += "step,time,msd_x,msd_y,msd_z,msd\n";
   for (const Row& r : rows_)
     out += std::to_string(r.step) + "," + num(double(r.step) * m_.dt) + "," + num(r.msd[0]) + "," + num(r.msd[1]) +
-           "," + num(r.msd[2]) + "," + num(r.msd[0] + r.msd[1] + r.msd[2]) + "\n";
+           "," + num(r.msd[2]) + "," + num(total(r)) + "\n";
   return out;
 }
 

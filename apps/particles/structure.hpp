@@ -41,7 +41,9 @@ class MeanSquareDisplacement {
   // D = slope / (2 d) of a least-squares line through the second half of the samples (past the
   // ballistic start), over the d periodic axes (x y, and z when periodic). NaN with fewer than 4 samples.
   double diffusion() const;
-  std::string csv() const;  // "# D = ...", then step,time,msd_x,msd_y,msd_z,msd
+  // "# D = ...", then step,time,msd_x,msd_y,msd_z,msd; msd sums the axes D is fitted over (with walls
+  // in z, x and y: the walls bound z, whose displacement does not grow with time).
+  std::string csv() const;
 
  private:
   Model m_;
@@ -50,6 +52,7 @@ class MeanSquareDisplacement {
     uint64_t step;
     double msd[3];
   };
+  double total(const Row& r) const;  // the msd over the periodic axes
   std::vector<Row> rows_;
 };
 

@@ -10,7 +10,12 @@
 // the end with twice the room and the header pointed at it (one 256-byte write).
 #include "trajectory.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -24,7 +29,7 @@
 
 namespace particles {
 
-GrowingFile::GrowingFile(const std::string& path) {
+GrowingFile::GrowingFile(const std::string& path) : path_(path) {
   try {
     file_ = std::make_unique<vksort::io::GrowingFile>(path, "output");
   } catch (const vksort::io::FileError& e) {
@@ -34,35 +39,62 @@ GrowingFile::GrowingFile(const std::string& path) {
 
 GrowingFile::~GrowingFile() = default;
 
-void GrowingFile::append(const void* data, size_t bytes) {
+template <class Write>
+void GrowingFile::guarded(const Write& write) {
   try {
-    file_->write(std::span(static_cast<const std::byte*>(data), bytes));
+    write();
   } catch (const vksort::io::FileError& e) {
-    throw Error(e.what());
+    std::string message = e.what();
+    roll_back(message);
+    throw Error(message);
   }
+}
+
+// Before the first publish() the destination is not this file (its temporary goes with it), and a pipe
+// or device cannot be cut: nothing to do. The cut and the put-back only shrink the file or write within
+// it, so the limit that failed the write (disk full, file size) does not fail them.
+void GrowingFile::roll_back(std::string& message) const {
+  struct stat st {};
+  if (!published_ || ::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  int err = 0;
+  if (::truncate(path_.c_str(), off_t(published_size_)) != 0) err = errno;
+  if (!err && !old_tail_.empty()) {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    const ssize_t wrote = fd < 0 ? -1 : ::pwrite(fd, old_tail_.data(), old_tail_.size(), off_t(tail_at_));
+    if (wrote != ssize_t(old_tail_.size())) err = wrote < 0 ? errno : EIO;
+    if (fd >= 0) ::close(fd);
+  }
+  message += err ? "; cutting off the part written failed too (" + std::string(std::strerror(err)) +
+                       "): the file ends in a half-written frame or row"
+                 : "; the file is cut back to the frames or rows written whole before";
+}
+
+void GrowingFile::append(const void* data, size_t bytes) {
+  guarded([&] { file_->write(std::span(static_cast<const std::byte*>(data), bytes)); });
   size_ += bytes;
 }
 
 void GrowingFile::overwrite(uint64_t offset, const void* data, size_t bytes) {
-  try {
-    file_->write_at(offset, std::span(static_cast<const std::byte*>(data), bytes));
-  } catch (const vksort::io::FileError& e) {
-    throw Error(e.what());
-  }
+  guarded([&] { file_->write_at(offset, std::span(static_cast<const std::byte*>(data), bytes)); });
 }
 
-void GrowingFile::replace_tail(uint64_t tail, const std::string& text) {
-  if (tail > size_ || text.size() < tail) throw Error("internal: replace_tail beyond the file or shrinking it");
-  overwrite(size_ - tail, text.data(), text.size());
-  size_ += text.size() - tail;
+void GrowingFile::replace_tail(const std::string& old_tail, const std::string& text) {
+  if (old_tail.size() > size_ || text.size() < old_tail.size())
+    throw Error("internal: replace_tail beyond the file or shrinking it");
+  const uint64_t at = size_ - old_tail.size();
+  if (published_ && old_tail_.empty() && at < published_size_) {  // what roll_back() puts back
+    tail_at_ = at;
+    old_tail_ = old_tail.substr(0, size_t(published_size_ - at));
+  }
+  overwrite(at, text.data(), text.size());
+  size_ += text.size() - old_tail.size();
 }
 
 void GrowingFile::publish() {
-  try {
-    file_->publish();
-  } catch (const vksort::io::FileError& e) {
-    throw Error(e.what());
-  }
+  guarded([&] { file_->publish(); });
+  published_ = true;
+  published_size_ = size_;
+  old_tail_.clear();
 }
 
 void GrowingFile::close() {
@@ -289,7 +321,11 @@ State read_gsd(const std::string& path, const SpeciesNames& species, float box[3
   if (box_chunk->n != 6) throw bad("configuration/box must hold 6 numbers");
   std::memcpy(b, at(box_chunk), sizeof b);
   if (b[3] != 0 || b[4] != 0 || b[5] != 0) throw bad("only rectangular boxes are supported (tilt factors non-zero)");
-  if (!(b[0] > 0 && b[1] > 0 && b[2] > 0)) throw bad("the box lengths must be positive");
+  try {
+    check_file_box(b);
+  } catch (const Error& e) {
+    throw bad(e.what());
+  }
   if (n == 0 || position->n != n) throw bad("particles/position does not hold particles/N rows");
   const GsdIndexEntry* velocity = find("particles/velocity", f32, 3);
   const GsdIndexEntry* typeid_ = find("particles/typeid", u32, 1);

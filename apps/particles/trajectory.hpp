@@ -23,6 +23,9 @@ namespace particles {
 // A file that grows while the run goes (a trajectory, a time series): until the first publish() (its
 // writer's first frame or row) a temporary file that leaves `path` as it was if the run fails; from
 // then on `path` itself, every append in it at once. close() publishes and flushes it to the disk.
+// A write that fails (disk full, file too large) after the first publish() cuts the file back to what
+// the last publish() left, so that a half-written frame or row does not spoil the whole ones before it
+// (readers refuse a file that ends in one), then throws Error.
 class GrowingFile {
  public:
   // Throws Error when `path` cannot take a file (no such folder, a folder in the way).
@@ -31,15 +34,27 @@ class GrowingFile {
   void append(const void* data, size_t bytes);
   void append(const std::string& text) { append(text.data(), text.size()); }
   void overwrite(uint64_t offset, const void* data, size_t bytes);  // within what was appended
-  // Writes `text` over the last `tail` bytes (text at least as long: the file never shrinks).
-  void replace_tail(uint64_t tail, const std::string& text);
+  // Writes `text` over the last old_tail.size() bytes, which hold `old_tail` (text at least as long:
+  // the file never shrinks). A failure puts `old_tail` back (a JSON list's closing bracket).
+  void replace_tail(const std::string& old_tail, const std::string& text);
   void publish();
   void close();
   uint64_t size() const { return size_; }
 
  private:
+  // Runs `write` (a write through file_); on its failure cuts the file back (see above) and throws Error.
+  template <class Write>
+  void guarded(const Write& write);
+  void roll_back(std::string& message) const;
+
+  std::string path_;
   std::unique_ptr<vksort::io::GrowingFile> file_;
   uint64_t size_ = 0;
+  bool published_ = false;  // the destination is this file
+  uint64_t published_size_ = 0;  // what the last publish() left: whole frames or rows
+  // Published bytes that replace_tail() overwrote since the last publish(): put back by roll_back().
+  uint64_t tail_at_ = 0;
+  std::string old_tail_;
 };
 
 class Trajectory {

@@ -443,7 +443,9 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
                                           "--value-bytes", "8", "--values-out", dir / "v.npy"})), {"--value-bytes 8", "'<u4'"});
   // Records of a structured dtype must be a size vksort moves (a multiple of 4 up to 256 bytes), and
-  // whole: 100 records of 6 bytes are refused by their size, 398 bytes as no whole number of records.
+  // their field list's size times the shape: 100 records of 6 bytes are refused by their size, 398 and
+  // 800 bytes of 4-byte records by the data's size (800 were taken as 100 records of 8 bytes: values cut
+  // at the wrong size, written back under a 4-byte dtype), object fields as no raw records.
   const std::string six = "{'descr': [('a', '<u2'), ('b', '<u4')], 'fortran_order': False, 'shape': (100,), }";
   write_bytes(dir / "recs6.npy", npy_file(six, std::vector<std::byte>(100 * 6, std::byte{1})));
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "recs6.npy",
@@ -451,7 +453,16 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
   const std::string ragged = "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (100,), }";
   write_bytes(dir / "ragged.npy", npy_file(ragged, std::span(bytes_of(values)).first(398)));
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "ragged.npy",
-                                          "--values-out", dir / "v.npy"})), {"398 data bytes", "whole number of records"});
+                                          "--values-out", dir / "v.npy"})), {"398 data bytes", "needs 400"});
+  std::vector<std::byte> trailing(800, std::byte{0});
+  std::memcpy(trailing.data(), values.data(), 400);
+  write_bytes(dir / "trailing.npy", npy_file(ragged, trailing));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "trailing.npy",
+                                          "--values-out", dir / "v.npy"})), {"800 data bytes", "needs 400"});
+  const std::string objects = "{'descr': [('a', '<u4'), ('o', '|O')], 'fortran_order': False, 'shape': (100,), }";
+  write_bytes(dir / "objects.npy", npy_file(objects, std::vector<std::byte>(100 * 12, std::byte{1})));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "objects.npy",
+                                          "--values-out", dir / "v.npy"})), {"objects.npy", "record size cannot be worked out"});
   CHECK(!fs::exists(dir / "v.npy"));
 }
 
@@ -503,7 +514,7 @@ TEST_CASE("cli: sort carries .npy values of a structured dtype and writes the sa
     CHECK(read_bytes(dir / "out.bin") == expected_keys);
     CHECK(read_bytes(dir / "recs_out.npy") == npy_file(dict, permuted(records, c.bytes), c.major_out));
   }
-  // An empty structured array says no record size: nothing moves, and the dtype comes back.
+  // An empty structured array: nothing moves, and the dtype comes back.
   write_bytes(dir / "empty.bin", std::vector<std::byte>{});
   const std::string empty = "{'descr': [('a', '<u4'), ('b', '<f8')], 'fortran_order': False, 'shape': (0,), }";
   write_bytes(dir / "recs.npy", npy_file(empty, {}));

@@ -102,6 +102,107 @@ std::string npy_descr(Key key) {
 
 namespace {
 
+// The bytes of one record of a structured dtype, from the field list NumPy writes as descr (the
+// Python literal of dtype.descr): [(name, type[, shape]), ...], a name possibly a (title, name) pair,
+// a type a type string ("<u4", "|S4", "<U3", "|V4" for padding, "<M8[s]") or a nested field list, a
+// shape a tuple of counts. The record size is the sum (numpy spells padding as fields named ''), and it
+// is what the data must hold: dividing the data by the shape would take trailing bytes for records.
+// std::nullopt for text it cannot read, and for object fields (pickled, not raw records).
+class FieldListSize {
+ public:
+  explicit FieldListSize(const std::string& text) : s_(text) {}
+  std::optional<uint64_t> bytes() {
+    const std::optional<uint64_t> b = list();
+    skip_space();
+    return b && at_ == s_.size() ? b : std::nullopt;
+  }
+
+ private:
+  void skip_space() {
+    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
+  }
+  bool take(char c) {
+    skip_space();
+    if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+    return false;
+  }
+  bool peek(char c) {
+    skip_space();
+    return at_ < s_.size() && s_[at_] == c;
+  }
+  std::optional<std::string> string() {
+    skip_space();
+    if (at_ >= s_.size() || (s_[at_] != '\'' && s_[at_] != '"')) return std::nullopt;
+    const char quote = s_[at_++];
+    std::string out;
+    for (; at_ < s_.size() && s_[at_] != quote; ++at_) {
+      if (s_[at_] == '\\' && at_ + 1 < s_.size()) ++at_;
+      out += s_[at_];
+    }
+    if (at_ >= s_.size()) return std::nullopt;
+    ++at_;
+    return out;
+  }
+  std::optional<uint64_t> count() {
+    skip_space();
+    uint64_t v = 0;
+    const size_t from = at_;
+    while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_])) && at_ - from < 12) v = v * 10 + uint64_t(s_[at_++] - '0');
+    return at_ > from ? std::optional<uint64_t>(v) : std::nullopt;
+  }
+  // "<u4" -> 4, "<U3" -> 12 (UCS-4), "<M8[s]" -> 8; nullopt for objects and what is not a type string.
+  static std::optional<uint64_t> type_bytes(const std::string& t) {
+    size_t i = !t.empty() && (t[0] == '<' || t[0] == '>' || t[0] == '|' || t[0] == '=') ? 1 : 0;
+    if (i >= t.size() || std::string("biufcSaUVMm").find(t[i]) == std::string::npos) return std::nullopt;
+    const char kind = t[i++];
+    uint64_t n = 0;
+    const size_t digits = i;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && i - digits < 12) n = n * 10 + uint64_t(t[i++] - '0');
+    if (i == digits || (i < t.size() && !((kind == 'M' || kind == 'm') && t[i] == '[' && t.back() == ']'))) return std::nullopt;
+    return kind == 'U' ? 4 * n : n;
+  }
+  std::optional<uint64_t> field() {
+    if (!take('(')) return std::nullopt;
+    if (take('(')) {  // (title, name)
+      if (!string() || !take(',') || !string() || !take(')')) return std::nullopt;
+    } else if (!string()) {
+      return std::nullopt;
+    }
+    if (!take(',')) return std::nullopt;
+    std::optional<uint64_t> size;
+    if (peek('[')) {
+      size = list();
+    } else if (const std::optional<std::string> t = string()) {
+      size = type_bytes(*t);
+    }
+    if (!size) return std::nullopt;
+    if (take(',') && take('(')) {  // a subarray's shape
+      while (!take(')')) {
+        const std::optional<uint64_t> c = count();
+        if (!c || (!take(',') && !peek(')'))) return std::nullopt;
+        size = *size * *c;
+        if (*size > (uint64_t(1) << 40)) return std::nullopt;
+      }
+      take(',');
+    }
+    return take(')') ? size : std::nullopt;
+  }
+  std::optional<uint64_t> list() {
+    if (!take('[')) return std::nullopt;
+    uint64_t sum = 0;
+    while (!take(']')) {
+      const std::optional<uint64_t> f = field();
+      if (!f || (!take(',') && !peek(']'))) return std::nullopt;
+      sum += *f;
+      if (sum > (uint64_t(1) << 40)) return std::nullopt;
+    }
+    return sum;
+  }
+
+  const std::string& s_;
+  size_t at_ = 0;
+};
+
 // The header at the start of a .npy file: `start` holds the file's first bytes (at least its header,
 // else it is refused as truncated), file_size is the whole file's. Checks that the data after the
 // header are exactly the shape's; returns everything but the data.
@@ -148,13 +249,15 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
   a.data_at = data_at;
   a.utf8_header = major == 3;
   if (descr_text.front() == '[') {
-    // A structured dtype (named fields): records whose size the data say, moved whole; the field list
-    // is kept as written so that a values output gets the same dtype back.
+    // A structured dtype (named fields): records of the size its field list says, moved whole; the
+    // field list is kept as written so that a values output gets the same dtype back.
     a.descr = descr_text;
     a.structured = true;
-    if (n != 0 && data_bytes % n != 0)
-      refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes, not a whole number of records for shape " + shape);
-    a.item_bytes = n != 0 ? uint32_t(std::min<uint64_t>(data_bytes / n, 1u << 20)) : 0;
+    const std::optional<uint64_t> record = FieldListSize(descr_text).bytes();
+    if (!record || *record == 0)
+      refuse(role, path, "structured dtype " + descr_text + ": its record size cannot be worked out (object fields, "
+                         "or a field list vksort does not read)");
+    a.item_bytes = uint32_t(std::min<uint64_t>(*record, 1u << 20));
   } else {
     a.descr = descr_text.substr(1, descr_text.size() - 2);
     a.key = key_of_descr(a.descr);

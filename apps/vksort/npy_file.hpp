@@ -22,7 +22,7 @@ bool is_npy_path(const std::filesystem::path& path);
 
 struct NpyArray {
   std::string descr;           // the dtype as the header spells it, e.g. "<f4", "|V16"
-  uint32_t item_bytes = 0;     // bytes per element; 0 for an empty structured array (unknown)
+  uint32_t item_bytes = 0;     // bytes per element (a structured dtype's: from its field list)
   std::optional<Key> key;      // the key kind of a numeric descr; empty for records
   bool structured = false;     // descr is a structured dtype's field list, "[('a', '<f4'), ...]"
   bool utf8_header = false;    // the header was UTF-8 (format 3.0), not latin-1: so is descr's text

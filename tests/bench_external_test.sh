@@ -5,7 +5,8 @@
 # unwritable --json was ignored, --dir /proc/nope aborted), a library error (a device too small) exits 2
 # with the library's message instead of aborting, and no run leaves its work folder behind (a failed one
 # left 64 MiB in DIR). A tiny run writes JSON that parses, and removes the work folder of a run that a
-# signal ended (its process gone), but not one whose process lives, nor a folder of another name.
+# signal ended (its process gone), but not one whose process lives, nor a folder of another name;
+# SIGTERM and SIGHUP remove the run's own folder. Sizes print in units that fit ("128 KiB", not "0 MiB").
 #   usage: bench_external_test.sh <bench_external executable> <python with json>
 set -u
 bench="$1" python="$2"
@@ -54,6 +55,7 @@ refused "cannot hold even one u32 key" --n 1000 --device-memory 1 --repeat 1
 timeout 120 "$bench" --n 64k --device-memory 128k --memory 1M --repeat 1 --dir "$work/dir" --json "$work/r.json" >"$work/out" ||
   { echo "FAIL: the tiny run failed:"; cat "$work/out"; fail=1; }
 [ -z "$(ls -A "$work/dir")" ] || { echo "FAIL: the tiny run left $(ls -A "$work/dir") in --dir"; fail=1; }
+grep -qF "pretend device memory 128 KiB, host budget 1 MiB" "$work/out" || { echo "FAIL: sizes: $(head -1 "$work/out")"; fail=1; }
 # Folders as a killed run leaves them: one of a process that has ended (a child reaped), one of this
 # shell (alive), one of another name.
 sleep 0 &
@@ -68,6 +70,21 @@ timeout 120 "$bench" --n 1000 --device-memory 128k --memory 1M --repeat 1 --dir 
 grep -qF "removed $work/dir/vksort-bench-external-$dead" "$work/err" || { echo "FAIL: no word of the removal: $(cat "$work/err")"; fail=1; }
 for name in "vksort-bench-external-$$" "vksort-bench-external-x1"; do
   [ -e "$work/dir/$name/in.bin" ] || { echo "FAIL: $name was removed"; fail=1; }
+done
+# SIGTERM and SIGHUP (and SIGINT, which a script's background job ignores) remove the work folder (a
+# whole copy of the input) before the process dies of the signal; it was left for the next run in DIR.
+# Sent once in.bin exists, and a little later (copies, std::sort or the sort itself).
+mkdir "$work/sig"
+for sig in TERM HUP; do
+  "$bench" --n 2M --device-memory 1M --memory 1M --repeat 1 --dir "$work/sig" >"$work/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 400); do [ -e "$work/sig/vksort-bench-external-$pid/in.bin" ] && break; sleep 0.05; done
+  [ "$sig" = HUP ] && sleep 0.5
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  [ "$rc" -gt 128 ] || { echo "FAIL: SIG$sig: exit $rc, not death by the signal: $(cat "$work/out")"; fail=1; }
+  [ -z "$(ls -A "$work/sig")" ] || { echo "FAIL: SIG$sig left $(ls -A "$work/sig")"; rm -rf "${work:?}/sig/"*; fail=1; }
 done
 "$python" - "$work/r.json" <<'PY' || fail=1
 import json, sys

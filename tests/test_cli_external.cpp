@@ -12,12 +12,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <numeric>
+#include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,6 +146,25 @@ class Workspace {
 
  private:
   fs::path root_;
+};
+
+// An environment variable set for the children run while this lives.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
 };
 
 // One line on stderr, "vksort: ...", containing `needle`.
@@ -358,4 +380,74 @@ TEST_CASE("vksort sort out of core: bad input is one line, exit 2, nothing writt
   CHECK(r.code == 2);
   check_one_line(r, "one 12-byte record per key");
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "odd.bin", "tmp"});
+}
+
+TEST_CASE("vksort sort out of core: options the library refuses are usage errors (exit 2), as in memory") {
+  Workspace w;
+  write_file(w / "in.bin", std::vector<std::byte>(400000));
+  // They exited 1 out of core: the size decided the path before the options were checked.
+  const std::vector<std::vector<std::string>> refused = {{"--algo", "brick", "--begin-bit", "4", "--end-bit", "8"},
+                                                         {"--begin-bit", "8", "--end-bit", "4"},
+                                                         {"--end-bit", "40"},
+                                                         {"--workgroup-size", "3"},
+                                                         {"--algo", "sample", "--begin-bit", "1"}};
+  for (const auto& options : refused)
+    for (bool out_of_core : {false, true}) {
+      std::vector<std::string> args = {"sort", w / "in.bin", w / "out.bin"};
+      args.insert(args.end(), options.begin(), options.end());
+      if (out_of_core) args.insert(args.end(), {"--memory", "64k"});
+      CAPTURE(args.back());
+      const Outcome r = w.run(args);
+      CHECK(r.code == 2);
+      check_one_line(r, "sorting 100000 u32 keys");
+    }
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
+TEST_CASE("vksort sort: a stream output keeps the run data in $TMPDIR and -v's line out of the data") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 3);
+  write_file(w / "in.bin", keys);
+  const std::vector<std::string> to_null = {"sort", w / "in.bin", "/dev/null", "--memory", "64k"};
+  {
+    // The output's folder, /dev, is no place for run data (unwritable, or memory): $TMPDIR is.
+    const ScopedEnv nowhere("TMPDIR", w / "nowhere");
+    const Outcome r = w.run(to_null);
+    CHECK(r.code == 2);
+    check_one_line(r, "$TMPDIR");
+  }
+  {
+    const ScopedEnv tmp("TMPDIR", w / "tmp");
+    const Outcome r = w.run(to_null);
+    CHECK_MESSAGE(r.code == 0, r.err);
+  }
+  // The child's stdout is a file here, which /dev/stdout names: -v's line goes to stderr, in memory
+  // and out of core, and the data alone to stdout.
+  for (bool out_of_core : {false, true}) {
+    CAPTURE(out_of_core);
+    std::vector<std::string> args = {"sort", w / "in.bin", "/dev/stdout", "-v"};
+    if (out_of_core) args.insert(args.end(), {"--memory", "64k"});
+    const Outcome r = w.run(args);
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.err.starts_with("sorted " + std::to_string(kN) + " u32 keys"));
+    REQUIRE(r.out.size() == keys.size());
+    write_file(w / "streamed.bin", std::as_bytes(std::span(r.out.data(), r.out.size())));
+    expect_sorted(Key::u32, Order::ascending, keys, w / "streamed.bin", {});
+    fs::remove(w / "streamed.bin");
+    if (!out_of_core) continue;
+    // The end-to-end time includes the output's commit, which the write time counts too.
+    std::smatch m;
+    REQUIRE_MESSAGE(std::regex_search(r.err, m, std::regex(R"( in ([0-9.]+) s .* write ([0-9.]+) s)")), r.err);
+    CHECK_MESSAGE(std::stod(m[1]) >= std::stod(m[2]), r.err);
+  }
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
+TEST_CASE("vksort sort out of core: a tiny --device-memory is reported as given, not as 0 bytes") {
+  Workspace w;
+  write_file(w / "in.bin", std::vector<std::byte>(4000));
+  const Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--device-memory", "1"});
+  CHECK(r.code == 2);
+  check_one_line(r, "90% of its 1-byte heap");
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
 }

@@ -8,12 +8,14 @@
 //
 // KEYS and BYTES as the vksort CLI reads counts (1000, 64k, 1M, 2^20, 1e6). The file is written once
 // (random keys) into a work folder DIR/vksort-bench-external-PID, removed at the end whatever happens
-// (but a signal: a killed run's folder the next run in DIR removes, once its process is gone), then
-// each measurement runs R times and the fastest is kept. Files go through the
+// (SIGINT, SIGTERM and SIGHUP included; a SIGKILLed run's folder the next run in DIR removes, once its
+// process is gone), then each measurement runs R times and the fastest is kept; every sorted output is
+// checked (in order, and the input's keys: exactly, by the values, with --values). Files go through the
 // page cache: on a machine with free RAM, "read" and "write" are memory copies and the I/O ceiling is
 // that of the cache, not of the disk (dropping caches needs root and a quiet machine).
 // Exit status: 0, 2 for bad input (options, --dir, --json, what the library refuses), 1 for a failure.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,13 +23,16 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -126,20 +131,56 @@ void remove_abandoned_work_folders(const fs::path& dir) {
   }
 }
 
+// The live work folder, for the signal thread below; empty when there is none.
+std::mutex work_mutex;
+fs::path work_path;
+
+// SIGINT, SIGTERM and SIGHUP remove the work folder (a whole copy of the input) before the process dies
+// of the signal. remove_all cannot run in a signal handler, so the signals are blocked in every thread
+// (set here, before any thread starts: the library's inherit the mask) and one thread waits for them,
+// removes the folder and raises the signal again, now unblocked in that thread alone: the CLI's handlers
+// (io::install_cleanup_on_signals: the --json temporary) then end the process as the signal would.
+void remove_work_folder_on_signals() {
+  vksort::io::install_cleanup_on_signals();
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    {
+      std::lock_guard lock(work_mutex);  // held to the end: the main thread makes no new work folder
+      std::error_code ec;
+      if (!work_path.empty()) fs::remove_all(work_path, ec);
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, sig);
+      pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+      ::raise(sig);
+    }
+    std::_Exit(128 + sig);  // a handler that returned (none does): still end as the signal asked
+  }).detach();
+}
+
 // The benchmark's files, in a folder of their own that goes away with this object: on success, on a
-// library error, on a failed write alike (in.bin alone is --n x key bytes).
+// library error, on a failed write alike (in.bin alone is --n x key bytes), and on a signal (above).
 class WorkFolder {
  public:
   explicit WorkFolder(const fs::path& dir) : path_(dir / (std::string(work_prefix) + std::to_string(::getpid()))) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw BadInput("--dir " + dir.string() + ": no such folder");
     remove_abandoned_work_folders(dir);
+    std::lock_guard lock(work_mutex);
     if (!fs::create_directory(path_, ec) || ec)
       throw BadInput("--dir " + dir.string() + ": cannot create a folder there" + (ec ? ": " + ec.message() : std::string(" (it exists)")));
+    work_path = path_;
   }
   ~WorkFolder() {
+    std::lock_guard lock(work_mutex);
     std::error_code ec;
     fs::remove_all(path_, ec);
+    work_path.clear();
   }
   WorkFolder(const WorkFolder&) = delete;
   WorkFolder& operator=(const WorkFolder&) = delete;
@@ -155,6 +196,66 @@ struct Options {
   bool values = false;
   int repeat = 3, overlap = -1;
 };
+
+std::vector<std::byte> read_file(const fs::path& file, size_t bytes) {
+  const Fd in(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.fd < 0) throw io_error("cannot open", file);
+  std::vector<std::byte> data(bytes);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t r = ::read(in.fd, data.data() + done, bytes - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw io_error("cannot read", file);
+    if (r == 0) throw std::runtime_error("sorted output " + file.string() + " holds " + std::to_string(done) + " bytes, not " +
+                                         std::to_string(bytes) + " (a wrong result; please report this)");
+    done += size_t(r);
+  }
+  return data;
+}
+
+uint64_t key_at(const std::vector<std::byte>& keys, uint64_t i, uint32_t kb) {
+  uint64_t k = 0;
+  std::memcpy(&k, &keys[i * kb], kb);
+  return k;
+}
+
+// splitmix64's finaliser: a sum of it over the keys is the same for every order of the same keys, and
+// differs for other keys but with negligible probability.
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// A timing of a wrong result would be worthless: the sorted keys must be in order and be the input's
+// keys. With values (the input indices 0..n-1) that is exact and includes stability: every index once,
+// the key at it, and equal keys in index order; without, a sum of a hash of every key. Throws naming
+// the first fault.
+void check_sorted(const vksort::external::ExternalOptions& eo, const std::vector<std::byte>& in, uint64_t n, uint32_t kb) {
+  const std::vector<std::byte> out = read_file(eo.output, n * kb);
+  const std::string wrong = "bench_external: the out-of-core sort's output is wrong (please report this): ";
+  std::vector<uint32_t> values(eo.values_output.empty() ? 0 : n);
+  if (!values.empty()) {
+    const std::vector<std::byte> v = read_file(eo.values_output, n * 4);
+    std::memcpy(values.data(), v.data(), v.size());
+  }
+  std::vector<bool> seen(values.size());
+  uint64_t in_sum = 0, out_sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t k = key_at(out, i, kb);
+    in_sum += mix(key_at(in, i, kb));
+    out_sum += mix(k);
+    if (i > 0 && k < key_at(out, i - 1, kb)) throw std::runtime_error(wrong + "key " + std::to_string(i) + " is smaller than the one before");
+    if (values.empty()) continue;
+    const uint32_t v = values[i];
+    if (v >= n || seen[v] || key_at(in, v, kb) != k)
+      throw std::runtime_error(wrong + "value " + std::to_string(i) + " (" + std::to_string(v) + ") is no unused input index of its key");
+    if (i > 0 && k == key_at(out, i - 1, kb) && v < values[i - 1])
+      throw std::runtime_error(wrong + "equal keys at " + std::to_string(i) + " lost their input order");
+    seen[v] = true;
+  }
+  if (in_sum != out_sum) throw std::runtime_error(wrong + "its keys are not the input's");
+}
 
 // --n, --device-memory, --memory: a count as the vksort CLI reads them, at least 1.
 CLI::Validator count_at_least_one(uint64_t max) {
@@ -253,15 +354,17 @@ int run(const Options& o) {
   best.total_s = 1e30;
   for (int r = 0; r < o.repeat; ++r) {
     const auto s = vksort::external::sort_file(device, eo);
+    check_sorted(eo, keys, n, kb);
     if (s.total_s < best.total_s) best = s;
   }
 
   const double gb = bytes / 1e9;
-  std::printf("device: %s, pretend device memory %.0f MiB, host budget %.0f MiB\n", device.info().name.c_str(),
-              double(o.device_memory) / (1 << 20), double(o.memory) / (1 << 20));
-  std::printf("input: %llu %s keys%s = %.1f MiB (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es), "
+  using vksort::cli::format_bytes;
+  std::printf("device: %s, pretend device memory %s, host budget %s\n", device.info().name.c_str(),
+              format_bytes(o.device_memory).c_str(), format_bytes(o.memory).c_str());
+  std::printf("input: %llu %s keys%s = %s (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es), "
               "uploads %s\n",
-              (unsigned long long)n, o.type.c_str(), o.values ? " + u32 values" : "", bytes / (1 << 20),
+              (unsigned long long)n, o.type.c_str(), o.values ? " + u32 values" : "", format_bytes(uint64_t(bytes)).c_str(),
               bytes / double(o.device_memory), (unsigned long long)best.runs, (unsigned long long)best.run_keys,
               (unsigned long long)best.merge_passes, best.overlapped ? "overlapped with sorts (two device sets)" : "not overlapped");
   std::printf("| what | seconds | GB/s of input |\n|---|---:|---:|\n");
@@ -314,6 +417,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help: 0; bad input: 2, as the other apps
   }
+  remove_work_folder_on_signals();
   try {
     if (!o.json.empty()) vksort::io::check_destination(o.json, "--json");  // before the benchmark, not after it
     return run(o);

@@ -3,6 +3,9 @@
 //
 // Everything that can be wrong with the request is checked before the outputs are touched, and the
 // outputs are replaced only once both are complete on disk, so a failed run leaves no trace.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +18,7 @@
 
 #include "io/atomic_file.hpp"
 #include "cli_error.hpp"
-#include "commands.hpp"
+#include "cmd_sort.hpp"
 #include "npy_file.hpp"
 #include "option_values.hpp"
 #include "raw_file.hpp"
@@ -49,7 +52,19 @@ std::string describe_stats(const SortStats& stats) {
   return s.str();
 }
 
+// True when `path` names the file this process's stdout writes to (/dev/stdout, /dev/fd/1, or the
+// pipe or file stdout was redirected to).
+bool is_stdout(const std::string& path) {
+  struct stat out {}, st {};
+  return !path.empty() && fstat(STDOUT_FILENO, &out) == 0 && stat(path.c_str(), &st) == 0 && st.st_dev == out.st_dev &&
+         st.st_ino == out.st_ino;
+}
+
 }  // namespace
+
+std::ostream& verbose_stream(const SortCommand& c) {
+  return is_stdout(c.output) || is_stdout(c.values_out) ? std::cerr : std::cout;
+}
 
 int run_sort(const GlobalOptions& global, const SortCommand& c) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -111,6 +126,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   std::optional<Device> opened;
   if (sort_out_of_core(global, c, options, files, opened)) return run_sort_external(c, options, files, *opened);
 
+  std::ostream& verbose = verbose_stream(c);  // before the outputs replace what stdout names
   // Creating the temporary outputs first proves their folders exist and are writable before any
   // reading or GPU work; their destructors remove them again if anything below fails.
   io::AtomicFile key_out(c.output, "output");
@@ -199,17 +215,17 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   key_out.write(keys);
   if (value_out && is_npy_path(c.values_out)) value_out->write(npy_header(files.values_descr, n, files.values_descr_utf8));
   if (value_out) value_out->write(values);
-  key_out.finish();
-  if (value_out) value_out->finish();
-  key_out.commit();
-  if (value_out) value_out->commit();
+  // Both complete on the disk before either replaces its destination, and before either gets a name
+  // a SIGKILL would leave behind.
+  if (value_out) io::AtomicFile::commit_all({&key_out, &*value_out});
+  else key_out.commit();
 
   if (c.verbose) {
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
     const std::string algo = algorithm_label(sorter.algorithm(), options.brick_variant);
     std::string carried = !with_values ? "" : vb == 4 ? " with values" : " with records of ";
     if (with_values && vb != 4) carried.append(std::to_string(vb)).append(" bytes");
-    std::cout << "sorted " << n << " " << to_string(options.key) << " keys" << carried << " "
+    verbose << "sorted " << n << " " << to_string(options.key) << " keys" << carried << " "
               << to_string(options.order) << " with " << algo << " on " << device.info().name << ": "
               << (n > 0 ? describe_stats(stats) : "nothing to sort") << "; wall " << format_ms(wall_ms) << '\n';
   }

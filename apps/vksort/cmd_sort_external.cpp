@@ -2,7 +2,8 @@
 // vksort sort, out of core: inputs larger than the device or the host budget (--memory) are sorted by
 // vksort::external (GPU-sorted runs in unnamed temporary files, then a streaming merge). The library
 // makes the outputs appear whole or not at all and leaves no temporary file behind, even on SIGINT or
-// SIGKILL (its files have no name until they are complete), so this file only decides and reports.
+// SIGKILL where the filesystem has O_TMPFILE (its files have no name until all are complete), so this
+// file only decides and reports.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -12,7 +13,7 @@
 #include <vksort/vksort.hpp>
 
 #include "cli_error.hpp"
-#include "commands.hpp"
+#include "cmd_sort.hpp"
 #include "counts.hpp"
 #include "npy_file.hpp"
 #include "progress.hpp"
@@ -34,12 +35,6 @@ std::optional<uint64_t> regular_file_size(const std::string& path) {
   struct stat st {};
   if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return uint64_t(st.st_size);
-}
-
-std::string mib(uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
-  return buf;
 }
 
 }  // namespace
@@ -70,9 +65,11 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
   // What the in-memory path holds: the whole input on the host (twice with --check) and, on the device,
   // keys, values and scratch in allocations within maxMemoryAllocationSize.
   const uint64_t host = *keys + *values;
-  if (host > memory) return true;
+  // The options are checked first, whichever path the size picks: a combination the library refuses
+  // is a usage error (exit 2) in memory and out of core alike.
   const std::string what = "sorting " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
   const Sorter sorter = refusals_are_usage_errors(what, [&] { return Sorter(*device, options); });
+  if (host > memory) return true;
   const DeviceInfo& info = device->info();
   const uint64_t scratch = sorter.scratch_bytes(n);
   const uint64_t max_alloc = info.max_allocation_size ? info.max_allocation_size : UINT64_MAX;
@@ -82,6 +79,7 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
 }
 
 int run_sort_external(const SortCommand& c, const SortOptions& options, const SortFiles& files, Device& device) {
+  std::ostream& verbose = verbose_stream(c);  // before the outputs replace what stdout names
   external::ExternalOptions o;
   // .npy inputs are read past their headers, and .npy outputs (by name) begin with one for the n keys
   // (if the data are no whole number of keys, the library refuses the input before writing anything).
@@ -128,9 +126,9 @@ int run_sort_external(const SortCommand& c, const SortOptions& options, const So
                   "merge %.3f s",
                   (unsigned long long)s.n, std::string(to_string(options.key)).c_str(), (unsigned long long)s.runs,
                   (unsigned long long)s.run_keys, (unsigned long long)s.merge_passes, s.merge_passes == 1 ? "" : "es",
-                  device.info().name.c_str(), mib(s.bytes).c_str(), s.total_s, s.total_s > 0 ? gb / s.total_s : 0.0,
+                  device.info().name.c_str(), format_bytes(s.bytes).c_str(), s.total_s, s.total_s > 0 ? gb / s.total_s : 0.0,
                   s.read_s, s.upload_s, s.sort_s, s.download_s, s.write_s, s.merge_s);
-    std::cout << line << '\n';
+    verbose << line << '\n';
   }
   return exit_ok;
 }

@@ -15,10 +15,14 @@
 // stable across runs: equal keys keep their input order (runs are cut in input order and the merge
 // breaks ties by run index), with their values or records.
 //
-// Files: temporary run data lives in one file in temp_dir that is unlinked as soon as it is opened, so
-// nothing is left behind however the process ends (an exception, SIGINT, SIGKILL). The outputs are
-// written to unnamed files beside them (O_TMPFILE, or a hidden temporary where the filesystem lacks it)
-// and only linked into place once complete, so they appear whole or not at all.
+// Files: temporary run data lives in files in temp_dir (keys and values apart, and a second pair when
+// the merge takes several passes) that have no name from the start (O_TMPFILE, or unlinked as soon as
+// they are opened), so nothing is left behind however the process ends (an exception, SIGINT, SIGKILL).
+// They take as much space as the input's keys and values, twice that with more than one merge pass
+// (ExternalStats::merge_passes), none for an input that fits one run. The outputs are written to
+// unnamed files beside them (O_TMPFILE, or a hidden temporary where the filesystem lacks it, which a
+// SIGKILL leaves behind) and, once all are complete on the disk, given hidden names and renamed into
+// place, so they appear whole or not at all.
 #pragma once
 
 #include <cstddef>
@@ -82,7 +86,8 @@ struct ExternalOptions {
   // on a CPU device (lavapipe), where "transfers" and sorts share the same cores and the smaller runs
   // only cost; 0: off; 1: on.
   int overlap = -1;
-  // Folder for the temporary run data (empty: the output's folder).
+  // Folder for the temporary run data (empty: the output's folder; for an output that is no regular
+  // file, a pipe or a device, the temporary folder: $TMPDIR, else /tmp).
   std::filesystem::path temp_dir;
   // Also prove the result right before it replaces the output, without holding it in memory: the
   // output's keys in order, and the same (key, value) records as the input (sums of a 64-bit hash of
@@ -102,6 +107,7 @@ struct ExternalStats {
   uint64_t run_keys = 0;   // keys per run (the last may hold fewer)
   uint64_t merge_passes = 0;  // 0 for one run, 1 when every run fitted one merge
   bool overlapped = false;    // uploads overlapped sorts (two sets of device buffers)
+  // total_s and write_s include flushing the outputs to the disk and renaming them into place.
   double read_s = 0, upload_s = 0, sort_s = 0, download_s = 0, write_s = 0, merge_s = 0, total_s = 0;
   uint64_t bytes = 0;      // bytes of keys and values in the input
 };

@@ -373,9 +373,14 @@ class Driver {
     const bool overlap = o_.overlap > 0 || (o_.overlap < 0 && info.type != "cpu");
     uint64_t sets = n_ <= one_set || !overlap ? 1 : 2;
     uint64_t run_keys = std::min({n_, host_keys, device_run_keys(sorter, info, s_, device_budget, sets)});
-    if (run_keys == 0)
-      throw InputError("the device (" + std::to_string(device_budget) + " bytes for one run) cannot hold even one " +
-                       std::string(to_string(o_.sort.key)) + " key with its scratch");
+    if (run_keys == 0) {
+      // The default budget is 90% of the heap, which rounds a tiny pretend device down to 0: say both.
+      const std::string of_heap =
+          o_.device_bytes ? "" : ": 90% of its " + std::to_string(info.device_local_bytes) + "-byte heap";
+      throw InputError("the device (" + std::to_string(device_budget) + " bytes for one run" + of_heap +
+                       ") cannot hold even one " + std::string(to_string(o_.sort.key)) + " key with its scratch (" +
+                       std::to_string(s_.elem() + sorter.scratch_bytes(1)) + " bytes)");
+    }
 
     // Device buffers for the largest run. A device that refuses them (its heap shared with others, the
     // pretend budget) gets smaller runs: a quarter less at a time.
@@ -550,6 +555,21 @@ SortOptions sorter_options(const ExternalOptions& o, Shape s) {
   return so;
 }
 
+// ExternalOptions::temp_dir, or by default the output's folder (the disk the user chose for this much
+// data). An output that is a stream (a pipe, /dev/stdout) has no such folder: its folder (/dev) is
+// unwritable or memory (devtmpfs), so the run data go to the temporary folder ($TMPDIR, else /tmp),
+// where scratch data belongs, rather than beside the input, whose folder may be read-only.
+std::filesystem::path run_data_folder(const ExternalOptions& o, bool output_is_stream) {
+  if (!o.temp_dir.empty()) return o.temp_dir;
+  if (output_is_stream) {
+    std::error_code ec;
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    if (ec) throw InputError("no folder for temporary run data ($TMPDIR: " + ec.message() + "): give a temp_dir (--tmp-dir)");
+    return tmp;
+  }
+  return o.output.has_parent_path() ? o.output.parent_path() : std::filesystem::path(".");
+}
+
 std::string unit_name(Shape s) { return s.vb == 4 ? "32-bit value" : std::to_string(s.vb) + "-byte record"; }
 
 }  // namespace
@@ -597,8 +617,7 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   if (values) values_out.emplace(o.values_output, "values output");
   if (!o.output_header.empty()) keys_out.write(o.output_header.data(), o.output_header.size());
   if (values_out && !o.values_output_header.empty()) values_out->write(o.values_output_header.data(), o.values_output_header.size());
-  const std::filesystem::path temp_dir =
-      !o.temp_dir.empty() ? o.temp_dir : (o.output.has_parent_path() ? o.output.parent_path() : std::filesystem::path("."));
+  const std::filesystem::path temp_dir = run_data_folder(o, keys_out.stream());
   // Checked now rather than after the runs are sorted, when the first temporary file is made.
   if (n > 0) detail::TempFile probe(temp_dir);
 
@@ -606,13 +625,13 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options) {
   FileSink sink(keys_out, values_out ? &*values_out : nullptr, s);
   ExternalStats stats = d.sort(n, source, sink, [&] { return std::make_unique<FileStore>(temp_dir, s); });
   const auto t = Clock::now();
-  // Both files complete on the disk before either replaces its destination: what is left to fail
-  // then is a rename.
-  keys_out.finish();
-  if (values_out) values_out->finish();
-  keys_out.commit();
-  if (values_out) values_out->commit();
-  stats.write_s += seconds_since(t);
+  // Both files complete on the disk before either replaces its destination (what is left to fail
+  // then is a rename), and before either gets a name a SIGKILL would leave behind.
+  detail::OutputFile::commit_all(keys_out, values_out ? &*values_out : nullptr);
+  // The commit is part of the sort's time: a slow disk's fsync is seconds of it.
+  const double commit_s = seconds_since(t);
+  stats.write_s += commit_s;
+  stats.total_s += commit_s;
   return stats;
 }
 

@@ -149,12 +149,11 @@ void OutputFile::write(const std::byte* src, uint64_t bytes) {
   as_external_errors([&] { file_->write(std::span(src, size_t(bytes))); });
 }
 
-void OutputFile::finish() {
-  as_external_errors([&] { file_->finish(); });
-}
-
-void OutputFile::commit() {
-  as_external_errors([&] { file_->commit(); });
+void OutputFile::commit_all(OutputFile& keys, OutputFile* values) {
+  as_external_errors([&] {
+    if (values) io::AtomicFile::commit_all({keys.file_.get(), values->file_.get()});
+    else keys.file_->commit();
+  });
 }
 
 }  // namespace vksort::external::detail

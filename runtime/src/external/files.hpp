@@ -57,7 +57,7 @@ class TempFile {
 };
 
 // An output that appears whole or not at all: the project's one atomic writer (io::AtomicFile: a hidden
-// temporary beside `destination`, renamed over it by commit(), removed by the destructor and, in the
+// temporary beside `destination`, renamed over it by commit_all(), removed by the destructor and, in the
 // CLI, by its signal handlers), with the out-of-core sort's errors: InputError for a destination that
 // cannot take a file, vksort::Error for a failed write.
 class OutputFile {
@@ -70,10 +70,10 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
   // Appends; throws vksort::Error naming the destination (a full disk: ENOSPC or EFBIG).
   void write(const std::byte* src, uint64_t bytes);
-  // Flushes the data to the disk; after it only commit()'s rename is left. Throws vksort::Error.
-  void finish();
-  // Puts the file in place of the destination. Throws vksort::Error.
-  void commit();
+  bool stream() const { return file_->stream(); }  // a pipe or device, written straight through
+  // Puts the keys output (and the values output) in place of their destinations, together
+  // (io::AtomicFile::commit_all: both flushed to the disk before either gets a name). Throws vksort::Error.
+  static void commit_all(OutputFile& keys, OutputFile* values);
 
  private:
   std::unique_ptr<io::AtomicFile> file_;

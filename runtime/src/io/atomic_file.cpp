@@ -227,16 +227,26 @@ void AtomicFile::write_at(uint64_t offset, std::span<const std::byte> data) {
   write_all_at(fd_, offset, data, role_ + " " + in_quotes(destination_));
 }
 
+void AtomicFile::sync() {
+  if (stream_ || fd_ < 0) return;
+  if (fsync(fd_) != 0)
+    throw FileError(FileError::Kind::io, "writing " + role_ + " " + in_quotes(destination_) + " to disk: " + errno_text(errno));
+}
+
 void AtomicFile::finish() {
+  sync();
+  link_and_close();
+}
+
+void AtomicFile::link_and_close() {
   const std::string what = "writing " + role_ + " " + in_quotes(destination_);
+  if (fd_ < 0) return;
   if (stream_) {
-    if (fd_ < 0) return;
     const int fd = fd_;
     fd_ = -1;
     if (close(fd) != 0) throw FileError(FileError::Kind::io, what + ": " + errno_text(errno));
     return;
   }
-  if (fsync(fd_) != 0) throw FileError(FileError::Kind::io, what + " to disk: " + errno_text(errno));
   if (temp_path_.empty()) {
     // The unnamed file gets a hidden name now (linkat cannot replace a file), and commit() renames
     // that over the destination, atomically on one filesystem.
@@ -262,16 +272,25 @@ void AtomicFile::finish() {
 
 void AtomicFile::commit() {
   if (fd_ >= 0) finish();
-  if (stream_) {
-    committed_ = true;
-    return;
-  }
-  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0)
+  rename_into_place();
+  if (!stream_) sync_folder(folder_of(target_));
+}
+
+void AtomicFile::rename_into_place() {
+  if (committed_) return;
+  if (!stream_ && std::rename(temp_path_.c_str(), target_.c_str()) != 0)
     throw FileError(FileError::Kind::io, "replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
   committed_ = true;
   release_slot(slot_);
   slot_ = -1;
-  sync_folder(folder_of(target_));
+}
+
+void AtomicFile::commit_all(std::initializer_list<AtomicFile*> files) {
+  for (AtomicFile* f : files) f->sync();
+  for (AtomicFile* f : files) f->link_and_close();
+  for (AtomicFile* f : files) f->rename_into_place();
+  for (AtomicFile* f : files)
+    if (!f->stream_) sync_folder(folder_of(f->target_));
 }
 
 void install_cleanup_on_signals() {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -75,13 +76,30 @@ mpi::Options options_of(const Common& c) {
   return o;
 }
 
+// A selector (--device, else VKSORT_DEVICE) that names no device is a bad command line, exit 2 as
+// `vksort sort --device` gives; a device that exists but fails to open stays a runtime failure (1).
+void check_selector(const DeviceOptions& options) {
+  const char* env = std::getenv("VKSORT_DEVICE");
+  if (options.select.empty() && !(env && *env)) return;  // none given: the library picks the best
+  try {
+    choose_device(options);  // Device's own rule and message, from a temporary instance
+  } catch (const Error& e) {
+    if (e.code() == Status::Code::invalid_argument) throw Failure(exit_usage, e.what());
+    throw;
+  }
+}
+
 Device open_device(MPI_Comm comm, const Common& c) {
   DeviceOptions base;
   base.select = c.device;
   std::optional<Device> device;
   // device_options starts with its one collective (the node-local rank), before anything that can
   // throw (listing the devices), so every rank reaches it and the step's agreement alike.
-  step(comm, [&] { device.emplace(mpi::device_options(comm, base)); });
+  step(comm, [&] {
+    const DeviceOptions options = mpi::device_options(comm, base);
+    check_selector(options);
+    device.emplace(options);
+  });
   return *device;
 }
 
@@ -133,10 +151,19 @@ void check_sorted(MPI_Comm comm, Key key, Order order, std::span<const std::byte
 }
 
 // Each phase's time on the slowest rank: local sort, sampling, exchange, merge, rebalance, total.
+// Collective: every rank calls it, whatever its own options.
 std::array<double, 6> slowest(MPI_Comm comm, const mpi::Stats& st) {
   std::array<double, 6> t{st.local_sort_ms, st.sampling_ms, st.exchange_ms, st.merge_ms, st.rebalance_ms, st.total_ms};
   MPI_Allreduce(MPI_IN_PLACE, t.data(), int(t.size()), MPI_DOUBLE, MPI_MAX, comm);
   return t;
+}
+
+// True on every rank when any rank was given -v (collective). -v may differ between the ranks of an
+// MPMD launch, and only rank 0 prints: so rank 0 reports when any rank asked.
+bool any_rank(MPI_Comm comm, bool mine) {
+  int any = mine ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, comm);
+  return any != 0;
 }
 
 // What every rank must agree on in both commands, as parsed (so "--type u32" and no --type agree).
@@ -191,16 +218,17 @@ int run_sort(MPI_Comm comm, const Common& c, const SortArgs& a) {
   const std::vector<std::byte> sorted = sort_any(comm, device, key, slice, o, &st);
   check_sorted(comm, key, o.order, sorted);
   write_atomic(comm, a.output, sorted);
-  if (a.verbose) {
-    const auto times = slowest(comm, st);
-    if (rank == 0)
-      std::printf("sorted %llu %s keys on %d ranks (%s): local sort %.2f ms, sampling %.2f ms, exchange %.2f ms, "
-                  "merge %.2f ms, rebalance %.2f ms, total %.2f ms (slowest rank each); largest share %llu keys "
-                  "(bound %llu)\n",
-                  (unsigned long long)total, std::string(to_string(key)).c_str(), p, device.info().name.c_str(),
-                  times[0], times[1], times[2], times[3], times[4], times[5], (unsigned long long)st.max_received,
-                  (unsigned long long)st.received_bound);
-  }
+  // Both collectives run on every rank: a rank that skipped them (no -v here, -v on another rank) left
+  // the others waiting in them forever.
+  const bool verbose = any_rank(comm, a.verbose);
+  const auto times = slowest(comm, st);
+  if (verbose && rank == 0)
+    std::printf("sorted %llu %s keys on %d ranks (%s): local sort %.2f ms, sampling %.2f ms, exchange %.2f ms, "
+                "merge %.2f ms, rebalance %.2f ms, total %.2f ms (slowest rank each); largest share %llu keys "
+                "(bound %llu)\n",
+                (unsigned long long)total, std::string(to_string(key)).c_str(), p, device.info().name.c_str(),
+                times[0], times[1], times[2], times[3], times[4], times[5], (unsigned long long)st.max_received,
+                (unsigned long long)st.received_bound);
   return exit_ok;
 }
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,19 +28,78 @@ namespace {
 constexpr uint64_t io_chunk = uint64_t(1) << 30;
 
 // Rank 0's temporary output, for the signal handler: a fixed buffer, since only async-signal-safe
-// calls (unlink, signal, raise) may run there.
+// calls (unlink, signal, raise) may run there; g_temp_set is raised only once the path is complete.
+// Not io::AtomicFile and its handler (io::install_cleanup_on_signals), which the vksort CLI uses: that
+// file has no name (O_TMPFILE) until it is finished, and it does not tell its name, while here every
+// rank, on any node, must open the temporary by its name before anything is written.
 char g_temp_path[4096] = {};
+volatile std::sig_atomic_t g_temp_set = 0;
 
-void remove_temp_and_die(int signal) {
-  if (g_temp_path[0]) unlink(g_temp_path);
+// The signals that end a process by default and that a user or a launcher sends to stop a run: those
+// the CLI's outputs are cleaned up on (SIGINT, SIGTERM, SIGHUP, SIGPIPE), and SIGQUIT, after which
+// the process still dumps core as it would.
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
+
+// C linkage, as a signal handler's (static: extern "C" alone would make it a global symbol).
+extern "C" {
+static void remove_temp_and_die(int signal) {
+  if (g_temp_set) unlink(g_temp_path);
   std::signal(signal, SIG_DFL);
   std::raise(signal);
+}
+}
+
+void install_cleanup_handler() {
+  for (int sig : cleanup_signals) {
+    struct sigaction action {}, old {};
+    action.sa_handler = remove_temp_and_die;
+    sigemptyset(&action.sa_mask);
+    // Only where the default would kill: a rank started under nohup keeps ignoring SIGHUP.
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &action, nullptr);
+  }
+}
+
+// Blocks the cleanup signals while alive, so that none lands between the creation of the temporary
+// and its registration for the handler (it is delivered, and cleans up, once they are unblocked).
+struct CleanupSignalsBlocked {
+  sigset_t old;
+  CleanupSignalsBlocked() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : cleanup_signals) sigaddset(&set, sig);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+  }
+  ~CleanupSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+};
+
+// Creates rank 0's temporary output beside `target` (same file system: the rename is atomic), hidden
+// and named after it as the CLI's temporaries are (".out.bin.vksort-mpi-XXXXXX"), so that one left by
+// a crash (SIGKILL) neither clutters a listing nor hides what it is. Registered for the handler.
+std::string create_temp(const std::string& destination) {
+  const fs::path target = io::link_target(destination);
+  // Long names cut so that the suffix still fits in NAME_MAX; built by append (GCC 12's false -Wrestrict).
+  std::string name = ".";
+  name.append(target.filename().string().substr(0, 200)).append(".vksort-mpi-XXXXXX");
+  std::string pattern = (target.parent_path() / name).string();
+  install_cleanup_handler();
+  const CleanupSignalsBlocked blocked;
+  const int fd = mkstemp(pattern.data());
+  if (fd < 0)
+    throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
+                                  std::strerror(errno));
+  fchmod(fd, io::output_mode(destination));  // as any vksort output, not mkstemp's 0600
+  close(fd);
+  std::snprintf(g_temp_path, sizeof g_temp_path, "%s", pattern.c_str());
+  g_temp_set = 1;
+  return pattern;
 }
 
 // Faults on demand for tests/mpi/cli_test.sh, once the temporary output exists:
 //   VKSORT_MPI_TEST_FAULT=die:R  rank R exits at once without a word (a crashed rank: mpirun then ends
 //                                the others with SIGTERM, and rank 0's handler removes the temporary);
-//   VKSORT_MPI_TEST_FAULT=pause  every rank sleeps 60 s (so a test can interrupt a run mid-write);
+//   VKSORT_MPI_TEST_FAULT=pause  every rank says "paused: rank R pid P" on stderr and sleeps 60 s (so a
+//                                test can interrupt a run mid-write, or signal one rank);
 //   VKSORT_MPI_TEST_FAULT=fsize:B  files may grow to B bytes only (RLIMIT_FSIZE, SIGXFSZ ignored): the
 //                                kernel's own "File too large" where a disk would say it is full. Set
 //                                here, not by the shell, because MPI_Init needs its shared-memory files.
@@ -46,7 +107,11 @@ void test_fault_point(int rank) {
   const char* fault = std::getenv("VKSORT_MPI_TEST_FAULT");
   if (!fault) return;
   const std::string f = fault;
-  if (f == "pause") sleep(60);
+  if (f == "pause") {
+    const std::string line = "paused: rank " + std::to_string(rank) + " pid " + std::to_string(getpid()) + "\n";
+    [[maybe_unused]] const ssize_t said = ::write(2, line.data(), line.size());
+    sleep(60);
+  }
   if (f.starts_with("fsize:")) {
     const rlimit limit{rlim_t(std::atoll(f.c_str() + 6)), rlim_t(std::atoll(f.c_str() + 6))};
     std::signal(SIGXFSZ, SIG_IGN);
@@ -186,26 +251,15 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
   // tells the others its name.
   std::string temp;
   step(comm, [&] {
-    if (rank != 0) return;
     // Beside the file a symbolic link names, which is what gets replaced (the link stays).
-    std::string pattern = io::link_target(destination).string() + ".vksort-mpi-XXXXXX";
-    const int fd = mkstemp(pattern.data());
-    if (fd < 0)
-      throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
-                                    std::strerror(errno));
-    fchmod(fd, io::output_mode(destination));  // as any vksort output, not mkstemp's 0600
-    close(fd);
-    temp = pattern;
-    std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
-    std::signal(SIGINT, remove_temp_and_die);
-    std::signal(SIGTERM, remove_temp_and_die);
+    if (rank == 0) temp = create_temp(destination);
   });
   broadcast(comm, temp, 0);
 
   auto remove_temp = [&] {
     if (rank == 0) {
-      std::remove(temp.c_str());
-      g_temp_path[0] = 0;
+      std::remove(temp.c_str());  // before the handler forgets it: a signal in between still finds it
+      g_temp_set = 0;
     }
   };
   MPI_File file = MPI_FILE_NULL;
@@ -235,10 +289,12 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
         // with MPI_SUCCESS: a short count is the error, never a file to rename into place.
         int written = 0;
         MPI_Get_count(&status, MPI_BYTE, &written);
+        // done counts this rank's bytes; offset + done is only where they go in the file.
         if (written <= 0)
-          throw Failure(exit_runtime, "output " + in_quotes(destination) + ": writing: " +
-                                          std::to_string(offset + done) + " bytes written, the next " +
-                                          std::to_string(n) + " were refused (is the disk full?)");
+          throw Failure(exit_runtime, "output " + in_quotes(destination) + ": writing: " + std::to_string(done) +
+                                          " of this rank's " + std::to_string(mine.size()) +
+                                          " bytes written (at file offset " + std::to_string(offset) +
+                                          "), the next " + std::to_string(n) + " were refused (is the disk full?)");
         done += uint64_t(written);
       }
     });
@@ -254,7 +310,7 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
       std::error_code ec;
       fs::rename(temp, io::link_target(destination), ec);
       if (ec) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": renaming the finished file: " + ec.message());
-      g_temp_path[0] = 0;
+      g_temp_set = 0;
     });
   } catch (...) {
     // Failures are agreed, so every rank that opened the file closes it here together.

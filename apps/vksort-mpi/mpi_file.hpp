@@ -21,9 +21,10 @@ std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32
 
 // Writes the ranks' parts, one after another in rank order, as the file `destination`: into a
 // temporary file beside it, renamed over it by rank 0 only once every rank has written its part and
-// the file is closed. On any failure the temporary file is removed and `destination` is untouched;
-// so it is on SIGINT / SIGTERM while writing. Throws Failure exit_usage when some rank cannot see rank
-// 0's temporary file (its folder of that name is another one).
+// the file is closed. The temporary is hidden (".NAME.vksort-mpi-XXXXXX"). On any failure it is
+// removed and `destination` is untouched; so it is when rank 0 gets SIGINT, SIGTERM, SIGHUP, SIGPIPE
+// or SIGQUIT while writing (not SIGKILL). Throws Failure exit_usage when some rank cannot see rank 0's
+// temporary file (its folder of that name is another one).
 void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const std::byte> mine);
 
 // Throws Failure exit_usage on every rank unless, on every rank, the name is not empty, `destination`'s

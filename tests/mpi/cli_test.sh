@@ -33,6 +33,18 @@ done
 "${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 --keep-counts -v "$work/in_u64.bin" "$work/got.bin" > "$work/verbose.txt"
 cmp -s "$work/want_u64.bin" "$work/got.bin" || fail "u64 --keep-counts on 3 ranks differs from vksort sort"
 grep -q "^sorted 1001 u64 keys on 3 ranks" "$work/verbose.txt" || fail "-v printed: $(cat "$work/verbose.txt")"
+# -v on some ranks only (MPMD; allowed to differ): rank 0 reports, none waits forever in the report's
+# collectives (the ranks without -v skipped them: a hang). Then -v on rank 1 only, through vksort sort --mpi.
+verbose_on_one_rank() {
+  rm -f "$work/got.bin"
+  timeout 60 "${mpiexec[@]/NP/1}" "$@" > "$work/verbose.txt" || fail "-v on one rank: exit $? (124: it hung)"
+  cmp -s "$work/want_u32.bin" "$work/got.bin" || fail "-v on one rank: the output differs from vksort sort"
+  grep -q "^sorted 1001 u32 keys on 2 ranks" "$work/verbose.txt" || fail "-v on one rank printed: $(cat "$work/verbose.txt")"
+}
+verbose_on_one_rank "$mpi_tool" sort -v "$work/in_u32.bin" "$work/got.bin" : \
+  "${mpiexec[1]}" 1 "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin"
+verbose_on_one_rank "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin" : \
+  "${mpiexec[1]}" 1 "$vksort" sort --mpi -v "$work/in_u32.bin" "$work/got.bin"
 # Permissions as any output's: a new file gets what the umask gives, a replaced one keeps its own.
 (umask 022; rm -f "$work/got.bin"; "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin")
 [ "$(stat -c %a "$work/got.bin")" = 644 ] || fail "a new output has mode $(stat -c %a "$work/got.bin"), not 644"
@@ -92,6 +104,10 @@ expect_failure 3 "vksort-mpi: input '$work/odd.bin' holds 1003 bytes, not a mult
 expect_failure 2 "vksort-mpi: input '$work/missing.bin': cannot open it" sort "$work/missing.bin" "$work/bad_out.bin"
 expect_failure 2 "folder '$work/nowhere' does not exist" sort "$work/in_u32.bin" "$work/nowhere/out.bin"
 expect_failure 2 "--type 'u16' is not one of" sort --type u16 "$work/in_u32.bin" "$work/bad_out.bin"
+# A device selector that matches nothing is a bad command line, as for vksort sort --device (it was exit 1).
+expect_failure 2 'vksort-mpi: no Vulkan device matches "99"' sort --device 99 "$work/in_u32.bin" "$work/bad_out.bin"
+VKSORT_DEVICE=no-such-gpu expect_failure 2 'vksort-mpi: no Vulkan device matches "no-such-gpu"' \
+  sort "$work/in_u32.bin" "$work/bad_out.bin"
 # A pipe or a device cannot take offsets from every rank (a temporary renamed over /dev/stdout replaced it).
 mkfifo "$work/pipe"
 expect_failure 2 "output '$work/pipe' is no regular file" sort "$work/in_u32.bin" "$work/pipe"
@@ -144,7 +160,7 @@ expect_exit2_mpmd "output 'sub/bad_out.bin': folder 'sub' does not exist (rank 1
   "$work/r0" sort in.bin sub/bad_out.bin : "$work/r1" sort in.bin sub/bad_out.bin
 # Folders of one name that are not one folder: found once rank 1 cannot see rank 0's temporary file.
 mkdir "$work/r1/sub"
-expect_exit2_mpmd "rank 0's temporary file 'sub/bad_out.bin.vksort-mpi-" \
+expect_exit2_mpmd "rank 0's temporary file 'sub/.bad_out.bin.vksort-mpi-" \
   "$work/r0" sort in.bin sub/bad_out.bin : "$work/r1" sort in.bin sub/bad_out.bin
 expect_exit2_mpmd "the ranks disagree on the input: 'in_u64.bin' here, 'in_u32.bin' on rank 0 (rank 1)" \
   "$work" sort in_u32.bin bad_out.bin : "$work" sort in_u64.bin bad_out.bin
@@ -212,15 +228,37 @@ set -e
 [ $rc -ne 0 ] || fail "an interrupted run exited 0"
 [ $((SECONDS - started)) -lt 45 ] || fail "an interrupted run took $((SECONDS - started)) s to end"
 no_leftovers "Ctrl-C on mpiexec"
-# A full disk mid-write (files limited to 4000 bytes on every rank: the u64 file is 8008): exit 1, one
-# line from every rank naming the output, the existing output untouched, no temporary left.
+# Rank 0 itself stopped by a signal other than SIGINT / SIGTERM (a closed terminal, a broken pipe,
+# Ctrl-\): it removes its temporary before it dies (it was left behind). No core file for SIGQUIT.
+for sig in HUP QUIT; do
+  rm -f "$work/paused.txt"
+  (ulimit -c 0; VKSORT_MPI_TEST_FAULT=pause exec "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" \
+    "$work/keep.bin" > "$work/paused.txt" 2>&1) &
+  launcher=$!
+  for _ in $(seq 600); do grep -qs "^paused: rank 0 pid" "$work/paused.txt" && break; sleep 0.1; done
+  rank0=$(sed -n 's/^paused: rank 0 pid \([0-9]*\)$/\1/p' "$work/paused.txt")
+  [ -n "$rank0" ] || fail "SIG$sig: the paused run did not say rank 0's pid: $(cat "$work/paused.txt")"
+  # Hidden, as the CLI's temporaries are: a ".keep.bin.vksort-mpi-XXXXXX" beside the output.
+  ls -a "$work" | grep -q '^\.keep\.bin\.vksort-mpi-......$' || fail "SIG$sig: no hidden temporary: $(ls -a "$work")"
+  kill -$sig "$rank0"
+  set +e
+  wait $launcher
+  rc=$?
+  set -e
+  [ $rc -ne 0 ] || fail "SIG$sig to rank 0: exit 0"
+  no_leftovers "SIG$sig to rank 0"
+done
+# A full disk mid-write (files limited to 6000 bytes on every rank: the u64 file is 8008, rank 0 writes
+# 4008 of them, rank 1 4000 from offset 4008): exit 1, one line from every rank naming the output and
+# what rank 1 itself wrote (it said "6000 bytes written", the file offset), the existing output
+# untouched, no temporary left.
 set +e
-VKSORT_MPI_TEST_FAULT=fsize:4000 timeout 120 "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" \
-  "$work/keep.bin" > "$work/out.txt" 2> "$work/err.txt"
+VKSORT_MPI_TEST_FAULT=fsize:6000 timeout 120 "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 --keep-counts \
+  "$work/in_u64.bin" "$work/keep.bin" > "$work/out.txt" 2> "$work/err.txt"
 rc=$?
 set -e
 [ $rc -eq 1 ] || { cat "$work/err.txt" >&2; fail "a full disk: exit $rc"; }
-[ "$(grep -c -F "vksort-mpi: output '$work/keep.bin': writing: " "$work/err.txt")" -eq 2 ] ||
-  { cat "$work/err.txt" >&2; fail "a full disk: expected the write error from both ranks"; }
+[ "$(grep -c -F "vksort-mpi: output '$work/keep.bin': writing: 1992 of this rank's 4000 bytes written (at file offset 4008), the next 2008 were refused (is the disk full?) (rank 1)" "$work/err.txt")" -eq 2 ] ||
+  { cat "$work/err.txt" >&2; fail "a full disk: expected rank 1's write error from both ranks"; }
 no_leftovers "a full disk"
-echo "a dying rank, a full disk and Ctrl-C end the run with a failure and leave nothing behind"
+echo "a dying rank, a full disk, Ctrl-C and signals to rank 0 end the run with a failure and leave nothing behind"

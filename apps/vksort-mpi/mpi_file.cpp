@@ -27,38 +27,10 @@ namespace {
 // MPI-IO counts are int: move at most 1 GiB per call.
 constexpr uint64_t io_chunk = uint64_t(1) << 30;
 
-// Rank 0's temporary output, for the signal handler: a fixed buffer, since only async-signal-safe
-// calls (unlink, signal, raise) may run there; g_temp_set is raised only once the path is complete.
-// Not io::AtomicFile and its handler (io::install_cleanup_on_signals), which the vksort CLI uses: that
-// file has no name (O_TMPFILE) until it is finished, and it does not tell its name, while here every
-// rank, on any node, must open the temporary by its name before anything is written.
-char g_temp_path[4096] = {};
-volatile std::sig_atomic_t g_temp_set = 0;
-
-// The signals that end a process by default and that a user or a launcher sends to stop a run: those
-// the CLI's outputs are cleaned up on (SIGINT, SIGTERM, SIGHUP, SIGPIPE), and SIGQUIT, after which
-// the process still dumps core as it would.
-constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
-
-// C linkage, as a signal handler's (static: extern "C" alone would make it a global symbol).
-extern "C" {
-static void remove_temp_and_die(int signal) {
-  if (g_temp_set) unlink(g_temp_path);
-  std::signal(signal, SIG_DFL);
-  std::raise(signal);
-}
-}
-
-void install_cleanup_handler() {
-  for (int sig : cleanup_signals) {
-    struct sigaction action {}, old {};
-    action.sa_handler = remove_temp_and_die;
-    sigemptyset(&action.sa_mask);
-    // Only where the default would kill: a rank started under nohup keeps ignoring SIGHUP.
-    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    sigaction(sig, &action, nullptr);
-  }
-}
+// Rank 0's temporary output has a name from the start (every rank, on any node, opens it by name
+// before anything is written), so it is not an io::AtomicFile (nameless until finished); the CLI's
+// signal handler removes it all the same (io::remove_on_signals), while this slot holds it.
+int g_temp_slot = -1;
 
 // Blocks the cleanup signals while alive, so that none lands between the creation of the temporary
 // and its registration for the handler (it is delivered, and cleans up, once they are unblocked).
@@ -67,7 +39,7 @@ struct CleanupSignalsBlocked {
   CleanupSignalsBlocked() {
     sigset_t set;
     sigemptyset(&set);
-    for (int sig : cleanup_signals) sigaddset(&set, sig);
+    for (int sig : io::cleanup_signals()) sigaddset(&set, sig);
     pthread_sigmask(SIG_BLOCK, &set, &old);
   }
   ~CleanupSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
@@ -82,7 +54,7 @@ std::string create_temp(const std::string& destination) {
   std::string name = ".";
   name.append(target.filename().string().substr(0, 200)).append(".vksort-mpi-XXXXXX");
   std::string pattern = (target.parent_path() / name).string();
-  install_cleanup_handler();
+  io::install_cleanup_on_signals();
   const CleanupSignalsBlocked blocked;
   const int fd = mkstemp(pattern.data());
   if (fd < 0)
@@ -90,8 +62,7 @@ std::string create_temp(const std::string& destination) {
                                   std::strerror(errno));
   fchmod(fd, io::output_mode(destination));  // as any vksort output, not mkstemp's 0600
   close(fd);
-  std::snprintf(g_temp_path, sizeof g_temp_path, "%s", pattern.c_str());
-  g_temp_set = 1;
+  g_temp_slot = io::remove_on_signals(pattern);
   return pattern;
 }
 
@@ -259,7 +230,8 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
   auto remove_temp = [&] {
     if (rank == 0) {
       std::remove(temp.c_str());  // before the handler forgets it: a signal in between still finds it
-      g_temp_set = 0;
+      io::forget_on_signals(g_temp_slot);
+      g_temp_slot = -1;
     }
   };
   MPI_File file = MPI_FILE_NULL;
@@ -310,7 +282,8 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
       std::error_code ec;
       fs::rename(temp, io::link_target(destination), ec);
       if (ec) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": renaming the finished file: " + ec.message());
-      g_temp_set = 0;
+      io::forget_on_signals(g_temp_slot);
+      g_temp_slot = -1;
     });
   } catch (...) {
     // Failures are agreed, so every rank that opened the file closes it here together.

@@ -26,15 +26,17 @@ std::string in_quotes(const std::filesystem::path& p) {
 std::string errno_text(int err) { return std::strerror(err); }
 
 // Temporary paths that a signal handler may unlink. A handler may only touch plain memory and
-// async-signal-safe calls, so each live AtomicFile owns a fixed slot; `used` is set after the path is
-// written and cleared before it is reused.
+// async-signal-safe calls, so each live AtomicFile (and remove_on_signals path) owns a fixed slot;
+// `used` is set after the path is written and cleared before it is reused.
 struct CleanupSlot {
   std::atomic<bool> used{false};
   char path[PATH_MAX + 1] = {};
 };
 std::array<CleanupSlot, 8> g_slots;
 
-int claim_slot(const std::string& path) {
+}  // namespace
+
+int remove_on_signals(const std::string& path) {
   if (path.size() > PATH_MAX) return -1;
   for (size_t i = 0; i < g_slots.size(); ++i) {
     CleanupSlot& s = g_slots[i];
@@ -46,9 +48,11 @@ int claim_slot(const std::string& path) {
   return -1;  // more live files than slots: only the destructor cleans this one up
 }
 
-void release_slot(int slot) {
+void forget_on_signals(int slot) {
   if (slot >= 0) g_slots[size_t(slot)].used.store(false);
 }
+
+namespace {
 
 // C linkage, as a signal handler's; static, because extern "C" alone gives a function external linkage
 // even in an unnamed namespace: the static libraries would define this unprefixed global symbol, and an
@@ -210,7 +214,7 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
                      errno_text(errno));
   temp_path_ = templ;
-  slot_ = claim_slot(temp_path_);
+  slot_ = remove_on_signals(temp_path_);
   fcntl(fd_, F_SETFD, FD_CLOEXEC);
   fchmod(fd_, mode);
 }
@@ -218,7 +222,7 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) close(fd_);
   if (!committed_ && !temp_path_.empty()) unlink(temp_path_.c_str());
-  release_slot(slot_);
+  forget_on_signals(slot_);
 }
 
 void AtomicFile::write(std::span<const std::byte> data) { write_all(fd_, data, role_ + " " + in_quotes(destination_)); }
@@ -257,7 +261,7 @@ void AtomicFile::link_and_close() {
           (folder_of(target_) / hidden_name(target_, std::to_string(getpid()) + "-" + std::to_string(counter++))).string();
       if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         temp_path_ = name;
-        slot_ = claim_slot(temp_path_);
+        slot_ = remove_on_signals(temp_path_);
         break;
       }
       if (errno != EEXIST || attempt > 100)
@@ -281,7 +285,7 @@ void AtomicFile::rename_into_place() {
   if (!stream_ && std::rename(temp_path_.c_str(), target_.c_str()) != 0)
     throw FileError(FileError::Kind::io, "replacing " + role_ + " " + in_quotes(destination_) + ": " + errno_text(errno));
   committed_ = true;
-  release_slot(slot_);
+  forget_on_signals(slot_);
   slot_ = -1;
 }
 
@@ -293,8 +297,13 @@ void AtomicFile::commit_all(std::initializer_list<AtomicFile*> files) {
     if (!f->stream_) sync_folder(folder_of(f->target_));
 }
 
+std::span<const int> cleanup_signals() {
+  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
+  return signals;
+}
+
 void install_cleanup_on_signals() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  for (int sig : cleanup_signals()) {
     struct sigaction sa {};
     sa.sa_handler = remove_temporaries_and_die;
     sigemptyset(&sa.sa_mask);

@@ -145,9 +145,21 @@ class GrowingFile {
   int fd_ = -1;                          // after it
 };
 
-// Makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of live AtomicFiles before the
-// process dies of the signal as it otherwise would.
+// The signals that end a process by default and that a user or a launcher sends to stop a run:
+// SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT (after which the process still dumps core as it would).
+std::span<const int> cleanup_signals();
+
+// Makes the cleanup_signals() remove the temporary files of live AtomicFiles (and the paths given to
+// remove_on_signals) before the process dies of the signal as it otherwise would. A signal the process
+// ignores (nohup's SIGHUP) stays ignored.
 void install_cleanup_on_signals();
+
+// For a temporary file that must have its name from the start (vksort-mpi's ranks open rank 0's by
+// name), which AtomicFile's is not: the handler above removes `path` until forget_on_signals(slot).
+// Returns the slot, -1 when all are taken (then only the caller's own clean-up removes the file).
+// Register it with the cleanup_signals() blocked, so that none lands between creation and registration.
+int remove_on_signals(const std::string& path);
+void forget_on_signals(int slot);
 
 // Writes the whole of `contents` to `destination` atomically (one AtomicFile, committed).
 void write_file(const std::filesystem::path& destination, const std::string& role, std::string_view contents);

@@ -243,6 +243,8 @@ TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n
 
   options.auto_profile = (dir / "missing.txt").string();
   CHECK_THROWS_WITH_AS(Device{options}, doctest::Contains("missing.txt"), Error);
+  options.auto_profile = dir.string();  // was refused as "empty, not a vksort auto profile"
+  CHECK_THROWS_WITH_AS(Device{options}, doctest::Contains("is a folder, not a file"), Error);
   options.auto_profile = "builtin";
   CHECK(Device(options).auto_profile().source == "built-in defaults");
   fs::remove_all(dir);

@@ -1322,6 +1322,9 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   const Run out = dir.run(with_globals({"tune", "--max-n", "512", "--repeat", "1", "--out", dir / "p.txt"}), env);
   REQUIRE_MESSAGE(out.code == 0, out.err);
   CHECK_NOTHROW(AutoProfile::parse(read_text(dir / "p.txt"), "p.txt"));
+  // An --out file is no profile every Device reads (it said "used by every vksort::Device").
+  CHECK_MESSAGE(out.out.find("not the profile every vksort::Device reads") != std::string::npos, out.out);
+  CHECK(out.out.find("never (0)") == std::string::npos);
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "0"}), env), {"--max-n: 0"});

@@ -186,9 +186,9 @@ int run_info(const GlobalOptions& global, const std::string& format) {
     for (int values = 0; values < 2; ++values) {
       const AutoCrossovers& c = profile.crossovers[wide][values];
       // "One tile" is the brick sort's tile for this kind of key, which the device's limits decide.
-      const std::string brick = c.brick_up_to == AutoCrossovers::one_tile ? "one tile (" + std::to_string(brick_tile(device, wide, values)) + " keys)"
-                                : c.brick_up_to ? std::to_string(c.brick_up_to) + " keys" : "never";
-      out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort up to "
+      const std::string brick = c.brick_up_to == AutoCrossovers::one_tile ? "up to one tile (" + std::to_string(brick_tile(device, wide, values)) + " keys)"
+                                : c.brick_up_to ? "up to " + std::to_string(c.brick_up_to) + " keys" : "never";
+      out << "  " << (wide ? "64" : "32") << "-bit keys" << (values ? " + values" : "         ") << ": brick sort "
           << brick << ", sample sort " << (c.sample_from ? "from " + std::to_string(c.sample_from) + " keys" : "never")
           << ", radix sort otherwise"
           << (c.radix_bits ? " (" + std::to_string(c.radix_bits) + "-bit digits)" : std::string())

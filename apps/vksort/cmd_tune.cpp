@@ -43,7 +43,6 @@ std::string text(uint64_t n) { return std::to_string(n); }
 // The experiments comparing radix digit widths are the kind's name plus this.
 constexpr const char* digits_suffix = ": radix digits";
 
-std::string crossover_text(uint64_t v, const char* none) { return v ? text(v) : none; }
 
 // The experiments timing single-pass shapes are the kind's name plus this and the shape ("" for the
 // built-in one).
@@ -256,8 +255,8 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   std::cout << "\nAlgorithm::automatic on this device:\n";
   for (const Kind& k : kinds) {
     const AutoCrossovers& x = profile.of(k.key, k.values);
-    std::cout << "  " << k.name << ": brick sort up to " << crossover_text(x.brick_up_to, "never (0)")
-              << " keys, sample sort from " << crossover_text(x.sample_from, "never (0)") << ", radix sort between with "
+    std::cout << "  " << k.name << ": brick sort " << (x.brick_up_to ? "up to " + text(x.brick_up_to) + " keys" : "never")
+              << ", sample sort " << (x.sample_from ? "from " + text(x.sample_from) + " keys" : "never") << ", radix sort between with "
               << x.radix_bits << "-bit digits"
               << (x.single_pass_workgroup ? " and single-pass tiles of " + shape_text(x.single_pass_workgroup, x.single_pass_items) : "")
               << "\n";
@@ -273,8 +272,13 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   } else {
     save_auto_profile(profile, device.info(), path);
   }
-  std::cout << "\nSaved to " << path << " (used by every vksort::Device on this device and driver; delete it to go back "
-            << "to the built-in defaults)\n";
+  // Only the cache folder's profile is read by every Device; an --out file only where it is named.
+  if (out_file)
+    std::cout << "\nSaved to " << path << " (not the profile every vksort::Device reads, "
+              << auto_profile_path(device.info()) << ": name it with DeviceOptions::auto_profile, or copy it there)\n";
+  else
+    std::cout << "\nSaved to " << path << " (used by every vksort::Device on this device and driver; delete it to go back "
+              << "to the built-in defaults)\n";
   return exit_ok;
 }
 

@@ -17,8 +17,9 @@ namespace vksort {
 // A range of a VkBuffer that vksort reads or writes. The buffer must have been created with
 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (scratch buffers also
 // VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT), bound to memory allocated with
-// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. `offset` must be a multiple of 8, and the range must lie
-// inside the buffer.
+// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. `offset` must be a multiple of 8 (keys, values, scratch; 4
+// for a record_indirect count and a segmented sort's offsets, which hold uint32_t), and the range must
+// lie inside the buffer.
 struct BufferRef {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;

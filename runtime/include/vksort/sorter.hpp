@@ -102,7 +102,9 @@ class VKSORT_API Sorter {
   //   (Vulkan has no query for a buffer's size), which alignment may make a little larger.
   //   With validation on, a message the layer reports on this thread while recording (e.g. cmd not in
   //   the recording state) is returned as Code::vulkan_error (VK_ERROR_VALIDATION_FAILED_EXT); what was
-  //   recorded then stays, and no other thread's call raises it.
+  //   recorded then stays, and no other thread's call raises it. "On" means vksort's own validation
+  //   (DeviceOptions::validation): on a borrowed device the layer's messages go to the application's
+  //   messenger, and record returns ok.
   // Partial subgroups: on a device whose pipelines cannot require full subgroups
   //   (DeviceInfo::full_subgroups false), the single-pass radix sort's ballot ranking counts on each
   //   subgroup having a share of its lanes live that Vulkan does not promise; a workgroup with more

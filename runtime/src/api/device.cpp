@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // vksort::Device: the public face of gpu::Context.
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -24,6 +25,8 @@ namespace {
 AutoProfile profile_for(const DeviceInfo& info, const std::string& choice) {
   if (choice.empty()) return load_auto_profile(info);
   if (choice == "builtin") return {};
+  std::error_code ec;
+  if (std::filesystem::is_directory(choice, ec)) throw Error("DeviceOptions::auto_profile: " + choice + " is a folder, not a file");
   std::ifstream in(choice);
   if (!in) throw Error("DeviceOptions::auto_profile: cannot read " + choice);
   std::ostringstream text;

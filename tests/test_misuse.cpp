@@ -13,6 +13,7 @@
 #include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "support/app_commands.hpp"
+#include "support/sort_check.hpp"
 #include "support/test_device.hpp"
 
 using namespace vksort;
@@ -123,6 +124,26 @@ TEST_CASE("tuning whose tile (workgroup size x items per thread) overflows 32 bi
       o.tuning.items_per_thread = items;
       CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("is more than 2^32 - 1 keys"), Error);
     }
+  }
+}
+
+// Radix sort took any power of two of keys per invocation: at 65536 an invocation's key loops ran past
+// lavapipe's loop limiter (keys lost and repeated; at 2^18 the order check saw nothing and skipped the
+// sort as sorted). Beyond 32768 it is refused on every path; at 32768 it sorts, with the tiles' key
+// loops at their longest (n between one invocation's keys and a whole tile).
+TEST_CASE("radix sort refuses more than 32768 keys per invocation and sorts with 32768") {
+  Device& gpu = test::device();
+  for (RadixScan scan : {RadixScan::reduce_then_scan, RadixScan::single_pass}) {
+    CAPTURE(to_string(scan));
+    SortOptions o{.algorithm = Algorithm::radix, .value_bytes = 4};
+    o.tuning = {.workgroup_size = 8, .items_per_thread = 65536, .radix_ranking = RadixRanking::columns, .radix_scan = scan};
+    CHECK_THROWS_WITH_AS(Sorter(gpu, o), doctest::Contains("65536"), Error);
+    o.tuning.items_per_thread = 1u << 18;
+    CHECK_THROWS_AS(Sorter(gpu, o), Error);
+    o.tuning.items_per_thread = 32768;
+    Sorter sorter(gpu, o);
+    for (uint64_t n : {uint64_t(100000), uint64_t(262145)})
+      test::check_case(sorter, {{workloads::Distribution::uniform, 0}, n, 5});
   }
 }
 

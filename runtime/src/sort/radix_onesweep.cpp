@@ -182,7 +182,9 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // rankings take any shape (CUB's Onesweep tiles are 384 x 21 keys on sm80 and later).
   if (columns_) {
     if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations);
-    if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", 1u << 16);
+    // An invocation's key loops run up to items_per_thread times: within the loop budget (a loop of
+    // 65536 iterations was cut short by lavapipe's limiter: keys lost).
+    if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", loop_budget);
   } else {
     if (tune.workgroup_size > info.max_workgroup_invocations)
       throw Error("radix sort (single pass): workgroup size " + std::to_string(tune.workgroup_size) +

@@ -203,6 +203,13 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   if (shape_.items_per_thread < 4)
     throw Error("radix sort: blocks need at least 4 keys per invocation (workgroup " +
                 std::to_string(shape_.workgroup_size) + ", items per thread " + std::to_string(shape_.items_per_thread) + ")");
+  // An invocation's key loops run up to items_per_thread times per tile, which must fit the loop budget
+  // (loop_budget.hpp; a tile of 65536 keys per invocation lost keys on lavapipe, whose limiter cut its
+  // loops short, and one of 2^18 skipped the sort as "sorted on entry"). Portable: refused everywhere.
+  if (shape_.items_per_thread > loop_budget)
+    throw Error("radix sort: " + std::to_string(shape_.items_per_thread) + " keys per invocation are more than " +
+                std::to_string(loop_budget) + " (Tuning::items_per_thread; an invocation's loops over its keys must stay "
+                "within what every driver runs)");
   if (columns_ && !columns_fit(shape_.workgroup_size)) refuse_columns(shape_.workgroup_size);
   if (!columns_ && shape_.tile() > max_block_keys)
     throw Error("radix sort: a block of " + std::to_string(shape_.tile()) + " keys is more than the " +

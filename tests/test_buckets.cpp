@@ -554,6 +554,12 @@ TEST_CASE("record_build / record_resort into the application's command buffer, r
   for (uint32_t i = 0; i < n; ++i) changed += ids[i] != new_ids[i];
   CHECK(second.moved == changed);  // the element sent out of range moved too
   CHECK(check_lists(download(lists), new_ids, m) == "");
+  // A copy one word short is no report (it decoded as all ids in range).
+  BucketReport cut = BucketLists::decode_report(std::span(words).last(words.size() / 2 - 1));
+  CHECK(cut.missing_words == 1);
+  CHECK(cut.status(m).code == Status::Code::invalid_argument);
+  CHECK(cut.status(m).message.find("1 words fewer than the report's 40") != std::string::npos);
+  CHECK_FALSE(BucketLists::decode_report({}).status(m).ok());
 }
 
 TEST_CASE("small tiles and a pretend-small device: multi-tile scans and 3-D indirect grids") {

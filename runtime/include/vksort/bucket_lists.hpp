@@ -46,7 +46,7 @@ namespace vksort {
 enum class BucketMode : uint32_t { scatter, sort };
 
 struct BucketOptions {
-  uint32_t buckets = 0;   // M: bucket ids are 0 .. M-1; 1 <= M < 2^31
+  uint32_t buckets = 0;   // M: bucket ids are 0 .. M-1; 1 <= M <= 2^31 - 2
   uint32_t capacity = 0;  // N: the most elements a build handles; 1 <= N < 2^31
   // How build() links. `sort` resorts like `scatter` (the moved elements are inserted by repeated
   // scatter), so only its builds are in ascending order; see `deterministic`.
@@ -103,6 +103,9 @@ struct BucketReport {
   bool out_of_range = false;    // some id was >= M
   uint32_t bad_element = 0;     // one such element (which one is unspecified) ...
   uint32_t bad_id = 0;          // ... and its id
+  // decode_report() was given this many words fewer than report_bytes / 4: nothing above was read, and
+  // status() is invalid_argument saying so (a short copy of the report is no report of success).
+  uint32_t missing_words = 0;
   // ok(), or "bucket id 70000 of element 12 is out of range: there are 65536 buckets".
   VKSORT_API Status status(uint32_t buckets) const;
 };
@@ -138,6 +141,8 @@ class VKSORT_API BucketLists {
   BufferRef next() const;    // capacity u32; the first n are meaningful
   BufferRef report() const;  // report_bytes: the GPU's report words, decoded by decode_report()
   static constexpr VkDeviceSize report_bytes = 40 * 4;
+  // Never throws; `words` should be the report_bytes / 4 words copied from report() (fewer: see
+  // BucketReport::missing_words).
   static BucketReport decode_report(std::span<const uint32_t> words);
 
   // Records a build from `ids` (n u32, the caller's buffer; read only) into the caller's command

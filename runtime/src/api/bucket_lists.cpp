@@ -46,6 +46,10 @@ algo::BucketSpan span_of(const gpu::DeviceBuffer& b) { return {b.buffer(), b.add
 }  // namespace
 
 Status BucketReport::status(uint32_t buckets) const {
+  if (missing_words)
+    return {Status::Code::invalid_argument, VK_SUCCESS,
+            "BucketLists::decode_report was given " + std::to_string(missing_words) + " words fewer than the report's " +
+                std::to_string(BucketLists::report_bytes / 4) + " (report_bytes / 4): the report was not read"};
   if (!out_of_range) return {};
   return {Status::Code::invalid_argument, VK_SUCCESS,
           "bucket id " + std::to_string(bad_id) + " of element " + std::to_string(bad_element) +
@@ -289,7 +293,11 @@ BufferRef BucketLists::report() const {
 
 BucketReport BucketLists::decode_report(std::span<const uint32_t> w) {
   BucketReport r;
-  if (w.size() < BUCKET_CONTROL_WORDS) return r;
+  static_assert(BucketLists::report_bytes == BUCKET_CONTROL_WORDS * 4);
+  if (w.size() < BUCKET_CONTROL_WORDS) {
+    r.missing_words = uint32_t(BUCKET_CONTROL_WORDS - w.size());
+    return r;
+  }
   r.iterations = w[BUCKET_CONTROL_ITERATIONS];
   r.fallback = w[BUCKET_CONTROL_LEFTOVER];
   r.moved = w[BUCKET_CONTROL_MOVED];

@@ -50,7 +50,7 @@ out="$(TMPDIR="$work/nodir" timeout 60 "$bench" --n 1000 --repeat 1 2>&1)"
 rc=$?
 [ "$rc" -eq 2 ] && grep -qF "no temporary folder" <<<"$out" || { echo "FAIL: TMPDIR of no folder: exit $rc, '$out'"; fail=1; }
 # The library refuses a device that holds no key: its message, exit 2, and in.bin removed.
-refused "cannot hold even one u32 key" --n 1000 --device-memory 1 --repeat 1
+refused "cannot hold a run of 64 u32 keys" --n 1000 --device-memory 1 --repeat 1
 [ -e "$work/x.json" ] && { echo "FAIL: a refused run wrote JSON"; fail=1; }
 timeout 120 "$bench" --n 64k --device-memory 128k --memory 1M --repeat 1 --dir "$work/dir" --json "$work/r.json" >"$work/out" ||
   { echo "FAIL: the tiny run failed:"; cat "$work/out"; fail=1; }

@@ -403,6 +403,36 @@ TEST_CASE("vksort sort out of core: options the library refuses are usage errors
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
 }
 
+// A device budget that holds only a few keys with the sort's scratch (sample sort's is large) made
+// runs of one key each (100000 runs, a minute of merging): fewer than 64 keys a run are refused.
+TEST_CASE("vksort sort out of core: a device budget below runs of 64 keys is refused") {
+  Workspace w;
+  write_file(w / "in.bin", std::vector<std::byte>(kN * 4));
+  const Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--algo", "sample", "--device-memory", "64k"});
+  CHECK(r.code == 2);
+  check_one_line(r, "cannot hold a run of 64 u32 keys with its scratch");
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
+// Element-wise brick sort takes at most 65536 keys: a host budget that allowed larger runs made it
+// refuse the first run, exit 1, after the input was opened. Runs are now cut to its limit. (Sorted
+// input with neighbours swapped: the brick rounds stop after a few, so three runs take seconds.)
+TEST_CASE("vksort sort out of core: element-wise brick sort gets runs it takes") {
+  Workspace w;
+  const uint64_t n = 2 * 65536 + 3;
+  std::vector<uint32_t> keys(n);
+  for (uint64_t i = 0; i < n; ++i) keys[i] = uint32_t(i * 7);
+  for (uint64_t i = 1; i + 1 < n; i += 1000) std::swap(keys[i], keys[i + 1]);
+  const std::vector<std::byte> bytes(std::as_bytes(std::span(keys)).begin(), std::as_bytes(std::span(keys)).end());
+  write_file(w / "in.bin", bytes);
+  // A budget of 65537 keys per run (two copies of each key), below the input's size.
+  const Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--algo", "brick", "--variant", "pairs", "--memory",
+                           std::to_string(2 * 4 * 65537), "-v"});
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK_MESSAGE(r.out.find("3 runs of up to 65536 keys") != std::string::npos, r.out);
+  expect_sorted(Key::u32, Order::ascending, bytes, w / "out.bin", "");
+}
+
 TEST_CASE("vksort sort: a stream output keeps the run data in $TMPDIR and -v's line out of the data") {
   Workspace w;
   const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 3);
@@ -449,5 +479,6 @@ TEST_CASE("vksort sort out of core: a tiny --device-memory is reported as given,
   const Outcome r = w.run({"sort", w / "in.bin", w / "out.bin", "--device-memory", "1"});
   CHECK(r.code == 2);
   check_one_line(r, "90% of its 1-byte heap");
+  check_one_line(r, "cannot hold a run of 64 u32 keys");
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
 }

@@ -108,7 +108,8 @@ VKSORT_API std::optional<RadixStaging> parse_radix_staging(std::string_view name
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
 struct Tuning {
   // Invocations per workgroup and keys each holds in a tile: powers of two, except for the single-pass
-  // radix sort's ballot and match rankings, which take any (RadixScan::single_pass).
+  // radix sort's ballot and match rankings, which take any (RadixScan::single_pass). Radix sort takes
+  // at most 32768 keys per invocation (loops beyond that are cut short by some drivers).
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8
@@ -128,6 +129,8 @@ struct Tuning {
 // per pair and phase, up to n phases) and the block variant (tiles sorted in shared memory, then
 // neighbouring tiles merge-split: at most n/tile phases). Both stop early once a round changes nothing.
 enum class BrickVariant : uint32_t { blocks, pairs };
+// The most keys the element-wise variant takes (it records a round per two keys); more are refused.
+inline constexpr uint64_t max_brick_pairs_keys = uint64_t(1) << 16;
 
 struct SortOptions {
   Key key = Key::element;  // not given: the element type's for vksort::sort on a span, else u32

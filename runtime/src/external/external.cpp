@@ -373,13 +373,22 @@ class Driver {
     const bool overlap = o_.overlap > 0 || (o_.overlap < 0 && info.type != "cpu");
     uint64_t sets = n_ <= one_set || !overlap ? 1 : 2;
     uint64_t run_keys = std::min({n_, host_keys, device_run_keys(sorter, info, s_, device_budget, sets)});
-    if (run_keys == 0) {
+    // Element-wise brick sort takes runs of at most max_brick_pairs_keys (it refused larger ones, exit 1
+    // after the input was opened): more runs, each one it sorts.
+    if (o_.sort.algorithm == Algorithm::brick && o_.sort.brick_variant == BrickVariant::pairs)
+      run_keys = std::min(run_keys, max_brick_pairs_keys);
+    // Runs of a few keys are refused as the host's are (kMinWindow): a budget that holds only a handful
+    // of keys with a sort's scratch (sample sort's is large) made 300000 one-key runs, a minute of
+    // merging, where a message is more use.
+    const uint64_t least_run = std::min(n_, kMinWindow);
+    if (run_keys < least_run) {
       // The default budget is 90% of the heap, which rounds a tiny pretend device down to 0: say both.
       const std::string of_heap =
           o_.device_bytes ? "" : ": 90% of its " + std::to_string(info.device_local_bytes) + "-byte heap";
       throw InputError("the device (" + std::to_string(device_budget) + " bytes for one run" + of_heap +
-                       ") cannot hold even one " + std::string(to_string(o_.sort.key)) + " key with its scratch (" +
-                       std::to_string(s_.elem() + sorter.scratch_bytes(1)) + " bytes)");
+                       ") cannot hold a run of " + std::to_string(least_run) + " " + std::string(to_string(o_.sort.key)) +
+                       (least_run == 1 ? " key" : " keys") + " with its scratch (" +
+                       std::to_string(least_run * s_.elem() + sorter.scratch_bytes(least_run)) + " bytes)");
     }
 
     // Device buffers for the largest run. A device that refuses them (its heap shared with others, the

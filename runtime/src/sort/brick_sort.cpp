@@ -44,9 +44,9 @@ VkDeviceSize BrickSort::scratch_bytes(uint64_t) const { return BRICK_CONTROL_WOR
 uint32_t BrickSort::control_words() const { return BRICK_CONTROL_WORDS; }
 
 void BrickSort::check_size(uint64_t n) const {
-  if (options_.brick_variant == BrickVariant::pairs && n > max_pairs_keys)
+  if (options_.brick_variant == BrickVariant::pairs && n > max_brick_pairs_keys)
     throw Error("element-wise brick sort records one round per two keys and is limited to " +
-                std::to_string(max_pairs_keys) + " keys (got " + std::to_string(n) + "); use the block variant");
+                std::to_string(max_brick_pairs_keys) + " keys (got " + std::to_string(n) + "); use the block variant");
 }
 
 uint32_t BrickSort::rounds_for(uint32_t n) const {

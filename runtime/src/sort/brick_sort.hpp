@@ -28,8 +28,6 @@ class BrickSort {
   BrickSort(gpu::Context& ctx, const SortOptions& options);
 
   uint32_t tile() const { return shape_.tile(); }
-  // The element-wise variant records a round per two keys; above this many keys it is refused.
-  static constexpr uint32_t max_pairs_keys = 1u << 16;
   // Scratch holds only the control words (BRICK_CONTROL_*); the sort is in place.
   VkDeviceSize scratch_bytes(uint64_t n) const;
   uint32_t control_words() const;

@@ -67,6 +67,7 @@ struct Hazards {
   uint64_t file_size_limit = 0;  // bytes; 0: none
   bool ignore_sigxfsz = false;
   int kill_after_ms = -1;
+  std::string stdout_to;  // a file for stdout instead of the captured one (Run::out is then empty), e.g. /dev/full
 };
 
 std::vector<std::byte> read_bytes(const fs::path& p) {
@@ -122,7 +123,9 @@ class TempDir {
     const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!hazards.stdout_to.empty()) std::ofstream(out_path, std::ios::trunc);  // Run::out: nothing captured
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, hazards.stdout_to.empty() ? out_path.c_str() : hazards.stdout_to.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int pty_master = -1, pty_slave = -1;
     if (stderr_terminal) {
       REQUIRE(openpty(&pty_master, &pty_slave, nullptr, nullptr, nullptr) == 0);
@@ -502,6 +505,10 @@ TEST_CASE("cli: sort carries .npy values of a structured dtype and writes the sa
       {"nested, with a subarray and quotes", "[('pos', '<f4', (3,)), ('n]ame', '|S4'), ('sub', [('x', '<u2'), ('y', '<u2')])]", 20, 1, 1},
       {"a header beyond 64 KiB", long_fields, 256, 2, 2},
       {"a UTF-8 field name", "[('\xc3\xa4', '<u4'), ('b', '<u4')]", 8, 3, 3},
+      // Fields named as the header's own keys (a field 'shape' was taken for the array's shape), and
+      // a name holding both quotes, which Python writes with a backslash escape.
+      {"fields named shape, descr and fortran_order", "[('shape', '<u4'), ('descr', '<u4'), ('fortran_order', '<u4')]", 12, 1, 1},
+      {"a field name with both quotes", "[('a\\'b\"c', '<u4'), ('x', '<u4')]", 8, 1, 1},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -1446,6 +1453,24 @@ TEST_CASE("cli: bench --suite paper runs every experiment at sizes up to --max-n
   check_usage_error(dir.run(with_globals({"bench", "--suite", "papers"})), {"--suite", "paper"});
   check_usage_error(dir.run(with_globals({"bench", "--max-n", "1M"})), {"--max-n", "--suite"});
   check_usage_error(dir.run(with_globals({"bench", "--suite", "paper", "--max-n", "0"})), {"--max-n: 0"});
+  // The bucket tables' file is created before the first sort: a --json whose neighbour cannot be made
+  // (a file descriptor's name) is refused with nothing run, not after every experiment.
+  const Run fd = dir.run(with_globals({"bench", "--suite", "paper", "--max-n", "2048", "--repeat", "1", "--json", "/dev/fd/1"}));
+  CHECK(fd.code == 2);
+  CHECK(fd.out.empty());
+  CHECK_MESSAGE(fd.err.find("/dev/fd/1-buckets.json") != std::string::npos, fd.err);
+}
+
+TEST_CASE("cli: output on stdout that cannot be written fails the command") {
+  TempDir dir;
+  write_bytes(dir / "k.bin", std::vector<std::byte>(4000, std::byte{7}));
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"sort", dir / "k.bin", dir / "o.bin", "-v"},
+                                               std::vector<std::string>{"info"}}) {
+    CAPTURE(show(args));
+    const Run r = dir.run(with_globals(args), {}, false, {.stdout_to = "/dev/full"});
+    CHECK(r.code == 1);
+    CHECK_MESSAGE(r.err.find("writing standard output failed") != std::string::npos, r.err);
+  }
 }
 
 TEST_CASE("cli: bench reports a wrong GPU result as a failure, never as a number") {
@@ -1493,6 +1518,15 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--value-bytes", "-1"}, {"--value-bytes", "negative"}},  // -1 is the option's "not given" inside
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
       {{"--json", dir / "r.json", "--out", dir / "./r.json"}, {"--json and --out name the same file"}},
+      // An empty value is no size either (a script's empty variable was taken as the default), and an
+      // empty list item is refused (CLI11's splitting dropped it: two sizes ran where three were asked).
+      {{"--workgroup-size", ""}, {"--workgroup-size", "empty value"}},
+      {{"--items-per-thread", ""}, {"--items-per-thread", "empty value"}},
+      {{"--n", "1000,,2000"}, {"--n", "'1000,,2000' has an empty item"}},
+      {{"--dist", "uniform,"}, {"--dist", "empty item"}},
+      {{"--type", ",u64"}, {"--type", "empty item"}},
+      // A suite writes its bucket tables to r-buckets.json beside --json r.json: --out may not name it.
+      {{"--suite", "paper", "--json", dir / "r.json", "--out", dir / "r-buckets.json"}, {"bucket tables", "r-buckets.json", "--out"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.
   const DeviceInfo& info = test::device().info();

@@ -72,10 +72,22 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
   if (!c.json.empty() && !c.out.empty() && io::same_destination(c.json, c.out))
     throw UsageError("--json and --out name the same file '" + c.out + "' (the second would replace the first); give each its own");
+  // A suite writes its bucket tables beside the sorts' JSON, "r.json" -> "r-buckets.json": a name the
+  // command line does not show, so checked here too (--out r-buckets.json was replaced by the tables).
+  std::string suite_buckets_json;
+  if (!c.suite.empty()) {
+    const std::string& beside = !c.json.empty() ? c.json : plan.file_format == "json" ? c.out : std::string();
+    if (!beside.empty()) suite_buckets_json = buckets_path(beside);
+    for (const std::string* named : {&c.json, &c.out})
+      if (!suite_buckets_json.empty() && !named->empty() && io::same_destination(suite_buckets_json, *named))
+        throw UsageError("--suite writes its bucket tables to '" + suite_buckets_json + "', which --" +
+                         (named == &c.json ? "json" : "out") + " names too; give the results another name");
+  }
   // Created now so that an unwritable path fails before the run, not after it.
-  std::optional<io::AtomicFile> json_out, out_file;
+  std::optional<io::AtomicFile> json_out, out_file, buckets_out;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
   if (!c.out.empty()) out_file.emplace(c.out, "--out");
+  if (!suite_buckets_json.empty()) buckets_out.emplace(suite_buckets_json, "the suite's bucket tables");
 
   GlobalOptions g = global;
   g.phase_clocks = c.phase_clocks;
@@ -141,10 +153,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
     b.seed = c.seed;
     b.command_line = c.command_line;
     b.quiet = !plan.table_to_stdout;
-    const std::string& path = !c.json.empty() ? c.json : plan.file_format == "json" ? c.out : std::string();
-    if (!path.empty()) b.json = buckets_path(path);
+    b.json = suite_buckets_json;
     if (plan.table_to_stdout) std::cout << "\n";
-    return run_bench_buckets_on(device, b);
+    return run_bench_buckets_on(device, b, buckets_out ? &*buckets_out : nullptr);
   }
   return exit_ok;
 }

@@ -318,11 +318,12 @@ int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) 
   return run_bench_buckets_on(device, c);
 }
 
-int run_bench_buckets_on(Device& device, const BucketBenchCommand& c) {
+int run_bench_buckets_on(Device& device, const BucketBenchCommand& c, io::AtomicFile* json_file) {
   const BucketPlan plan = parse_bucket_plan(c);
   const auto& [sizes, per_bucket, moved, parts, tables, csv, json] = plan;
-  std::optional<io::AtomicFile> json_out;
-  if (!c.json.empty()) json_out.emplace(c.json, "--json");
+  std::optional<io::AtomicFile> json_made;
+  if (!json_file && !c.json.empty()) json_made.emplace(c.json, "--json");
+  io::AtomicFile* json_out = json_file ? json_file : json_made ? &*json_made : nullptr;
   auto has = [&](int t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); };
   auto buckets_for = [](uint64_t n, double per) { return uint32_t(std::max(1.0, std::floor(double(n) / per))); };
 

@@ -13,6 +13,10 @@
 
 #include "open_device.hpp"
 
+namespace vksort::io {
+class AtomicFile;
+}
+
 namespace vksort::cli {
 
 // Knobs that are normally chosen per device (SortOptions::tuning); 0 = let vksort choose.
@@ -132,7 +136,8 @@ int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
 int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& command);
 int run_tune(const GlobalOptions& global, const TuneCommand& command);
-// The same on an open device.
-int run_bench_buckets_on(vksort::Device& device, const BucketBenchCommand& command);
+// The same on an open device; `json_file`, where given, is the --json output already created (a caller
+// that checks its outputs before any work), else command.json is created here.
+int run_bench_buckets_on(vksort::Device& device, const BucketBenchCommand& command, vksort::io::AtomicFile* json_file = nullptr);
 
 }  // namespace vksort::cli

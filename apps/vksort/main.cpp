@@ -27,12 +27,41 @@ using vksort::cli_checks::not_negative;
 // is a mistake (e.g. a script's empty variable), not a request, so it is refused rather than ignored.
 const CLI::Validator override_size(
     [](std::string& v) {
+      if (v.empty()) return std::string("an empty value is no size: leave the option out for the device's default");
       if (v.starts_with('-')) return v + " is negative";
       if (!v.empty() && v.find_first_not_of('0') == std::string::npos)
         return v + " is no size: leave the option out for the device's default";
       return std::string();
     },
     "", "a size");
+
+// Comma-separated lists, split here rather than by CLI11's delimiter, which dropped an empty item
+// ("--n 1000,,2000" ran two sizes) where every other bad value is refused.
+const CLI::Validator whole_items(
+    [](std::string& v) {
+      if (v.empty() || v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos)
+        return "'" + v + "' has an empty item";
+      return std::string();
+    },
+    "", "no empty items");
+
+CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<std::string>& target, const std::string& help) {
+  return app
+      .add_option_function<std::vector<std::string>>(
+          name,
+          [&target](const std::vector<std::string>& tokens) {
+            target.clear();
+            for (const std::string& token : tokens)
+              for (size_t at = 0; at <= token.size();) {
+                const size_t end = std::min(token.find(',', at), token.size());
+                target.push_back(token.substr(at, end - at));
+                at = end + 1;
+              }
+          },
+          help)
+      ->check(whole_items)
+      ->take_all();
+}
 
 // Options every subcommand takes. They are added to each subcommand (so that `vksort sort --device 1`
 // works and `vksort sort --help` shows them) and to the top level (`vksort --device 1 sort`).
@@ -194,24 +223,24 @@ int main(int argc, char** argv) {
 
   BenchCommand bench;
   CLI::App* bench_cmd = app.add_subcommand("bench", "Time GPU sorts against CPU baselines, checking every result");
-  bench_cmd->add_option("--algo", bench.algorithms, "Algorithms, comma-separated: auto, brick, radix, sample (default: auto)")
-      ->delimiter(',')->take_all()->type_name("ALGO[,...]");
-  bench_cmd->add_option("--type", bench.types, "Key types, comma-separated (default: u32)")
-      ->delimiter(',')->take_all()->type_name("TYPE[,...]");
+  add_list_option(*bench_cmd, "--algo", bench.algorithms, "Algorithms, comma-separated: auto, brick, radix, sample (default: auto)")
+      ->type_name("ALGO[,...]");
+  add_list_option(*bench_cmd, "--type", bench.types, "Key types, comma-separated (default: u32)")
+      ->type_name("TYPE[,...]");
   bench_cmd->add_flag("--descending", bench.descending, "Sort largest first");
   bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
   bench_cmd->add_option("--value-bytes", bench.value_bytes,
                         "Carry a record of N bytes with every key instead (a multiple of 4 up to 256; implies --values)")
       ->type_name("N")
       ->check(not_negative);
-  bench_cmd->add_option("--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
-      ->delimiter(',')->take_all()->type_name("V[,...]");
-  bench_cmd->add_option("--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +
-                                                " (k, M, G are powers of 1024; default: 65536,262144)")
-      ->delimiter(',')->take_all()->type_name("N[,...]");
-  bench_cmd->add_option("--dist", bench.distributions,
+  add_list_option(*bench_cmd, "--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
+      ->type_name("V[,...]");
+  add_list_option(*bench_cmd, "--n", bench.sizes, std::string("Key counts, comma-separated, e.g. ") + count_examples +
+                                                      " (k, M, G are powers of 1024; default: 65536,262144)")
+      ->type_name("N[,...]");
+  add_list_option(*bench_cmd, "--dist", bench.distributions,
                         "Input distributions, comma-separated, optionally name:param (default: uniform,nearly_sorted)")
-      ->delimiter(',')->take_all()->type_name("D[,...]");
+      ->type_name("D[,...]");
   bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after the warm-ups (default: 5)")->type_name("R");
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs per case before the timed ones, each checked too (default: 1)")
       ->type_name("W");
@@ -252,18 +281,18 @@ int main(int argc, char** argv) {
   BucketBenchCommand buckets;
   CLI::App* buckets_cmd = app.add_subcommand(
       "bench-buckets", "Time bucket-list builds and resorts (Rozen et al., Tables 1-3), checking every run's lists");
-  buckets_cmd->add_option("--n", buckets.sizes, "Element counts, comma-separated (default: 64k,256k,1M)")
-      ->delimiter(',')->take_all()->type_name("N[,...]");
-  buckets_cmd->add_option("--per-bucket", buckets.per_bucket,
+  add_list_option(*buckets_cmd, "--n", buckets.sizes, "Element counts, comma-separated (default: 64k,256k,1M)")
+      ->type_name("N[,...]");
+  add_list_option(*buckets_cmd, "--per-bucket", buckets.per_bucket,
                           "Table 1: average elements per bucket, comma-separated (default: 1,2,4,8,16)")
-      ->delimiter(',')->take_all()->type_name("K[,...]");
-  buckets_cmd->add_option("--moved", buckets.moved, "Table 2: percent of elements moved before a resort (default: 0,2,10,25,50,100)")
-      ->delimiter(',')->take_all()->type_name("P[,...]");
-  buckets_cmd->add_option("--parts", buckets.parts,
-                          "Table 1: partial update, comma-separated: auto or a number of parts (1 = off; default: auto)")
-      ->delimiter(',')->take_all()->type_name("P[,...]");
-  buckets_cmd->add_option("--tables", buckets.tables, "Which tables, comma-separated (default: 1,2,3)")
-      ->delimiter(',')->take_all()->type_name("T[,...]");
+      ->type_name("K[,...]");
+  add_list_option(*buckets_cmd, "--moved", buckets.moved, "Table 2: percent of elements moved before a resort (default: 0,2,10,25,50,100)")
+      ->type_name("P[,...]");
+  add_list_option(*buckets_cmd, "--parts", buckets.parts,
+                  "Table 1: partial update, comma-separated: auto or a number of parts (1 = off; default: auto)")
+      ->type_name("P[,...]");
+  add_list_option(*buckets_cmd, "--tables", buckets.tables, "Which tables, comma-separated (default: 1,2,3)")
+      ->type_name("T[,...]");
   buckets_cmd->add_option("--grid-per-bucket", buckets.grid_per_bucket,
                           "Tables 2 and 3: average elements per bucket (default: 4, as 2^20 particles in 64^3 cells)")
       ->type_name("K")
@@ -283,8 +312,8 @@ int main(int argc, char** argv) {
   SplatBenchCommand splat;
   CLI::App* splat_cmd = app.add_subcommand(
       "bench-splat", "Time a Gaussian-splat renderer's per-frame depth sort: GPU cull, then a sort of a GPU-side count");
-  splat_cmd->add_option("--n", splat.sizes, "Splats in the scene, comma-separated, e.g. 1M,6M (default: 1M)")
-      ->delimiter(',')->take_all()->type_name("N[,...]");
+  add_list_option(*splat_cmd, "--n", splat.sizes, "Splats in the scene, comma-separated, e.g. 1M,6M (default: 1M)")
+      ->type_name("N[,...]");
   splat_cmd->add_option("--frames", splat.frames, "Timed frames per size, after one warm-up frame (default: 5)")
       ->type_name("F");
   splat_cmd->add_option("--width", splat.width, "Camera width in pixels (default: 1920)")->type_name("W")->check(not_negative);
@@ -322,29 +351,36 @@ int main(int argc, char** argv) {
   if (app.get_subcommands().empty())
     return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets, bench-splat or tune (see 'vksort --help')");
 
-  try {
-    if (*info) return run_info(global, info_format);
-    if (*sort_cmd) {
-      if (sort.mpi) run_sort_mpi(global, sort);
-      if (sort.keep_counts) throw UsageError("--keep-counts needs --mpi (it rebalances the ranks of a distributed sort)");
-      return run_sort(global, sort);
+  const int status = [&]() -> int {
+    try {
+      if (*info) return run_info(global, info_format);
+      if (*sort_cmd) {
+        if (sort.mpi) run_sort_mpi(global, sort);
+        if (sort.keep_counts) throw UsageError("--keep-counts needs --mpi (it rebalances the ranks of a distributed sort)");
+        return run_sort(global, sort);
+      }
+      if (*buckets_cmd) return run_bench_buckets(global, buckets);
+      if (*splat_cmd) return run_bench_splat(global, splat);
+      if (*tune_cmd) return run_tune(global, tune);
+      return run_bench(global, bench);
+    } catch (const UsageError& e) {
+      return fail(exit_usage, e.what());
+    } catch (const RuntimeFailure& e) {
+      return fail(exit_runtime, e.what());
+    } catch (const io::FileError& e) {
+      // An output path that cannot take a file is the command line's fault; a failed write is not.
+      return fail(e.kind() == io::FileError::Kind::destination ? exit_usage : exit_runtime, e.what());
+    } catch (const vksort::Error& e) {
+      return fail(exit_runtime, e.what());
+    } catch (const std::bad_alloc&) {
+      return fail(exit_runtime, "out of host memory");
+    } catch (const std::exception& e) {
+      return fail(exit_runtime, e.what());
     }
-    if (*buckets_cmd) return run_bench_buckets(global, buckets);
-    if (*splat_cmd) return run_bench_splat(global, splat);
-    if (*tune_cmd) return run_tune(global, tune);
-    return run_bench(global, bench);
-  } catch (const UsageError& e) {
-    return fail(exit_usage, e.what());
-  } catch (const RuntimeFailure& e) {
-    return fail(exit_runtime, e.what());
-  } catch (const io::FileError& e) {
-    // An output path that cannot take a file is the command line's fault; a failed write is not.
-    return fail(e.kind() == io::FileError::Kind::destination ? exit_usage : exit_runtime, e.what());
-  } catch (const vksort::Error& e) {
-    return fail(exit_runtime, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(exit_runtime, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(exit_runtime, e.what());
-  }
+  }();
+  // What a command prints on stdout (tables, JSON, -v lines) is output too: a write that failed (a full
+  // disk, `> /dev/full`) must not end in success.
+  std::cout.flush();
+  if (status == exit_ok && !std::cout) return fail(exit_runtime, "writing standard output failed");
+  return status;
 }

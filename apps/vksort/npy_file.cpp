@@ -21,53 +21,61 @@ constexpr size_t magic_size = 6;
   throw UsageError(role + " " + in_quotes(path.string()) + ": " + why);
 }
 
-// The value of `key` in the header's Python dict literal, as text up to its end (a quoted string, a
-// parenthesised tuple, or a bare word such as False). Empty if absent.
+// The value of `key` in the header's Python dict literal, as written (a quoted string with its quotes,
+// a tuple, a list, or a bare word such as False). Empty if absent or if the dict cannot be read. Only
+// the dict's own keys count: a structured dtype's field may be named "shape" or "descr" too. Quoted
+// strings may hold the other quote and backslash escapes (Python's repr of a name with both quotes).
 std::string dict_value(const std::string& header, const std::string& key) {
-  size_t at = std::string::npos;
-  for (const char quote : {'\'', '"'}) {
-    at = header.find(quote + key + quote);
-    if (at != std::string::npos) {
-      at += key.size() + 2;
-      break;
-    }
-  }
-  if (at == std::string::npos) return {};
-  at = header.find(':', at);
-  if (at == std::string::npos) return {};
-  ++at;
-  while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
-  if (at >= header.size()) return {};
-  const char first = header[at];
-  if (first == '\'' || first == '"') {
-    const size_t end = header.find(first, at + 1);
-    return end == std::string::npos ? std::string() : header.substr(at, end - at + 1);
-  }
-  if (first == '(') {
-    const size_t end = header.find(')', at);
-    return end == std::string::npos ? std::string() : header.substr(at, end - at + 1);
-  }
-  if (first == '[') {
-    // A structured dtype's field list: up to the matching ']', skipping quoted field names.
+  size_t at = 0;
+  const auto skip_space = [&] {
+    while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) ++at;
+  };
+  // Past the quoted string starting at `at` (false if it does not end).
+  const auto skip_string = [&] {
+    const char quote = header[at++];
+    for (; at < header.size() && header[at] != quote; ++at)
+      if (header[at] == '\\') ++at;
+    if (at >= header.size()) return false;
+    ++at;
+    return true;
+  };
+  skip_space();
+  if (at >= header.size() || header[at++] != '{') return {};
+  for (;;) {
+    skip_space();
+    if (at >= header.size() || header[at] == '}') return {};
+    if (header[at] != '\'' && header[at] != '"') return {};
+    const size_t key_at = at;
+    if (!skip_string()) return {};
+    const std::string name = header.substr(key_at + 1, at - key_at - 2);
+    skip_space();
+    if (at >= header.size() || header[at++] != ':') return {};
+    skip_space();
+    // The value: up to the ',' or '}' that ends it at this level.
+    const size_t value_at = at;
     int depth = 0;
-    char quote = 0;
-    for (size_t i = at; i < header.size(); ++i) {
-      const char ch = header[i];
-      if (quote) {
-        if (ch == quote) quote = 0;
-      } else if (ch == '\'' || ch == '"') {
-        quote = ch;
-      } else if (ch == '[') {
-        ++depth;
-      } else if (ch == ']' && --depth == 0) {
-        return header.substr(at, i - at + 1);
+    while (at < header.size()) {
+      const char ch = header[at];
+      if (ch == '\'' || ch == '"') {
+        if (!skip_string()) return {};
+        continue;
       }
+      if (ch == '(' || ch == '[' || ch == '{') {
+        ++depth;
+      } else if (ch == ')' || ch == ']' || ch == '}') {
+        if (depth == 0) break;  // the dict's own '}'
+        --depth;
+      } else if (ch == ',' && depth == 0) {
+        break;
+      }
+      ++at;
     }
-    return {};
+    if (at >= header.size()) return {};
+    size_t value_end = at;
+    while (value_end > value_at && std::isspace(static_cast<unsigned char>(header[value_end - 1]))) --value_end;
+    if (name == key) return header.substr(value_at, value_end - value_at);
+    if (header[at] == ',') ++at;
   }
-  size_t end = at;
-  while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
-  return header.substr(at, end - at);
 }
 
 std::optional<Key> key_of_descr(const std::string& d) {
@@ -209,8 +217,9 @@ class FieldListSize {
 NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const std::filesystem::path& path,
                    const std::string& role) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(start.data());
-  if (start.size() < 10 || std::memcmp(bytes, magic, magic_size) != 0)
+  if (start.size() < magic_size || std::memcmp(bytes, magic, magic_size) != 0)
     refuse(role, path, "not a NumPy .npy file (no \\x93NUMPY magic)");
+  if (start.size() < 10) refuse(role, path, "truncated .npy header");
   const unsigned major = bytes[6];
   size_t header_at = 0, header_len = 0;
   if (major == 1) {

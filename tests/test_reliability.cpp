@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
@@ -65,6 +68,51 @@ TEST_CASE("threads: separate Sorters on one Device sort at the same time, every 
     });
   for (auto& th : threads) th.join();
   for (const auto& f : failures) CHECK_MESSAGE(f.empty(), f);
+}
+
+// Device::set_auto_profile is documented safe while other threads sort: it replaces the profile under a
+// lock and drops the host sorts' kept Sorters (idle ones at once, ones in use when their call ends).
+// Two threads sort through vksort::sort (kept Sorters, automatic) while a third swaps profiles that
+// send the same sizes to different algorithms; every result is checked.
+TEST_CASE("threads: set_auto_profile while other threads sort on the Device, every result right") {
+  Device gpu(test::options_like_device());
+  AutoProfile sample_early, radix_only;
+  for (bool values : {false, true}) {
+    sample_early.of(Key::u32, values) = {.brick_up_to = 0, .sample_from = 2000};
+    radix_only.of(Key::u32, values) = {.brick_up_to = 0, .sample_from = 0, .radix_bits = 4};
+  }
+  std::atomic<int> sorting{2};
+  std::vector<std::string> failures(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (int round = 0; round < 8; ++round) {
+          const size_t n = round % 2 ? 3000 : 1500;
+          std::mt19937 rng(uint32_t(t * 100 + round));
+          std::vector<uint32_t> keys(n), values(n);
+          for (size_t i = 0; i < n; ++i) keys[i] = rng() % 500, values[i] = uint32_t(i);
+          std::vector<uint32_t> order(n);
+          std::iota(order.begin(), order.end(), 0u);
+          std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+          std::vector<uint32_t> expected_keys(n);
+          for (size_t i = 0; i < n; ++i) expected_keys[i] = keys[order[i]];
+          sort(gpu, std::span(keys), std::span(values), SortOptions{.key = Key::u32});
+          if (keys != expected_keys || values != order) throw std::runtime_error("round " + std::to_string(round) + ": wrong result");
+        }
+      } catch (const std::exception& e) {
+        failures[size_t(t)] = e.what();
+      }
+      --sorting;
+    });
+  int swaps = 0;
+  while (sorting > 0 || swaps < 4) {
+    gpu.set_auto_profile(swaps++ % 2 ? radix_only : sample_early);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& f : failures) CHECK_MESSAGE(f.empty(), f);
+  CHECK(swaps >= 4);
 }
 
 TEST_CASE("out of device memory while allocating scratch: a clear error, input untouched, Sorter still usable") {

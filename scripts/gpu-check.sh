@@ -58,6 +58,11 @@
 #      f64), then without it (VKSORT_RADIX_PLAIN_SCANS=none) with the runtime's pipeline cache off
 #      (VKSORT_PIPELINE_STATS=1 compiles every pipeline afresh) and with the driver's shader disk cache
 #      off (__GL_SHADER_DISK_CACHE=0): a pass in either says a cache hands the wrong pipeline over.
+#   6a. (run first among the tests, seconds) The failing sort alone in a fresh process (test_radix's
+#      "*alone" case), without the workaround, with workgroup memory dirtied before every kernel
+#      (VKSORT_TEST_DIRTY_SHARED=1, DeviceOptions::pretend.dirty_shared_memory) and without: if it fails
+#      only dirtied, the scatter reads workgroup memory that an earlier kernel left (the matrix's earlier
+#      sorts would explain why it failed only after them); lavapipe's whole suite passes dirtied.
 #   7. The other GPU-facing suites, each within --test-timeout (test_error_model: a borrowed device
 #      whose application enabled full subgroups uses them, since session 24); the tests of where sorts access
 #      memory: nothing written outside their ranges (test_write_bounds), nothing read or written past
@@ -72,7 +77,8 @@
 #                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
 #                        [--test-timeout S] [--skip-tests | --tests-only]
 #
-# --tests-only runs stages 5-7 alone (a second call, where the first one's budget ran out before them).
+# --tests-only runs stages 5-7 alone, 6a first (a second call, where the first one's budget ran out
+# before them).
 # --old DIR: an older vksort timed beside the new one for u32 keys (stage 2). --mid DIR: a third, in
 # between, timed for u32 keys and clocked (stage 4), to tell two steps' effects apart.
 #
@@ -429,6 +435,11 @@ if [ "$skip_tests" -eq 0 ]; then
   for t in test_error_model test_write_bounds test_read_bounds test_address_boundary; do
     run_test "$t" all "$test_timeout" "$bin/$t"
   done
+  # 6a. NVIDIA's reduce-then-scan defect: the failing sort alone, first in fresh processes, without the
+  # workaround, with workgroup memory dirtied before every kernel and without (seconds each).
+  run_test test_radix u64-values-alone-dirty-shared 30 VKSORT_RADIX_PLAIN_SCANS=none VKSORT_TEST_DIRTY_SHARED=1 \
+    "$bin/test_radix" --test-case='*alone'
+  run_test test_radix u64-values-alone 30 VKSORT_RADIX_PLAIN_SCANS=none "$bin/test_radix" --test-case='*alone'
   # 5.
   run_test test_radix_single_pass u32-u64 "$((test_timeout * 2))" "$bin/test_radix_single_pass" --test-case='*sort u32,*sort u64'
 fi

@@ -5,6 +5,9 @@ vksort_add_shader(brick/merge_split.comp KEYED)
 vksort_add_shader(brick/pairs_phase.comp KEYED)
 vksort_add_shader(brick/round_gate.comp)
 vksort_add_shader(util/copy_words.comp)
+# DeviceOptions::pretend.dirty_shared_memory's fill of workgroup memory, and its test's probe.
+vksort_add_shader(util/dirty_shared.comp)
+vksort_add_shader(util/shared_probe.comp)
 # Record sorting: the index the inner (key, index) sort carries, and the gather that moves whole
 # records by it, in chunks of 1, 2 or 4 words (the widest the record size and alignment allow).
 vksort_add_shader(records/index_fill.comp)

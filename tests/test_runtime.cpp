@@ -13,11 +13,14 @@
 #include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "gpu/device_select.hpp"
+#include "gpu/kernel.hpp"
 #include "gpu/recorder.hpp"
+#include "gpu/submit.hpp"
 #include "sort/env_knobs.hpp"
 #include "sort/radix_plain_scans.hpp"
 #include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
+#include "../shaders/common/interface.h"
 
 using namespace vksort;
 
@@ -290,6 +293,68 @@ TEST_CASE("pretend dirty memory: every new device buffer holds its own nonzero s
   CHECK(std::all_of(second.begin(), second.end(), [&](uint32_t w) { return w == second[0]; }));
   CHECK(second[0] != 0);
   CHECK(second[0] != first[0]);
+}
+
+namespace {
+// What one workgroup of util/shared_probe.comp finds in workgroup memory (every word the device allows
+// a workgroup), dispatched through a Recorder like every vksort kernel; `seed` gets the seed of the
+// fill that DeviceOptions::pretend.dirty_shared_memory recorded before it.
+std::vector<uint32_t> probe_shared_memory(Device& device, uint32_t& seed) {
+  gpu::Context& ctx = detail::context_of(device);
+  const uint32_t words = ctx.info.max_shared_memory / 4;
+  gpu::Kernel probe(ctx, "util_shared_probe", 64, {{SPEC_SHARED_WORDS, words}}, sizeof(shader::DirtySharedPush));
+  Buffer out(device, words * 4, "probe");
+  shader::DirtySharedPush push{};
+  push.dst = out.address();
+  seed = ctx.dirty_dispatches.load();
+  gpu::submit_and_wait(ctx, "the shared-memory probe", [&](VkCommandBuffer cmd) {
+    gpu::Recorder rec(ctx, cmd);
+    rec.dispatch(probe, push, 1);
+  });
+  std::vector<uint32_t> found(words);
+  out.download(std::as_writable_bytes(std::span(found)));
+  return found;
+}
+bool holds_pattern(const std::vector<uint32_t>& words, uint32_t seed) {
+  for (uint32_t i = 0; i < words.size(); ++i)
+    if (words[i] != shader::dirty_shared_word(i, seed)) return false;
+  return true;
+}
+}  // namespace
+
+// Each kernel finds its workgroup memory filled by the fill dispatched just before it: every word the
+// device allows, with that dispatch's seed. lavapipe's workers keep their workgroup memory between
+// dispatches, and the fill's workgroups go to every worker that takes a share of them; the probe's one
+// workgroup runs on one of those workers, so a few tries find it there.
+TEST_CASE("pretend dirty shared memory: a kernel finds the fill's pattern in its workgroup memory") {
+  if (const char* threads = std::getenv("LP_NUM_THREADS"); threads && std::string(threads) == "0") {
+    test::skip("LP_NUM_THREADS=0: lavapipe allocates workgroup memory per dispatch, so nothing carries over");
+    return;
+  }
+  DeviceOptions options = test::options_like_device();
+  options.pretend.dirty_shared_memory = true;
+  Device dirty(options);
+  if (DeviceInfo info = dirty.info(); info.type != "cpu") {
+    test::skip("not a CPU driver: whether a GPU's next workgroup sees the fill is the GPU's choice");
+    return;
+  }
+  bool seen = false;
+  uint32_t previous_seed = 0;
+  for (int attempt = 0; attempt < 8 && !seen; ++attempt) {
+    uint32_t seed = 0;
+    const std::vector<uint32_t> found = probe_shared_memory(dirty, seed);
+    if (attempt > 0) CHECK(seed != previous_seed);  // a new pattern each dispatch
+    previous_seed = seed;
+    seen = holds_pattern(found, seed);
+  }
+  CHECK(seen);
+  // The same probe on a device without the option finds no such pattern (the check above is not
+  // satisfied by anything the probe could find).
+  Device clean(test::options_like_device());
+  uint32_t seed = 0;
+  const std::vector<uint32_t> found = probe_shared_memory(clean, seed);
+  CHECK(detail::context_of(clean).dirty_dispatches.load() == 0);
+  for (uint32_t s = 0; s < 64; ++s) CHECK_FALSE(holds_pattern(found, s));
 }
 
 TEST_CASE("an impossible allocation says what, how big and why") {

@@ -78,6 +78,30 @@ VKSORT_PUSH_BLOCK(CopyPush) {
 } VKSORT_PUSH_END;
 #endif
 
+// util/dirty_shared.comp (DeviceOptions::pretend.dirty_shared_memory) and util/shared_probe.comp (its
+// test): workgroup memory filled with, and read back as, dirty_shared_word(i, seed).
+#define SPEC_SHARED_WORDS 25  // 32-bit words of workgroup memory the kernel declares
+#if defined(__cplusplus) || defined(PUSH_DIRTY_SHARED)
+VKSORT_PUSH_BLOCK(DirtySharedPush) {
+  VKSORT_ADDRESS dst;  // shared_probe: where the words go (dirty_shared: unused)
+  uint seed;           // dirty_shared: a new one per dispatch, so each kernel finds other bytes
+  uint unused;         // pads the block to a multiple of 8 bytes, as in C++
+} VKSORT_PUSH_END;
+#ifdef __cplusplus
+#define VKSORT_INLINE inline
+#else
+#define VKSORT_INLINE
+#endif
+// Word i of the pattern for `seed`: a hash, so that no kernel's data looks like it by chance.
+VKSORT_INLINE uint dirty_shared_word(uint i, uint seed) {
+  uint h = i * 0x9e3779b1u ^ (seed + 0x7f4a7c15u) * 0x85ebca77u;
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  return h;
+}
+#endif
+
 // --- record sorting (shaders/records) ---------------------------------------------------------------
 // Records of value_bytes > 4 (seed 003, section 4.7): the sort carries (key, index) pairs, then one
 // gather moves whole records by the sorted index. index_fill writes `index`; gather reads it (0 means

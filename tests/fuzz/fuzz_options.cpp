@@ -39,7 +39,8 @@ using namespace vksort;
 // it is (CPU shapes and choices), and as a GPU, so that the paths vksort takes on GPUs (ballot ranking,
 // the single pass, GPU tile shapes) meet the same inputs; among those, one whose pipelines cannot
 // require full subgroups and whose look-back finds half its predecessors unpublished (the fallback),
-// and one without subgroup operations. The GPU poses hand out dirty memory, as GPU drivers recycle it.
+// and one without subgroup operations. The GPU poses hand out dirty memory, as GPU drivers recycle it,
+// and their kernels start with dirty workgroup memory, as a GPU's holds what the last workgroup left.
 enum Pose : uint8_t { as_is, gpu_pose, gpu_partial_stalls, gpu_no_subgroups, poses };
 
 std::unique_ptr<Device> make_device(Pose pose) {
@@ -49,6 +50,7 @@ std::unique_ptr<Device> make_device(Pose pose) {
   o.auto_profile = "builtin";
   o.pretend.gpu = pose != as_is;
   o.pretend.dirty_memory = pose != as_is;
+  o.pretend.dirty_shared_memory = pose != as_is;
   o.pretend.no_full_subgroups = pose == gpu_partial_stalls;
   o.pretend.lookback_stall_percent = pose == gpu_partial_stalls ? 50 : 0;
   o.pretend.no_subgroups = pose == gpu_no_subgroups;

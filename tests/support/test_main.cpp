@@ -38,6 +38,12 @@ Device& device() {
       options.pretend.dirty_memory = true;
       std::fprintf(stderr, "note: VKSORT_TEST_DIRTY_MEMORY=1: new device buffers hold stale bytes\n");
     }
+    // Workgroup memory holds another kernel's bytes when each kernel starts
+    // (DeviceOptions::pretend.dirty_shared_memory), as on a GPU.
+    if (const char* v = std::getenv("VKSORT_TEST_DIRTY_SHARED"); v && std::string(v) == "1") {
+      options.pretend.dirty_shared_memory = true;
+      std::fprintf(stderr, "note: VKSORT_TEST_DIRTY_SHARED=1: workgroup memory is dirty when each kernel starts\n");
+    }
     g_device = std::make_unique<Device>(options);
   }
   return *g_device;

@@ -85,6 +85,12 @@ struct DeviceOptions {
     // filled with a nonzero pattern, different per buffer, before it is used. A kernel that reads a word
     // nobody wrote this sort then shows, where fresh zeroed memory would hide it: for tests.
     bool dirty_memory = false;
+    // As if workgroup memory held an earlier kernel's bytes, as a GPU's does (nothing clears it between
+    // workgroups): before every kernel vksort dispatches, a kernel of its own fills workgroup memory with
+    // a pattern, new each time. A kernel that reads a word of workgroup memory before writing it then
+    // shows on lavapipe, whose workers keep their workgroup memory from one dispatch to the next (none
+    // carries over with LP_NUM_THREADS=0): for tests. Each dispatch costs one more.
+    bool dirty_shared_memory = false;
   } pretend{};
   // Diagnostic: where the single-pass radix sort's passes spend their time. Its pass kernels read the
   // shader clock at the end of each phase of each tile (taking the tile, loading and counting, offsets,

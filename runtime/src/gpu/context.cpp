@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "gpu/device_select.hpp"
+#include "gpu/kernel.hpp"
 #include "gpu/pipeline_statistics.hpp"
 #include "gpu/staging_pool.hpp"
 #include "vksort/error.hpp"
+#include "../../shaders/common/interface.h"
 
 namespace vksort::gpu {
 
@@ -358,6 +361,7 @@ Context::Context() = default;
 
 Context::~Context() {
   staging.reset();  // its buffers belong to the device destroyed below
+  dirty_shared.reset();  // and its pipeline
   if (device) {
     // An owned device may still run work the application submitted through vksort's queue helpers.
     // Not waited for: a device with no device-local memory that vksort never submitted to, which can
@@ -495,6 +499,15 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   info.ppEnabledExtensionNames = extensions.data();
   check(ctx->ifn.vkCreateDevice(ctx->physical, &info, nullptr, &ctx->device), "creating a device on \"" + ctx->info.name + "\"");
   finish_context(*ctx);
+  if (options.pretend.dirty_shared_memory) {
+    // Enough workgroups that every worker of a CPU driver likely runs one (lavapipe hands each of its
+    // threads a share of a dispatch's workgroups), and on a GPU a few per multiprocessor.
+    const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
+    ctx->dirty_shared_groups = list[chosen].info.type == "cpu" ? 4 * cpus : 4096;
+    ctx->dirty_shared = std::make_unique<Kernel>(*ctx, "util_dirty_shared", 64,
+                                                 std::initializer_list<SpecValue>{{SPEC_SHARED_WORDS, ctx->info.max_shared_memory / 4}},
+                                                 uint32_t(sizeof(shader::DirtySharedPush)));
+  }
   ctx->raise_validation_messages();
   return ctx;
 }

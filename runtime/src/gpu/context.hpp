@@ -35,6 +35,7 @@ struct InstanceFns {
 };
 
 class StagingPool;
+class Kernel;
 
 // What the driver compiled one pipeline into (VK_KHR_pipeline_executable_properties): the statistics
 // as the driver names and orders them, e.g. RADV's "VGPRs", "Spilled VGPRs", "Scratch size".
@@ -90,6 +91,12 @@ struct Context {
   // pattern; `dirty_buffers` counts them, so each gets its own.
   bool dirty_memory = false;
   std::atomic<uint32_t> dirty_buffers{0};
+  // DeviceOptions::pretend.dirty_shared_memory: the kernel (util/dirty_shared.comp) every Recorder
+  // dispatches, `dirty_shared_groups` workgroups of it, before each of its own; `dirty_dispatches`
+  // numbers them, each fill's seed.
+  std::unique_ptr<Kernel> dirty_shared;
+  uint32_t dirty_shared_groups = 0;
+  std::atomic<uint32_t> dirty_dispatches{0};
   std::atomic<uint64_t> device_local_in_use{0};
 
   // A lost device stays lost: what was running then, so later calls fail at once and say so.

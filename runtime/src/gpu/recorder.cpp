@@ -2,6 +2,7 @@
 #include "gpu/recorder.hpp"
 
 #include "vksort/error.hpp"
+#include "../../shaders/common/interface.h"
 
 namespace vksort::gpu {
 
@@ -59,15 +60,25 @@ void Recorder::bind(const Kernel& kernel, const void* push, uint32_t bytes) {
   if (bytes) ctx_.vk.vkCmdPushConstants(cmd(), kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, push);
 }
 
+void Recorder::dirty_shared_memory() {
+  if (!ctx_.dirty_shared) return;
+  shader::DirtySharedPush push{};
+  push.seed = ctx_.dirty_dispatches.fetch_add(1, std::memory_order_relaxed);
+  bind(*ctx_.dirty_shared, &push, sizeof(push));
+  ctx_.vk.vkCmdDispatch(cmd(), ctx_.dirty_shared_groups, 1, 1);
+}
+
 void Recorder::dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups) {
   if (groups == 0) return;
   Grid g = grid_for(ctx_, groups);
+  dirty_shared_memory();
   bind(kernel, push, bytes);
   ctx_.vk.vkCmdDispatch(cmd(), g.x, g.y, g.z);
 }
 
 void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args,
                                      VkDeviceSize offset) {
+  dirty_shared_memory();
   bind(kernel, push, bytes);
   ctx_.vk.vkCmdDispatchIndirect(cmd(), args, offset);
 }

@@ -57,6 +57,9 @@ class Recorder {
 
  private:
   void bind(const Kernel& kernel, const void* push, uint32_t bytes);
+  // DeviceOptions::pretend.dirty_shared_memory: dispatches the context's fill of workgroup memory
+  // (nothing where the option is off). Shader memory accesses need no barrier: it touches no buffer.
+  void dirty_shared_memory();
   void dispatch_raw(const Kernel& kernel, const void* push, uint32_t bytes, uint64_t groups);
   void dispatch_indirect_raw(const Kernel& kernel, const void* push, uint32_t bytes, VkBuffer args, VkDeviceSize offset);
   // cmd_, checked once before the first thing is recorded into it (after the callers' argument checks,

@@ -5,8 +5,9 @@
 // GPUs leave workgroup memory as the last workgroup on that multiprocessor left it, so a kernel that
 // reads a word of it before writing it gets another kernel's bytes; lavapipe's workers keep their
 // workgroup memory from one dispatch to the next, which this fills, so that such a read shows on
-// lavapipe too (every worker that runs one of this kernel's workgroups; with LP_NUM_THREADS=0 lavapipe
-// allocates workgroup memory per dispatch, and nothing carries over).
+// lavapipe too: on every worker that runs one of this kernel's workgroups (all of them on one thread,
+// LP_NUM_THREADS=1; with LP_NUM_THREADS=0 lavapipe allocates workgroup memory per dispatch, and
+// nothing carries over).
 // Atomic stores: a compiler may drop plain stores to workgroup memory that nothing reads before the
 // workgroup ends.
 #extension GL_KHR_memory_scope_semantics : require

@@ -88,8 +88,9 @@ struct DeviceOptions {
     // As if workgroup memory held an earlier kernel's bytes, as a GPU's does (nothing clears it between
     // workgroups): before every kernel vksort dispatches, a kernel of its own fills workgroup memory with
     // a pattern, new each time. A kernel that reads a word of workgroup memory before writing it then
-    // shows on lavapipe, whose workers keep their workgroup memory from one dispatch to the next (none
-    // carries over with LP_NUM_THREADS=0): for tests. Each dispatch costs one more.
+    // shows on lavapipe, whose workers keep their workgroup memory from one dispatch to the next: surely
+    // with LP_NUM_THREADS=1, likely with more threads, never with 0 (memory per dispatch). For tests;
+    // each dispatch costs one more.
     bool dirty_shared_memory = false;
   } pretend{};
   // Diagnostic: where the single-pass radix sort's passes spend their time. Its pass kernels read the

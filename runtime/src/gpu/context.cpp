@@ -500,8 +500,9 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
   check(ctx->ifn.vkCreateDevice(ctx->physical, &info, nullptr, &ctx->device), "creating a device on \"" + ctx->info.name + "\"");
   finish_context(*ctx);
   if (options.pretend.dirty_shared_memory) {
-    // Enough workgroups that every worker of a CPU driver likely runs one (lavapipe hands each of its
-    // threads a share of a dispatch's workgroups), and on a GPU a few per multiprocessor.
+    // A few workgroups per worker of a CPU driver (lavapipe hands its threads shares of a dispatch's
+    // workgroups, though a worker that wakes late may find none left: only on one thread is every
+    // kernel's first workgroup sure to find the fill), and on a GPU a few per multiprocessor.
     const uint32_t cpus = std::max(1u, std::thread::hardware_concurrency());
     ctx->dirty_shared_groups = list[chosen].info.type == "cpu" ? 4 * cpus : 4096;
     ctx->dirty_shared = std::make_unique<Kernel>(*ctx, "util_dirty_shared", 64,

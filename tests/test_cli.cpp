@@ -552,6 +552,9 @@ TEST_CASE("cli: sort --begin-bit/--end-bit orders by those bits of the key alone
   check_usage_error(dir.run(with_globals({"sort", "--algo", "brick", "--end-bit", "12", dir / "in.bin", dir / "out2.bin"})),
                     {"begin_bit", "radix"});
   check_usage_error(dir.run(with_globals({"sort", "--end-bit", "40", dir / "in.bin", dir / "out2.bin"})), {"40"});
+  // An option's empty value after '=' is refused by name (CLI11 took the next argument, here the input).
+  check_usage_error(dir.run(with_globals({"sort", "--end-bit=", dir / "in.bin", dir / "out2.bin"})),
+                    {"--end-bit", "empty value"});
   CHECK(!fs::exists(dir / "out2.bin"));
 }
 
@@ -1525,6 +1528,9 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--n", "1000,,2000"}, {"--n", "'1000,,2000' has an empty item"}},
       {{"--dist", "uniform,"}, {"--dist", "empty item"}},
       {{"--type", ",u64"}, {"--type", "empty item"}},
+      // `--opt=` with nothing after '=' took the next argument as its value (here --n's).
+      {{"--type=", "--n", "200"}, {"--type=", "empty value"}},
+      {{"--workgroup-size=", "--n", "200"}, {"--workgroup-size", "empty value"}},
       // A suite writes its bucket tables to r-buckets.json beside --json r.json: --out may not name it.
       {{"--suite", "paper", "--json", dir / "r.json", "--out", dir / "r-buckets.json"}, {"bucket tables", "r-buckets.json", "--out"}},
   };

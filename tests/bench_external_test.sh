@@ -41,6 +41,7 @@ refused "--repeat" --repeat abc
 refused "--repeat" --repeat 0
 refused "--overlap" --overlap 2
 refused "--type" --type i8
+refused "--type=: the option --type has an empty value" --type= --n 100  # CLI11 took --n as the value
 refused "--device-memory" --device-memory 1x
 refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
 refused "is a folder" --json "$work"

@@ -192,6 +192,9 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario phase-separation --n 100 --box 10,2,10 --steps 1", "needs at least 3"},
       {"--scenario phase-separation --n 100 --box 10,10 --steps 1", "box"},
       {"--scenario marbles --n 100", "scenario"},
+      // An empty value after '=' is refused by name (CLI11 took the next argument: "--steps not in {...}").
+      {"--scenario= --steps 1", "--scenario=: the option --scenario has an empty value"},
+      {"--scenario equilibrium --n 100 --gsd= --steps 1", "--gsd=: the option --gsd has an empty value"},
       {"--n 100", "scenario"},
       {"--scenario phase-separation --n 0", "--n"},
       {"--scenario phase-separation --n 100 --cells bogus", "cells"},

@@ -3,6 +3,7 @@
 // CLI11's own checks get wrong for a user: it reads "-1" into an unsigned option as 2^64 - 1, lets NaN
 // through its ranges, and its PositiveNumber / NonNegativeNumber messages print DBL_MAX in full.
 // Each message names the value and what is wanted; CLI11 prefixes the option's name.
+// Also the one check of the command line CLI11 cannot do as a validator: an option given as --name=.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace vksort::cli_checks {
 
@@ -72,6 +74,20 @@ inline CLI::Validator finite_within(double lo, double hi) {
         return why;
       },
       "", "finite, in range");
+}
+
+// An option written `--name=` with nothing after the '=': CLI11 takes the next argument as its value
+// (`--type= -o out` said "unknown key type '-o'", `--scenario= --steps 1` "--steps not in {...}"), and
+// no option of ours means anything by an empty value. Returns the message for the first such argument
+// before a "--", or an empty string; the caller refuses the command line with it (exit 2) before parsing.
+inline std::string empty_value_option(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.starts_with("--") && arg.size() > 3 && arg.find('=') == arg.size() - 1)
+      return std::string(arg) + ": the option " + std::string(arg.substr(0, arg.size() - 1)) + " has an empty value";
+  }
+  return {};
 }
 
 }  // namespace vksort::cli_checks

@@ -40,6 +40,7 @@
 #include <vksort/external.hpp>
 #include <vksort/vksort.hpp>
 
+#include "cli_checks.hpp"
 #include "counts.hpp"
 #include "io/atomic_file.hpp"
 
@@ -412,6 +413,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", o.repeat, "repetitions, the fastest kept")->check(CLI::Range(1, 1000000));
   app.add_option("--overlap", o.overlap, "-1 (device's choice), 0 (off) or 1 (on)")->check(CLI::IsMember({-1, 0, 1}));
   app.add_option("--json", o.json, "also write the results as JSON to FILE");
+  if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty())
+    return fail(2, empty);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -641,6 +641,10 @@ int main(int argc, char** argv) {
       ->check(finite_positive);
   app.add_option("--device", opt.device, "device index or name substring");
   app.add_flag("--validation", opt.validation, "enable VK_LAYER_KHRONOS_validation; any message fails the run");
+  if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty()) {
+    std::fprintf(stderr, "particles: %s\n", empty.c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,6 +23,7 @@
 #include <vksort/mpi.hpp>
 #include <vksort/vksort.hpp>
 
+#include "cli_checks.hpp"
 #include "counts.hpp"
 #include "distributions.hpp"
 #include "host_keys.hpp"
@@ -364,18 +365,22 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     // mpirun may give each rank its own command line (`-np 1 A : -np 1 B`), so a rank's parse error
     // or request for help is kept, then agreed on by all before any other collective.
-    std::string parse_error, help;
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      if (e.get_exit_code() == 0) {
-        std::ostringstream out;
-        app.exit(e, out, out);
-        help = out.str();
-      } else {
-        parse_error = e.what();
-        std::replace(parse_error.begin(), parse_error.end(), '\n', ' ');
-        parse_error += " (see 'vksort-mpi --help')";
+    std::string parse_error = vksort::cli_checks::empty_value_option(argc, argv), help;
+    if (!parse_error.empty()) {
+      parse_error += " (see 'vksort-mpi --help')";
+    } else {
+      try {
+        app.parse(argc, argv);
+      } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) {
+          std::ostringstream out;
+          app.exit(e, out, out);
+          help = out.str();
+        } else {
+          parse_error = e.what();
+          std::replace(parse_error.begin(), parse_error.end(), '\n', ' ');
+          parse_error += " (see 'vksort-mpi --help')";
+        }
       }
     }
     try {

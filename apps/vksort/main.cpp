@@ -337,15 +337,8 @@ int main(int argc, char** argv) {
   tune_cmd->add_flag("--dry-run", tune.dry_run, "Measure and print, save nothing");
   add_global_options(*tune_cmd, global);
 
-  // `--type=` with nothing after the '=': CLI11 took the next argument as the value (`--type= -o out`
-  // said "unknown key type '-o'"); every option's empty value is a mistake, refused by name up front.
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--") break;
-    if (arg.starts_with("--") && arg.size() > 3 && arg.find('=') == arg.size() - 1)
-      return fail(exit_usage, std::string(arg) + ": the option " + std::string(arg.substr(0, arg.size() - 1)) +
-                                  " has an empty value (see 'vksort --help')");
-  }
+  if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty())
+    return fail(exit_usage, empty + " (see 'vksort --help')");
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);

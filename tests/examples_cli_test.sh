@@ -33,6 +33,10 @@ for flag in --splats --frames --width --height; do
     refused "usage: splat_sort_example" "$splat" "$flag" "$v"
   done
 done
+# An empty --device or --json (a script's unset variable) names nothing: the default device ran, exit 0.
+refused "usage: embed_example" "$embed" --device ""
+refused "usage: splat_sort_example" "$splat" --device ""
+refused "usage: splat_sort_example" "$splat" --json ""
 refused "--json: cannot write $json/nodir/r.json" "$splat" --splats 1000 --frames 1 --json "$json/nodir/r.json"
 refused "--json: $json is a folder" "$splat" --splats 1000 --frames 1 --json "$json"
 [ -z "$(ls -A "$json")" ] || { echo "FAIL: refused runs left $(ls -A "$json")"; fail=1; }

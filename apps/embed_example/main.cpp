@@ -62,8 +62,10 @@ bool parse(int argc, char** argv, Args& a) {
     else if (arg == "--gpu-count") a.gpu_count = true;
     else if (arg == "--n" && has_value) valid = whole_number(argv[++i], a.n);
     else if (arg == "--key-bits" && has_value) valid = whole_number(argv[++i], a.key_bits);
-    else if (arg == "--device" && has_value) a.device = argv[++i];
-    else return false;
+    else if (arg == "--device" && has_value) {
+      a.device = argv[++i];
+      valid = !a.device.empty();  // "" (a script's unset variable) names no device: it ran on the default
+    } else return false;
     if (!valid) return false;
   }
   // One dispatch of 64-wide groups covers n: stay within the 65535 groups every device allows.

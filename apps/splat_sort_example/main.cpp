@@ -71,6 +71,9 @@ bool parse(int argc, char** argv, Args& a) {
     else if (arg == "--device" && has_value) a.device = argv[++i];
     else if (arg == "--json" && has_value) a.json = argv[++i];
     else return false;
+    // An empty --device or --json (a script's unset variable) names nothing: it ran on the default
+    // device, or wrote no file, with exit 0.
+    if ((arg == "--device" || arg == "--json") && argv[i][0] == '\0') return false;
     if (!valid) return false;
   }
   return a.frames >= 1 && splat::scene_problem(a.scene).empty();

@@ -42,6 +42,8 @@ refused "--repeat" --repeat 0
 refused "--overlap" --overlap 2
 refused "--type" --type i8
 refused "--type=: the option --type has an empty value" --type= --n 100  # CLI11 took --n as the value
+refused "the option --json has an empty value" --json "" --n 1000  # wrote nothing, exit 0
+refused "the option --dir has an empty value" --dir "" --n 1000
 refused "--device-memory" --device-memory 1x
 refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
 refused "is a folder" --json "$work"

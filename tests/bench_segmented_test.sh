@@ -28,6 +28,7 @@ refused "--large K:SIZE takes two whole numbers" --large 2:
 refused "must leave keys" --large 4294967296:4294967296
 refused "--max 3 is less than --min 5" --max 3 --min 5
 refused "--large=: the option --large has an empty value" --large= --n 100  # CLI11 took --n as the value
+refused "the option --json has an empty value" --json "" --n 100  # wrote nothing, exit 0
 refused "bogus" --methods loop,bogus
 refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
 refused "is a folder" --json "$work"

@@ -555,6 +555,8 @@ TEST_CASE("cli: sort --begin-bit/--end-bit orders by those bits of the key alone
   // An option's empty value after '=' is refused by name (CLI11 took the next argument, here the input).
   check_usage_error(dir.run(with_globals({"sort", "--end-bit=", dir / "in.bin", dir / "out2.bin"})),
                     {"--end-bit", "empty value"});
+  check_usage_error(dir.run(with_globals({"sort", "--tmp-dir", "", dir / "in.bin", dir / "out2.bin"})),
+                    {"the option --tmp-dir has an empty value"});
   CHECK(!fs::exists(dir / "out2.bin"));
 }
 
@@ -1531,6 +1533,11 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       // `--opt=` with nothing after '=' took the next argument as its value (here --n's).
       {{"--type=", "--n", "200"}, {"--type=", "empty value"}},
       {{"--workgroup-size=", "--n", "200"}, {"--workgroup-size", "empty value"}},
+      // An empty file or device name (a script's unset variable): no file was written, or the default
+      // device ran, with exit 0.
+      {{"--json", ""}, {"the option --json has an empty value"}},
+      {{"--out", ""}, {"the option --out has an empty value"}},
+      {{"--device", ""}, {"the option --device has an empty value"}},
       // A suite writes its bucket tables to r-buckets.json beside --json r.json: --out may not name it.
       {{"--suite", "paper", "--json", dir / "r.json", "--out", dir / "r-buckets.json"}, {"bucket tables", "r-buckets.json", "--out"}},
   };

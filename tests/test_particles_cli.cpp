@@ -195,6 +195,10 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       // An empty value after '=' is refused by name (CLI11 took the next argument: "--steps not in {...}").
       {"--scenario= --steps 1", "--scenario=: the option --scenario has an empty value"},
       {"--scenario equilibrium --n 100 --gsd= --steps 1", "--gsd=: the option --gsd has an empty value"},
+      // An empty value given apart (a script's unset variable): no trajectory was written, or the
+      // default device ran, with exit 0.
+      {"--scenario equilibrium --n 300 --box 6,6,6 --steps 1 --gsd ''", "the option --gsd has an empty value"},
+      {"--scenario equilibrium --n 300 --box 6,6,6 --steps 1 --device ''", "the option --device has an empty value"},
       {"--n 100", "scenario"},
       {"--scenario phase-separation --n 0", "--n"},
       {"--scenario phase-separation --n 100 --cells bogus", "cells"},

@@ -3,7 +3,7 @@
 // CLI11's own checks get wrong for a user: it reads "-1" into an unsigned option as 2^64 - 1, lets NaN
 // through its ranges, and its PositiveNumber / NonNegativeNumber messages print DBL_MAX in full.
 // Each message names the value and what is wanted; CLI11 prefixes the option's name.
-// Also the one check of the command line CLI11 cannot do as a validator: an option given as --name=.
+// Also the checks of empty values CLI11 cannot do as a validator: `--name=` and `--name ""`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -87,6 +87,21 @@ inline std::string empty_value_option(int argc, const char* const* argv) {
     if (arg.starts_with("--") && arg.size() > 3 && arg.find('=') == arg.size() - 1)
       return std::string(arg) + ": the option " + std::string(arg.substr(0, arg.size() - 1)) + " has an empty value";
   }
+  return {};
+}
+
+// After CLI11's parse: an option given an empty value (`--gsd ""`, a script's unset variable), in `app`
+// or the subcommand it ran. For an option without a check of its own that value named nothing: no file
+// was written, the default device ran, and the command succeeded. Returns the message for the first,
+// or an empty string; positional arguments keep their own checks (an empty file name says which).
+inline std::string empty_value_given(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0 || opt->get_type_size_min() == 0 || opt->get_positional()) continue;  // flags: no value
+    for (const std::string& value : opt->results())
+      if (value.empty()) return "the option " + opt->get_name() + " has an empty value";
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (std::string why = empty_value_given(*sub); !why.empty()) return why;
   return {};
 }
 

@@ -420,6 +420,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help: 0; bad input: 2, as the other apps
   }
+  if (const std::string empty = vksort::cli_checks::empty_value_given(app); !empty.empty()) return fail(2, empty);
   remove_work_folder_on_signals();
   try {
     if (!o.json.empty()) vksort::io::check_destination(o.json, "--json");  // before the benchmark, not after it

@@ -650,6 +650,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (const std::string empty = vksort::cli_checks::empty_value_given(app); !empty.empty()) {
+    std::fprintf(stderr, "particles: %s\n", empty.c_str());
+    return 2;
+  }
   if (opt.frame_every == 0) opt.frame_every = std::max<uint64_t>(opt.steps, 1);
   try {
     return run(opt, app);

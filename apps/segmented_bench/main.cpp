@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help: 0; bad input: 2, as the other apps
   }
+  if (const std::string empty = vksort::cli_checks::empty_value_given(app); !empty.empty()) die(empty);
   if (!large_text.empty()) {
     const size_t colon = large_text.find(':');
     auto count = [&](const std::string& t) {

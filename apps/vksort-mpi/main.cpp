@@ -382,6 +382,10 @@ int main(int argc, char** argv) {
           parse_error += " (see 'vksort-mpi --help')";
         }
       }
+      if (parse_error.empty() && help.empty()) {
+        parse_error = vksort::cli_checks::empty_value_given(app);
+        if (!parse_error.empty()) parse_error += " (see 'vksort-mpi --help')";
+      }
     }
     try {
       agree(MPI_COMM_WORLD, parse_error, exit_usage);

@@ -350,6 +350,11 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
     return fail(exit_usage, std::string(e.what()) + " (see '" + where + " --help')");
   }
+  if (const std::string empty = vksort::cli_checks::empty_value_given(app); !empty.empty()) {
+    std::string where = "vksort";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    return fail(exit_usage, empty + " (see '" + where + " --help')");
+  }
 
   if (app.get_subcommands().empty())
     return fail(exit_usage, "no command given: use info, sort, bench, bench-buckets, bench-splat or tune (see 'vksort --help')");

@@ -122,6 +122,9 @@ expect_failure 2 "input '$work' is a folder" sort "$work" "$work/bad_out.bin"
 # An option's empty value after '=' is refused by name (CLI11 took the next argument as its value).
 expect_failure 2 "--type=: the option --type has an empty value" sort --type= "$work/in_u32.bin" "$work/bad_out.bin"
 expect_failure 2 "--json=: the option --json has an empty value" bench --json= --n 1000
+# And an empty value given apart (a script's unset variable): the line went nowhere, exit 0.
+expect_failure 2 "the option --json has an empty value" bench --json "" --n 1000
+expect_failure 2 "the option --device has an empty value" sort --device "" "$work/in_u32.bin" "$work/bad_out.bin"
 # An empty output name is refused before the sort (it failed only at the rename, exit 1).
 expect_failure 2 "vksort-mpi: output: the file name is empty" sort "$work/in_u32.bin" ""
 # bench: a --json that cannot take the line, and more keys than one rank sorts, refused before the run

@@ -31,6 +31,9 @@ class Device:
         if index_or_name is not None and (isinstance(index_or_name, (bool, np.bool_))
                                           or not isinstance(index_or_name, (int, np.integer, str))):
             raise TypeError(f"Device takes an index (int) or a name (str), not {index_or_name!r}")
+        # "" is a part of every name: it opened the default device, as if no name were given.
+        if isinstance(index_or_name, str) and index_or_name == "":
+            raise ValueError("Device: an empty name names no device (Device() or None takes the default)")
         select = "" if index_or_name is None else str(index_or_name)
         level = -1 if validation is None else int(_keys.flag(validation, "validation"))
         self._core = _core.Device(select, level)

@@ -164,6 +164,9 @@ def test_device_arguments_are_checked_by_type():
         with pytest.raises(TypeError, match="an index \\(int\\) or a name \\(str\\)"):
             vksort.Device(bad)
     assert vksort.Device(np.int64(0)).name == vksort.devices()[0]["name"]
+    # "" is a part of every name: it opened the default device (a script's unset variable, unnoticed).
+    with pytest.raises(ValueError, match="an empty name names no device"):
+        vksort.Device("")
 
 
 def test_last_stats_before_any_sort_is_none_and_creates_no_device():

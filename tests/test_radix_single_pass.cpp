@@ -431,6 +431,82 @@ TEST_CASE("single-pass radix sort by a key bit range") {
   }
 }
 
+// CPU drivers count the upfront histogram in per-invocation columns: two passes per read of the keys
+// where both passes' columns fit in shared memory beside the histograms, one where only one pass's do
+// (wider workgroups, longer keys), by atomics where none do. Each, at even and odd numbers of passes
+// (bit ranges), sorts as the reference does, and its order check (in the first pass's count) finds an
+// input sorted on those bits and one pair swapped, also where two invocations' runs meet.
+TEST_CASE("single-pass radix sort on a CPU driver: the histogram's columns count two passes per read where they fit") {
+  Device& gpu = test::device();
+  if (gpu.info().type != "cpu") {
+    test::skip("not a CPU driver: the histogram adds by atomics");
+    return;
+  }
+  const uint64_t shared_words = gpu.info().max_shared_memory / 4;
+  struct Case {
+    Key key;
+    uint32_t begin, end, bits, workgroup;
+    RadixRanking ranking = RadixRanking::columns;
+  };
+  // (The passes rank 32-invocation tiles by ballot: their columns would not fit either.)
+  const Case cases[] = {{Key::u32, 0, 32, 8, 8},  {Key::u32, 8, 32, 8, 8},   {Key::f32, 12, 32, 4, 8}, {Key::i64, 0, 40, 8, 8},
+                        {Key::u64, 0, 64, 8, 16}, {Key::u64, 3, 59, 8, 16}, {Key::u32, 0, 32, 8, 32, RadixRanking::ballot}};
+  std::vector<double> seen;
+  uint64_t seed = 4100;
+  for (const Case& c : cases) {
+    if (c.ranking == RadixRanking::ballot && !has_ballot(gpu)) continue;
+    SortOptions o = single_pass(c.key, Order::ascending, 4, c.ranking);
+    o.begin_bit = c.begin;
+    o.end_bit = c.end;
+    o.tuning.radix_bits = c.bits;
+    o.tuning.workgroup_size = c.workgroup;
+    Sorter sorter(gpu, o);
+    const uint64_t radix = uint64_t(1) << c.bits, kb = key_bytes(c.key);
+    const uint64_t beside = (kb * 8 + c.bits - 1) / c.bits * radix + 2;  // the histograms, two counters
+    const double column_passes = radix * c.workgroup + beside > shared_words       ? 0.0
+                                 : 2 * radix * c.workgroup + beside <= shared_words ? 2.0
+                                                                                    : 1.0;
+    const uint64_t n = 3 * uint64_t(sorter.tile_size()) + 5;
+    // Uniform keys; the same sorted on the bits; and that with one pair swapped where two invocations'
+    // runs meet (the key after a run is read apart) and inside a run.
+    std::vector<std::vector<std::byte>> inputs = {workloads::generate_keys(c.key, {Distribution::uniform, 0}, n, seed++)};
+    std::vector<std::byte> sorted = inputs[0];
+    std::vector<uint32_t> unused(n);
+    workloads::reference_sort(c.key, Order::ascending, sorted, unused, c.begin, c.end);
+    inputs.push_back(sorted);
+    const uint64_t run = sorter.tile_size() / c.workgroup;
+    for (uint64_t at : {run - 1, run + 6}) {
+      std::vector<std::byte> swapped = sorted;
+      const auto pair = [&](uint64_t i) { return std::span(swapped).subspan(i * kb, 2 * kb); };
+      // The first pair from `at` on whose keys differ on the bits (equal ones would stay sorted).
+      while (workloads::is_sorted_encoded(c.key, Order::descending, pair(at), c.begin, c.end)) at += 1;
+      std::swap_ranges(swapped.begin() + at * kb, swapped.begin() + (at + 1) * kb, swapped.begin() + (at + 1) * kb);
+      inputs.push_back(swapped);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      INFO(to_string(c.key), " [", c.begin, ", ", c.end, ") bits ", c.bits, " workgroup ", c.workgroup, " input ", i);
+      std::vector<std::byte> keys = inputs[i];
+      std::vector<uint32_t> values = workloads::generate_values(n);
+      Buffer kbuf(gpu, keys.size(), "keys"), vbuf(gpu, n * 4, "values");
+      kbuf.upload(keys);
+      vbuf.upload(std::as_bytes(std::span(values)));
+      const SortStats stats = sorter.sort(kbuf, &vbuf, n);
+      std::vector<std::byte> got(keys.size());
+      std::vector<uint32_t> got_values(n);
+      kbuf.download(got);
+      vbuf.download(std::as_writable_bytes(std::span(got_values)));
+      workloads::reference_sort(c.key, Order::ascending, keys, values, c.begin, c.end);
+      CHECK(workloads::first_difference(c.key, keys, got, values, got_values) == "");
+      CHECK(stats.fact("histogram_column_passes") == column_passes);
+      // Input 1 is sorted on the bits; the others are not.
+      CHECK(stats.fact("sorted_on_entry") == (i == 1 ? 1.0 : 0.0));
+    }
+    seen.push_back(column_passes);
+  }
+  // The cases reach all three (lavapipe: 32 KiB of shared memory, ballots).
+  if (shared_words == 8192 && has_ballot(gpu)) CHECK(seen == std::vector<double>{2, 2, 2, 2, 1, 1, 0});
+}
+
 // The single pass runs a workgroup per tile, so a device's grid (maxComputeWorkGroupCount) bounds its
 // keys: on every real GPU far past its 2^30 - 1, on a device pretending 7 x 7 x 7 at 343 tiles. Radix
 // sort with the scan left automatic then takes reduce-then-scan (whose workgroups loop over tiles) for

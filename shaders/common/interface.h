@@ -279,6 +279,7 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 #define SPEC_BALLOT_BUILTIN_LANES 22  // onesweep_ballot: bool, full subgroups' lanes from the builtins, not ballots (experiment)
 #define SPEC_BALLOT_LEADER_ATOMIC 23  // onesweep_ballot: bool, 32-bit rows' places moved by an atomic add (experiment)
 #define SPEC_ONESWEEP_FIRST_WINDOW 24  // onesweep passes: bool, the per-digit look-back's first round reads a whole window (experiment)
+#define SPEC_HISTOGRAM_COLUMN_PASSES 26  // onesweep_histogram, CPU drivers' columns: passes one read of the keys counts (1 or 2)
 
 #define ONESWEEP_CONTROL_INVERSIONS (RADIX_CONTROL_WORDS + 0)  // adjacent pairs out of order on entry
 #define ONESWEEP_CONTROL_FALLBACKS (RADIX_CONTROL_WORDS + 1)   // predecessor tiles a look-back counted itself

@@ -31,6 +31,9 @@ layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_RADIX_BITS) const uint RADIX_BITS = 8;
 layout(constant_id = SPEC_CONSECUTIVE) const bool CONSECUTIVE = false;
 layout(constant_id = SPEC_HISTOGRAM_REPLICAS) const uint REPLICAS = 1;  // CONSECUTIVE: 1
+// CONSECUTIVE: the passes one read of an invocation's keys counts, each into columns of its own (1 or 2,
+// as shared memory allows).
+layout(constant_id = SPEC_HISTOGRAM_COLUMN_PASSES) const uint COLUMN_PASSES = 1;
 // The bits [BEGIN_BIT, END_BIT) the sort orders by, so the passes, as constants of the pipeline (the
 // runtime builds one per sorter, whose range is fixed): every loop over the passes then unrolls, each
 // digit's shift, width and histogram offset are constants, and a key costs a field extraction, an
@@ -50,14 +53,14 @@ const uint PASSES = (END_BIT - BEGIN_BIT + RADIX_BITS - 1u) / RADIX_BITS;
 // constant, e.g. the high bytes of small 64-bit keys) then share one word in REPLICAS instead of all
 // in one, and a shared atomic serialises only over the lanes on one word; neighbouring lanes' copies
 // also sit in neighbouring banks. The flush adds the copies up. CPU drivers (CONSECUTIVE, which the runtime sets only
-// where the columns fit in shared memory beside s_hist) count one pass at a time into
-// per-invocation columns of 32-bit counters, s_col[d * WG + t], with plain increments, then add the
-// columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
+// where the columns fit in shared memory beside s_hist) count one pass at a time, or two
+// (COLUMN_PASSES, where their columns fit: count_run_in_columns), into per-invocation columns of
+// 32-bit counters, s_col[d * WG + t], with plain increments, then add the columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
 // two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
 // 11.8, u64 keys 29.7-30.3 / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at
 // once took 1.6 times the atomics' time on an earlier host).
 shared uint s_hist[PASSES * RADIX * REPLICAS];
-shared uint s_col[CONSECUTIVE ? RADIX * WG : 1u];
+shared uint s_col[CONSECUTIVE ? COLUMN_PASSES * RADIX * WG : 1u];
 shared uint s_inversions;
 shared uint s_padding;  // the key-by-key path's padding keys, counted as digit 0 of every pass
 
@@ -90,6 +93,64 @@ void count_digits(Key k) {
   [[unroll]] for (uint p = 0u; p < PASSES; ++p) atomicAdd(s_hist[(p * RADIX + pass_digit(k, p)) * REPLICAS + replica], 1u);
 }
 
+// CPU drivers (CONSECUTIVE): counts pass p's digits of this invocation's keys [first, end) into its
+// column, s_col[d * WG + t], and with `two` pass p + 1's too, into s_col[(RADIX + d) * WG + t]; then the
+// columns' sums into s_hist. With `check` (the first pass) also the adjacent inversions, the key after
+// `end` included. Both flags are constants at each call, so no loop tests them per key. (lavapipe,
+// 2^20-2^22 keys: two passes per read took 0.44-0.71 of the histogram's time with one per read, whose
+// key and pass cost 1.8 times reduce-then-scan's count's; bench/results/lavapipe-llvm15-2core_histogram-column-passes.)
+void count_run_in_columns(uint p, uint first, uint end, uint n, const bool check, const bool two) {
+  const uint t = gl_LocalInvocationID.x;
+  const uint items = pc.hist_items;
+  const uint counted = two ? 2u : 1u;
+  Keys keys = Keys(pc.keys);
+  for (uint d = 0u; d < counted * RADIX; ++d) s_col[d * WG + t] = 0u;  // own columns: no barrier needed
+  // A whole run of whole chunks is read in two 8-byte loads per CHUNK keys (first is a multiple of
+  // items, so of CHUNK, and the pairs are aligned): a CPU driver then loads a vector per lane
+  // instead of gathering key by key, as the passes and reduce-then-scan's count do.
+  if (end - first == items && items % CHUNK == 0u) {
+    Pairs pairs = Pairs(pc.keys);
+    // Each chunk's first key is the previous chunk's last key's successor; the run's last key's
+    // successor is read alone.
+    Key before = Key(0u);
+    for (uint j = 0u; j < items; j += CHUNK) {
+      const uint pair = (first + j) * KEY_WORDS / 2u;
+      const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+#if KEY_WORDS == 1
+      const Key k[CHUNK] = Key[](encode_key(a.x), encode_key(a.y), encode_key(b.x), encode_key(b.y));
+#else
+      const Key k[CHUNK] = Key[](encode_key(a), encode_key(b));
+#endif
+      [[unroll]] for (uint c = 0u; c < CHUNK; ++c) {
+        if (check && (j != 0u || c != 0u)) count_inversion(c == 0u ? before : k[c - 1u], k[c], true);
+        ++s_col[pass_digit(k[c], p) * WG + t];
+        if (two) ++s_col[(RADIX + pass_digit(k[c], p + 1u)) * WG + t];
+      }
+      before = k[CHUNK - 1u];
+    }
+    if (check && end < n) count_inversion(before, encode_key(keys.k[end]), true);
+  } else {
+    Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
+    for (uint i = first; i < end; ++i) {
+      Key next = k;
+      if (i + 1u < end || (check && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
+      if (check) count_inversion(k, next, i + 1u < n);
+      ++s_col[pass_digit(k, p) * WG + t];
+      if (two) ++s_col[(RADIX + pass_digit(k, p + 1u)) * WG + t];
+      k = next;
+    }
+  }
+  // Every column of these passes is complete.
+  barrier();
+  for (uint d = t; d < counted * RADIX; d += WG) {
+    uint sum = 0u;
+    for (uint c = 0u; c < WG; ++c) sum += s_col[d * WG + c];
+    s_hist[(p * RADIX + d) * REPLICAS] = sum;  // (d of the second pass is RADIX + its digit)
+  }
+  // The columns are read before the next passes clear them.
+  barrier();
+}
+
 void main() {
   clock_start();
   const uint block = linear_group_id();
@@ -114,52 +175,12 @@ void main() {
     // Keys [first, end) of the block; the one after end only for the order check, in the first pass.
     const uint first = base + t * items;
     const uint end = first < n ? min(first + items, n) : first;
-    // A whole run of whole chunks is read in two 8-byte loads per CHUNK keys (first is a multiple of
-    // items, so of CHUNK, and the pairs are aligned): a CPU driver then loads a vector per lane
-    // instead of gathering key by key, as the passes and reduce-then-scan's count do.
-    const bool in_pairs = end - first == items && items % CHUNK == 0u;
-    Pairs pairs = Pairs(pc.keys);
-    for (uint p = 0u; p < PASSES; ++p) {
-      for (uint d = 0u; d < RADIX; ++d) s_col[d * WG + t] = 0u;  // own column: no barrier needed
-      if (in_pairs) {
-        // Each chunk's first key is the previous chunk's last key's successor; the run's last key's
-        // successor is read alone.
-        Key before = Key(0u);
-        for (uint j = 0u; j < items; j += CHUNK) {
-          const uint pair = (first + j) * KEY_WORDS / 2u;
-          const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
-#if KEY_WORDS == 1
-          const Key k[CHUNK] = Key[](encode_key(a.x), encode_key(a.y), encode_key(b.x), encode_key(b.y));
-#else
-          const Key k[CHUNK] = Key[](encode_key(a), encode_key(b));
-#endif
-          [[unroll]] for (uint c = 0u; c < CHUNK; ++c) {
-            if (p == 0u && (j != 0u || c != 0u)) count_inversion(c == 0u ? before : k[c - 1u], k[c], true);
-            ++s_col[pass_digit(k[c], p) * WG + t];
-          }
-          before = k[CHUNK - 1u];
-        }
-        if (p == 0u && end < n) count_inversion(before, encode_key(keys.k[end]), true);
-      } else {
-        Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
-        for (uint i = first; i < end; ++i) {
-          Key next = k;
-          if (i + 1u < end || (p == 0u && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
-          if (p == 0u) count_inversion(k, next, i + 1u < n);
-          ++s_col[pass_digit(k, p) * WG + t];
-          k = next;
-        }
-      }
-      // Every column of this pass is complete.
-      barrier();
-      for (uint d = t; d < RADIX; d += WG) {
-        uint sum = 0u;
-        for (uint c = 0u; c < WG; ++c) sum += s_col[d * WG + c];
-        s_hist[(p * RADIX + d) * REPLICAS] = sum;
-      }
-      // The columns are read before the next pass clears them.
-      barrier();
-    }
+    // Passes in twos where the columns of two fit (the last alone when their number is odd).
+    const bool twos = COLUMN_PASSES == 2u && PASSES >= 2u;
+    const uint step = twos ? 2u : 1u;
+    count_run_in_columns(0u, first, end, n, true, twos);
+    for (uint p = step; p + step <= PASSES; p += step) count_run_in_columns(p, first, end, n, false, twos);
+    if (twos && PASSES % 2u == 1u) count_run_in_columns(PASSES - 1u, first, end, n, false, false);
   }
   // GPUs: whole blocks whose keys per invocation are whole batches go in chunks, others (the last
   // block) key by key, keys base + j * WG + t. Both count BATCH keys at a time with one copy of the

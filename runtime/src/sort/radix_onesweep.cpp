@@ -300,8 +300,12 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // CPU drivers count the histogram in per-invocation columns (onesweep_histogram.comp), where the
   // columns fit in shared memory beside the histograms of the key's most passes; else by atomics.
   const uint64_t most_passes = (key_bytes(options.key) * 8 + radix_bits_ - 1) / radix_bits_;
-  const bool histogram_columns =
-      info.type == "cpu" && (uint64_t(radix) * wg + most_passes * radix + 1) * 4 <= info.max_shared_memory;
+  // The words beside the columns: the histograms and two counters (s_inversions, s_padding).
+  const uint64_t beside_columns = most_passes * radix + 2;
+  const bool histogram_columns = info.type == "cpu" && (uint64_t(radix) * wg + beside_columns) * 4 <= info.max_shared_memory;
+  // Columns of two passes, where they fit: one read of the keys counts both (lavapipe's histogram time
+  // at 2^20: see bench/results/lavapipe-llvm15-2core_histogram-column-passes).
+  histogram_column_passes_ = !histogram_columns ? 0 : (2 * uint64_t(radix) * wg + beside_columns) * 4 <= info.max_shared_memory ? 2 : 1;
   // Where the histogram adds by atomics (GPUs), copies of each counter spread a subgroup's lanes that
   // share a digit over several words (onesweep_histogram.comp): as many as fit in half the
   // workgroup's shared memory, up to 4 (8-bit digits: 4 for 32-bit keys, 16 KiB; 2 for 64-bit keys
@@ -324,6 +328,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
                            {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
                             {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns},
                             {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}, {SPEC_HISTOGRAM_BEGIN_BIT, begin_bit_},
+                            {SPEC_HISTOGRAM_COLUMN_PASSES, std::max(histogram_column_passes_, 1u)},
                             {SPEC_HISTOGRAM_END_BIT, end_bit_}},
                            sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
@@ -537,6 +542,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"tile", double(tile())},
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},
           {"histogram_replicas", double(histogram_replicas_)},
+          {"histogram_column_passes", double(histogram_column_passes_)},
           {"workgroup", double(shape_.workgroup_size)},
           {"passes_recorded", double(p)},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},

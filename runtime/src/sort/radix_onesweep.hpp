@@ -96,6 +96,7 @@ class RadixOnesweep {
   bool per_digit_ = false;  // each invocation owns at most one digit: digits look back on their own
   TileShape shape_;
   uint32_t histogram_replicas_ = 1;  // copies of each histogram counter (VKSORT_HISTOGRAM_REPLICAS forces)
+  uint32_t histogram_column_passes_ = 0;  // CPU drivers' columns: passes one read of the keys counts (1 or 2; 0: atomics)
   uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;
 };

@@ -52,13 +52,14 @@ const uint PASSES = (END_BIT - BEGIN_BIT + RADIX_BITS - 1u) / RADIX_BITS;
 // subgroup that share a digit (few on random keys; most of them on skewed keys, all where a digit is
 // constant, e.g. the high bytes of small 64-bit keys) then share one word in REPLICAS instead of all
 // in one, and a shared atomic serialises only over the lanes on one word; neighbouring lanes' copies
-// also sit in neighbouring banks. The flush adds the copies up. CPU drivers (CONSECUTIVE, which the runtime sets only
-// where the columns fit in shared memory beside s_hist) count one pass at a time, or two
-// (COLUMN_PASSES, where their columns fit: count_run_in_columns), into per-invocation columns of
-// 32-bit counters, s_col[d * WG + t], with plain increments, then add the columns up: on lavapipe a shared atomic is a loop of atomic operations over the lanes (2^20 keys,
-// two rounds of 5 sorts, atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 /
-// 11.8, u64 keys 29.7-30.3 / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at
-// once took 1.6 times the atomics' time on an earlier host).
+// also sit in neighbouring banks. The flush adds the copies up. CPU drivers (CONSECUTIVE, which the
+// runtime sets only where the columns fit in shared memory beside s_hist) count one pass at a time, or
+// two (COLUMN_PASSES, where their columns fit: count_run_in_columns), into per-invocation columns of
+// 32-bit counters, s_col[d * WG + t], with plain increments, then add the columns up: on lavapipe a
+// shared atomic is a loop of atomic operations over the lanes (2^20 keys, two rounds of 5 sorts,
+// atomics / columns: u32 keys 15.0-15.4 / 11.6-11.7 ms, u32 pairs 15.2-15.4 / 11.8, u64 keys 29.7-30.3
+// / 28.9-29.0; per-invocation columns of 16-bit counters for all passes at once took 1.6 times the
+// atomics' time on an earlier host).
 shared uint s_hist[PASSES * RADIX * REPLICAS];
 shared uint s_col[CONSECUTIVE ? COLUMN_PASSES * RADIX * WG : 1u];
 shared uint s_inversions;
@@ -96,9 +97,10 @@ void count_digits(Key k) {
 // CPU drivers (CONSECUTIVE): counts pass p's digits of this invocation's keys [first, end) into its
 // column, s_col[d * WG + t], and with `two` pass p + 1's too, into s_col[(RADIX + d) * WG + t]; then the
 // columns' sums into s_hist. With `check` (the first pass) also the adjacent inversions, the key after
-// `end` included. Both flags are constants at each call, so no loop tests them per key. (lavapipe,
-// 2^20-2^22 keys: two passes per read took 0.44-0.71 of the histogram's time with one per read, whose
-// key and pass cost 1.8 times reduce-then-scan's count's; bench/results/lavapipe-llvm15-2core_histogram-column-passes.)
+// `end` included. Both flags are constants at each call, so no loop tests them per key. lavapipe at
+// 2^20-2^22 keys: two passes per read took 0.44-0.71 of the histogram's time with one pass per read
+// (bench/results/lavapipe-llvm15-2core_histogram-column-passes); a key's digit counted then cost 1.8
+// times what it costs in reduce-then-scan's count.
 void count_run_in_columns(uint p, uint first, uint end, uint n, const bool check, const bool two) {
   const uint t = gl_LocalInvocationID.x;
   const uint items = pc.hist_items;

@@ -45,6 +45,18 @@ layout(constant_id = SPEC_ONESWEEP_WINDOW) const uint WINDOW = 1u;
 // cost (at most WINDOW - 1 a digit, as in any later round).
 layout(constant_id = SPEC_ONESWEEP_FIRST_WINDOW) const bool FIRST_WINDOW = false;
 const uint LOOKBACK_DIGITS = (RADIX + WG - 1u) / WG;  // digits per invocation: t, t + WG, ...
+// The lockstep walk's loops over the invocation's digits k (d = t + k * WG, k < LOOKBACK_DIGITS) take
+// them LOOKBACK_GROUP at a time: a loop over groups, each unrolled. Unrolled whole, the three loops
+// over lavapipe's 32 digits an invocation (8-invocation workgroups) made the pass kernel take its
+// compiler 3.3 s (LLVM 15, at a new Sorter's first sort), in groups of 4 0.86 s, one digit at a time
+// 0.36 s, and no pass ran measurably slower. But each group is an iteration of lavapipe's shared loop
+// budget (loop_budget.hpp): with groups of 4, 17 a round at 32 digits and 9 a spinning round. The
+// members past LOOKBACK_DIGITS have d >= RADIX. GPUs' default shapes walk per digit instead.
+const uint LOOKBACK_GROUP = LOOKBACK_DIGITS < 4u ? LOOKBACK_DIGITS : 4u;
+const uint LOOKBACK_GROUPED_DIGITS = (LOOKBACK_DIGITS + LOOKBACK_GROUP - 1u) / LOOKBACK_GROUP * LOOKBACK_GROUP;
+#define FOR_EACH_LOOKBACK_DIGIT(k)                                                                         \
+  [[dont_unroll]] for (uint k##_group = 0u; k##_group < LOOKBACK_DIGITS; k##_group += LOOKBACK_GROUP)     \
+    [[unroll]] for (uint k##_member = 0u, k = k##_group; k##_member < LOOKBACK_GROUP; ++k##_member, ++k)
 
 // This pass: its control words, source keys (encoded or not), digit and state regions.
 Words g_control;
@@ -257,7 +269,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
   barrier();
   uint pred = tile;  // predecessors from pred - 1 down are unread (uniform)
   uint spins = 0u, rounds = 0u, spin_rounds = 0u;
-  uint seen[LOOKBACK_DIGITS * WINDOW];  // this round's reads of the invocation's digits
+  uint seen[LOOKBACK_GROUPED_DIGITS * WINDOW];  // this round's reads of the invocation's digits
   while (s_looking != 0u) {
     ++rounds;
     // The first round reads the nearest predecessor only: it is often inclusive already, and the rest
@@ -267,7 +279,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
     if (t == 0u) s_advance = span;
     // The reset is visible, and everyone read the previous round's s_advance and s_looking.
     barrier();
-    for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+    FOR_EACH_LOOKBACK_DIGIT(k) {
       const uint d = t + k * WG;
       if (d >= RADIX || s_found[d] != 0u) continue;
       // Loops over the window run WINDOW times without breaks, so compilers unroll them: registers,
@@ -300,7 +312,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
       // Decoupled Fallback: count the predecessor's keys instead of waiting for it.
       count_predecessor(pred - 1u);
       const uint flag = pred == 1u ? ONESWEEP_FLAG_INCLUSIVE : ONESWEEP_FLAG_AGGREGATE;
-      for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+      FOR_EACH_LOOKBACK_DIGIT(k) {
         const uint d = t + k * WG;
         if (d >= RADIX || s_found[d] != 0u) continue;
         // Keep what was read where it is inclusive (unless pretending): it ends this digit's search.
@@ -313,7 +325,7 @@ uvec2 onesweep_look_back_lockstep(uint tile, Words state) {
     }
     // Each digit takes the predecessors up to its first inclusive state where every one before it is
     // published, else the common advance.
-    for (uint k = 0u; k < LOOKBACK_DIGITS; ++k) {
+    FOR_EACH_LOOKBACK_DIGIT(k) {
       const uint d = t + k * WG;
       if (d >= RADIX || s_found[d] != 0u) continue;
       uint take = advance, published = span;

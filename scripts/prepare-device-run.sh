@@ -57,6 +57,19 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
 fi
 du -sh .devbin .gl
 
+# What a device call sends: the tracked files, untracked files git does not ignore, and the carried
+# folders, 64 MiB at most (the device tool's limit; a larger tree is refused before anything runs).
+# Each GPU session commits results, and the test binaries carry every kernel's SPIR-V (~3.5 MB each).
+bytes_of() { { xargs -0 -r stat -c %s -- 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}'; }  # (a deleted file: none)
+tree_bytes=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | bytes_of)
+carried_bytes=$(find .devbin .gl -type f -print0 | bytes_of)
+travel_mib=$(( (tree_bytes + carried_bytes + 1048575) / 1048576 ))
+echo "a device call sends about $travel_mib MiB (tree $(( tree_bytes / 1048576 )) MiB, .devbin and .gl $(( carried_bytes / 1048576 )) MiB; limit 64)"
+if [ "$travel_mib" -gt 64 ]; then
+  echo "prepare-device-run: over the device tool's 64 MiB: build fewer test binaries into .devbin or move large untracked files out" >&2
+  exit 1
+fi
+
 setup='for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
 old_arg=""
 [ -n "$old" ] && old_arg=" --old .devbin/old"

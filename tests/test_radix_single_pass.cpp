@@ -212,6 +212,35 @@ TEST_CASE("single-pass radix sort with the look-back's fallback forced") {
   }
 }
 
+// A look-back that falls back on many predecessors in a row, at CPU drivers' shapes (thousands of keys per
+// invocation): lavapipe ends an invocation's loops after 65535 iterations in all, silently, and counting
+// a predecessor one key per iteration spent 2048 of them a fallback at the default u32 tile, so that a
+// chain of about 31 (LP_NUM_THREADS - 1 workgroups in flight can make one, without pretending) came out
+// wrong. At 100% the last tile of 64 falls back on all 63 predecessors; at the default shape, at 4
+// invocations of 4096 keys (lavapipe's shape at 4-lane subgroups, LP_NATIVE_VECTOR_WIDTH=128: 64 digits
+// an invocation in the lockstep look-back), and 64-bit keys with values. Fails without grouped counting.
+TEST_CASE("single-pass radix sort: the look-back's fallback along 63 predecessors, CPU drivers' tiles") {
+  Device gpu(stalling_options(100));
+  if (gpu.info().type != "cpu") {
+    test::skip("not a CPU driver: tiles of a few keys per invocation");
+    return;
+  }
+  uint64_t seed = 2900;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (const auto& [key, values, wg, items] : {std::tuple{Key::u32, 0u, 0u, 0u}, {Key::u32, 0u, 4u, 4096u}, {Key::u64, 4u, 0u, 0u}}) {
+      SortOptions o = single_pass(key, Order::ascending, values, ranking);
+      o.tuning.workgroup_size = wg;
+      o.tuning.items_per_thread = items;
+      Sorter sorter(gpu, o);
+      const uint64_t tiles = 64, n = tiles * sorter.tile_size() - 3;
+      INFO(to_string(ranking), " ", to_string(key), " values ", values, " tile ", sorter.tile_size(), " n ", n);
+      SortStats stats;
+      CHECK(test::check_on(gpu, sorter, workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+      CHECK(*stats.fact("lookback_fallbacks") == *stats.fact("passes_run") * double(tiles * (tiles - 1) / 2));
+    }
+  }
+}
+
 // The look-back of GPU shapes (DeviceOptions::pretend.gpu), reading several predecessors per round (the
 // fact lookback_window: the device's choice, and Tuning::lookback_window's 3 and 32). Where each
 // invocation owns at most one digit (4-bit digits here; lavapipe's 32 KiB of shared memory keeps

@@ -118,15 +118,41 @@ bool pretend_stall(uint tile, uint pred) {
   return h % 100u < pc.stall_percent;
 }
 
+// The keys of a tile each invocation counts in a fallback. CPU drivers' tiles give an invocation
+// thousands of keys, and lavapipe ends an invocation's loops after 65535 iterations in all, silently
+// (loop_budget.hpp). A look-back falls back once per predecessor it finds unpublished, i.e. at most once
+// per other workgroup in flight (LP_NUM_THREADS - 1 on lavapipe, whose workers run one workgroup each to
+// its end; Mesa 22 runs at most 32: LP_NUM_THREADS=64 started 32 llvmpipe threads). Counted one key per
+// iteration (2048 at lavapipe's default u32 tile, 16384 keys), a chain of 30 fallbacks sorted right and
+// one of 39 did not: the look-back's loops stopped early (pretend stalls, which skip the spinning; a
+// real fallback also spins 64 rounds of 9 iterations first, so some 23 were too many). So where an
+// invocation counts more than 32 keys, one iteration counts FALLBACK_GROUP of them, unrolled (its bound
+// a literal: one derived from the specialization constants made glslc's optimizer fail): with 8, about
+// 310 iterations a fallback, and a chain of 179 sorted right (219 did not; with the spinning, some 70
+// would fit: twice what 32 threads can make), for about 0.1 s more of lavapipe's compile time per pass
+// kernel (groups of 16: 0.2 s, of 4: 0.05 s). GPUs' 32 or fewer keys per invocation count one per
+// iteration, as before.
+const uint FALLBACK_KEYS = TILE / WG;
+const uint FALLBACK_GROUP = 8u;
+
 // Counts tile `pred`'s keys of each digit into s_counted. Barriers inside: call in uniform control flow.
 void count_predecessor(uint pred) {
   const uint t = gl_LocalInvocationID.x;
   for (uint d = t; d < RADIX; d += WG) s_counted[d] = 0u;
   barrier();
   const uint base = pred * TILE;
-  for (uint j = 0u; j < TILE / WG; ++j) {
-    const uint i = base + j * WG + t;
-    if (i < g_n) atomicAdd(s_counted[onesweep_digit(onesweep_source_key(i))], 1u);
+  if (FALLBACK_KEYS <= 32u) {  // uniform: a specialization constant
+    for (uint j = 0u; j < FALLBACK_KEYS; ++j) {
+      const uint i = base + j * WG + t;
+      if (i < g_n) atomicAdd(s_counted[onesweep_digit(onesweep_source_key(i))], 1u);
+    }
+  } else {
+    for (uint j0 = 0u; j0 < FALLBACK_KEYS; j0 += FALLBACK_GROUP) {
+      [[unroll]] for (uint u = 0u; u < FALLBACK_GROUP; ++u) {
+        const uint i = base + (j0 + u) * WG + t;
+        if (j0 + u < FALLBACK_KEYS && i < g_n) atomicAdd(s_counted[onesweep_digit(onesweep_source_key(i))], 1u);
+      }
+    }
   }
   barrier();
 }

@@ -117,18 +117,23 @@ def as_offsets(offsets, n):
     from 0 to n, never decreasing. Anything else raises TypeError or ValueError saying what is wrong."""
     # A copy, checked and then handed over: the caller's array may change in another thread while the
     # library reads it with the GIL released (a view of it was checked once and read again later).
+    refuse_masked(offsets, "offsets")  # a masked cut would still cut
     given = offsets
     offsets = np.array(offsets, copy=True)
     if offsets.size == 0:  # np.array([]) is float64: the shape is what is wrong
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
     if offsets.dtype.kind not in "iu":
-        # Python integers beyond 64 bits (or 2^63 and up beside negatives) become float64 or object:
-        # integers all the same, out of range.
+        # Integers that NumPy holds as float64 or object: Python integers beyond 64 bits (or 2^63 and up
+        # beside negatives), NumPy uint64 beside Python ints ([0] + list(np.cumsum(sizes))), an object
+        # array of integers. Out of range: say which; else they are integers all the same.
         if offsets.ndim == 1 and offsets.dtype.kind in "fO" and all(
                 isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in given):
-            bad = next(x for x in given if not 0 <= x <= n)
-            raise ValueError(f"offsets must run from 0 to len(a) = {n}; {bad} is out of range")
-        raise TypeError(f"offsets must be integers, not {offsets.dtype}")
+            bad = next((x for x in given if not 0 <= x <= n), None)
+            if bad is not None:
+                raise ValueError(f"offsets must run from 0 to len(a) = {n}; {bad} is out of range")
+            offsets = np.array([int(x) for x in given], dtype=np.int64)  # 0 <= x <= n < 2^31: exact
+        else:
+            raise TypeError(f"offsets must be integers, not {offsets.dtype}")
     if offsets.ndim != 1 or len(offsets) == 0:
         raise ValueError(f"offsets must be a 1-D array of segments + 1 entries, not of shape {offsets.shape}")
     if offsets[0] != 0 or offsets[-1] != n:

@@ -64,6 +64,32 @@ def test_integer_offsets_beyond_64_bits_are_out_of_range_not_of_another_type(off
         vksort.segmented_sort(np.arange(5, dtype=np.uint32), offsets)
 
 
+@pytest.mark.parametrize("offsets", [
+    [0] + list(np.cumsum(np.array([2, 3], dtype=np.uint64))),  # Python int beside uint64: a float64 array
+    np.array([0, 2, 5], dtype=object),
+    [np.uint64(0), np.int64(2), 5],
+])
+def test_integer_offsets_that_numpy_holds_as_float_or_object_sort(offsets):
+    # They used to raise a bare StopIteration (looking for an entry out of range where none was), which
+    # map() and generators take for their end: the results vanished without an error.
+    a = np.array([3.0, 1.0, 2.0, 0.0, 5.0])
+    assert same_bytes(vksort.segmented_sort(a, offsets), np.array([1.0, 3.0, 0.0, 2.0, 5.0]))
+    keys, rows = vksort.segmented_sort_by_key(a, np.arange(5, dtype=np.uint32), offsets)
+    assert same_bytes(keys, np.array([1.0, 3.0, 0.0, 2.0, 5.0]))
+    assert same_bytes(rows, np.array([1, 0, 3, 2, 4], dtype=np.uint32))
+
+
+def test_object_offsets_that_decrease_are_refused():
+    with pytest.raises(ValueError, match="must not decrease"):
+        vksort.segmented_sort(np.arange(5, dtype=np.uint32), np.array([0, 3, 2, 5], dtype=object))
+
+
+def test_masked_offsets_are_refused():
+    # np.asarray drops the mask: the masked entry would still cut a segment.
+    with pytest.raises(TypeError, match="masked"):
+        vksort.segmented_sort(np.arange(5, dtype=np.uint32), np.ma.array([0, 2, 5], mask=[0, 1, 0]))
+
+
 def test_offsets_changed_by_another_thread_during_the_sort(rng):
     # Another thread flips offsets[1] between two valid values while sorts run with the GIL released:
     # each result is the sort under one of the two (the library read the live array again after checking

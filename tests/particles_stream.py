@@ -28,10 +28,11 @@ def gsd_steps(path):
 
 
 def run_limited(folder, limit, *args):
-    """The app with every file it writes limited to `limit` bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write
-    past it fails with EFBIG, as one on a full disk fails with ENOSPC). Returns the exit code and stderr."""
+    """The app with every file it writes limited to `limit` bytes (RLIMIT_FSIZE) and SIGXFSZ at its default,
+    as a shell's `ulimit -f` leaves it (the signal kills): the app ignores it itself, so a write past the
+    limit fails with EFBIG, as one on a full disk fails with ENOSPC. Returns the exit code and stderr."""
     def limit_files():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     r = subprocess.run([particles, *args], cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True, env=app_env(), preexec_fn=limit_files)

@@ -235,6 +235,7 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --dump-every -2", "--dump-every: -2 is negative"},
       {"--scenario equilibrium --n 300 --rdf-window -1", "--rdf-window: -1 is negative"},
       {"--scenario equilibrium --n 300 --frame-every -1", "--frame-every: -1 is negative"},
+      {"--scenario equilibrium --n 300 --rdf r.csv --rdf-rmax 0", "--rdf-rmax: 0 is not positive"},
       {"--scenario equilibrium --n 300 --every 0", "--every: 0 is not at least 1"},
       // An interval for an output not asked for was silently ignored.
       {"--scenario equilibrium --n 300 --box 6,6,6 --checkpoint-every 2", "--checkpoint-every needs --checkpoint"},
@@ -516,7 +517,18 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
                  momenta_xyz = xyz_with("momenta.xyz", "6 0 0 0 6 0 0 0 6", ":momenta:R:3",
                                         "Ne 1 1 1 20.1797 0 0\nAr 2 2 2 nan 0 0\n"),
                  nan_momenta_xyz = xyz_with("nanmomenta.xyz", "6 0 0 0 6 0 0 0 6", ":momenta:R:3:masses:R:1",
-                                            "Ne 1 1 1 20.1797 0 0 20.1797\nAr 2 2 2 nan 0 0 39.948\n");
+                                            "Ne 1 1 1 20.1797 0 0 20.1797\nAr 2 2 2 nan 0 0 39.948\n"),
+                 // Read where ASE refuses them: a number with a tail (read as its head), a Lattice of
+                 // ten numbers, positions declared as strings, more columns than declared.
+                 tail_xyz = xyz_with("tail.xyz", "6 0 0 0 6 0 0 0 6", "", "Ne 1 1 1.5abc\nAr 2 2 2\n"),
+                 ten_xyz = xyz_with("ten.xyz", "6 0 0 0 6 0 0 0 6 7", "", two),
+                 extra_xyz = xyz_with("extra.xyz", "6 0 0 0 6 0 0 0 6", "", "Ne 1 1 1 9\nAr 2 2 2 9\n");
+  // A count line with a tail ("2abc") was read as its number.
+  const fs::path count_xyz = dir.path() / "count.xyz", string_pos_xyz = dir.path() / "spos.xyz",
+                 twice_xyz = dir.path() / "twice.xyz";
+  std::ofstream(count_xyz) << "2abc\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:R:3\n" << two;
+  std::ofstream(string_pos_xyz) << "2\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:S:3\n" << two;
+  std::ofstream(twice_xyz) << "2\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:R:3:pos:R:3\n" << two;
   const struct {
     fs::path file;
     const char* says;
@@ -535,6 +547,12 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
       {tilted_xyz, "only rectangular boxes are supported"},
       {momenta_xyz, "momenta.xyz:2: momenta without masses"},
       {nan_momenta_xyz, "particle 1 has a velocity that is not finite: x = nan"},
+      {tail_xyz, "tail.xyz:3: '1.5abc' is not a number"},
+      {ten_xyz, "ten.xyz:2: Lattice needs 9 numbers, and has more"},
+      {string_pos_xyz, "spos.xyz:2: pos must be an R (real) column"},
+      {extra_xyz, "extra.xyz:3: 5 columns where Properties declares 4"},
+      {count_xyz, "count.xyz:1: expected a particle count, got '2abc'"},
+      {twice_xyz, "twice.xyz:2: malformed Properties="},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
@@ -634,6 +652,27 @@ TEST_CASE("cli: no output may replace the --restart or --init file, but --checkp
   const Run resumed = run(dir, "--restart " + ckpt.string() + " --steps 2 --checkpoint " + ckpt.string());
   REQUIRE_MESSAGE(resumed.code == 0, resumed.err);
   CHECK(particles::read_checkpoint(ckpt.string()).state.step == 4);
+  // --frame-every 0 (the default) is the first and last frame of the run, also of a resumed one: step 4
+  // and step 7, not also step 6, the multiple of --steps 3 that it used to stand for.
+  const fs::path frames = dir.path() / "frames";
+  const Run pictured = run(dir, "--restart " + ckpt.string() + " --steps 3 --frames " + frames.string());
+  REQUIRE_MESSAGE(pictured.code == 0, pictured.err);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(frames)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"frame_00000004.png", "frame_00000007.png"});
+}
+
+TEST_CASE("cli: a run may not pass the noise's 32-bit step counter (it would repeat step 0's noise)") {
+  TempDir dir;
+  // From step 0, 2^32 steps would end at step 2^32; a count that wraps start + steps is refused too.
+  for (const char* steps : {"4294967296", "18446744073709551615"}) {
+    CAPTURE(steps);
+    const Run r = run(dir, std::string("--scenario equilibrium --n 300 --box 6,6,6 --steps ") + steps);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find("would run past step 4294967295") != std::string::npos, r.err);
+    CHECK(r.out.empty());
+  }
 }
 
 TEST_CASE("cli: every field of a checkpoint is checked at load (a valid checksum is not a valid run)") {

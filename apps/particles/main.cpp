@@ -493,6 +493,14 @@ int run(const Options& opt, const CLI::App& app) {
   check_needed_options(opt, app);
   Setup setup = setup_run(opt, app);
   Model& model = setup.model;
+  // The pair noise tells steps apart by a 32-bit counter (check_state refuses a start beyond it): a run
+  // past it would repeat the noise of step 0 on, and end in a checkpoint no run could restart from.
+  const uint64_t last_step = 0xFFFFFFFFull, start = setup.state.step;
+  if (opt.steps > last_step - start)
+    throw Error("--steps " + std::to_string(opt.steps) + " from step " + std::to_string(start) +
+                " would run past step " + std::to_string(last_step) +
+                ", the last the noise's 32-bit step counter tells apart (at most " + std::to_string(last_step - start) +
+                " more steps)");
   if (!opt.animation.empty()) check_animation(opt);
   check_outputs(opt);
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
@@ -591,7 +599,7 @@ int main(int argc, char** argv) {
   app.add_option("--rdf", opt.rdf, "write g(r) (CSV r,g) averaged over the table rows in the --rdf-window");
   app.add_option("--rdf-bins", opt.rdf_bins, "g(r) bins")->check(not_negative)->check(CLI::Range(1u, 100000u));
   app.add_option("--rdf-rmax", opt.rdf_rmax, "g(r) range (default: 3 r_c or half the smallest periodic length)")
-      ->check(finite_non_negative)
+      ->check(finite_positive)
       ->default_str("");
   app.add_option("--rdf-window", opt.rdf_window, "g(r) from the rows of the last k steps (0: the second half of the run)")
       ->check(not_negative);
@@ -654,7 +662,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "particles: %s\n", empty.c_str());
     return 2;
   }
-  if (opt.frame_every == 0) opt.frame_every = std::max<uint64_t>(opt.steps, 1);
   try {
     return run(opt, app);
   } catch (const particles::Error& e) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "output_text.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -112,12 +113,17 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     ++line_no;
     if (count_line.find_first_not_of(" \t\r") == std::string::npos) continue;
     uint64_t n = 0;
+    // The whole line a count, as ASE reads it ("400abc" is no count); digits only, so no sign either.
+    const size_t digits = count_line.find_first_not_of(" \t");
+    bool count_ok = std::isdigit(static_cast<unsigned char>(count_line[digits])) != 0;
     try {
       size_t used = 0;
-      n = std::stoull(count_line, &used);
+      if (count_ok) n = std::stoull(count_line, &used);
+      count_ok = count_ok && count_line.find_first_not_of(" \t\r", used) == std::string::npos;
     } catch (const std::exception&) {
-      throw fail(line_no, "expected a particle count, got '" + count_line + "'");
+      count_ok = false;
     }
+    if (!count_ok) throw fail(line_no, "expected a particle count, got '" + count_line + "'");
     if (n == 0 || n > (1ull << 28)) throw fail(line_no, "particle count " + std::to_string(n) + " out of range");
     std::string header;
     if (!std::getline(in, header)) throw fail(line_no, "no comment line after the count");
@@ -129,6 +135,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     float l[9];
     for (float& x : l)
       if (!(lv >> x)) throw fail(line_no, "Lattice needs 9 numbers");
+    if (std::string more; lv >> more) throw fail(line_no, "Lattice needs 9 numbers, and has more");
     for (int k : {1, 2, 3, 5, 6, 7})
       if (l[k] != 0.0f) throw fail(line_no, "only rectangular boxes are supported (Lattice off-diagonal non-zero)");
     const float diagonal[3] = {l[0], l[4], l[8]};
@@ -140,20 +147,31 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     // Columns: name -> (first column, width).
     const auto props = fields.find("Properties");
     const std::string properties = props == fields.end() ? "species:S:1:pos:R:3" : props->second;
-    std::map<std::string, std::pair<int, int>> columns;
+    std::map<std::string, std::pair<int, int>> columns;  // name -> (first column, width)
+    std::map<std::string, std::string> types;             // name -> S, R, I or L
+    int row_width = 0;                                    // columns a row has
     {
       std::istringstream pv(properties);
       std::vector<std::string> parts;
       for (std::string part; std::getline(pv, part, ':');) parts.push_back(part);
       if (parts.size() % 3 != 0) throw fail(line_no, "malformed Properties=" + properties);
-      int col = 0;
       for (size_t k = 0; k < parts.size(); k += 3) {
-        const int width = std::atoi(parts[k + 2].c_str());
-        if (width < 1) throw fail(line_no, "malformed Properties=" + properties);
-        columns[parts[k]] = {col, width};
-        col += width;
+        const std::string& type = parts[k + 1];
+        const std::string& width_text = parts[k + 2];
+        const bool digits_only = !width_text.empty() && width_text.size() <= 3 &&
+                                 width_text.find_first_not_of("0123456789") == std::string::npos;
+        const int width = digits_only ? std::stoi(width_text) : 0;
+        if (width < 1 || (type != "S" && type != "R" && type != "I" && type != "L") || columns.count(parts[k]))
+          throw fail(line_no, "malformed Properties=" + properties);
+        columns[parts[k]] = {row_width, width};
+        types[parts[k]] = type;
+        row_width += width;
       }
     }
+    // The numbers this reader takes are R (real) columns, as ASE writes them; pos:S:3 is no position.
+    for (const char* name : {"pos", "velo", "vel", "velocities", "momenta", "masses"})
+      if (columns.count(name) && types.at(name) != "R")
+        throw fail(line_no, std::string(name) + " must be an R (real) column in Properties=" + properties);
     if (!columns.count("pos") || columns["pos"].second != 3) throw fail(line_no, "no pos:R:3 column");
     std::string vel_name;
     for (const char* name : {"velo", "vel", "velocities"})
@@ -177,14 +195,18 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
       std::istringstream rv(row);
       std::vector<std::string> cells;
       for (std::string c; rv >> c;) cells.push_back(c);
+      if (cells.size() > size_t(row_width))
+        throw fail(line_no, std::to_string(cells.size()) + " columns where Properties declares " + std::to_string(row_width));
       auto value = [&](const std::string& name, int k) {
         const size_t c = size_t(columns[name].first + k);
         if (c >= cells.size()) throw fail(line_no, "too few columns");
         try {
-          return std::stod(cells[c]);
+          size_t used = 0;
+          const double v = std::stod(cells[c], &used);
+          if (used == cells[c].size()) return v;  // the whole field: "1.5abc" is no number
         } catch (const std::exception&) {
-          throw fail(line_no, "'" + cells[c] + "' is not a number");
         }
+        throw fail(line_no, "'" + cells[c] + "' is not a number");
       };
       for (int k = 0; k < 3; ++k) s.pos[4 * i + k] = float(value("pos", k));
       int sp = 0;

@@ -303,6 +303,10 @@ std::span<const int> cleanup_signals() {
 }
 
 void install_cleanup_on_signals() {
+  // A write past the file size limit (RLIMIT_FSIZE) then fails with EFBIG, which the writers report as
+  // any failed write (the file named, exit 1, a stream cut back to its last whole frame), instead of
+  // SIGXFSZ killing the process in the middle of a file with no message.
+  std::signal(SIGXFSZ, SIG_IGN);
   for (int sig : cleanup_signals()) {
     struct sigaction sa {};
     sa.sa_handler = remove_temporaries_and_die;

@@ -151,7 +151,8 @@ std::span<const int> cleanup_signals();
 
 // Makes the cleanup_signals() remove the temporary files of live AtomicFiles (and the paths given to
 // remove_on_signals) before the process dies of the signal as it otherwise would. A signal the process
-// ignores (nohup's SIGHUP) stays ignored.
+// ignores (nohup's SIGHUP) stays ignored. Also ignores SIGXFSZ, so that a write past the file size limit
+// fails (EFBIG) and is reported like a full disk instead of killing the process mid-file.
 void install_cleanup_on_signals();
 
 // For a temporary file that must have its name from the start (vksort-mpi's ranks open rank 0's by

@@ -767,6 +767,9 @@ TEST_CASE("cli: sort refuses keys and values into one file however it is named")
   write_bytes(dir / "vals.bin", bytes_of(workloads::generate_values(1000)));
   write_text(dir / "old.bin", "old contents");
   fs::create_hard_link(dir / "old.bin", dir / "old_link.bin");
+  // A link to the output before it exists (dangling): it was taken as another file, exit 0 with the
+  // values in the keys' place.
+  fs::create_symlink("out.bin", dir.work() / "to_out.bin");
   const fs::path was = fs::current_path();
   fs::current_path(dir.work());  // the child runs here: relative names resolve in the test folder
   struct Restore {
@@ -775,7 +778,8 @@ TEST_CASE("cli: sort refuses keys and values into one file however it is named")
   } restore{was};
   for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--memory", "1k"}}) {
     for (const auto& [out, values_out] : {std::pair{"out.bin", "./out.bin"}, std::pair{"sub/../out.bin", "out.bin"},
-                                          std::pair{"old.bin", "old_link.bin"}}) {
+                                          std::pair{"old.bin", "old_link.bin"}, std::pair{"out.bin", "to_out.bin"},
+                                          std::pair{"to_out.bin", "out.bin"}}) {
       std::vector<std::string> args = {"sort", "keys.bin", out, "--values", "vals.bin", "--values-out", values_out};
       args.insert(args.end(), extra.begin(), extra.end());
       CAPTURE(show(args));
@@ -817,6 +821,17 @@ TEST_CASE("cli: sort writes through symbolic links and into pipes and devices") 
   REQUIRE_MESSAGE(ooc.code == 0, ooc.err);
   CHECK(is_link(dir / "dangling"));
   CHECK(read_bytes(dir / "later.bin") == sorted);
+  // A loop of links is refused (ELOOP), not broken by a plain file in the place of its last link.
+  fs::create_symlink("loop2", dir.work() / "loop1");
+  fs::create_symlink("loop1", dir.work() / "loop2");
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--memory", "8k"}}) {
+    std::vector<std::string> args = {"sort", dir / "keys.bin", dir / "loop1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CAPTURE(show(args));
+    check_usage_error(dir.run(with_globals(args)), {"loop1", "Too many levels of symbolic links"});
+    CHECK(is_link(dir / "loop1"));
+    CHECK(is_link(dir / "loop2"));
+  }
 
   // A named pipe, read while vksort writes it (keys, and values to a second pipe).
   REQUIRE(mkfifo((dir / "keys.fifo").c_str(), 0600) == 0);

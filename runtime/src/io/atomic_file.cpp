@@ -151,7 +151,13 @@ void check_destination(const std::filesystem::path& destination, const std::stri
     return;
   }
   // Where the temporary file goes: beside the file a link names.
-  const fs::path target_folder = folder_of(link_target(destination));
+  fs::path target;
+  try {
+    target = link_target(destination);
+  } catch (const FileError& e) {
+    throw FileError(FileError::Kind::destination, role + " " + e.what());
+  }
+  const fs::path target_folder = folder_of(target);
   if (access(target_folder.c_str(), W_OK | X_OK) != 0)
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(target_folder) +
                                                       " is not writable: " + errno_text(errno));
@@ -160,10 +166,18 @@ void check_destination(const std::filesystem::path& destination, const std::stri
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
-  if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
-  if (ec) return false;
+  // The files the outputs would replace: a link is followed even where it dangles (weakly_canonical
+  // alone stops at a link to a file not yet written, and "v.bin -> o.bin" then passed as another file
+  // than "o.bin", and the second output replaced the first).
+  fs::path ca, cb;
+  try {
+    ca = fs::weakly_canonical(fs::absolute(link_target(a), ec), ec);
+    if (ec) return false;
+    cb = fs::weakly_canonical(fs::absolute(link_target(b), ec), ec);
+    if (ec) return false;
+  } catch (const FileError&) {
+    return false;  // a loop of links: refused when the output is opened or checked
+  }
   // Hard links and the like: two existing paths to one inode.
   return ca == cb || fs::equivalent(ca, cb, ec);
 }
@@ -172,7 +186,12 @@ std::filesystem::path link_target(const std::filesystem::path& destination) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path p = destination;
-  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+  // As many links as the kernel follows in a path (MAXSYMLINKS on Linux); past that, a loop (ELOOP),
+  // whose last link renaming would turn into a plain file.
+  constexpr int kMostLinks = 40;
+  for (int hops = 0; fs::is_symlink(p, ec); ++hops) {
+    if (hops == kMostLinks)
+      throw FileError(FileError::Kind::destination, in_quotes(destination) + ": " + errno_text(ELOOP));
     const fs::path next = fs::read_symlink(p, ec);
     if (ec) break;
     p = next.is_absolute() ? next : folder_of(p) / next;

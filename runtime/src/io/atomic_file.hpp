@@ -58,11 +58,13 @@ void check_destination(const std::filesystem::path& destination, const std::stri
 
 // The file a destination names once its symbolic links are followed (dangling ones too): what an
 // output replaces, so that the links stay (renaming over a link would turn it into a plain file).
+// Throws FileError (destination) for a loop of links (ELOOP).
 std::filesystem::path link_target(const std::filesystem::path& destination);
 
-// True when two destinations name one file: both made absolute, the existing part of each resolved
-// (symbolic links, "." and ".."), so "o.bin" and "./o.bin" match before either exists. Callers refuse
-// such a pair: the second output written would silently replace the first.
+// True when two destinations name one file: the files their links lead to (dangling links too), made
+// absolute, the existing part of each resolved (symbolic links, "." and ".."), so "o.bin", "./o.bin"
+// and a link to o.bin match before any exists. Callers refuse such a pair: the second output written
+// would silently replace the first.
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // A destination that is a symbolic link keeps it: the file the link names is replaced. An existing

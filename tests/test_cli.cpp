@@ -543,6 +543,12 @@ TEST_CASE("cli: sort --begin-bit/--end-bit orders by those bits of the key alone
   std::vector<uint32_t> expected = keys;
   std::stable_sort(expected.begin(), expected.end(), [](uint32_t a, uint32_t b) { return (a & 0xFFF) < (b & 0xFFF); });
   CHECK(as_values(read_bytes(dir / "out.bin")) == expected);
+  // Integer options are decimal: "012" is 12 (CLI11 read it as octal, 10 bits), "0x0c" is refused.
+  const Run zeros = dir.run(with_globals({"sort", "--algo", "radix", "--end-bit", "012", dir / "in.bin", dir / "out.bin"}));
+  REQUIRE_MESSAGE(zeros.code == 0, "stderr: " << zeros.err);
+  CHECK(as_values(read_bytes(dir / "out.bin")) == expected);
+  check_usage_error(dir.run(with_globals({"sort", "--end-bit", "0x0c", dir / "in.bin", dir / "out2.bin"})),
+                    {"--end-bit", "0x0c is not a decimal integer"});
   const Run mid = dir.run(with_globals({"sort", "--begin-bit", "8", "--end-bit", "16", dir / "in.bin", dir / "out.bin"}));
   REQUIRE_MESSAGE(mid.code == 0, "stderr: " << mid.err);
   expected = keys;
@@ -1536,6 +1542,12 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--value-bytes", "-1"}, {"--value-bytes", "negative"}},  // -1 is the option's "not given" inside
+      // Integers are decimal: CLI11 read "0x0" as 0 past the checks that refuse 0, "010" as 8.
+      {{"--workgroup-size", "0x0"}, {"--workgroup-size", "0x0 is not a decimal integer"}},
+      {{"--radix-bits", "0x8"}, {"--radix-bits", "0x8 is not a decimal integer"}},
+      {{"--repeat", "0b11"}, {"--repeat", "0b11 is not a decimal integer"}},
+      {{"--seed", "1e3"}, {"--seed", "1e3 is not a decimal integer"}},
+      {{"--value-bytes", "0x8"}, {"--value-bytes", "0x8 is not a decimal integer"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
       {{"--json", dir / "r.json", "--out", dir / "./r.json"}, {"--json and --out name the same file"}},
       // An empty value is no size either (a script's empty variable was taken as the default), and an

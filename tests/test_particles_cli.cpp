@@ -236,6 +236,8 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario equilibrium --n 300 --rdf-window -1", "--rdf-window: -1 is negative"},
       {"--scenario equilibrium --n 300 --frame-every -1", "--frame-every: -1 is negative"},
       {"--scenario equilibrium --n 300 --rdf r.csv --rdf-rmax 0", "--rdf-rmax: 0 is not positive"},
+      {"--scenario equilibrium --n 0x100", "--n: 0x100 is not a decimal integer"},
+      {"--scenario equilibrium --n 300 --seed 0x7", "--seed: 0x7 is not a decimal integer"},
       {"--scenario equilibrium --n 300 --every 0", "--every: 0 is not at least 1"},
       // An interval for an output not asked for was silently ignored.
       {"--scenario equilibrium --n 300 --box 6,6,6 --checkpoint-every 2", "--checkpoint-every needs --checkpoint"},

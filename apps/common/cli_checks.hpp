@@ -27,6 +27,45 @@ inline std::string finite(const std::string& v, double& out) {
 }
 }  // namespace detail
 
+// Integer options are decimal. CLI11 2.1 converts them with strtoull(text, 0), so "010" was 8 and
+// "0x10" 16, silently, and "0x0" passed the checks that refuse 0 (they read the text). Leading zeros
+// are dropped ("010" is 10, as written); hexadecimal, octal and binary prefixes, exponents and
+// anything else not digits are refused. A transform, so it runs before the option's checks, which then
+// see the plain decimal text. decimal_integer_options() gives it to the options CLI11 still knows as
+// integers (type name UINT or INT); an integer option whose ->type_name() is set where it is added
+// (vksort's "--repeat R") has lost that name and takes ->transform(decimal_integer) there.
+inline const CLI::Validator decimal_integer(
+    [](std::string& v) {
+      if (v.empty()) return std::string();  // the empty-value checks name it (empty_value_given)
+      const size_t digits = v.starts_with('-') || v.starts_with('+') ? 1 : 0;
+      if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
+        return v + " is not a decimal integer";
+      const size_t first = v.find_first_not_of('0', digits);
+      v = v.substr(0, digits) + (first == std::string::npos ? std::string("0") : v.substr(first));
+      return std::string();
+    },
+    "", "decimal");
+
+// Makes every integer option of `app` and of its subcommands decimal (decimal_integer). Call once all
+// options are added, before parsing.
+inline void decimal_integer_options(CLI::App& app) {
+  // Options with a transform of their own already read their text (counts such as "1M").
+  auto transforms = [](CLI::Option* o) {
+    for (int i = 0;; ++i) {
+      try {
+        if (o->get_validator(i)->get_modifying()) return true;
+      } catch (const CLI::OptionNotFound&) {
+        return false;
+      }
+    }
+  };
+  for (CLI::Option* o : app.get_options()) {
+    const std::string type = o->get_type_name();
+    if ((type.starts_with("UINT") || type.starts_with("INT")) && !transforms(o)) o->transform(decimal_integer);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) decimal_integer_options(*sub);
+}
+
 // Unsigned integer options: a leading '-' is refused (CLI11 would wrap it to a huge count).
 inline const CLI::Validator not_negative(
     [](std::string& v) { return v.starts_with('-') ? v + " is negative" : std::string(); }, "", "not negative");

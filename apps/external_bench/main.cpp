@@ -415,6 +415,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "also write the results as JSON to FILE");
   if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty())
     return fail(2, empty);
+  vksort::cli_checks::decimal_integer_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

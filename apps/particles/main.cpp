@@ -653,6 +653,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "particles: %s\n", empty.c_str());
     return 2;
   }
+  vksort::cli_checks::decimal_integer_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

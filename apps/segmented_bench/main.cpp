@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "timed repetitions")->check(CLI::Range(1, 1000000));
   app.add_option("--json", json, "also write the results as JSON to FILE");
   if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty()) die(empty);
+  vksort::cli_checks::decimal_integer_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

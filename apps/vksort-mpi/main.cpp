@@ -356,9 +356,9 @@ int main(int argc, char** argv) {
     bench_cmd->add_option("--n", bench.n, "Keys in all (strong scaling) or per rank (--weak); k, M, G allowed")
         ->type_name("N");
     bench_cmd->add_flag("--weak", bench.weak, "Weak scaling: --n keys on every rank");
-    bench_cmd->add_option("--repeat", bench.repeat, "Timed runs after one warm-up (default: 5)")->type_name("R");
+    bench_cmd->add_option("--repeat", bench.repeat, "Timed runs after one warm-up (default: 5)")->type_name("R")->transform(vksort::cli_checks::decimal_integer);
     bench_cmd->add_option("--dist", bench.distribution, "Input distribution (default: uniform)")->type_name("D");
-    bench_cmd->add_option("--seed", bench.seed, "Seed of the keys (default: 1)")->type_name("S");
+    bench_cmd->add_option("--seed", bench.seed, "Seed of the keys (default: 1)")->type_name("S")->transform(vksort::cli_checks::decimal_integer);
     bench_cmd->add_option("--json", bench.json, "Also append the JSON line to this file")->type_name("FILE");
     add_common(*bench_cmd);
     int rank = 0;
@@ -369,6 +369,7 @@ int main(int argc, char** argv) {
     if (!parse_error.empty()) {
       parse_error += " (see 'vksort-mpi --help')";
     } else {
+      vksort::cli_checks::decimal_integer_options(app);
       try {
         app.parse(argc, argv);
       } catch (const CLI::ParseError& e) {

@@ -22,6 +22,7 @@ namespace {
 using namespace vksort::cli;
 namespace io = vksort::io;
 
+using vksort::cli_checks::decimal_integer;
 using vksort::cli_checks::not_negative;
 
 // For the tuning overrides, whose 0 inside Tuning means "the device's default": on the command line a 0
@@ -80,15 +81,15 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 
 void add_tuning_options(CLI::App& app, TuningOptions& t) {
   app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (a power of two, or any size for the single-pass radix sort's ballot and match rankings; default: per device)")
-      ->type_name("N")
+      ->type_name("N")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");
   app.add_option("--items-per-thread", t.items_per_thread, "Override the keys per invocation in a tile (a power of two, or any number for the single-pass radix sort's ballot and match rankings)")
-      ->type_name("N")
+      ->type_name("N")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");
   app.add_option("--radix-bits", t.radix_bits, "Radix sort: digit width of a pass, 2, 4 or 8 (default: per device)")
-      ->type_name("B")
+      ->type_name("B")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");
   app.add_option("--radix-ranking", t.radix_ranking,
@@ -112,11 +113,11 @@ void add_tuning_options(CLI::App& app, TuningOptions& t) {
   app.add_option("--lookback-window", t.lookback_window,
                  "Single-pass radix sort: predecessor tiles each look-back round reads per digit after the first, "
                  "1 to 32 (default: per device)")
-      ->type_name("W")
+      ->type_name("W")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");
   app.add_option("--samples", t.samples, "Sample sort: samples per sublist, s (power of two up to the tile; default: per device)")
-      ->type_name("S")
+      ->type_name("S")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");
 }
@@ -188,14 +189,14 @@ int main(int argc, char** argv) {
   sort_cmd->add_option("--value-bytes", sort.value_bytes,
                        "Bytes of one value in --values: 4 (default) or a record of a multiple of 4 up to 256 bytes, "
                        "moved whole with its key")
-      ->type_name("N")
+      ->type_name("N")->transform(decimal_integer)
       ->check(not_negative);
   sort_cmd->add_option("--begin-bit", sort.begin_bit,
                        "Radix sort only: order by bits [BEGIN, END) of the encoded key (default 0); keys equal "
                        "in them keep their input order")
-      ->type_name("BEGIN");
+      ->type_name("BEGIN")->transform(decimal_integer);
   sort_cmd->add_option("--end-bit", sort.end_bit, "Radix sort only: end of the bit range (default 0: the key's width)")
-      ->type_name("END");
+      ->type_name("END")->transform(decimal_integer);
   sort_cmd->add_flag("--check", sort.check, "Also compare the result with a CPU reference sort before writing (out of core: check its order and that it "
                     "holds the input's keys and values, by hashes)");
   sort_cmd->add_flag("-v,--verbose", sort.verbose, "Print the GPU time, phases and algorithm facts");
@@ -232,7 +233,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--values", bench.values, "Carry a 32-bit value with every key");
   bench_cmd->add_option("--value-bytes", bench.value_bytes,
                         "Carry a record of N bytes with every key instead (a multiple of 4 up to 256; implies --values)")
-      ->type_name("N")
+      ->type_name("N")->transform(decimal_integer)
       ->check(not_negative);
   add_list_option(*bench_cmd, "--variant", bench.variants, "Brick sort variants, comma-separated: blocks, pairs (default: blocks)")
       ->type_name("V[,...]");
@@ -242,13 +243,13 @@ int main(int argc, char** argv) {
   add_list_option(*bench_cmd, "--dist", bench.distributions,
                         "Input distributions, comma-separated, optionally name:param (default: uniform,nearly_sorted)")
       ->type_name("D[,...]");
-  bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after the warm-ups (default: 5)")->type_name("R");
+  bench_cmd->add_option("--repeat", bench.repeat, "Timed runs per case, after the warm-ups (default: 5)")->type_name("R")->transform(decimal_integer);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed runs per case before the timed ones, each checked too (default: 1)")
-      ->type_name("W");
+      ->type_name("W")->transform(decimal_integer);
   bench_cmd->add_option("--warmup-ms", bench.warmup_ms,
                         "Warm up for at least this many milliseconds too (default: 0): a GPU raises its clocks only "
                         "after some time under load")
-      ->type_name("MS")
+      ->type_name("MS")->transform(decimal_integer)
       ->check(not_negative);
   bench_cmd->add_flag("--resident", bench.resident,
                       "Keep the GPU busy between runs: the timed runs (and the warm-up's, in batches) go back to back in one "
@@ -261,7 +262,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--no-cpu", bench.no_cpu,
                       "Time no CPU baselines (results are still checked against the CPU reference): for large n on GPUs");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the generated inputs (default: 1)")
-      ->type_name("S")
+      ->type_name("S")->transform(decimal_integer)
       ->check(not_negative);
   bench_cmd->add_option("--suite", bench.suite,
                         "Run a named suite instead: paper (the papers' experiments, sized for the device)")
@@ -304,8 +305,8 @@ int main(int argc, char** argv) {
       ->type_name("F")->check(vksort::cli_checks::finite_within(0.0, 1e9));
   buckets_cmd->add_flag("--chained", buckets.chained,
                         "Table 2: time resorts of a resort (a simulation's steps) instead of resorts right after a build");
-  buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R");
-  buckets_cmd->add_option("--seed", buckets.seed, "Seed of the bucket ids (default: 1)")->type_name("S")->check(not_negative);
+  buckets_cmd->add_option("--repeat", buckets.repeat, "Timed runs per case, after one warm-up (default: 3)")->type_name("R")->transform(decimal_integer);
+  buckets_cmd->add_option("--seed", buckets.seed, "Seed of the bucket ids (default: 1)")->type_name("S")->transform(decimal_integer)->check(not_negative);
   buckets_cmd->add_option("--format", buckets.format, "stdout's form: table (default), csv or json")->type_name("F");
   buckets_cmd->add_option("--json", buckets.json, "Also write the results as JSON to this file")->type_name("FILE");
   add_global_options(*buckets_cmd, global);
@@ -316,9 +317,9 @@ int main(int argc, char** argv) {
   add_list_option(*splat_cmd, "--n", splat.sizes, "Splats in the scene, comma-separated, e.g. 1M,6M (default: 1M)")
       ->type_name("N[,...]");
   splat_cmd->add_option("--frames", splat.frames, "Timed frames per size, after one warm-up frame (default: 5)")
-      ->type_name("F");
-  splat_cmd->add_option("--width", splat.width, "Camera width in pixels (default: 1920)")->type_name("W")->check(not_negative);
-  splat_cmd->add_option("--height", splat.height, "Camera height in pixels (default: 1080)")->type_name("H")->check(not_negative);
+      ->type_name("F")->transform(decimal_integer);
+  splat_cmd->add_option("--width", splat.width, "Camera width in pixels (default: 1920)")->type_name("W")->transform(decimal_integer)->check(not_negative);
+  splat_cmd->add_option("--height", splat.height, "Camera height in pixels (default: 1080)")->type_name("H")->transform(decimal_integer)->check(not_negative);
   splat_cmd->add_option("--format", splat.format, "stdout's form: table (default), csv or json")->type_name("F");
   splat_cmd->add_option("--json", splat.json, "Also write the results as JSON to this file")->type_name("FILE");
   add_global_options(*splat_cmd, global);
@@ -331,14 +332,15 @@ int main(int argc, char** argv) {
               "the single pass's tile shape, and save them for --algo auto and radix sorts that leave them to the device");
   tune_cmd->add_option("--max-n", tune.max_n, "Largest size measured (default: 2^20 on CPU devices, else 2^24)")
       ->type_name("N");
-  tune_cmd->add_option("--repeat", tune.repeat, "Timed runs per size, after one warm-up (default: 3)")->type_name("R");
-  tune_cmd->add_option("--seed", tune.seed, "Seed of the keys (default: 1)")->type_name("S")->check(not_negative);
+  tune_cmd->add_option("--repeat", tune.repeat, "Timed runs per size, after one warm-up (default: 3)")->type_name("R")->transform(decimal_integer);
+  tune_cmd->add_option("--seed", tune.seed, "Seed of the keys (default: 1)")->type_name("S")->transform(decimal_integer)->check(not_negative);
   tune_cmd->add_option("--out", tune.out, "Save the profile here instead of the user's cache folder")->type_name("FILE");
   tune_cmd->add_flag("--dry-run", tune.dry_run, "Measure and print, save nothing");
   add_global_options(*tune_cmd, global);
 
   if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty())
     return fail(exit_usage, empty + " (see 'vksort --help')");
+  vksort::cli_checks::decimal_integer_options(app);
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);

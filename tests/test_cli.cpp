@@ -415,6 +415,12 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
       {"big-endian", npy_file(npy_dict(">f4", 100), keys), {"'>f4'", "big-endian"}},
       {"half floats", npy_file(npy_dict("<f2", 200), keys), {"'<f2'", "not supported"}},
       {"records as keys", npy_file(npy_dict("|V4", 100), keys), {"'|V4'", "not a key type"}},
+      // A record size past 2^64 ended in "vksort: stoul" (exit 1); a length of 22 digits was "not 1-D".
+      {"records of 10^20 bytes", npy_file(npy_dict("|V99999999999999999999", 100), keys), {"'|V99999999999999999999'", "not supported"}},
+      {"a length of 22 digits", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000000000,), }", keys),
+       {"(1000000000000000000000,)", "too large"}},
+      {"a length with 18 leading zeros", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (000000000000000000101,), }", keys),
+       {"400 data bytes", "404"}},
       {"structured dtype as keys", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (100,), }", keys),
        {"[('a', '<f4')]", "not a key type", "--values"}},
       {"unclosed field list", npy_file("{'descr': [('a', '<f4'), 'fortran_order': False, 'shape': (100,), }", keys), {"bad .npy header"}},
@@ -445,6 +451,9 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
                                           "--values-out", dir / "v.npy"})), {"99 values", "100 keys"});
   check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "vals.npy",
                                           "--value-bytes", "8", "--values-out", dir / "v.npy"})), {"--value-bytes 8", "'<u4'"});
+  write_bytes(dir / "huge_vals.npy", npy_file(npy_dict("|V99999999999999999999", 100), bytes_of(values)));
+  check_usage_error(dir.run(with_globals({"sort", dir / "in.npy", dir / "out.npy", "--values", dir / "huge_vals.npy",
+                                          "--values-out", dir / "v.npy"})), {"huge_vals.npy", "256"});
   // Records of a structured dtype must be a size vksort moves (a multiple of 4 up to 256 bytes), and
   // their field list's size times the shape: 100 records of 6 bytes are refused by their size, 398 and
   // 800 bytes of 4-byte records by the data's size (800 were taken as 100 records of 8 bytes: values cut

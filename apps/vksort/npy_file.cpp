@@ -247,9 +247,12 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
   dims.erase(std::remove_if(dims.begin(), dims.end(), [](unsigned char c) { return std::isspace(c); }), dims.end());
   if (!dims.empty() && dims.back() == ',') dims.pop_back();
   if (dims.empty() || dims.find(',') != std::string::npos ||
-      !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }) || dims.size() > 18)
+      !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }))
     refuse(role, path, "shape " + shape + " is not 1-D; vksort sorts one-dimensional arrays");
-  const uint64_t n = std::stoull(dims);
+  // Past 18 digits (leading zeros aside) a length may not fit 64 bits, and no file holds its data.
+  const size_t significant = dims.find_first_not_of('0');
+  if (significant != std::string::npos && dims.size() - significant > 18) refuse(role, path, "shape " + shape + " is too large");
+  const uint64_t n = significant == std::string::npos ? 0 : std::stoull(dims.substr(significant));
   const uint64_t data_at = header_at + header_len;
   const uint64_t data_bytes = file_size - data_at;
 
@@ -274,7 +277,13 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
       a.item_bytes = key_bytes(*a.key);
     } else if (a.descr.size() > 2 && a.descr.starts_with("|V") &&
                std::all_of(a.descr.begin() + 2, a.descr.end(), [](unsigned char c) { return std::isdigit(c); })) {
-      a.item_bytes = uint32_t(std::min<unsigned long>(std::stoul(a.descr.substr(2)), 1u << 20));
+      // Digits past 7 are no record vksort moves (stoul threw out_of_range past 2^64, and the message
+      // was "stoul").
+      const std::string size = a.descr.substr(2);
+      const size_t first = size.find_first_not_of('0');
+      if (first != std::string::npos && size.size() - first > 7)
+        refuse(role, path, "dtype '" + a.descr + "': records that large are not supported (vksort moves records of 4 to 256 bytes)");
+      a.item_bytes = first == std::string::npos ? 0u : uint32_t(std::stoul(size.substr(first)));
     } else if (a.descr.size() == 3 && a.descr[0] == '>') {
       refuse(role, path, "dtype '" + a.descr + "' is big-endian; vksort reads little-endian (numpy: a.astype(a.dtype.newbyteorder('<')))");
     } else {

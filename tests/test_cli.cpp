@@ -1551,6 +1551,9 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--value-bytes", "6"}, {"--value-bytes", "multiple of 4"}},
       {{"--value-bytes", "512"}, {"--value-bytes", "256"}},
       {{"--value-bytes", "-1"}, {"--value-bytes", "negative"}},  // -1 is the option's "not given" inside
+      // --resident keeps repeat + 3 copies: near 2^63 their bytes wrapped to a few KiB, the check passed,
+      // and result buffers were allocated until the host's memory ran out.
+      {{"--resident", "--repeat", "4611686018427387904"}, {"copies with --resident", "more than 2^64 bytes"}},
       // Integers are decimal: CLI11 read "0x0" as 0 past the checks that refuse 0, "010" as 8.
       {{"--workgroup-size", "0x0"}, {"--workgroup-size", "0x0 is not a decimal integer"}},
       {{"--radix-bits", "0x8"}, {"--radix-bits", "0x8 is not a decimal integer"}},

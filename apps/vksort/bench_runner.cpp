@@ -65,16 +65,20 @@ std::string human_bytes(uint64_t b) {
 // --resident keeps the input and every run's result on the device too: `copies` of the data in all.
 void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& s, uint64_t copies) {
   const bool values = value_bytes != 0;
-  const uint64_t one_copy = s.n * key_bytes(key);
-  const uint64_t key_bytes_total = one_copy * copies, value_bytes_total = s.n * value_bytes * copies;
+  // Saturating: with --resident and --repeat near 2^63 the products wrapped to a few KiB, the check
+  // passed, and the run went on allocating result buffers until the host ran out of memory.
+  auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+  const uint64_t one_copy = times(s.n, key_bytes(key));
+  const uint64_t key_bytes_total = times(one_copy, copies), value_bytes_total = times(times(s.n, value_bytes), copies);
+  const uint64_t all_bytes = key_bytes_total > UINT64_MAX - value_bytes_total ? UINT64_MAX : key_bytes_total + value_bytes_total;
   const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys" +
                            (copies > 1 ? " (" + std::to_string(copies) + " copies with --resident)" : "");
   if (d.max_allocation_size && one_copy > d.max_allocation_size)
     throw UsageError(what + " need " + human_bytes(one_copy) + " in one buffer, more than \"" + d.name +
                      "\" allows (maxMemoryAllocationSize " + human_bytes(d.max_allocation_size) + ")");
-  if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
+  if (d.device_local_bytes && all_bytes > d.device_local_bytes)
     throw UsageError(what + (values ? " and their values" : "") + " need " +
-                     human_bytes(key_bytes_total + value_bytes_total) + ", more than \"" + d.name + "\" has (" +
+                     (all_bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : human_bytes(all_bytes)) + ", more than \"" + d.name + "\" has (" +
                      human_bytes(d.device_local_bytes) + " device-local)");
 }
 
@@ -337,7 +341,7 @@ Matrix parse_matrix(const std::string& title, const BenchCommand& c) {
 void check_fits(const DeviceInfo& device, const Matrix& m) {
   for (Key k : m.keys)
     for (const auto& s : m.sizes)
-      check_fits(device, k, m.value_bytes, s, m.run.resident ? uint64_t(m.run.repeat + 3) : 1);
+      check_fits(device, k, m.value_bytes, s, m.run.resident ? uint64_t(m.run.repeat) + 3 : 1);  // (repeat >= 1)
 }
 
 void run_matrices(Device& device, const std::vector<Matrix>& matrices, const RunOptions& options,

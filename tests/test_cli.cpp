@@ -861,6 +861,23 @@ TEST_CASE("cli: sort writes through symbolic links and into pipes and devices") 
   CHECK(from_pipe.size() == sorted.size());
   CHECK(std::memcmp(from_pipe.data(), sorted.data(), std::min(from_pipe.size(), sorted.size())) == 0);
   CHECK((fs::status(dir / "keys.fifo").type() == fs::file_type::fifo));
+  // A pipe as INPUT is sorted in memory (no out-of-core sort reads it twice): too large for the device
+  // is bad input (exit 2) whichever allocation finds it, the keys' buffer or the sort's scratch (that
+  // one exited 1 with the driver's error).
+  for (const char* memory : {"20k", "40k"}) {
+    CAPTURE(memory);
+    const auto many = workloads::generate_keys(Key::f64, workloads::default_spec(workloads::Distribution::uniform), 3000, 7);
+    fs::remove(dir / "in.fifo");
+    REQUIRE(mkfifo((dir / "in.fifo").c_str(), 0600) == 0);
+    std::thread writer([&] {
+      std::ofstream to(dir / "in.fifo", std::ios::binary);
+      to.write(reinterpret_cast<const char*>(many.data()), std::streamsize(many.size()));
+    });
+    const Run big = dir.run(with_globals({"sort", "--type", "f64", "--device-memory", memory, dir / "in.fifo", dir / "big.bin"}));
+    writer.join();
+    check_usage_error(big, {"the device cannot hold them"});
+    CHECK(!fs::exists(dir / "big.bin"));
+  }
   // /dev/null takes it and stays a device.
   const Run null = dir.run(with_globals({"sort", dir / "keys.bin", "/dev/null"}));
   REQUIRE_MESSAGE(null.code == 0, null.err);
@@ -1368,6 +1385,9 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   CHECK_MESSAGE(out.out.find("not the profile every vksort::Device reads") != std::string::npos, out.out);
   CHECK(out.out.find("never (0)") == std::string::npos);
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
+  // --out with --dry-run was ignored (exit 0, nothing written), where other ignored options are refused.
+  check_usage_error(dir.run(with_globals({"tune", "--dry-run", "--out", dir / "dry.txt"}), env), {"--out with --dry-run"});
+  CHECK(!fs::exists(dir / "dry.txt"));
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "100"}), env), {"--max-n"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "0"}), env), {"--max-n: 0"});
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "lots"}), env), {"--max-n: 'lots'"});

@@ -188,7 +188,14 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (with_values) value_buffer.emplace(allocate(values.size(), "values"));
     key_buffer.upload(keys);
     if (value_buffer) value_buffer->upload(values);
-    stats = refusals_are_usage_errors(what, [&] { return sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n); });
+    // The sort's scratch is allocated here too: where it does not fit, the input is as much too large
+    // for the device as where the keys do not (exit 2 either way, not 1 for this one).
+    try {
+      stats = refusals_are_usage_errors(what, [&] { return sorter.sort(key_buffer, value_buffer ? &*value_buffer : nullptr, n); });
+    } catch (const vksort::Error& e) {
+      if (is_out_of_memory(e)) throw UsageError(what + ": the device cannot hold them: " + e.what());
+      throw;
+    }
     key_buffer.download(keys);
     if (value_buffer) value_buffer->download(values);
   }

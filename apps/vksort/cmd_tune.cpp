@@ -88,6 +88,8 @@ BenchCommand kind_bench(const Kind& k, const std::string& algorithm, const TuneC
 
 int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  // Every other option the command would ignore is refused; so is this one.
+  if (c.dry_run && !c.out.empty()) throw UsageError("--out with --dry-run: a dry run saves no profile; give one of them");
   std::optional<uint64_t> max_n;
   if (!c.max_n.empty()) {
     max_n = parse_sizes({c.max_n}, "keys", "--max-n").front().n;

@@ -353,6 +353,25 @@ TEST_CASE("out-of-core in memory: spans larger than the device") {
   CHECK(values_out == values);
   CHECK(keys_out2 == keys);
   CHECK(values_out2 == values);
+
+  // In place, several runs: the inputs may be the outputs (every run is read before the merge writes).
+  std::vector<std::byte> in_place_keys = keys_in_copy, in_place_values = values_in_copy;
+  o.memory_bytes = 1u << 20;
+  const ExternalStats u = external::sort_memory(small, in_place_keys, in_place_values, in_place_keys, in_place_values, o);
+  CHECK(u.runs >= 8);
+  CHECK(in_place_keys == keys);
+  CHECK(in_place_values == values);
+  // The two outputs in one memory: the values overwrote the keys, silently.
+  std::vector<std::byte> shared(keys.size() + values.size(), std::byte{0x5a});
+  const std::vector<std::byte> untouched = shared;
+  const std::span<std::byte> both(shared);
+  for (size_t shift : {size_t(0), size_t(4), keys.size() - 4}) {
+    CAPTURE(shift);
+    CHECK_THROWS_WITH_AS(external::sort_memory(small, keys_in_copy, values_in_copy, both.first(keys.size()),
+                                               both.subspan(shift, values.size()), o),
+                         doctest::Contains("keys_out and values_out overlap"), external::InputError);
+  }
+  CHECK(shared == untouched);
 }
 
 TEST_CASE("out-of-core: failures leave no temporary file and no output; an old output is untouched") {

@@ -123,7 +123,8 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options);
 
 // The same for data in host memory larger than the device: keys_in (n keys of sort.key) and values_in
 // (empty, or n * sort.value_bytes bytes) are read, the sorted result written to keys_out and
-// values_out (same sizes; they must not overlap the inputs). memory_bytes, device_bytes and progress
+// values_out (same sizes; the two outputs must not overlap each other, InputError otherwise; either
+// may be or overlap an input: every key and value is read before the first output byte is written). memory_bytes, device_bytes and progress
 // as above; input/output paths, their data offsets and headers, and temp_dir are ignored. The sorted runs are kept in host memory
 // allocated for the call (as large as the input, twice when the merge needs several passes) beside
 // the budget, which is what makes this entry point cheap.

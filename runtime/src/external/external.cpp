@@ -655,6 +655,14 @@ ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in, st
   if (keys_out.size() != keys_in.size()) throw InputError("sort_memory: keys_out must be as large as keys_in");
   if (values && (values_in.size() != n * s.vb || values_out.size() != n * s.vb))
     throw InputError("sort_memory: values_in and values_out must hold one " + unit_name(s) + " per key");
+  // The outputs are written side by side, record after record: where they overlap, one overwrote the
+  // other (keys lost silently). The inputs may overlap the outputs: every run is read whole before the
+  // first output byte is written. (As integers: comparing pointers into different objects is unspecified.)
+  if (values) {
+    const auto k = reinterpret_cast<std::uintptr_t>(keys_out.data()), v = reinterpret_cast<std::uintptr_t>(values_out.data());
+    if (n != 0 && k < v + values_out.size() && v < k + keys_out.size())
+      throw InputError("sort_memory: keys_out and values_out overlap; give each its own memory");
+  }
   MemorySource source(keys_in, values_in, s);
   MemorySink sink(keys_out, values_out, s);
   Driver d(device, o, s);

@@ -80,7 +80,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 }
 
 void add_tuning_options(CLI::App& app, TuningOptions& t) {
-  app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (a power of two, or any size for the single-pass radix sort's ballot and match rankings; default: per device)")
+  app.add_option("--workgroup-size", t.workgroup_size, "Override the workgroup size (a power of two, or for the single-pass radix sort's ballot and match rankings any multiple of the subgroup size, or one subgroup or less; default: per device)")
       ->type_name("N")->transform(decimal_integer)
       ->check(override_size)
       ->group("Tuning");

@@ -62,7 +62,9 @@ class VKSORT_API SegmentedSorter {
   // recording then uses the small-segment kernels alone (any Algorithm, also with a GPU-side count; not
   // with a bit range, which throws), unless composed keys are chosen (below). A
   // segment above the promise is left as it is (keys and values unchanged, nothing lost); offsets
-  // that decrease may then leave keys of overlapping segments unspecified (no access leaves the buffers).
+  // that decrease may then leave the keys and values of overlapping segments unspecified (segments
+  // sorted at once over the same positions: keys and values may be lost, duplicated or parted from
+  // each other; no access leaves the buffers).
   // path: SegmentedPath::automatic takes composed keys where they are possible and either no promise is
   // given or, on a CPU device, the promise is above what one invocation sorts alone (the tile kernel's
   // barriers cost more there); composed keys sort every segment whatever its size. composed_keys for
@@ -86,7 +88,9 @@ class VKSORT_API SegmentedSorter {
   // which the GPU reads when the work runs: an earlier pass of the caller's may write them (its writes
   // are part of the barrier contract's "before"). They must then be non-decreasing from 0 to n; the
   // GPU cannot report a violation, so keys in positions no segment covers are sorted as if in the
-  // nearest segment before them (nothing is lost or duplicated, whatever the offsets). Buffers and
+  // nearest segment before them (nothing is lost or duplicated, whatever the offsets; except under a
+  // max_segment_keys promise, where decreasing offsets leave overlapping segments unspecified: see the
+  // constructor). Buffers and
   // barrier contract as Sorter::record (values/records as SortOptions::value_bytes). Never throws: a
   // bad argument (segments 0, buffers too small or overlapping, ...) returns a Status and records nothing.
   // The first recording for a segment count of a new bit width (ceil(log2(segments))) creates that

@@ -108,8 +108,10 @@ VKSORT_API std::optional<RadixStaging> parse_radix_staging(std::string_view name
 // Overriding them is for tuning and for tests that want small tiles to exercise multi-tile paths.
 struct Tuning {
   // Invocations per workgroup and keys each holds in a tile: powers of two, except for the single-pass
-  // radix sort's ballot and match rankings, which take any (RadixScan::single_pass). Radix sort takes
-  // at most 32768 keys per invocation (loops beyond that are cut short by some drivers).
+  // radix sort's ballot and match rankings (RadixScan::single_pass), which take any number of keys per
+  // invocation and any workgroup of whole subgroups (a multiple of the subgroup size, or one subgroup or
+  // less; others throw). Radix sort takes at most 32768 keys per invocation (loops beyond that are cut
+  // short by some drivers).
   uint32_t workgroup_size = 0;
   uint32_t items_per_thread = 0;
   uint32_t radix_bits = 0;        // radix sort: digit width of a pass, 2, 4 or 8

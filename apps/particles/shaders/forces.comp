@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 #ifdef DPD_ATOMIC64  // forces_atomic64.spv: built with -DDPD_ATOMIC64, run where the device has 64-bit buffer atomics
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
@@ -76,11 +77,14 @@ struct Self {
 struct Sums {
   uvec2 fx, fy, fz;
   uint count;
-  float virial_c, virial;
-  // The pressure tensor's pair part and the pair energy, summed in the sums_tensor variant only:
-  // r_a F_b = (f r) e_a e_b, half per side like the scalar virials.
-  vec3 wc_diag, wc_off, w_diag, w_off;
-  float energy;
+  float virial_c, virial;  // every step's gather (no observable reads them: the tensor's step writes its own)
+  // The sums_tensor variant's, read by the observables: the scalar virials, the pressure tensor's pair
+  // part r_a F_b = (f r) e_a e_b (half per side like the virials; xx yy zz xy xz yz) and the pair
+  // energy, in fixed point as the forces are, so that they too do not depend on the order pairs are
+  // found in: a restart, the layout and the cell build give the same bits (float sums in walk order
+  // differed in the 9th digit).
+  uvec2 t_virial_c, t_virial, t_energy;
+  uvec2 t_wc[6], t_w[6];
 };
 
 // What every invocation derives from the parameters once (params_constants.glsl has the rest).
@@ -137,16 +141,20 @@ void add_pair(inout Sums s, const Self me, const uint i, const uint j, const flo
     fixed_atomic_add(6u * j + 4u, -(f * e.z));
     return;
   }
-  s.virial_c += 0.5 * fc * r;  // r_ij . F_C,ij, half per side
-  s.virial += 0.5 * f * r;
+  precise const float vc = 0.5 * fc * r, v = 0.5 * f * r;  // r_ij . F_C,ij and r_ij . F_ij, half per side
   if (sums_tensor) {
-    const vec3 diag = e * e, off = vec3(e.x * e.y, e.x * e.z, e.y * e.z);
-    s.wc_diag += (0.5 * fc * r) * diag;
-    s.wc_off += (0.5 * fc * r) * off;
-    s.w_diag += (0.5 * f * r) * diag;
-    s.w_off += (0.5 * f * r) * off;
+    fixed_add(s.t_virial_c, vc);
+    fixed_add(s.t_virial, v);
+    const float ee[6] = float[](e.x * e.x, e.y * e.y, e.z * e.z, e.x * e.y, e.x * e.z, e.y * e.z);
+    [[unroll]] for (int k = 0; k < 6; ++k) {
+      fixed_add(s.t_wc[k], vc * ee[k]);
+      fixed_add(s.t_w[k], v * ee[k]);
+    }
     precise const float energy = 0.25 * fc * c_rc * w;
-    s.energy += energy;  // a r_c w^2 / 2 per pair, half per side
+    fixed_add(s.t_energy, energy);  // a r_c w^2 / 2 per pair, half per side
+  } else {
+    s.virial_c += vc;
+    s.virial += v;
   }
 }
 
@@ -255,8 +263,8 @@ void main() {
   s.fx = uvec2(0), s.fy = uvec2(0), s.fz = uvec2(0);
   s.count = 0;
   s.virial_c = 0.0, s.virial = 0.0;
-  s.wc_diag = vec3(0.0), s.wc_off = vec3(0.0), s.w_diag = vec3(0.0), s.w_off = vec3(0.0);
-  s.energy = 0.0;
+  s.t_virial_c = uvec2(0), s.t_virial = uvec2(0), s.t_energy = uvec2(0);
+  [[unroll]] for (int k = 0; k < 6; ++k) s.t_wc[k] = uvec2(0), s.t_w[k] = uvec2(0);
   const uint c = b_cell[i];
   if (build) {
     const ivec3 cell = ivec3(c % nx, (c / nx) % ny, c / (nx * ny));
@@ -344,12 +352,16 @@ void main() {
   }
   precise const float fz = fixed_value(s.fz) - mass_of(me.x.w) * c_gravity;
   b_force[i] = vec4(fixed_value(s.fx), fixed_value(s.fy), fz, 0.0);
-  b_aux[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
   if (sums_tensor) {
+    b_aux[i] = vec4(float(s.count), fixed_value(s.t_virial_c), fixed_value(s.t_virial), 0.0);
+    float wc[6], w[6];
+    [[unroll]] for (int k = 0; k < 6; ++k) wc[k] = fixed_value(s.t_wc[k]), w[k] = fixed_value(s.t_w[k]);
     Vec4s t = Vec4s(p.virial);
-    t.v[4u * i] = vec4(s.wc_diag, s.energy);
-    t.v[4u * i + 1u] = vec4(s.wc_off, 0.0);
-    t.v[4u * i + 2u] = vec4(s.w_diag, 0.0);
-    t.v[4u * i + 3u] = vec4(s.w_off, 0.0);
+    t.v[4u * i] = vec4(wc[0], wc[1], wc[2], fixed_value(s.t_energy));
+    t.v[4u * i + 1u] = vec4(wc[3], wc[4], wc[5], 0.0);
+    t.v[4u * i + 2u] = vec4(w[0], w[1], w[2], 0.0);
+    t.v[4u * i + 3u] = vec4(w[3], w[4], w[5], 0.0);
+  } else {
+    b_aux[i] = vec4(float(s.count), s.virial_c, s.virial, 0.0);
   }
 }

@@ -41,7 +41,12 @@ inline const CLI::Validator decimal_integer(
       if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
         return v + " is not a decimal integer";
       const size_t first = v.find_first_not_of('0', digits);
-      v = v.substr(0, digits) + (first == std::string::npos ? std::string("0") : v.substr(first));
+      const std::string magnitude = first == std::string::npos ? std::string("0") : v.substr(first);
+      // No option takes more than 64 bits; CLI11 read 2^64 and up into an unsigned option as 2^64 - 1.
+      const std::string most = "18446744073709551615";
+      if (magnitude.size() > most.size() || (magnitude.size() == most.size() && magnitude > most))
+        return v + " is out of range";
+      v = v.substr(0, digits) + magnitude;
       return std::string();
     },
     "", "decimal");

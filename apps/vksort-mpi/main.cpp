@@ -24,6 +24,7 @@
 #include <vksort/vksort.hpp>
 
 #include "cli_checks.hpp"
+#include "npy_path.hpp"
 #include "counts.hpp"
 #include "distributions.hpp"
 #include "host_keys.hpp"
@@ -207,6 +208,10 @@ int run_sort(MPI_Comm comm, const Common& c, const SortArgs& a) {
   step(comm, [&] {
     key = key_of_option(c.type);
     o = options_of(c);
+    // Raw files only: a .npy file's header was sorted in among its keys (exit 0).
+    if (vksort::cli::is_npy_path(a.input) || vksort::cli::is_npy_path(a.output))
+      throw Failure(exit_usage, "vksort-mpi reads and writes raw files (MPI-IO, each rank its slice), not .npy: give "
+                                "--type and raw files");
   });
   std::vector<Setting> same = {{"the input", a.input}, {"the output", a.output}};
   for (Setting& s : common_settings(key, o)) same.push_back(std::move(s));
@@ -265,7 +270,9 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
                                {"--weak", b.weak ? "on" : "off"},
                                {"--repeat", std::to_string(b.repeat)},
                                {"--dist", workloads::to_string(spec)},
-                               {"--seed", std::to_string(b.seed)}};
+                               {"--seed", std::to_string(b.seed)},
+                               // rank 0 writes it: another rank's was ignored (MPMD command lines)
+                               {"--json", b.json}};
   for (Setting& s : common_settings(key, o)) same.push_back(std::move(s));
   require_same(comm, same);
   // Strong scaling: n keys in all, split evenly; weak: n keys on every rank.
@@ -330,7 +337,9 @@ int main(int argc, char** argv) {
   {
     CLI::App app{"vksort-mpi: the distributed vksort sort, under mpirun", "vksort-mpi"};
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    app.require_subcommand(1, 1);
+    // At most one here; none is reported after parsing, so that an unknown option is named as such
+    // instead of hidden behind CLI11's "a subcommand is required" (as vksort's).
+    app.require_subcommand(0, 1);
     app.footer("Exit status (the same on every rank): 0 success, 2 bad command line or input (nothing was written), "
                "1 failure while running.\n");
     Common common;
@@ -358,7 +367,10 @@ int main(int argc, char** argv) {
     bench_cmd->add_flag("--weak", bench.weak, "Weak scaling: --n keys on every rank");
     bench_cmd->add_option("--repeat", bench.repeat, "Timed runs after one warm-up (default: 5)")->type_name("R")->transform(vksort::cli_checks::decimal_integer);
     bench_cmd->add_option("--dist", bench.distribution, "Input distribution (default: uniform)")->type_name("D");
-    bench_cmd->add_option("--seed", bench.seed, "Seed of the keys (default: 1)")->type_name("S")->transform(vksort::cli_checks::decimal_integer);
+    bench_cmd->add_option("--seed", bench.seed, "Seed of the keys (default: 1)")
+        ->type_name("S")
+        ->transform(vksort::cli_checks::decimal_integer)
+        ->check(vksort::cli_checks::not_negative);
     bench_cmd->add_option("--json", bench.json, "Also append the JSON line to this file")->type_name("FILE");
     add_common(*bench_cmd);
     int rank = 0;
@@ -385,6 +397,7 @@ int main(int argc, char** argv) {
       }
       if (parse_error.empty() && help.empty()) {
         parse_error = vksort::cli_checks::empty_value_given(app);
+        if (parse_error.empty() && app.get_subcommands().empty()) parse_error = "no command given: use sort or bench";
         if (!parse_error.empty()) parse_error += " (see 'vksort-mpi --help')";
       }
     }
@@ -403,6 +416,12 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       // Not agreed with the other ranks (a bug if it happens): still one line and a failing exit.
       say_error(e.what());
+      code = exit_runtime;
+    }
+    // What rank 0 prints (the -v lines, bench's table) is output too: a write that failed (a full disk,
+    // `> /dev/full`) must not end in success. (Under mpirun the launcher holds the ranks' stdout.)
+    if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && code == exit_ok) {
+      say_error("writing standard output failed");
       code = exit_runtime;
     }
   }

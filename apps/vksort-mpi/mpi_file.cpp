@@ -60,7 +60,9 @@ std::string create_temp(const std::string& destination) {
   if (fd < 0)
     throw Failure(exit_usage, "output " + in_quotes(destination) + ": cannot create a file beside it: " +
                                   std::strerror(errno));
-  fchmod(fd, io::output_mode(destination));  // as any vksort output, not mkstemp's 0600
+  // mkstemp's 0600 while the ranks write it (every rank opens it for writing: the mode of a read-only
+  // destination, 0444, made that fail, reported as a folder the ranks do not share); the output's own
+  // mode is given just before the rename.
   close(fd);
   g_temp_slot = io::remove_on_signals(pattern);
   return pattern;
@@ -279,6 +281,10 @@ void write_atomic(MPI_Comm comm, const std::string& destination, std::span<const
     });
     step(comm, [&] {
       if (rank != 0) return;
+      // As any vksort output: the mode of the file it replaces, else the umask's.
+      if (::chmod(temp.c_str(), io::output_mode(destination)) != 0)
+        throw Failure(exit_runtime, "output " + in_quotes(destination) + ": setting the finished file's mode: " +
+                                        std::strerror(errno));
       std::error_code ec;
       fs::rename(temp, io::link_target(destination), ec);
       if (ec) throw Failure(exit_runtime, "output " + in_quotes(destination) + ": renaming the finished file: " + ec.message());

@@ -93,12 +93,6 @@ std::optional<Key> key_of_descr(const std::string& d) {
 
 }  // namespace
 
-bool is_npy_path(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return ext == ".npy";
-}
-
 std::string npy_descr(Key key) {
   // "<" + kind letter + bytes: u32 -> "<u4", f64 -> "<f8" (built by appending: GCC 12 raises a false
   // -Wrestrict on the + chain).

@@ -15,10 +15,9 @@
 
 #include <vksort/types.hpp>
 
-namespace vksort::cli {
+#include "npy_path.hpp"
 
-// True if `path` names a .npy file (by its extension, any case).
-bool is_npy_path(const std::filesystem::path& path);
+namespace vksort::cli {
 
 struct NpyArray {
   std::string descr;           // the dtype as the header spells it, e.g. "<f4", "|V16"

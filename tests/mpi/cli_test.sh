@@ -51,6 +51,27 @@ verbose_on_one_rank "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin" : \
 chmod 640 "$work/got.bin"
 "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/got.bin"
 [ "$(stat -c %a "$work/got.bin")" = 640 ] || fail "a replaced output has mode $(stat -c %a "$work/got.bin"), not 640"
+# A read-only output (0444) is replaced too, keeping its mode (the temporary took that mode before the
+# ranks opened it for writing, and the run failed after the sort: "not visible here", exit 2). Root
+# writes whatever a mode says, so where this runs as root the case runs again as nobody (setpriv).
+cp "$work/in_u32.bin" "$work/ro.bin"
+chmod 444 "$work/ro.bin"
+"${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/ro.bin"
+[ "$(stat -c %a "$work/ro.bin")" = 444 ] || fail "a read-only output has mode $(stat -c %a "$work/ro.bin") after the sort"
+cmp -s "$work/want_u32.bin" "$work/ro.bin" || fail "a read-only output differs from vksort sort"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  chmod 711 "$work"  # nobody may pass through, not list
+  mkdir "$work/nobody"
+  cp "$work/in_u32.bin" "$work/nobody/in.bin"
+  cp "$work/in_u32.bin" "$work/nobody/ro.bin"
+  chown -R 65534:65534 "$work/nobody"
+  chmod 444 "$work/nobody/ro.bin"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$work/nobody" \
+    timeout 120 "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/nobody/in.bin" "$work/nobody/ro.bin" ||
+    fail "a read-only output, run as nobody: exit $?"
+  [ "$(stat -c %a "$work/nobody/ro.bin")" = 444 ] || fail "as nobody, the read-only output's mode is $(stat -c %a "$work/nobody/ro.bin")"
+  cmp -s "$work/want_u32.bin" "$work/nobody/ro.bin" || fail "as nobody, the read-only output differs from vksort sort"
+fi
 # A symbolic link as output stays one: the file it names is replaced (the rename went over the link).
 rm -f "$work/linked.bin" "$work/link"
 ln -s linked.bin "$work/link"
@@ -135,6 +156,17 @@ mkdir "$work/json_folder"
 expect_failure 2 "--json '$work/json_folder' is a folder" bench --n 1000 --json "$work/json_folder"
 rmdir "$work/json_folder"
 expect_failure 2 "549755813888 on a rank of 2: vksort sorts at most 2^31 - 1 on one rank" bench --n 1099511627776
+# An unknown option before the command is named (it said "A subcommand is required"); no command is said.
+expect_failure 2 "The following argument was not expected: --bogus" --bogus
+expect_failure 2 "vksort-mpi: no command given: use sort or bench"
+# A negative seed wrapped to 2^64 - 1, and 2^64 was read as 2^64 - 1: both ran, exit 0.
+expect_failure 2 "--seed: -1 is negative" bench --n 1000 --seed -1
+expect_failure 2 "--seed: 18446744073709551616 is out of range" bench --n 1000 --seed 18446744073709551616
+# .npy files are not raw keys: the header was sorted in among them (exit 0, a file NumPy cannot load).
+cp "$work/in_u32.bin" "$work/keys.npy"
+expect_failure 2 "vksort-mpi reads and writes raw files (MPI-IO, each rank its slice), not .npy" \
+  sort "$work/keys.npy" "$work/bad_out.bin"
+rm -f "$work/keys.npy"
 
 # Ranks given different command lines, or seeing different files (MPMD, a working folder each): exit 2
 # on every rank before any collective that would hang or any write of a wrong file.
@@ -178,12 +210,22 @@ expect_exit2_mpmd "The following argument was not expected: --bogus (see 'vksort
   "$work" sort in_u32.bin bad_out.bin : "$work" sort --bogus in_u32.bin bad_out.bin
 expect_exit2_mpmd "the ranks disagree on the command: 'bench' here, 'sort' on rank 0 (rank 1)" \
   "$work" sort in_u32.bin bad_out.bin : "$work" bench --n 1000
+# Rank 0 writes bench's --json: another rank's was ignored, exit 0 and no file (or no check of its path).
+expect_exit2_mpmd "the ranks disagree on --json: 'bad.json' here, '' on rank 0 (rank 1)" \
+  "$work" bench --n 1000 --repeat 1 : "$work" bench --n 1000 --repeat 1 --json bad.json
 # An existing output survives a failed run untouched.
 cp "$work/in_u64.bin" "$work/keep.bin"
 set +e
 "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/odd.bin" "$work/keep.bin" 2>/dev/null
 set -e
 cmp -s "$work/in_u64.bin" "$work/keep.bin" || fail "a failed run changed the existing output"
+# What rank 0 prints is output too: a failed write of it (a full disk) fails the run (it exited 0).
+set +e
+"$mpi_tool" bench --n 1000 --repeat 1 > /dev/full 2> "$work/err.txt"
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "vksort-mpi: writing standard output failed" "$work/err.txt" ||
+  fail "bench's table to /dev/full: exit $rc, $(cat "$work/err.txt")"
 echo "bad inputs fail every rank alike and leave nothing behind"
 
 # `vksort sort --mpi` is the same request, run by vksort-mpi.
@@ -235,8 +277,9 @@ set -e
 [ $((SECONDS - started)) -lt 45 ] || fail "an interrupted run took $((SECONDS - started)) s to end"
 no_leftovers "Ctrl-C on mpiexec"
 # Rank 0 itself stopped by a signal other than SIGINT / SIGTERM (a closed terminal, a broken pipe,
-# Ctrl-\): it removes its temporary before it dies (it was left behind). No core file for SIGQUIT.
-for sig in HUP QUIT; do
+# Ctrl-\, a batch system's SIGUSR1 warning): it removes its temporary before it dies (it was left behind). No
+# core file for SIGQUIT.
+for sig in HUP QUIT USR1; do
   rm -f "$work/paused.txt"
   (ulimit -c 0; VKSORT_MPI_TEST_FAULT=pause exec "${mpiexec[@]/NP/2}" "$mpi_tool" sort --type u64 "$work/in_u64.bin" \
     "$work/keep.bin" > "$work/paused.txt" 2>&1) &

@@ -317,7 +317,9 @@ void AtomicFile::commit_all(std::initializer_list<AtomicFile*> files) {
 }
 
 std::span<const int> cleanup_signals() {
-  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
+  // SIGUSR1 and SIGUSR2 too: Open MPI's mpirun forwards them to the ranks, and batch systems send them
+  // as a warning before the kill (they end a process by default, and left vksort-mpi's temporary).
+  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2};
   return signals;
 }
 

@@ -148,7 +148,8 @@ class GrowingFile {
 };
 
 // The signals that end a process by default and that a user or a launcher sends to stop a run:
-// SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT (after which the process still dumps core as it would).
+// SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT (after which the process still dumps core as it would),
+// SIGUSR1 and SIGUSR2 (mpirun forwards them; batch systems send them before a kill).
 std::span<const int> cleanup_signals();
 
 // Makes the cleanup_signals() remove the temporary files of live AtomicFiles (and the paths given to

@@ -20,6 +20,14 @@ done
 mkdir -p "$out"
 old=$(realpath "$old") new=$(realpath "$new") out=$(realpath "$out")
 cd "$(dirname "$0")/.."
+# A shader cache of this run's own: Mesa's on-disk cache does not tell lavapipe's SIMD widths apart, so a
+# kernel an earlier run compiled at another LP_NATIVE_VECTOR_WIDTH would be timed at that width
+# (docs/building.md, "Mesa's shader cache and the SIMD width"). Compiling is not timed (warm-up runs).
+if [ -z "${MESA_SHADER_CACHE_DISABLE:-}" ]; then
+  shader_cache=$(mktemp -d)
+  trap 'rm -rf "$shader_cache"' EXIT
+  export MESA_SHADER_CACHE_DIR="$shader_cache"
+fi
 "$new" info >"$out/info.txt"
 kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
 IFS=, read -r -a ns <<<"$sizes"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <vksort/external.hpp>
 #include <vksort/mpi.hpp>
 #include <vksort/vksort.hpp>
 
@@ -103,6 +104,16 @@ Device open_device(MPI_Comm comm, const Common& c) {
     device.emplace(options);
   });
   return *device;
+}
+
+// The sum of `mine` over the ranks on this rank's node (collective).
+uint64_t node_sum(MPI_Comm comm, uint64_t mine) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  uint64_t sum = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  return sum;
 }
 
 // Sorts raw key bytes as K on all ranks; returns this rank's part of the result as bytes.
@@ -278,6 +289,17 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
   // Strong scaling: n keys in all, split evenly; weak: n keys on every rank.
   const uint64_t total = b.weak ? n * uint64_t(p) : n;
   const uint64_t mine = b.weak ? n : total / uint64_t(p) + (uint64_t(rank) < total % uint64_t(p) ? 1 : 0);
+  // A rank holds its keys, the sort's copy of them, the keys it receives and its result at once: about
+  // 4 times its keys in host memory (more where device memory is host memory, as on lavapipe). Beyond
+  // what this node has available the kernel's OOM killer would end the ranks without a word.
+  const uint64_t node_need = node_sum(comm, mine * key_bytes(key) * 4);
+  step(comm, [&] {
+    const uint64_t available = external::available_host_memory();
+    if (available != 0 && node_need > available)
+      throw Failure(exit_usage, "--n " + b.n + (b.weak ? " on every rank" : "") + ": the ranks on this node need about " +
+                                    cli::format_bytes(node_need) + " of host memory (4 times their keys), more than its " +
+                                    cli::format_bytes(available) + " available (MemAvailable)");
+  });
   std::vector<std::byte> keys;
   step(comm, [&] { keys = workloads::generate_keys(key, spec, mine, b.seed * 1000003 + uint64_t(rank)); });
   Device device = open_device(comm, c);

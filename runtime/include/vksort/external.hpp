@@ -115,6 +115,10 @@ struct ExternalStats {
 // The budget used when ExternalOptions::memory_bytes is 0: half of MemAvailable (1 GiB without /proc).
 uint64_t default_memory_bytes();
 
+// MemAvailable (/proc/meminfo): the host memory that can be given out without swapping, in bytes; 0
+// where it is not known (no /proc).
+uint64_t available_host_memory();
+
 // Sorts options.input (and values_input) into options.output (and values_output). Throws InputError
 // for bad input (see above) and vksort::Error for a failure while doing valid work (a full disk or an
 // I/O error naming the file, a device error); either way the outputs are untouched and no temporary

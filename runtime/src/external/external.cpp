@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -583,16 +584,23 @@ std::string unit_name(Shape s) { return s.vb == 4 ? "32-bit value" : std::to_str
 
 }  // namespace
 
+uint64_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  // Line by line: some lines have no unit ("HugePages_Total:  0").
+  for (std::string line; std::getline(meminfo, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    uint64_t kib = 0;
+    if (fields >> name >> kib && name == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
 // Half of MemAvailable: a share that leaves room for the page cache the files go through and for
 // everything else on the machine.
 uint64_t default_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name;
-  uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> name >> kib >> unit)
-    if (name == "MemAvailable:") return kib * 1024 / 2;
-  return uint64_t(1) << 30;  // no /proc: 1 GiB
+  const uint64_t available = available_host_memory();
+  return available ? available / 2 : uint64_t(1) << 30;  // no /proc: 1 GiB
 }
 
 ExternalStats sort_file(Device& device, const ExternalOptions& options) {

@@ -53,13 +53,6 @@ std::vector<workloads::DistributionSpec> parse_distributions(const std::vector<s
   return specs;
 }
 
-std::string human_bytes(uint64_t b) {
-  char buf[32];
-  if (b >= (uint64_t(1) << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1 << 30));
-  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
-  return buf;
-}
-
 // Refuses sizes the device cannot hold before any case runs, so a typo in the last size does not
 // cost the time of all the others.
 // --resident keeps the input and every run's result on the device too: `copies` of the data in all.
@@ -74,12 +67,12 @@ void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& 
   const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys" +
                            (copies > 1 ? " (" + std::to_string(copies) + " copies with --resident)" : "");
   if (d.max_allocation_size && one_copy > d.max_allocation_size)
-    throw UsageError(what + " need " + human_bytes(one_copy) + " in one buffer, more than \"" + d.name +
-                     "\" allows (maxMemoryAllocationSize " + human_bytes(d.max_allocation_size) + ")");
+    throw UsageError(what + " need " + format_bytes(one_copy) + " in one buffer, more than \"" + d.name +
+                     "\" allows (maxMemoryAllocationSize " + format_bytes(d.max_allocation_size) + ")");
   if (d.device_local_bytes && all_bytes > d.device_local_bytes)
     throw UsageError(what + (values ? " and their values" : "") + " need " +
-                     (all_bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : human_bytes(all_bytes)) + ", more than \"" + d.name + "\" has (" +
-                     human_bytes(d.device_local_bytes) + " device-local)");
+                     (all_bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : format_bytes(all_bytes)) + ", more than \"" + d.name + "\" has (" +
+                     format_bytes(d.device_local_bytes) + " device-local)");
 }
 
 Buffer allocate(Device& device, uint64_t bytes, const std::string& purpose) {

@@ -1584,6 +1584,9 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--seed", "1e3"}, {"--seed", "1e3 is not a decimal integer"}},
       {{"--value-bytes", "0x8"}, {"--value-bytes", "0x8 is not a decimal integer"}},
       {{"--json", dir / "nodir/b.json"}, {"nodir"}},
+      // A folder that takes no files, which root passes access(2) in: refused before the benchmark, not
+      // after it ("cannot create a file in '/proc'"; others: "folder '/proc' is not writable").
+      {{"--json", "/proc/b.json"}, {"--json '/proc/b.json': "}},
       {{"--json", dir / "r.json", "--out", dir / "./r.json"}, {"--json and --out name the same file"}},
       // An empty value is no size either (a script's empty variable was taken as the default), and an
       // empty list item is refused (CLI11's splitting dropped it: two sizes ran where three were asked).

@@ -307,7 +307,14 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
                {"--scenario equilibrium --n 300 --box 6,6,6 --frames " + junk.string(), "is a file, not a folder"},
                {"--scenario equilibrium --n 300 --box 6,6,6 --frames " + (junk / "sub").string(), "cannot become a folder"},
                // A GSD file goes back to complete its index: a pipe failed at the first frame ("Illegal seek", exit 1).
-               {"--scenario equilibrium --n 300 --box 6,6,6 --gsd " + fifo.string(), "is a pipe, socket or device that cannot seek"}};
+               {"--scenario equilibrium --n 300 --box 6,6,6 --gsd " + fifo.string(), "is a pipe, socket or device that cannot seek"},
+               // Files written at the end, into a folder that takes none (root passes access(2) there): refused
+               // at the start ("cannot create a file in '/proc'"; "folder '/proc' is not writable" as others),
+               // not after the steps.
+               {"--scenario equilibrium --n 300 --box 6,6,6 --steps 20000 --rdf /proc/g.csv", "--rdf '/proc/g.csv': "},
+               {"--scenario equilibrium --n 300 --box 6,6,6 --steps 20000 --msd /proc/m.csv", "--msd '/proc/m.csv': "},
+               {"--scenario equilibrium --n 300 --box 6,6,6 --steps 20000 --checkpoint /proc/c.ckpt", "--checkpoint '/proc/c.ckpt': "},
+               {"--scenario equilibrium --n 300 --box 6,6,6 --steps 20000 --vtk /proc/v.vtk", "--vtk '/proc/v.vtk': "}};
   for (const auto& c : files) {
     CAPTURE(c.args);
     const Run r = run(dir, c.args);

@@ -133,7 +133,24 @@ mode_t output_mode(const std::filesystem::path& destination) {
   return 0666 & ~mask;
 }
 
-void check_destination(const std::filesystem::path& destination, const std::string& role) {
+bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
+
+namespace {
+
+// Creates a file in `folder` to become `target`, with `mode`: without a name (O_TMPFILE) where the file
+// system offers it, else hidden and named after the target (its path in *named). Returns the
+// descriptor, or -1 with errno set.
+int create_in(const std::filesystem::path& folder, const std::filesystem::path& target, mode_t mode, std::string* named) {
+  int fd = open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (fd >= 0 || !tmpfile_unsupported(errno)) return fd;
+  std::string templ = (folder / hidden_name(target, "XXXXXX")).string();
+  fd = mkstemp(templ.data());
+  if (fd >= 0) *named = templ, fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd;
+}
+
+// check_destination without its trial file: the paths only. Returns the destination's stream-ness.
+bool check_destination_paths(const std::filesystem::path& destination, const std::string& role) {
   namespace fs = std::filesystem;
   if (destination.empty())  // would pass every check below, and fail at the rename after all the work
     throw FileError(FileError::Kind::destination, role + ": the file name is empty");
@@ -148,7 +165,7 @@ void check_destination(const std::filesystem::path& destination, const std::stri
   if (is_stream(destination)) {
     if (access(destination.c_str(), W_OK) != 0)
       throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is not writable: " + errno_text(errno));
-    return;
+    return true;
   }
   // Where the temporary file goes: beside the file a link names.
   fs::path target;
@@ -161,6 +178,28 @@ void check_destination(const std::filesystem::path& destination, const std::stri
   if (access(target_folder.c_str(), W_OK | X_OK) != 0)
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(target_folder) +
                                                       " is not writable: " + errno_text(errno));
+  return false;
+}
+
+[[noreturn]] void throw_cannot_create(const std::filesystem::path& destination, const std::string& role,
+                                      const std::filesystem::path& folder, int err) {
+  throw FileError(FileError::Kind::destination,
+                  role + " " + in_quotes(destination) + ": cannot create a file in " + in_quotes(folder) + ": " + errno_text(err));
+}
+
+}  // namespace
+
+void check_destination(const std::filesystem::path& destination, const std::string& role) {
+  if (check_destination_paths(destination, role)) return;
+  // access(2) answers for the permissions only: root passes it in any folder, also where the file system
+  // makes no files (/proc, /sys), which the writer would learn only at the end. So create one, as the
+  // writer will: unnamed, or named and removed at once.
+  const std::filesystem::path target = link_target(destination), folder = folder_of(target);
+  std::string named;
+  const int fd = create_in(folder, target, 0600, &named);
+  if (fd < 0) throw_cannot_create(destination, role, folder, errno);
+  close(fd);
+  if (!named.empty()) unlink(named.c_str());
 }
 
 bool same_destination(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -199,12 +238,9 @@ std::filesystem::path link_target(const std::filesystem::path& destination) {
   return p.lexically_normal();
 }
 
-bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
-
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     : destination_(std::move(destination)), role_(std::move(role)) {
-  check_destination(destination_, role_);
-  if (is_stream(destination_)) {
+  if (check_destination_paths(destination_, role_)) {
     fd_ = open(destination_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0)
       throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot open it: " + errno_text(errno));
@@ -219,23 +255,11 @@ AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
   // named after the destination (so a leftover explains itself), removed by the destructor or the
   // signal handlers.
   const mode_t mode = output_mode(target_);
-  fd_ = open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-  if (fd_ >= 0) {
-    fchmod(fd_, mode);  // open(2) applied the umask; a replaced file's permissions are kept as they were
-    return;
-  }
-  if (!tmpfile_unsupported(errno))
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " +
-                                                      in_quotes(folder) + ": " + errno_text(errno));
-  std::string templ = (folder / hidden_name(target_, "XXXXXX")).string();
-  fd_ = mkstemp(templ.data());
-  if (fd_ < 0)
-    throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot create a file in " + in_quotes(folder) + ": " +
-                     errno_text(errno));
-  temp_path_ = templ;
-  slot_ = remove_on_signals(temp_path_);
-  fcntl(fd_, F_SETFD, FD_CLOEXEC);
-  fchmod(fd_, mode);
+  std::string named;
+  fd_ = create_in(folder, target_, mode, &named);
+  if (fd_ < 0) throw_cannot_create(destination_, role_, folder, errno);
+  if (!named.empty()) temp_path_ = named, slot_ = remove_on_signals(temp_path_);
+  fchmod(fd_, mode);  // open(2) applied the umask (mkstemp: 0600); a replaced file's permissions are kept as they were
 }
 
 AtomicFile::~AtomicFile() {

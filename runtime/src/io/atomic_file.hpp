@@ -51,9 +51,10 @@ bool tmpfile_unsupported(int err);
 
 // The checks an AtomicFile makes of its destination before it creates anything: the folder exists, is
 // a folder and (that of the file a link names) is writable, and the destination is no folder; an
-// existing pipe or device (a stream, see AtomicFile) need only be writable. For callers that write a file only at
-// the end of a long run, so that a bad path is refused at the start. Throws FileError (destination)
-// naming `role` and the file.
+// existing pipe or device (a stream, see AtomicFile) need only be writable. Then a trial file is created
+// in the folder as AtomicFile would create its temporary, and removed (access(2) passes root in folders
+// that take no files, such as /proc). For callers that write a file only at the end of a long run, so
+// that a bad path is refused at the start. Throws FileError (destination) naming `role` and the file.
 void check_destination(const std::filesystem::path& destination, const std::string& role);
 
 // The file a destination names once its symbolic links are followed (dangling ones too): what an

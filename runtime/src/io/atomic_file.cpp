@@ -149,8 +149,9 @@ int create_in(const std::filesystem::path& folder, const std::filesystem::path& 
   return fd;
 }
 
-// check_destination without its trial file: the paths only. Returns the destination's stream-ness.
-bool check_destination_paths(const std::filesystem::path& destination, const std::string& role) {
+// check_destination without its trial file: the paths only. Returns the file the destination names
+// (link_target), or an empty path for a stream (written in place, no temporary).
+std::filesystem::path check_destination_paths(const std::filesystem::path& destination, const std::string& role) {
   namespace fs = std::filesystem;
   if (destination.empty())  // would pass every check below, and fail at the rename after all the work
     throw FileError(FileError::Kind::destination, role + ": the file name is empty");
@@ -165,7 +166,7 @@ bool check_destination_paths(const std::filesystem::path& destination, const std
   if (is_stream(destination)) {
     if (access(destination.c_str(), W_OK) != 0)
       throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + " is not writable: " + errno_text(errno));
-    return true;
+    return {};
   }
   // Where the temporary file goes: beside the file a link names.
   fs::path target;
@@ -178,7 +179,7 @@ bool check_destination_paths(const std::filesystem::path& destination, const std
   if (access(target_folder.c_str(), W_OK | X_OK) != 0)
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(target_folder) +
                                                       " is not writable: " + errno_text(errno));
-  return false;
+  return target;
 }
 
 [[noreturn]] void throw_cannot_create(const std::filesystem::path& destination, const std::string& role,
@@ -190,11 +191,12 @@ bool check_destination_paths(const std::filesystem::path& destination, const std
 }  // namespace
 
 void check_destination(const std::filesystem::path& destination, const std::string& role) {
-  if (check_destination_paths(destination, role)) return;
+  const std::filesystem::path target = check_destination_paths(destination, role);
+  if (target.empty()) return;  // a stream
   // access(2) answers for the permissions only: root passes it in any folder, also where the file system
   // makes no files (/proc, /sys), which the writer would learn only at the end. So create one, as the
   // writer will: unnamed, or named and removed at once.
-  const std::filesystem::path target = link_target(destination), folder = folder_of(target);
+  const std::filesystem::path folder = folder_of(target);
   std::string named;
   const int fd = create_in(folder, target, 0600, &named);
   if (fd < 0) throw_cannot_create(destination, role, folder, errno);
@@ -240,14 +242,14 @@ std::filesystem::path link_target(const std::filesystem::path& destination) {
 
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)
     : destination_(std::move(destination)), role_(std::move(role)) {
-  if (check_destination_paths(destination_, role_)) {
+  target_ = check_destination_paths(destination_, role_);
+  if (target_.empty()) {  // a stream
     fd_ = open(destination_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0)
       throw FileError(FileError::Kind::destination, role_ + " " + in_quotes(destination_) + ": cannot open it: " + errno_text(errno));
     stream_ = true;
     return;
   }
-  target_ = link_target(destination_);
   const std::filesystem::path folder = folder_of(target_);
 
   // Preferably a file without a name (O_TMPFILE): nothing is left behind whatever ends the process,

@@ -16,6 +16,7 @@
 #include "gpu/kernel.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
+#include "io/format_bytes.hpp"
 #include "sort/env_knobs.hpp"
 #include "sort/radix_plain_scans.hpp"
 #include "support/scoped_env.hpp"
@@ -355,10 +356,25 @@ TEST_CASE("pretend dirty shared memory: a kernel finds the fill's pattern in its
   for (uint32_t s = 0; s < 64; ++s) CHECK_FALSE(holds_pattern(found, s));
 }
 
+TEST_CASE("byte counts read alike in every message: the one formatter's rounding and units") {
+  using vksort::io::format_bytes;
+  CHECK(format_bytes(0) == "0 bytes");
+  CHECK(format_bytes(1) == "1 byte");
+  CHECK(format_bytes(1023) == "1023 bytes");
+  CHECK(format_bytes(1024) == "1 KiB");
+  CHECK(format_bytes(1536) == "1.5 KiB");
+  CHECK(format_bytes(32768) == "32 KiB");
+  CHECK(format_bytes((1u << 20) - 1) == "1 MiB");  // not "1024 KiB": rounding may carry into the next unit
+  CHECK(format_bytes((1u << 20) - 52) == "1023.9 KiB");
+  CHECK(format_bytes(uint64_t(16) << 30) == "16 GiB");
+  CHECK(format_bytes(uint64_t(1) << 50) == "1 PiB");
+  CHECK(format_bytes(UINT64_MAX) == "16 EiB");
+}
+
 TEST_CASE("an impossible allocation says what, how big and why") {
   Device& gpu = test::device();
   const uint64_t huge = uint64_t(1) << 50;
-  CHECK_THROWS_WITH_AS(Buffer(gpu, huge, "keys"), doctest::Contains("allocating 1024.0 TiB for keys on"), Error);
+  CHECK_THROWS_WITH_AS(Buffer(gpu, huge, "keys"), doctest::Contains("allocating 1 PiB for keys on"), Error);
 }
 
 TEST_CASE("a validation error is raised as vksort::Error, not just printed") {

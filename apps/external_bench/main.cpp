@@ -43,6 +43,7 @@
 #include "cli_checks.hpp"
 #include "counts.hpp"
 #include "io/atomic_file.hpp"
+#include "io/format_bytes.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -360,7 +361,7 @@ int run(const Options& o) {
   }
 
   const double gb = bytes / 1e9;
-  using vksort::cli::format_bytes;
+  using vksort::io::format_bytes;
   std::printf("device: %s, pretend device memory %s, host budget %s\n", device.info().name.c_str(),
               format_bytes(o.device_memory).c_str(), format_bytes(o.memory).c_str());
   std::printf("input: %llu %s keys%s = %s (%.1fx the device memory), %llu runs of up to %llu keys, %llu merge pass(es), "

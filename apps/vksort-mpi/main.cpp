@@ -30,6 +30,7 @@
 #include "distributions.hpp"
 #include "host_keys.hpp"
 #include "io/atomic_file.hpp"
+#include "io/format_bytes.hpp"
 #include "mpi_file.hpp"
 #include "reference_sort.hpp"
 #include "steps.hpp"
@@ -297,8 +298,8 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
     const uint64_t available = external::available_host_memory();
     if (available != 0 && node_need > available)
       throw Failure(exit_usage, "--n " + b.n + (b.weak ? " on every rank" : "") + ": the ranks on this node need about " +
-                                    cli::format_bytes(node_need) + " of host memory (4 times their keys), more than its " +
-                                    cli::format_bytes(available) + " available (MemAvailable)");
+                                    io::format_bytes(node_need) + " of host memory (4 times their keys), more than its " +
+                                    io::format_bytes(available) + " available (MemAvailable)");
   });
   std::vector<std::byte> keys;
   step(comm, [&] { keys = workloads::generate_keys(key, spec, mine, b.seed * 1000003 + uint64_t(rank)); });

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "cli_error.hpp"
-#include "counts.hpp"
 #include "cpu_baselines.hpp"
+#include "io/format_bytes.hpp"
 #include "progress.hpp"
 #include "reference_sort.hpp"
 
@@ -67,12 +67,12 @@ void check_fits(const DeviceInfo& d, Key key, uint32_t value_bytes, const Size& 
   const std::string what = "--n " + s.text + ": " + std::to_string(s.n) + " " + std::string(to_string(key)) + " keys" +
                            (copies > 1 ? " (" + std::to_string(copies) + " copies with --resident)" : "");
   if (d.max_allocation_size && one_copy > d.max_allocation_size)
-    throw UsageError(what + " need " + format_bytes(one_copy) + " in one buffer, more than \"" + d.name +
-                     "\" allows (maxMemoryAllocationSize " + format_bytes(d.max_allocation_size) + ")");
+    throw UsageError(what + " need " + io::format_bytes(one_copy) + " in one buffer, more than \"" + d.name +
+                     "\" allows (maxMemoryAllocationSize " + io::format_bytes(d.max_allocation_size) + ")");
   if (d.device_local_bytes && all_bytes > d.device_local_bytes)
     throw UsageError(what + (values ? " and their values" : "") + " need " +
-                     (all_bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : format_bytes(all_bytes)) + ", more than \"" + d.name + "\" has (" +
-                     format_bytes(d.device_local_bytes) + " device-local)");
+                     (all_bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : io::format_bytes(all_bytes)) + ", more than \"" + d.name + "\" has (" +
+                     io::format_bytes(d.device_local_bytes) + " device-local)");
 }
 
 Buffer allocate(Device& device, uint64_t bytes, const std::string& purpose) {

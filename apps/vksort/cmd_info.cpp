@@ -11,6 +11,7 @@
 #include <vksort/vksort.hpp>
 
 #include "commands.hpp"
+#include "io/format_bytes.hpp"
 
 namespace vksort::cli {
 
@@ -27,18 +28,9 @@ std::string hex(uint32_t v, int digits) {
   return s.str();
 }
 
+// The exact count after the rounded one: a limit is a number people compare against.
 std::string bytes(uint64_t b) {
-  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
-  std::ostringstream s;
-  if (u == 0) {
-    s << b << " bytes";
-  } else {
-    s << std::setprecision(v < 10 ? 3 : 4) << v << " " << units[u] << " (" << b << " bytes)";
-  }
-  return s.str();
+  return b < 1024 ? io::format_bytes(b) : io::format_bytes(b) + " (" + std::to_string(b) + " bytes)";
 }
 
 bool same_device(const DeviceInfo& a, const DeviceInfo& b) {

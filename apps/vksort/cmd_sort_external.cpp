@@ -14,6 +14,7 @@
 
 #include "cli_error.hpp"
 #include "cmd_sort.hpp"
+#include "io/format_bytes.hpp"
 #include "counts.hpp"
 #include "npy_file.hpp"
 #include "progress.hpp"
@@ -126,7 +127,7 @@ int run_sort_external(const SortCommand& c, const SortOptions& options, const So
                   "merge %.3f s",
                   (unsigned long long)s.n, std::string(to_string(options.key)).c_str(), (unsigned long long)s.runs,
                   (unsigned long long)s.run_keys, (unsigned long long)s.merge_passes, s.merge_passes == 1 ? "" : "es",
-                  device.info().name.c_str(), format_bytes(s.bytes).c_str(), s.total_s, s.total_s > 0 ? gb / s.total_s : 0.0,
+                  device.info().name.c_str(), io::format_bytes(s.bytes).c_str(), s.total_s, s.total_s > 0 ? gb / s.total_s : 0.0,
                   s.read_s, s.upload_s, s.sort_s, s.download_s, s.write_s, s.merge_s);
     verbose << line << '\n';
   }

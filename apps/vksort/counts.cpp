@@ -2,8 +2,6 @@
 #include "counts.hpp"
 
 #include <charconv>
-#include <cstdio>
-#include <iterator>
 
 namespace vksort::cli {
 
@@ -62,19 +60,6 @@ std::optional<uint64_t> parse_count(std::string_view text) {
     return v;
   }
   return std::nullopt;
-}
-
-std::string format_bytes(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = double(bytes) / 1024;
-  size_t unit = 0;
-  while (v >= 1024 && unit + 1 < std::size(units)) v /= 1024, ++unit;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string text = buf;
-  if (text.ends_with(".0")) text.resize(text.size() - 2);
-  return text + " " + units[unit];
 }
 
 }  // namespace vksort::cli

@@ -12,6 +12,7 @@
 #include "gpu/memory.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
+#include "io/format_bytes.hpp"
 #include "gpu/timestamps.hpp"
 #include "../../shaders/common/interface.h"
 #include "vksort/error.hpp"
@@ -26,7 +27,7 @@ CopyBandwidth measure_copy_bandwidth(Device& device, uint64_t bytes, int runs, d
   gpu::Context& ctx = detail::context_of(device);
   const uint64_t words = bytes / 4 + (bytes % 4 != 0);  // (bytes + 3) / 4 wrapped to 0 near 2^64
   if (words > 0xffffffffull) throw Error("measure_copy_bandwidth: at most 2^32 - 1 words per copy");
-  const std::string what = "copying " + gpu::format_bytes(words * 4) + " (bandwidth yardstick)";
+  const std::string what = "copying " + io::format_bytes(words * 4) + " (bandwidth yardstick)";
   gpu::DeviceBuffer src(ctx, words * 4, gpu::MemoryKind::device_local, "copy source for the bandwidth yardstick");
   gpu::DeviceBuffer dst(ctx, words * 4, gpu::MemoryKind::device_local, "copy target for the bandwidth yardstick");
 

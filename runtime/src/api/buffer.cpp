@@ -10,6 +10,7 @@
 #include "gpu/recorder.hpp"
 #include "gpu/staging_pool.hpp"
 #include "gpu/submit.hpp"
+#include "io/format_bytes.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort {
@@ -55,7 +56,7 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
   gpu::Context& ctx = detail::context_of(impl_->device);
   const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "upload staging");
   std::memcpy(staging->mapped(), data.data(), data.size());
-  gpu::submit_and_wait(ctx, "uploading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
+  gpu::submit_and_wait(ctx, "uploading " + io::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     // Earlier GPU work on this buffer (a sort, a download) finishes before the copy overwrites it.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
@@ -75,7 +76,7 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   if (data.empty()) return;
   gpu::Context& ctx = detail::context_of(impl_->device);
   const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "download staging");
-  gpu::submit_and_wait(ctx, "downloading " + gpu::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
+  gpu::submit_and_wait(ctx, "downloading " + io::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferCopy region{offset, 0, data.size()};
@@ -97,7 +98,7 @@ void Buffer::copy_from(const Buffer& src, VkDeviceSize bytes, VkDeviceSize src_o
     throw Error("copy within one vksort::Buffer with overlapping ranges (" + std::to_string(bytes) + " bytes from offset " +
                 std::to_string(src_offset) + " to " + std::to_string(offset) + ")");
   gpu::Context& ctx = detail::context_of(impl_->device);
-  gpu::submit_and_wait(ctx, "copying " + gpu::format_bytes(bytes) + " between buffers", [&](VkCommandBuffer cmd) {
+  gpu::submit_and_wait(ctx, "copying " + io::format_bytes(bytes) + " between buffers", [&](VkCommandBuffer cmd) {
     // Earlier GPU work on either buffer finishes before the copy reads or overwrites it.
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);

@@ -1,26 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/memory.hpp"
 
-#include <cstdio>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include "gpu/submit.hpp"
+#include "io/format_bytes.hpp"
 #include "vksort/error.hpp"
 
 namespace vksort::gpu {
-
-std::string format_bytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
-  char text[32];
-  if (u == 0) std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-  else std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
-  return text;
-}
 
 VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offset) {
   VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
@@ -64,10 +53,10 @@ VkDeviceSize buffer_extent(Context& ctx, VkBuffer buffer) {
 }
 
 DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, const std::string& purpose) : ctx_(&ctx) {
-  const std::string what = "allocating " + format_bytes(bytes) + " for " + purpose + " on \"" + ctx.info.name + "\"";
+  const std::string what = "allocating " + io::format_bytes(bytes) + " for " + purpose + " on \"" + ctx.info.name + "\"";
   if (bytes == 0) bytes = 4;  // Vulkan forbids empty buffers; an empty sort still gets a valid address
   if (ctx.info.max_allocation_size && bytes > ctx.info.max_allocation_size)
-    throw Error(what + ": larger than the device's maxMemoryAllocationSize (" + format_bytes(ctx.info.max_allocation_size) + ")",
+    throw Error(what + ": larger than the device's maxMemoryAllocationSize (" + io::format_bytes(ctx.info.max_allocation_size) + ")",
                 VK_ERROR_OUT_OF_DEVICE_MEMORY);
   size_ = bytes;
 
@@ -109,7 +98,7 @@ DeviceBuffer::DeviceBuffer(Context& ctx, VkDeviceSize bytes, MemoryKind kind, co
     if (in_use > ctx.memory_budget) {
       release();
       throw Error(what + ": " + result_name(VK_ERROR_OUT_OF_DEVICE_MEMORY) + " (pretend device memory of " +
-                      format_bytes(ctx.memory_budget) + ")",
+                      io::format_bytes(ctx.memory_budget) + ")",
                   VK_ERROR_OUT_OF_DEVICE_MEMORY);
     }
   }

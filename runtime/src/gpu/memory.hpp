@@ -39,9 +39,6 @@ class DeviceBuffer {
   VkDeviceSize counted_ = 0;  // bytes counted against Context::memory_budget
 };
 
-// "1.5 GiB", "12.0 KiB", "17 B".
-std::string format_bytes(uint64_t bytes);
-
 // The device address of byte `offset` of `buffer` (which must have SHADER_DEVICE_ADDRESS usage).
 VkDeviceAddress buffer_address(Context& ctx, VkBuffer buffer, VkDeviceSize offset);
 

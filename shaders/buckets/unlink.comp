@@ -9,8 +9,10 @@
 //            it starts to the first one that stays, s, and links p (or the head) to s and s back to p.
 //            Only the walk of a list's first run writes its head, so q == head tells q is first.
 //            Writes go only to next of staying elements, prev of staying elements and heads; reads
-//            past q go only to next of moved ones: no walk reads what another writes, and every moved
-//            element is crossed by exactly one walk.
+//            past q go only to next of moved ones, and every moved element is crossed by exactly one
+//            walk. Only heads are read by one walk (q == head) while another writes them: whichever
+//            value a walk that does not start its list reads, it differs from its own q, so the
+//            answer is right, but the accesses are atomic (relaxed) so that they are no data race.
 //   PRELINK: after CUT (heads are final): each moved element records its new bucket and points its
 //            next at that bucket's head, so that the first winner of the insertion iterations
 //            continues the existing list (its prev is set when it wins).
@@ -38,11 +40,13 @@ void main() {
     }
     const uint old = bucket.w[q];
     if (old == BUCKET_INVALID) continue;  // it was in no list
-    const uint p = head.w[old & ~BUCKET_MOVED] == q ? BUCKET_NULL : prev.w[q];
+    const uint first_of_list =
+        atomicLoad(head.w[old & ~BUCKET_MOVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    const uint p = first_of_list == q ? BUCKET_NULL : prev.w[q];
     if (p != BUCKET_NULL && (bucket.w[p] & BUCKET_MOVED) != 0u) continue;  // p moved: p's run
     uint s = next.w[q];
     while (s != BUCKET_NULL && (bucket.w[s] & BUCKET_MOVED) != 0u) s = next.w[s];
-    if (p == BUCKET_NULL) head.w[old & ~BUCKET_MOVED] = s;
+    if (p == BUCKET_NULL) store_any_wins(head.w[old & ~BUCKET_MOVED], s);  // the one writer; others may read
     else next.w[p] = s;
     if (s != BUCKET_NULL) prev.w[s] = p;
   }

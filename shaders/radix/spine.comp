@@ -149,7 +149,9 @@ void main() {
   const uvec2 total = scan_counts(Words(pc.counts), RADIX * pc.groups, t);
   for (uint d = t; d < pc.digits; d += WG)
     if (s_row_start[d + 1u] - s_row_start[d] == n) atomicOr(s_constant_digit, 1u);
-  // Every digit is checked.
+  // Every digit is checked, and every invocation's read of RADIX_CONTROL_DONE above is done before
+  // invocation 0 may overwrite it: buffer memory, so barrier() needs memoryBarrierBuffer() to order it.
+  memoryBarrierBuffer();
   barrier();
   if (t != 0u) return;
 

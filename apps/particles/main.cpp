@@ -322,7 +322,7 @@ bool is_gsd(const std::string& path) {
   return in && magic == 0x65DF65DF65DF65DFull;
 }
 
-// True when `path` is one of the per-step files frame_path(pattern, step) names (FILE_<step>.EXT).
+// True when `path` is one of the per-step files frame_path(pattern, step) names (STEM_<step, 8 digits>.EXT).
 bool is_frame_file(const std::string& pattern, const std::string& path) {
   const std::filesystem::path p(pattern);
   const std::string name = std::filesystem::path(path).filename().string();
@@ -368,7 +368,7 @@ void check_outputs(const Options& opt) {
     named.emplace_back(option, path);
   }
   if (!opt.gsd.empty()) particles::check_seekable_output("--gsd", opt.gsd);
-  // Files written per step (FILE_<step>.vtk with --dump-every, FOLDER/frame_<step>.png) must not be
+  // Files written per step (STEM_<step, 8 digits>.vtk with --dump-every, FOLDER/frame_<step>.png) must not be
   // another output's file, nor each other's.
   std::vector<std::pair<const char*, std::string>> per_step;
   if (!opt.vtk.empty() && opt.dump_every) per_step.emplace_back("--vtk with --dump-every", opt.vtk);
@@ -588,7 +588,8 @@ int main(int argc, char** argv) {
   app.add_option("--gsd", opt.gsd, "write a GSD trajectory (HOOMD-blue's format; frames as --dump-every)");
   app.add_option("--xyz", opt.xyz, "write an extended XYZ trajectory (ASE, OVITO; frames as --dump-every)");
   app.add_option("--vtk", opt.vtk,
-                 "write the final state as legacy VTK points, and with --dump-every each frame as FILE_<step>.vtk");
+                 "write the final state as legacy VTK points, and with --dump-every each frame as "
+                 "STEM_<step, 8 digits>.EXT (run.vtk: run_00000100.vtk)");
   app.add_option("--dump-every", opt.dump_every,
                  "a --gsd/--xyz/--vtk frame every k steps, the first and last included (0: the last step only)")
       ->check(not_negative);

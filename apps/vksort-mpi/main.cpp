@@ -385,7 +385,7 @@ int main(int argc, char** argv) {
     add_common(*sort_cmd);
     BenchArgs bench;
     CLI::App* bench_cmd = app.add_subcommand("bench", "Time the distributed sort: one JSON line with the time split");
-    bench_cmd->add_option("--n", bench.n, "Keys in all (strong scaling) or per rank (--weak); k, M, G allowed")
+    bench_cmd->add_option("--n", bench.n, "Keys in all (strong scaling) or per rank (--weak); k, M, G allowed (default: 1M)")
         ->type_name("N");
     bench_cmd->add_flag("--weak", bench.weak, "Weak scaling: --n keys on every rank");
     bench_cmd->add_option("--repeat", bench.repeat, "Timed runs after one warm-up (default: 5)")->type_name("R")->transform(vksort::cli_checks::decimal_integer);

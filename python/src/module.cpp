@@ -147,6 +147,12 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init(&open_device), py::arg("select"), py::arg("validation") = -1)
       .def("info", [](PyDevice& d) { return device_dict(d.get().info()); })
       .def("validation_enabled", [](PyDevice& d) { return d.get().validation_enabled(); })
+      .def("release_cached_memory",
+           [](PyDevice& d) {
+             Device& device = d.get();
+             WithoutGil unlocked;  // it may wait for another thread's call to leave the cache's lock
+             device.release_cached_memory();
+           })
       .def("sort", [](PyDevice& d, py::array keys, std::optional<py::array> values, uint32_t value_bytes,
                       bool descending) { return sort_in_place(d.get(), keys, values, value_bytes, descending); },
            py::arg("keys"), py::arg("values"), py::arg("value_bytes"), py::arg("descending"))

@@ -44,6 +44,12 @@ class Device:
     def __repr__(self):
         return f"vksort.Device({self.name!r})"
 
+    def release_cached_memory(self):
+        """Frees the GPU memory and pipelines this Device keeps between sorts to make the next one fast
+        (up to four sets of sort options, 16 MiB each, and staging memory). Later sorts work as before.
+        Safe while other threads sort on this Device."""
+        self._core.release_cached_memory()
+
     def _run(self, call, *args):
         """One library call (the GIL released while it runs); its stats become last_stats. The last
         argument is `descending`, checked here for every call."""

@@ -58,6 +58,20 @@ def test_validation_layer_follows_the_tests_request():
     assert vksort.default_device()._core.validation_enabled() == wanted
 
 
+def test_release_cached_memory_leaves_later_sorts_right():
+    device = vksort.Device()
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 2**32, 3001, dtype=np.uint32)
+    assert same_bytes(device.sort(a), np.sort(a, kind="stable"))
+    device.release_cached_memory()
+    device.release_cached_memory()  # twice: nothing left to free is no error
+    keys = rng.integers(-2**40, 2**40, 2049, dtype=np.int64)
+    values = np.arange(2049, dtype=np.uint32)
+    got_keys, got_values = device.sort_by_key(keys, values)
+    order = np.argsort(keys, kind="stable")
+    assert same_bytes(got_keys, keys[order]) and same_bytes(got_values, values[order])
+
+
 def test_stats_of_the_last_sort():
     vksort.sort(np.arange(5000, 0, -1, dtype=np.uint32))
     stats = vksort.last_stats()

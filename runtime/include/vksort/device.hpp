@@ -58,6 +58,16 @@ class VKSORT_API Device {
   // (vksort::sort on spans) go too: idle ones now, ones in use on another thread when that call ends.
   void set_auto_profile(const AutoProfile& profile);
 
+  // Frees the memory and pipelines vksort keeps between host-data calls on this Device and every copy
+  // of it: the Sorters and device buffers of vksort::sort / sort_host (up to four sets of options, up
+  // to 16 MiB each), argsort's and segmented sort's pipelines, and the staging memory uploads and
+  // downloads reuse (up to four buffers of up to 16 MiB). Otherwise they live until the last Device
+  // copy is gone. Never throws. Later calls work as before, making (and keeping) what they need anew.
+  // Safe while other threads sort on this Device: what a call in progress is using is not freed
+  // under it, and is freed (not kept) when that call ends. Sorters, Buffers and BucketLists you made
+  // yourself are yours, and untouched.
+  void release_cached_memory();
+
  private:
   friend struct detail::Internals;  // the runtime's own layers reach the context through it (api/internals.hpp)
   Device(std::shared_ptr<gpu::Context> ctx, const AutoProfile& profile);

@@ -162,7 +162,10 @@ class VKSORT_API Sorter {
 // Host convenience: uploads, sorts and downloads in place. K must match options.key in size. The Device
 // keeps, per options, the Sorter and device buffers of earlier calls (and staging memory) for the next
 // call (lavapipe, 1000 keys: 2.3 ms a call instead of 35), up to 16 MiB of memory per entry and four
-// entries; larger sorts keep nothing. Safe from several threads on one Device.
+// entries (the least recently used goes first); larger sorts keep nothing, and
+// Device::release_cached_memory frees what is kept. A VKSORT_* environment variable changed between
+// calls is followed: the Sorters kept were made under the old values, so new ones are made. Safe
+// from several threads on one Device.
 // keys (n keys of options.key) and values (n u32, or nullptr) are the caller's host memory, sorted in
 // place; values decide options.value_bytes. Takes the kept Sorter and buffers for these options, or
 // makes them (see above); blocks until done. Safe from several threads on one Device (above).

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gpu/context.hpp"
+#include "gpu/staging_pool.hpp"
 #include "vksort/auto_profile.hpp"
 #include "vksort/device.hpp"
 
@@ -80,6 +81,13 @@ void Device::set_auto_profile(const AutoProfile& profile) {
   // Their automatic choices were made with the old profile: the idle ones go now, those in use when
   // they are given back.
   if (host_sorters_) host_sorters_->clear();
+}
+
+void Device::release_cached_memory() {
+  // Each drops what is idle now and, by starting a new generation, what a concurrent call gives back
+  // later; neither touches what a call holds meanwhile.
+  if (host_sorters_) host_sorters_->clear();
+  if (ctx_->staging) ctx_->staging->clear();
 }
 
 AutoProfile detail::Internals::auto_profile(const Device& d) {

@@ -1,7 +1,44 @@
 // SPDX-License-Identifier: MIT
 #include "api/host_sorters.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#if defined(_WIN32)
+#include <stdlib.h>  // _environ
+#elif defined(__APPLE__)
+#include <crt_externs.h>  // _NSGetEnviron: a shared library on macOS cannot name `environ` itself
+#else
+extern char** environ;
+#endif
+
 namespace vksort::detail {
+
+namespace {
+
+char** process_environment() {
+#if defined(_WIN32)
+  return _environ;
+#elif defined(__APPLE__)
+  return *_NSGetEnviron();
+#else
+  return environ;
+#endif
+}
+
+// "NAME=value;" for every VKSORT_* variable, sorted (setenv may move a variable in the list).
+std::string vksort_environment() {
+  std::vector<std::string> vars;
+  if (char** env = process_environment())
+    for (; *env; ++env)
+      if (std::strncmp(*env, "VKSORT_", 7) == 0) vars.emplace_back(*env);
+  std::sort(vars.begin(), vars.end());
+  std::string all;
+  for (const std::string& v : vars) all += v + ";";
+  return all;
+}
+
+}  // namespace
 
 std::string options_key(const SortOptions& o) {
   // A new field of SortOptions or Tuning must join the key: this size changes with it.
@@ -13,7 +50,7 @@ std::string options_key(const SortOptions& o) {
                              uint32_t(t.radix_staging), o.begin_bit, o.end_bit};
   std::string key;
   for (uint32_t f : fields) key += std::to_string(f) + ",";
-  return key;
+  return key + " " + vksort_environment();
 }
 
 HostSorters::Lease HostSorters::take(const Device& device, const SortOptions& options) {
@@ -35,9 +72,15 @@ HostSorters::Lease HostSorters::take(const Device& device, const SortOptions& op
                std::unique_ptr<Entry>(new Entry{std::move(key), Sorter(plain, options), Buffer(), Buffer(), generation}));
 }
 
-void HostSorters::give_back(std::unique_ptr<Entry> entry, VkDeviceSize bytes_held) {
-  if (!entry || bytes_held > keep_bytes) return;  // too large to keep: freed here
-  std::unique_ptr<Entry> dropped;  // destroyed outside the lock
+VkDeviceSize HostSorters::held_bytes(Entry& entry) {
+  return entry.keys.size() + entry.values.size() + sorter_held_bytes(entry.sorter);
+}
+
+void HostSorters::give_back(std::unique_ptr<Entry> entry, bool completed) {
+  if (!entry || !completed) return;  // a sort that threw: freed here
+  entry->bytes = held_bytes(*entry);
+  if (entry->bytes > keep_bytes) return;  // too large to keep: freed here
+  std::unique_ptr<Entry> dropped;  // destroyed outside the lock (declared before it: destroyed after it is released)
   std::lock_guard lock(mutex_);
   if (entry->generation != generation_) {  // made before a clear(): its choices may be stale
     dropped = std::move(entry);
@@ -79,6 +122,25 @@ void HostSorters::give_back_composed(std::string key, std::shared_ptr<void> sort
 size_t HostSorters::idle() const {
   std::lock_guard lock(mutex_);
   return idle_.size();
+}
+
+std::vector<std::string> HostSorters::idle_keys() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> keys;
+  for (const auto& e : idle_) keys.push_back(e->key);
+  return keys;
+}
+
+VkDeviceSize HostSorters::idle_bytes() const {
+  std::lock_guard lock(mutex_);
+  VkDeviceSize bytes = 0;
+  for (const auto& e : idle_) bytes += e->bytes;
+  return bytes;
+}
+
+size_t HostSorters::idle_composed() const {
+  std::lock_guard lock(mutex_);
+  return idle_composed_.size();
 }
 
 void HostSorters::clear() {

@@ -423,9 +423,14 @@ SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, co
   return sort_host(device, keys, n, values, values ? 4 : 0, options);
 }
 
+VkDeviceSize detail::sorter_held_bytes(Sorter& sorter) {
+  const Sorter::Impl& impl = detail::Internals::impl(sorter);
+  return (impl.scratch ? impl.scratch->size() : 0) + (impl.readback ? impl.readback->size() : 0);
+}
+
 namespace {
-// Sorts host data through `e`'s Sorter and buffers (grown as needed); sets how much memory the entry
-// then holds.
+// Sorts host data through `e`'s Sorter and buffers (grown as needed); marks the lease completed (the
+// cache measures what the entry then holds when it comes back: HostSorters::held_bytes).
 SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, void* keys, uint64_t n, void* values) {
   detail::HostSorters::Entry& e = *lease;
   const SortOptions& o = e.sorter.options();
@@ -441,7 +446,7 @@ SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, v
   SortStats stats = e.sorter.sort(e.keys, values ? &e.values : nullptr, n);
   e.keys.download({static_cast<std::byte*>(keys), key_size});
   if (values) e.values.download({static_cast<std::byte*>(values), value_size});
-  lease.bytes_held = e.keys.size() + e.values.size() + e.sorter.scratch_bytes(n);
+  lease.completed = true;
   return stats;
 }
 }  // namespace

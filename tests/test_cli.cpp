@@ -1157,6 +1157,74 @@ TEST_CASE("cli: bench --value-bytes times record sorts with their real bytes") {
   CHECK(t.out.find("u32+64B") != std::string::npos);
 }
 
+// The radix facts describe the whole recording at every value width, on both paths: records (values
+// wider than 4 bytes) sort (key, index) pairs between a stage and a gather, which the facts count.
+// 32-bit keys in 8-bit digits: 4 passes. What is recorded (radix_onesweep.cpp, radix_sort.cpp,
+// record_gather.cpp):
+//   single pass:      init, histogram, plan, 4 passes, finish         = 8 dispatches, a barrier after
+//                     each but the last                                = 7 barriers
+//   reduce-then-scan: init, 4 x (count, spine, scatter), finish        = 14 dispatches, 13 barriers
+//   records, either:  + stage (index_fill, copy; barrier), + (barrier; gather)
+//                                                                      = +3 dispatches, +2 barriers
+// A 4-byte value travels through the passes itself: as many dispatches as keys alone. Bytes per key:
+// the single pass reads the keys for its histogram (4), then per pass reads them (twice with counter
+// columns), writes them, and reads and writes the value (4 + 4); reduce-then-scan per pass reads the
+// keys twice, writes them, moves the value, plus its spine and columns (a fraction of a byte per key
+// that depends on the block, so only compared). A 16-byte record adds its index written and read
+// (8) and the record read and written by the copy and by the gather (4 x 16): 72 over the index's
+// 4-byte value sort, which the same inner sort carries.
+TEST_CASE("cli: bench's radix facts count the record staging and gather: dispatches, barriers, bytes per key") {
+  TempDir dir;
+  auto facts_of = [&](const char* scan, const std::vector<std::string>& values) {
+    std::vector<std::string> args = {"bench", "--algo", "radix", "--type", "u32", "--radix-scan", scan, "--radix-bits", "8",
+                                     "--n", "4096", "--dist", "uniform", "--repeat", "1", "--warmup", "0", "--no-cpu",
+                                     "--format", "json"};
+    args.insert(args.end(), values.begin(), values.end());
+    CAPTURE(show(args));
+    const Run r = dir.run(with_globals(args));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    REQUIRE(doc["results"].size() == 1);
+    const auto& f = doc["results"][0]["facts"];
+    std::map<std::string, double> got;
+    for (const char* name : {"single_pass", "ranking_columns", "ranking_ballot", "ranking_match", "passes_recorded", "dispatches",
+                             "global_barriers", "bytes_per_key"}) {
+      REQUIRE_MESSAGE(f.contains(name), name);
+      got[name] = f[name].get<double>();
+    }
+    return got;
+  };
+  const std::vector<std::vector<std::string>> widths = {{}, {"--value-bytes", "4"}, {"--value-bytes", "16"}};
+  for (const bool single_pass : {true, false}) {
+    const char* scan = single_pass ? "single-pass" : "reduce-then-scan";
+    std::vector<std::map<std::string, double>> runs;
+    for (const auto& values : widths) runs.push_back(facts_of(scan, values));
+    for (size_t w = 0; w < runs.size(); ++w) {
+      auto& f = runs[w];
+      CAPTURE(scan);
+      CAPTURE(w);
+      CHECK(f["single_pass"] == (single_pass ? 1 : 0));
+      CHECK(f["passes_recorded"] == 4);
+      // One ranking ran: the single pass's columns, ballot or match; reduce-then-scan's columns or splits.
+      if (single_pass) CHECK(f["ranking_columns"] + f["ranking_ballot"] + f["ranking_match"] == 1);
+      else CHECK(f["ranking_ballot"] + f["ranking_match"] == 0);
+      const double records = w == 2 ? 1 : 0;
+      CHECK(f["dispatches"] == (single_pass ? 8 : 14) + 3 * records);
+      CHECK(f["global_barriers"] == (single_pass ? 7 : 13) + 2 * records);
+      if (single_pass) {
+        const double value = w == 0 ? 0 : 4, columns = f["ranking_columns"];
+        CHECK(f["bytes_per_key"] == 4 + 4 * ((columns ? 8 : 4) + 4 + 2 * value) + 72 * records);
+      }
+    }
+    // More per key at each width: keys alone, a 4-byte value, a 16-byte record (its index sorted as
+    // the 4-byte value is, so exactly the stage and gather more).
+    CHECK(runs[1]["bytes_per_key"] > runs[0]["bytes_per_key"]);
+    CHECK(runs[2]["bytes_per_key"] == doctest::Approx(runs[1]["bytes_per_key"] + 72));
+    CHECK(runs[1]["dispatches"] == runs[0]["dispatches"]);
+    CHECK(runs[2]["dispatches"] > runs[1]["dispatches"]);
+  }
+}
+
 TEST_CASE("cli: bench shows a progress bar with time left on a terminal, and erases it") {
   TempDir dir;
   const Run r = dir.run(with_globals({"bench", "--n", "2000,3000,4000", "--dist", "uniform", "--repeat", "1"}), {}, true);

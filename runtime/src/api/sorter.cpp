@@ -356,6 +356,8 @@ std::vector<SortStats> sort_runs(Sorter::Impl& impl, Buffer& keys, Buffer* value
     std::vector<uint32_t> control(control_words);
     std::memcpy(control.data(), static_cast<const std::byte*>(impl.readback->mapped()) + control_bytes * k, control_bytes);
     stats.facts = impl.visit(n, [&](const auto& s) { return s.facts(control.data(), t.n); });
+    // Records: the facts of the whole recording, the staging and gather around the sort included.
+    if (impl.records) impl.records->add_facts(stats.facts, t.n);
   }
   return all;
 }

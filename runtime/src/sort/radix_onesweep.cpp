@@ -513,7 +513,10 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   if (ran && control[ONESWEEP_CONTROL_REFUSED] != 0) throw_refused(control);
   const uint32_t p = ran ? passes() : 0;
   // Bytes each key costs by design: the histogram's read, then per pass a read (two with columns,
-  // which count and scatter in two walks over the tile) and a write of key and value.
+  // which count and scatter in two walks over the tile) and a write of key and value. The value is 4
+  // bytes or none (RadixSort's check); records wider than 4 bytes travel here as their 4-byte index,
+  // and the Sorter adds their staging and gather to dispatches, global_barriers and bytes_per_key
+  // (RecordGather::add_facts).
   const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
   const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
   // Look-back rounds per tile that looked back (every tile but the first of each pass that ran).

@@ -73,6 +73,11 @@ uint32_t default_radix_bits(const DeviceInfo& info) {
 
 RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape single_pass_shape)
     : ctx_(ctx), options_(options) {
+  // The passes carry a 4-byte value or none: wider records travel through them as a 4-byte index
+  // (Sorter, RecordGather), so every value term below (layout, kernels, facts) is 0 or 4 bytes.
+  if (options.value_bytes != 0 && options.value_bytes != 4)
+    throw Error("internal: radix sort built for " + std::to_string(options.value_bytes) +
+                "-byte values; it carries 4-byte values or none (records travel as their 4-byte index)");
   const uint32_t width = key_bytes(options.key) * 8;
   begin_bit_ = options.begin_bit;
   end_bit_ = options.end_bit ? options.end_bit : width;
@@ -434,9 +439,11 @@ std::vector<std::pair<std::string, double>> RadixSort::reduce_then_scan_facts(co
   // Bytes per key by design: per pass the count's read, the scatter's read and write of key and value,
   // the counts (written by the count, read and written by the spine, read by the scatter) and with
   // column ranking the columns (written by the count, read and written by its scan, read by the
-  // scatter).
+  // scatter). The value is 4 bytes or none (the constructor's check); records wider than 4 bytes
+  // travel here as their 4-byte index, and the Sorter adds their staging and gather to these three
+  // facts (RecordGather::add_facts).
   const uint32_t dispatches = ran ? 2 + 3 * p : 0;
-  const double key = key_bytes(options_.key), value = options_.value_bytes == 4 ? 4.0 : 0.0;
+  const double key = key_bytes(options_.key), value = options_.value_bytes;
   const double spine = ran ? 4.0 * 4.0 * l.count_words / n : 0.0;
   const double columns = ran && columns_ ? 4.0 * 4.0 * l.blocks * column_words_per_block() / n : 0.0;
   return {{"single_pass", 0.0},

@@ -70,6 +70,17 @@ void RecordGather::dispatch_gather(gpu::Recorder& rec, const Target& t, VkDevice
   rec.dispatch(kernel, push, groups);
 }
 
+void RecordGather::add_facts(std::vector<std::pair<std::string, double>>& facts, uint32_t n) const {
+  if (n < 2) return;  // the Sorter records nothing for fewer than 2 records
+  for (auto& [name, value] : facts) {
+    if (name == "dispatches") value += dispatches;
+    else if (name == "global_barriers") value += global_barriers;
+    else if (name == "bytes_per_key") value += bytes_per_record();
+  }
+}
+
+// record_stage and record_gather record the `dispatches` and `global_barriers` of record_gather.hpp
+// (2 and 1, 1 and 1): a change to either changes those.
 void RecordGather::record_stage(gpu::Recorder& rec, const Target& t) const {
   RecordsPush push{};
   push.index = t.index;

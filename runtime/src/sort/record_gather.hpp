@@ -9,6 +9,10 @@
 // record copy, each 16-byte aligned.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gpu/kernel.hpp"
 #include "gpu/recorder.hpp"
 
@@ -44,6 +48,16 @@ class RecordGather {
   void record_gather(gpu::Recorder& rec, const Target& t) const;
 
   uint32_t record_bytes() const { return record_bytes_; }
+
+  // What a sort of n records records around the sort of its (key, index) pairs, record_stage before
+  // it and record_gather after it (Sorter; nothing at all below 2 records): index_fill and the copy,
+  // a barrier; a barrier, the gather. Per record by design: the index written by index_fill and read
+  // by the gather, the record read and written by the copy and again by the gather.
+  static constexpr uint32_t dispatches = 3, global_barriers = 2;
+  double bytes_per_record() const { return 2 * 4.0 + 4.0 * record_bytes_; }
+  // Adds those to the inner sort's facts `dispatches`, `global_barriers` and `bytes_per_key`, where it
+  // reports them (radix sort), for a sort of n records: the facts then describe the whole record sort.
+  void add_facts(std::vector<std::pair<std::string, double>>& facts, uint32_t n) const;
 
  private:
   // The widest chunk kernel whose chunk divides the record size and both addresses' alignment.

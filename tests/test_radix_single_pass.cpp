@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -113,6 +114,37 @@ std::vector<std::byte> to_bytes(const std::vector<U>& v) {
   std::vector<std::byte> b(v.size() * sizeof(U));
   std::memcpy(b.data(), v.data(), b.size());
   return b;
+}
+
+// n values of vb bytes each (none, 32-bit values or records) whose 32-bit words are all distinct (the
+// w-th word of the array is w), so a value moved to the wrong place, torn or shifted is a byte difference.
+std::vector<std::byte> distinct_values(uint64_t n, uint32_t vb) {
+  const std::vector<uint32_t> words = workloads::generate_values(n * (vb / 4));
+  std::vector<std::byte> bytes(words.size() * 4);
+  if (!bytes.empty()) std::memcpy(bytes.data(), words.data(), bytes.size());
+  return bytes;
+}
+
+// The reference for sorting the first `sorted` keys (and their values of o.value_bytes) by o's order
+// and bit range: they are sorted stably, the values moved with them; keys and values past them stay.
+void reference_prefix(const SortOptions& o, std::vector<std::byte>& keys, std::vector<std::byte>& values, uint64_t sorted) {
+  const size_t kb = key_bytes(o.key), vb = o.value_bytes;
+  std::vector<uint32_t> from = workloads::generate_values(sorted);  // 0, 1, ...
+  workloads::reference_sort(o.key, o.order, std::span(keys).first(sorted * kb), from, o.begin_bit, o.end_bit);
+  if (!vb) return;
+  const std::vector<std::byte> before(values.begin(), values.begin() + sorted * vb);
+  for (uint64_t i = 0; i < sorted; ++i) std::memcpy(&values[i * vb], &before[size_t(from[i]) * vb], vb);
+}
+
+// "" when keys and values equal the reference's byte for byte, else the first difference.
+std::string difference(const SortOptions& o, const std::vector<std::byte>& expected, const std::vector<std::byte>& got,
+                       const std::vector<std::byte>& expected_values, const std::vector<std::byte>& got_values) {
+  std::string diff = workloads::first_difference(o.key, expected, got);
+  if (!diff.empty()) return "keys: " + diff;
+  for (size_t b = 0; b < expected_values.size(); b += 4)
+    if (std::memcmp(&expected_values[b], &got_values[b], 4) != 0)
+      return "values: value " + std::to_string(b / o.value_bytes) + " differs at byte " + std::to_string(b % o.value_bytes);
+  return got_values.size() == expected_values.size() ? "" : "values differ in size";
 }
 
 // A Sorter for `o`, checked by a small sort to run the single pass with the ranking asked for.
@@ -1135,6 +1167,108 @@ TEST_CASE("single-pass radix sort with a GPU-side count") {
       expected.insert(expected.end(), input.begin() + sorted * 4, input.end());
       expected_values.insert(expected_values.end(), input_values.begin() + sorted, input_values.end());
       CHECK(workloads::first_difference(o.key, expected, got, expected_values, got_values) == "");
+    }
+  }
+}
+
+// The GPU-side count beyond u32 keys with 4-byte values: 64-bit keys alone, 64-bit floats with 4-byte
+// values, 12-byte records (a few distinct keys: stability), and a bit range of an odd number of passes
+// (the finish copy). Up to 2^12 + 3 keys in buffers that hold 5 more: counts of none, one, fewer than
+// max_n, max_n and beyond it; keys and values past min(count, max_n) must stay as they were.
+TEST_CASE("single-pass radix sort with a GPU-side count: 64-bit keys, records, a bit range") {
+  Device& gpu = test::device();
+  struct Case {
+    Key key;
+    Order order;
+    uint32_t value_bytes, begin, end;
+    Distribution input;
+  };
+  const Case cases[] = {{Key::u64, Order::descending, 0, 0, 0, Distribution::uniform},
+                        {Key::f64, Order::descending, 4, 0, 0, Distribution::special},
+                        {Key::i64, Order::ascending, 12, 0, 0, Distribution::few_unique},
+                        {Key::i32, Order::descending, 4, 3, 27, Distribution::uniform}};
+  const uint64_t max_n = (uint64_t(1) << 12) + 3, capacity = max_n + 5;
+  uint64_t seed = 900;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (const Case& c : cases) {
+      SortOptions o = single_pass(c.key, c.order, c.value_bytes, ranking);
+      o.begin_bit = c.begin;
+      o.end_bit = c.end;
+      Sorter sorter(gpu, o);
+      INFO(to_string(ranking), " ", to_string(c.key), " ", to_string(c.order), " value_bytes ", c.value_bytes, " bits [",
+           c.begin, ", ", c.end, ") tile ", sorter.tile_size());
+      const size_t kb = key_bytes(c.key), vb = c.value_bytes;
+      const std::vector<std::byte> input = workloads::generate_keys(c.key, workloads::default_spec(c.input), capacity, seed++);
+      const std::vector<std::byte> input_values = distinct_values(capacity, c.value_bytes);
+      Buffer keys(gpu, capacity * kb, "keys"), count(gpu, 4, "count");
+      std::optional<Buffer> values;
+      if (vb) values.emplace(gpu, capacity * vb, "values");
+      Buffer scratch(gpu, sorter.scratch_bytes_indirect(max_n), "scratch");
+      test::AppCommands app(gpu);
+      const SortBuffers b{keys.ref(), values ? values->ref() : BufferRef{}, scratch.ref()};
+      const Status status = sorter.record_indirect(app.cmd(), b, count.ref(), max_n);
+      REQUIRE_MESSAGE(status.ok(), status.message);
+      bool first = true;
+      for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(sorter.tile_size()) + 1, (uint64_t(1) << 11) + 5, max_n, max_n + 1000}) {
+        CAPTURE(n);
+        keys.upload(input);
+        if (values) values->upload(input_values);
+        const uint32_t n32 = uint32_t(n);
+        count.upload(std::as_bytes(std::span(&n32, 1)));
+        if (first) app.submit_and_wait();
+        else app.submit_again_and_wait();
+        first = false;
+        std::vector<std::byte> got(input.size()), got_values(input_values.size());
+        keys.download(got);
+        if (values) values->download(got_values);
+        std::vector<std::byte> expected = input, expected_values = input_values;
+        reference_prefix(o, expected, expected_values, std::min(n, max_n));
+        const std::string diff = difference(o, expected, got, expected_values, got_values);
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
+    }
+  }
+}
+
+// A bit range with records (the index sort, then the gather) on the single pass: 32- and 64-bit keys,
+// 12- and 16-byte records, odd and even numbers of passes, inputs with ties (stability within the field).
+TEST_CASE("single-pass radix sort by a key bit range, with records") {
+  Device& gpu = test::device();
+  struct Range {
+    Key key;
+    Order order;
+    uint32_t record_bytes, begin, end;
+    Distribution input;
+  };
+  const Range ranges[] = {{Key::u32, Order::ascending, 12, 8, 24, Distribution::uniform},
+                          {Key::f32, Order::descending, 16, 20, 32, Distribution::special},
+                          {Key::u64, Order::ascending, 16, 5, 37, Distribution::few_unique},
+                          {Key::i64, Order::descending, 12, 0, 40, Distribution::uniform}};
+  uint64_t seed = 950;
+  for (RadixRanking ranking : rankings(gpu)) {
+    for (const Range& r : ranges) {
+      SortOptions o = single_pass(r.key, r.order, r.record_bytes, ranking);
+      o.begin_bit = r.begin;
+      o.end_bit = r.end;
+      Sorter sorter(gpu, o);
+      for (uint64_t n : {uint64_t(3 * sorter.tile_size() + 7), uint64_t(12345)}) {
+        INFO(to_string(ranking), " ", to_string(r.key), " ", to_string(r.order), " records of ", r.record_bytes, " bytes [",
+             r.begin, ", ", r.end, ") n ", n);
+        const std::vector<std::byte> input = workloads::generate_keys(r.key, workloads::default_spec(r.input), n, seed++);
+        const std::vector<std::byte> input_records = distinct_values(n, r.record_bytes);
+        Buffer keys(gpu, input.size(), "keys"), records(gpu, input_records.size(), "records");
+        keys.upload(input);
+        records.upload(input_records);
+        const SortStats stats = sorter.sort(keys, &records, n);
+        CHECK(stats.fact("single_pass") == 1.0);
+        std::vector<std::byte> got(input.size()), got_records(input_records.size());
+        keys.download(got);
+        records.download(got_records);
+        std::vector<std::byte> expected = input, expected_records = input_records;
+        reference_prefix(o, expected, expected_records, n);
+        const std::string diff = difference(o, expected, got, expected_records, got_records);
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
     }
   }
 }

@@ -42,13 +42,14 @@ std::vector<std::byte> make_records(uint64_t n, uint32_t record_bytes, uint64_t 
   return bytes;
 }
 
-// The reference: keys stably sorted (the encoded order), records moved by the same permutation.
+// The reference: keys stably sorted (the encoded order; by its bits [begin_bit, end_bit) where given),
+// records moved by the same permutation.
 void reference_records(Key key, Order order, std::vector<std::byte>& keys, std::vector<std::byte>& records,
-                       uint32_t record_bytes) {
+                       uint32_t record_bytes, uint32_t begin_bit = 0, uint32_t end_bit = 0) {
   const uint64_t n = keys.size() / key_bytes(key);
   std::vector<uint32_t> from(n);
   std::iota(from.begin(), from.end(), 0u);
-  workloads::reference_sort(key, order, keys, from);
+  workloads::reference_sort(key, order, keys, from, begin_bit, end_bit);
   std::vector<std::byte> moved(records.size());
   for (uint64_t i = 0; i < n; ++i)
     std::memcpy(&moved[i * record_bytes], &records[uint64_t(from[i]) * record_bytes], record_bytes);
@@ -75,7 +76,7 @@ std::string record_difference(const std::vector<std::byte>& expected, const std:
 }
 
 // Sorts n keys of the distribution with records through Sorter::sort; "" when keys and records are
-// the reference's byte for byte.
+// the reference's byte for byte (ordered by the sorter's bit range).
 std::string check_records(Sorter& sorter, workloads::DistributionSpec input, uint64_t n, uint64_t seed,
                           SortStats* stats = nullptr) {
   const SortOptions& o = sorter.options();
@@ -83,7 +84,7 @@ std::string check_records(Sorter& sorter, workloads::DistributionSpec input, uin
   std::vector<std::byte> keys = workloads::generate_keys(o.key, input, n, seed);
   std::vector<std::byte> records = make_records(n, rb, seed);
   std::vector<std::byte> expected_keys = keys, expected_records = records;
-  reference_records(o.key, o.order, expected_keys, expected_records, rb);
+  reference_records(o.key, o.order, expected_keys, expected_records, rb, o.begin_bit, o.end_bit);
 
   Device& gpu = test::device();
   Buffer key_buffer(gpu, std::max<size_t>(keys.size(), 16), "test keys");
@@ -178,6 +179,55 @@ TEST_CASE("records larger than maxStorageBufferRange") {
   Sorter sorter(test::device(), {.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb});
   const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, 21);
   CHECK_MESSAGE(diff.empty(), diff);
+}
+
+// The same on the single pass (forced: on CPU drivers the automatic scan is reduce-then-scan), at the
+// smallest size whose records cross the limit.
+TEST_CASE("records on the single-pass radix sort larger than maxStorageBufferRange") {
+  const uint64_t range = test::device().info().max_storage_buffer_range;
+  constexpr uint32_t rb = 128;
+  const uint64_t beyond = range / rb + 5;  // 640 bytes past the limit
+  if (beyond > (uint64_t(1) << 22)) {
+    test::skip("maxStorageBufferRange " + std::to_string(range) + " bytes: beyond it is too large for a test on this device");
+    return;
+  }
+  SortOptions o{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb};
+  o.tuning.radix_scan = RadixScan::single_pass;
+  Sorter sorter(test::device(), o);
+  SortStats stats;
+  const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, 22, &stats);
+  CHECK_MESSAGE(diff.empty(), diff);
+  CHECK(stats.fact("single_pass") == 1.0);
+}
+
+// A bit range with records on reduce-then-scan (forced; the single pass's are in test_radix_single_pass):
+// 32- and 64-bit keys, 12- and 16-byte records, odd and even numbers of passes, ties within the field.
+TEST_CASE("records radix by a key bit range, reduce-then-scan") {
+  struct Range {
+    Key key;
+    Order order;
+    uint32_t record_bytes, begin, end;
+    Distribution input;
+  };
+  const Range ranges[] = {{Key::u32, Order::ascending, 12, 8, 24, Distribution::uniform},
+                          {Key::f32, Order::descending, 16, 20, 32, Distribution::special},
+                          {Key::u64, Order::ascending, 16, 5, 37, Distribution::few_unique},
+                          {Key::i64, Order::descending, 12, 0, 40, Distribution::uniform}};
+  uint64_t seed = 60;
+  for (const Range& r : ranges) {
+    SortOptions o{.key = r.key, .order = r.order, .algorithm = Algorithm::radix, .value_bytes = r.record_bytes};
+    o.begin_bit = r.begin;
+    o.end_bit = r.end;
+    o.tuning.radix_scan = RadixScan::reduce_then_scan;
+    Sorter sorter(test::device(), o);
+    for (uint64_t n : {uint64_t(3 * sorter.tile_size() + 7), uint64_t(12345)}) {
+      INFO("bits [", r.begin, ", ", r.end, ")");
+      SortStats stats;
+      const std::string diff = check_records(sorter, workloads::default_spec(r.input), n, seed++, &stats);
+      CHECK_MESSAGE(diff.empty(), diff);
+      CHECK(stats.fact("single_pass") == 0.0);
+    }
+  }
 }
 
 // One recording, a count the GPU reads: the first min(count, max_n) keys and records are sorted, the

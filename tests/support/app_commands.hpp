@@ -18,6 +18,10 @@ class AppCommands {
   VkCommandBuffer cmd() const { return cmd_; }
   // A global memory barrier as the application would record it between its passes.
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst, VkAccessFlags dst_access);
+  // Exactly the barrier sorter.hpp's contract asks of the caller between two sorts (its "before"): the
+  // earlier compute shader writes made available and visible to compute shader reads and writes. No
+  // transfer or indirect stage: vksort orders its own fills and indirect reads.
+  void documented_barrier();
   // Ends, submits on the device's queue, waits; then raises any validation message.
   void submit_and_wait();
   // Submits the ended command buffer once more (it was not recorded for one submission only) and waits.
@@ -30,8 +34,9 @@ class AppCommands {
 };
 
 // Records two sorts of different inputs into one application command buffer, sharing one scratch
-// buffer with the contract's barrier between them, and checks both against the reference; also that
-// too little scratch is a Status, not an exception. Works for any algorithm `options` names.
+// buffer with the contract's barrier (documented_barrier, nothing more) between them, and checks both
+// against the reference; also that too little scratch is a Status, not an exception. Works for any
+// algorithm `options` names.
 void check_two_recorded_sorts(const SortOptions& options);
 
 }  // namespace vksort::test

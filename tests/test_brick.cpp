@@ -151,40 +151,9 @@ TEST_CASE("brick, radix, brick sorts of u32 pairs share one scratch in one comma
     Sorter radix(gpu, radix_options);
     const uint64_t ns[] = {5000, 20011, 3001};
     Sorter* sorters[] = {&brick, &radix, &brick};
-    VkDeviceSize scratch_bytes = 0;
-    for (int i = 0; i < 3; ++i) scratch_bytes = std::max(scratch_bytes, sorters[i]->scratch_bytes(ns[i]));
-    Buffer scratch(gpu, scratch_bytes, "shared scratch");
-    std::vector<std::vector<std::byte>> keys;
-    std::vector<std::vector<uint32_t>> values;
-    std::vector<Buffer> key_buffers, value_buffers;
-    for (int i = 0; i < 3; ++i) {
-      keys.push_back(workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, ns[i], 40 + i));
-      values.push_back(workloads::generate_values(ns[i]));
-      key_buffers.emplace_back(gpu, ns[i] * 4, "keys");
-      value_buffers.emplace_back(gpu, ns[i] * 4, "values");
-      key_buffers[i].upload(keys[i]);
-      value_buffers[i].upload(std::as_bytes(std::span(values[i])));
-    }
-    {
-      test::AppCommands app(gpu);
-      for (int i = 0; i < 3; ++i) {
-        // sorter.hpp's "before": earlier writes (here the previous sort's) visible to the compute stage.
-        if (i) app.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-        const Status s = sorters[i]->record(app.cmd(), {key_buffers[i].ref(), value_buffers[i].ref(), scratch.ref()}, ns[i]);
-        REQUIRE_MESSAGE(s.ok(), s.message);
-      }
-      app.submit_and_wait();  // raises any validation message, synchronization hazards included
-    }
-    for (int i = 0; i < 3; ++i) {
-      INFO("sort " << i);
-      std::vector<std::byte> want = keys[i], got(keys[i].size());
-      std::vector<uint32_t> want_values = values[i], got_values(ns[i]);
-      workloads::reference_sort(Key::u32, Order::ascending, want, want_values);
-      key_buffers[i].download(got);
-      value_buffers[i].download(std::as_writable_bytes(std::span(got_values)));
-      CHECK(workloads::first_difference(Key::u32, want, got, want_values, got_values) == "");
-    }
+    test::check_sorts_sharing_scratch(sorters, ns, [&](int i) {
+      return workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, ns[i], 40 + i);
+    });
   }
 }
 

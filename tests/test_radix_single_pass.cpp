@@ -1234,19 +1234,9 @@ TEST_CASE("single-pass radix sort with a GPU-side count: 64-bit keys, records, a
 // 12- and 16-byte records, odd and even numbers of passes, inputs with ties (stability within the field).
 TEST_CASE("single-pass radix sort by a key bit range, with records") {
   Device& gpu = test::device();
-  struct Range {
-    Key key;
-    Order order;
-    uint32_t record_bytes, begin, end;
-    Distribution input;
-  };
-  const Range ranges[] = {{Key::u32, Order::ascending, 12, 8, 24, Distribution::uniform},
-                          {Key::f32, Order::descending, 16, 20, 32, Distribution::special},
-                          {Key::u64, Order::ascending, 16, 5, 37, Distribution::few_unique},
-                          {Key::i64, Order::descending, 12, 0, 40, Distribution::uniform}};
   uint64_t seed = 950;
   for (RadixRanking ranking : rankings(gpu)) {
-    for (const Range& r : ranges) {
+    for (const test::RecordBitRange& r : test::record_bit_ranges) {
       SortOptions o = single_pass(r.key, r.order, r.record_bytes, ranking);
       o.begin_bit = r.begin;
       o.end_bit = r.end;

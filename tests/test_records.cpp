@@ -167,7 +167,9 @@ TEST_CASE("records radix: phases stage and gather are timed, and 4-byte values k
 }
 
 // The gather builds 64-bit record addresses itself, so a records array may exceed what one storage
-// binding sees (maxStorageBufferRange: 128 MiB on lavapipe), and so may the record copy in scratch.
+// binding sees (maxStorageBufferRange: 128 MiB on lavapipe), and so may the record copy in scratch. On
+// the automatic path and on the single pass (forced: on CPU drivers the automatic scan is
+// reduce-then-scan), at the smallest size whose records cross the limit.
 TEST_CASE("records larger than maxStorageBufferRange") {
   const uint64_t range = test::device().info().max_storage_buffer_range;
   constexpr uint32_t rb = 128;
@@ -176,45 +178,24 @@ TEST_CASE("records larger than maxStorageBufferRange") {
     test::skip("maxStorageBufferRange " + std::to_string(range) + " bytes: beyond it is too large for a test on this device");
     return;
   }
-  Sorter sorter(test::device(), {.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb});
-  const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, 21);
-  CHECK_MESSAGE(diff.empty(), diff);
-}
-
-// The same on the single pass (forced: on CPU drivers the automatic scan is reduce-then-scan), at the
-// smallest size whose records cross the limit.
-TEST_CASE("records on the single-pass radix sort larger than maxStorageBufferRange") {
-  const uint64_t range = test::device().info().max_storage_buffer_range;
-  constexpr uint32_t rb = 128;
-  const uint64_t beyond = range / rb + 5;  // 640 bytes past the limit
-  if (beyond > (uint64_t(1) << 22)) {
-    test::skip("maxStorageBufferRange " + std::to_string(range) + " bytes: beyond it is too large for a test on this device");
-    return;
+  uint64_t seed = 21;
+  for (RadixScan scan : {RadixScan::automatic, RadixScan::single_pass}) {
+    INFO("radix scan ", to_string(scan));
+    SortOptions o{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb};
+    o.tuning.radix_scan = scan;
+    Sorter sorter(test::device(), o);
+    SortStats stats;
+    const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, seed++, &stats);
+    CHECK_MESSAGE(diff.empty(), diff);
+    if (scan == RadixScan::single_pass) CHECK(stats.fact("single_pass") == 1.0);
   }
-  SortOptions o{.key = Key::u32, .algorithm = Algorithm::radix, .value_bytes = rb};
-  o.tuning.radix_scan = RadixScan::single_pass;
-  Sorter sorter(test::device(), o);
-  SortStats stats;
-  const std::string diff = check_records(sorter, {Distribution::uniform, 0}, beyond, 22, &stats);
-  CHECK_MESSAGE(diff.empty(), diff);
-  CHECK(stats.fact("single_pass") == 1.0);
 }
 
 // A bit range with records on reduce-then-scan (forced; the single pass's are in test_radix_single_pass):
 // 32- and 64-bit keys, 12- and 16-byte records, odd and even numbers of passes, ties within the field.
 TEST_CASE("records radix by a key bit range, reduce-then-scan") {
-  struct Range {
-    Key key;
-    Order order;
-    uint32_t record_bytes, begin, end;
-    Distribution input;
-  };
-  const Range ranges[] = {{Key::u32, Order::ascending, 12, 8, 24, Distribution::uniform},
-                          {Key::f32, Order::descending, 16, 20, 32, Distribution::special},
-                          {Key::u64, Order::ascending, 16, 5, 37, Distribution::few_unique},
-                          {Key::i64, Order::descending, 12, 0, 40, Distribution::uniform}};
   uint64_t seed = 60;
-  for (const Range& r : ranges) {
+  for (const test::RecordBitRange& r : test::record_bit_ranges) {
     SortOptions o{.key = r.key, .order = r.order, .algorithm = Algorithm::radix, .value_bytes = r.record_bytes};
     o.begin_bit = r.begin;
     o.end_bit = r.end;

@@ -217,39 +217,10 @@ TEST_CASE("sample, radix, sample sorts of f32 pairs share one scratch in one com
     Sorter second(gpu, tiny);
     const uint64_t ns[] = {20011, 5003, 3001};
     Sorter* sorters[] = {&first, &radix, &second};
-    VkDeviceSize scratch_bytes = 0;
-    for (int i = 0; i < 3; ++i) scratch_bytes = std::max(scratch_bytes, sorters[i]->scratch_bytes(ns[i]));
-    Buffer scratch(gpu, scratch_bytes, "shared scratch");
-    std::vector<std::vector<std::byte>> keys;
-    std::vector<std::vector<uint32_t>> values;
-    std::vector<Buffer> key_buffers, value_buffers;
-    for (int i = 0; i < 3; ++i) {
-      keys.push_back(workloads::generate_keys(Key::f32, workloads::default_spec(i == 1 ? Distribution::special : Distribution::uniform),
-                                              ns[i], 80 + i));
-      values.push_back(workloads::generate_values(ns[i]));
-      key_buffers.emplace_back(gpu, ns[i] * 4, "keys");
-      value_buffers.emplace_back(gpu, ns[i] * 4, "values");
-      key_buffers[i].upload(keys[i]);
-      value_buffers[i].upload(std::as_bytes(std::span(values[i])));
-    }
-    {
-      test::AppCommands app(gpu);
-      for (int i = 0; i < 3; ++i) {
-        if (i) app.documented_barrier();
-        const Status s = sorters[i]->record(app.cmd(), {key_buffers[i].ref(), value_buffers[i].ref(), scratch.ref()}, ns[i]);
-        REQUIRE_MESSAGE(s.ok(), s.message);
-      }
-      app.submit_and_wait();  // raises any validation message, synchronization hazards included
-    }
-    for (int i = 0; i < 3; ++i) {
-      INFO("sort " << i);
-      std::vector<std::byte> want = keys[i], got(keys[i].size());
-      std::vector<uint32_t> want_values = values[i], got_values(ns[i]);
-      workloads::reference_sort(Key::f32, Order::descending, want, want_values);
-      key_buffers[i].download(got);
-      value_buffers[i].download(std::as_writable_bytes(std::span(got_values)));
-      CHECK(workloads::first_difference(Key::f32, want, got, want_values, got_values) == "");
-    }
+    test::check_sorts_sharing_scratch(sorters, ns, [&](int i) {
+      return workloads::generate_keys(Key::f32, workloads::default_spec(i == 1 ? Distribution::special : Distribution::uniform),
+                                      ns[i], 80 + i);
+    });
   }
 }
 

@@ -98,4 +98,45 @@ void check_two_recorded_sorts(const SortOptions& o) {
   CHECK(workloads::first_difference(o.key, eb, b, evb, vb) == "");
 }
 
+void check_sorts_sharing_scratch(std::span<Sorter* const> sorters, std::span<const uint64_t> ns,
+                                 const std::function<std::vector<std::byte>(int)>& keys_of) {
+  REQUIRE(sorters.size() == ns.size());
+  Device& gpu = device();
+  const int count = int(sorters.size());
+  VkDeviceSize scratch_bytes = 0;
+  for (int i = 0; i < count; ++i) scratch_bytes = std::max(scratch_bytes, sorters[i]->scratch_bytes(ns[i]));
+  Buffer scratch(gpu, scratch_bytes, "shared scratch");
+  std::vector<std::vector<std::byte>> keys;
+  std::vector<std::vector<uint32_t>> values;
+  std::vector<Buffer> key_buffers, value_buffers;
+  for (int i = 0; i < count; ++i) {
+    keys.push_back(keys_of(i));
+    REQUIRE(keys[i].size() == ns[i] * key_bytes(sorters[i]->options().key));
+    values.push_back(workloads::generate_values(ns[i]));
+    key_buffers.emplace_back(gpu, keys[i].size(), "keys");
+    value_buffers.emplace_back(gpu, ns[i] * 4, "values");
+    key_buffers[i].upload(keys[i]);
+    value_buffers[i].upload(std::as_bytes(std::span(values[i])));
+  }
+  {
+    AppCommands app(gpu);
+    for (int i = 0; i < count; ++i) {
+      if (i) app.documented_barrier();
+      const Status s = sorters[i]->record(app.cmd(), {key_buffers[i].ref(), value_buffers[i].ref(), scratch.ref()}, ns[i]);
+      REQUIRE_MESSAGE(s.ok(), s.message);
+    }
+    app.submit_and_wait();  // raises any validation message, synchronization hazards included
+  }
+  for (int i = 0; i < count; ++i) {
+    INFO("sort " << i);
+    const SortOptions& o = sorters[i]->options();
+    std::vector<std::byte> want = keys[i], got(keys[i].size());
+    std::vector<uint32_t> want_values = values[i], got_values(ns[i]);
+    workloads::reference_sort(o.key, o.order, want, want_values);
+    key_buffers[i].download(got);
+    value_buffers[i].download(std::as_writable_bytes(std::span(got_values)));
+    CHECK(workloads::first_difference(o.key, want, got, want_values, got_values) == "");
+  }
+}
+
 }  // namespace vksort::test

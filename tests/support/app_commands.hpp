@@ -3,6 +3,10 @@
 // its own barriers, its own submission. Tests use it to exercise the recording path as a user would.
 #pragma once
 
+#include <functional>
+#include <span>
+#include <vector>
+
 #include "gpu/context.hpp"
 #include "vksort/vksort.hpp"
 
@@ -38,5 +42,13 @@ class AppCommands {
 // against the reference; also that too little scratch is a Status, not an exception. Works for any
 // algorithm `options` names.
 void check_two_recorded_sorts(const SortOptions& options);
+
+// Records sorters[i] on ns[i] keys (keys_of(i)) with u32 values, one after the other into one
+// application command buffer, all on ONE scratch buffer with only documented_barrier between them,
+// submits once (validation, synchronization validation where on, must stay silent) and checks every
+// result against the reference. A later sort's fills and indirect reads of the scratch must come after
+// the earlier sort's shader writes without more from the caller: sorter.hpp's contract.
+void check_sorts_sharing_scratch(std::span<Sorter* const> sorters, std::span<const uint64_t> ns,
+                                 const std::function<std::vector<std::byte>(int)>& keys_of);
 
 }  // namespace vksort::test

@@ -50,4 +50,18 @@ inline constexpr workloads::Distribution all_distributions[] = {
 inline constexpr workloads::Distribution many_tile_distributions[] = {
     workloads::Distribution::uniform, workloads::Distribution::few_unique, workloads::Distribution::zipf};
 
+// Radix sorts by a key bit range with records, for both radix paths' tests: 32- and 64-bit keys, 12-
+// and 16-byte records, odd and even numbers of passes, ties within the field (stability).
+struct RecordBitRange {
+  Key key;
+  Order order;
+  uint32_t record_bytes, begin, end;
+  workloads::Distribution input;
+};
+inline constexpr RecordBitRange record_bit_ranges[] = {
+    {Key::u32, Order::ascending, 12, 8, 24, workloads::Distribution::uniform},
+    {Key::f32, Order::descending, 16, 20, 32, workloads::Distribution::special},
+    {Key::u64, Order::ascending, 16, 5, 37, workloads::Distribution::few_unique},
+    {Key::i64, Order::descending, 12, 0, 40, workloads::Distribution::uniform}};
+
 }  // namespace vksort::test

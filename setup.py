@@ -2,12 +2,14 @@
 """Builds the extension vksort._core with the project's CMake build (the library, its embedded shaders and
 the pybind11 module), for the interpreter running pip; pyproject.toml holds the package's metadata.
 
-Environment: CMAKE_ARGS are added to the configure command (e.g. -DCMAKE_CXX_COMPILER_LAUNCHER=ccache);
+Environment: CMAKE_ARGS are added to the configure command, split as a shell splits them (e.g.
+-DCMAKE_CXX_COMPILER_LAUNCHER=ccache '-DCMAKE_CXX_FLAGS=-O2 -g');
 VKSORT_BUILD_DIR names an existing CMake build tree configured with VKSORT_PYTHON=ON for this interpreter,
 whose module is then built and taken as it is (quick, for development and the tests).
 """
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -48,7 +50,8 @@ class CMakeBuild(build_ext):
                             "-DCMAKE_BUILD_TYPE=Release", "-DVKSORT_PYTHON=ON", "-DVKSORT_BUILD_TESTS=OFF",
                             "-DVKSORT_BUILD_APPS=OFF", "-DVKSORT_INSTALL=OFF", "-DVKSORT_MPI=OFF",
                             f"-DVKSORT_PYTHON_EXECUTABLE={sys.executable}",
-                            *os.environ.get("CMAKE_ARGS", "").split()], check=True)
+                            # Split as a shell would: -DCMAKE_CXX_FLAGS="-O2 -g" is one argument.
+                            *shlex.split(os.environ.get("CMAKE_ARGS", ""))], check=True)
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "vksort_python", "--parallel"], check=True)
         built = Path(cmake_cache_value(build_dir, "VKSORT_PYTHON_OUTPUT_DIR")) / target.name
         if not built.exists():

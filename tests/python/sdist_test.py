@@ -69,6 +69,29 @@ def source_files_read(build, source, prefix_out):
     return inside
 
 
+def check_cmake_args(unpacked, work):
+    """setup.py hands CMAKE_ARGS to CMake's configure step split as a shell splits them: a quoted value with
+    spaces is one argument (split on whitespace, -DCMAKE_CXX_FLAGS="-O2 -g" reached CMake as two arguments,
+    and it stopped: 'Unknown argument -g"'). A stand-in cmake records its arguments and stops the build."""
+    fake = work / "fake-cmake"
+    fake.mkdir()
+    record = work / "cmake-args"
+    (fake / "cmake").write_text(f'#!/bin/sh\nprintf "%s\\0" "$@" > "{record}"\nexit 3\n')
+    (fake / "cmake").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}{os.pathsep}{os.environ.get('PATH', '')}",
+               CMAKE_ARGS="-DCMAKE_CXX_FLAGS=\"-O2 -g\" -DVKSORT_EXTRA='a b'  -DCMAKE_VERBOSE_MAKEFILE=ON")
+    env.pop("VKSORT_BUILD_DIR", None)
+    subprocess.run([sys.executable, "setup.py", "-q", "build_ext"], cwd=unpacked, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not record.exists():
+        fail("setup.py build_ext did not run cmake")
+    args = record.read_text().split("\0")[:-1]
+    want = ["-DCMAKE_CXX_FLAGS=-O2 -g", "-DVKSORT_EXTRA=a b", "-DCMAKE_VERBOSE_MAKEFILE=ON"]
+    if args[-3:] != want:
+        fail(f"setup.py gave CMake CMAKE_ARGS as {args[-4:]}, not {want}")
+    print("setup.py: CMAKE_ARGS reach CMake as a shell splits them")
+
+
 def main():
     args = sys.argv[1:]
     install = "--install" in args
@@ -132,6 +155,7 @@ def main():
             fail("the unpacked sdist lacks inputs of vksort_python:\n  " + "\n  ".join(absent))
         print(f"sdist: {tarballs[0].name}, {len(in_sdist)} files, holds all {len(needed)} files the module's build "
               f"read; configures alone ({len(inputs)} inputs present)")
+        check_cmake_args(unpacked, work)
 
         if install:
             env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")

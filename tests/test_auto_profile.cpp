@@ -43,6 +43,7 @@ AutoProfile sample_profile() {
 TEST_CASE("auto profile: brick up to the crossover (or one tile), sample from its crossover, radix between") {
   AutoProfile p = sample_profile();
   CHECK(p.choose(Key::u32, false, 1, 2048) == Algorithm::radix);  // brick never
+  CHECK(p.choose(Key::u32, false, 0, 2048) == Algorithm::radix);  // never means never, also for no keys
   CHECK(p.choose(Key::i32, true, 4096, 2048) == Algorithm::brick);
   CHECK(p.choose(Key::i32, true, 4097, 2048) == Algorithm::radix);
   CHECK(p.choose(Key::i32, true, 1u << 22, 2048) == Algorithm::sample);
@@ -248,6 +249,36 @@ TEST_CASE("automatic sorts by the device's profile: brick, radix and sample by n
   options.auto_profile = "builtin";
   CHECK(Device(options).auto_profile().source == "built-in defaults");
   fs::remove_all(dir);
+}
+
+// `vksort tune` writes brick_up_to 0 where brick sort never won (GPUs): automatic Sorters then build no
+// brick sort, and n = 0 (0 <= 0) chose it anyway, so every sort and scratch query of no keys threw
+// "internal: automatic chose brick sort without constructing it", as did segmented sorts with an
+// empty segment beside a large one (the empty ones' tile layout is one of 0 keys).
+TEST_CASE("a profile where brick sort never wins sorts no keys, and empty segments, without brick sort") {
+  Device gpu(test::options_like_device());
+  AutoProfile never;
+  for (auto& by_values : never.crossovers)
+    for (AutoCrossovers& c : by_values) c = {0, 0};
+  gpu.set_auto_profile(never);
+  Sorter sorter(gpu, {.key = Key::u32, .value_bytes = 4});
+  CHECK(sorter.algorithm_for(0) == Algorithm::radix);
+  CHECK(sorter.scratch_bytes(0) > 0);
+  Buffer keys(gpu, 16, "keys"), values(gpu, 16, "values");
+  CHECK_NOTHROW(sorter.sort(keys, &values, 0));
+  CHECK(ArgSorter(gpu, {}).scratch_bytes(0) > 0);
+  CHECK(SegmentedSorter(gpu, {}).scratch_bytes(0, 1) > 0);
+  std::vector<float> none;
+  CHECK_NOTHROW(sort(gpu, std::span(none)));
+  // An empty segment (sorted by the small-segment kernel, with no keys) beside one sorted apart.
+  std::vector<uint32_t> seg_keys(3000), offsets = {0, 0, 3000};
+  for (uint32_t i = 0; i < 3000; ++i) seg_keys[i] = (i * 2654435761u) >> 3;
+  auto expected = seg_keys;
+  std::sort(expected.begin(), expected.end());
+  const SortStats stats = segmented_sort(gpu, std::span(seg_keys), std::span<const uint32_t>(offsets), {},
+                                         SegmentedPath::by_size);
+  CHECK(stats.fact("sorted_apart") == 1.0);
+  CHECK(seg_keys == expected);
 }
 
 // The profile's single-pass shape (`vksort tune` measures it on GPUs) reaches radix sorts whose single

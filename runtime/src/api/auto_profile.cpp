@@ -39,7 +39,10 @@ std::string env(const char* name) {
 Algorithm AutoProfile::choose(Key key, bool values, uint64_t n, uint32_t brick_tile) const {
   const AutoCrossovers& c = of(key, values);
   const uint64_t brick_up_to = c.brick_up_to == AutoCrossovers::one_tile ? brick_tile : c.brick_up_to;
-  if (n <= brick_up_to) return Algorithm::brick;
+  // brick_up_to 0 is "never" (a Sorter then builds no brick sort), also for n = 0: "0 <= 0" chose
+  // brick sort, and every sort or scratch_bytes of no keys threw "automatic chose brick sort without
+  // constructing it" on a device `vksort tune` found brick sort never fastest on.
+  if (brick_up_to != 0 && n <= brick_up_to) return Algorithm::brick;
   if (c.sample_from && n >= c.sample_from) return Algorithm::sample;
   return Algorithm::radix;
 }

@@ -107,6 +107,35 @@ TEST_CASE("host sorts of no keys with values or records") {
   }
 }
 
+// The keys came back in one submission and the values in the next: a device lost between the two left
+// the caller's keys sorted beside values that were not (the pairs parted), with only an Error to say so.
+TEST_CASE("a host sort that fails leaves keys and values as they were: never one sorted without the other") {
+  for (uint32_t value_bytes : {4u, 12u}) {
+    bool sorted = false;
+    for (uint32_t lose_after = 1; !sorted && lose_after < 16; ++lose_after) {
+      CAPTURE(value_bytes);
+      CAPTURE(lose_after);
+      DeviceOptions options = test::options_like_device();
+      options.pretend.lose_device_after = lose_after;  // every submission from this one on fails
+      Device gpu(options);
+      std::vector<uint32_t> keys = random_keys(1000, 3), values(1000 * value_bytes / 4);
+      for (size_t i = 0; i < values.size(); ++i) values[i] = uint32_t(i);
+      const std::vector<uint32_t> keys_before = keys, values_before = values;
+      try {
+        sort_host(gpu, keys.data(), keys.size(), values.data(), value_bytes, SortOptions{.key = Key::u32});
+        sorted = true;
+        CHECK(std::is_sorted(keys.begin(), keys.end()));
+        for (size_t i = 0; i < keys.size(); ++i) REQUIRE(keys[i] == keys_before[values[i * value_bytes / 4] / (value_bytes / 4)]);
+      } catch (const Error& e) {
+        CHECK(e.code() == Status::Code::device_lost);
+        CHECK(keys == keys_before);
+        CHECK(values == values_before);
+      }
+    }
+    CHECK(sorted);
+  }
+}
+
 TEST_CASE("host sorts too large to keep leave nothing behind") {
   DeviceOptions options = test::options_like_device();
   Device gpu(options);

@@ -161,6 +161,47 @@ TEST_CASE("segmented sort: the typed API") {
   CHECK(k == std::vector<int32_t>{5, 5, -1, 9, 3, 2, 0, -7});
 }
 
+// Keys and values came back by two downloads: a device lost between them left the caller's keys sorted
+// beside values that were not (the pairs parted), on every host path.
+TEST_CASE("a segmented sort that fails leaves keys and values as they were: never one sorted without the other") {
+  struct Case {
+    std::vector<uint32_t> offsets;
+    SegmentedPath path;
+    std::string fact;  // the path the case takes, when it completes
+  };
+  const Case cases[] = {{{0, 2, 5, 900, 1000}, SegmentedPath::by_size, "small_segment_kernel"},
+                        {{0, 3, 3000}, SegmentedPath::by_size, "sorted_apart"},
+                        {{0, 2, 5, 900, 1000}, SegmentedPath::composed_keys, "composed_keys"}};
+  for (const Case& c : cases) {
+    bool sorted = false;
+    for (uint32_t lose_after = 1; !sorted && lose_after < 16; ++lose_after) {
+      CAPTURE(c.fact);
+      CAPTURE(lose_after);
+      DeviceOptions options = test::options_like_device();
+      options.pretend.lose_device_after = lose_after;  // every submission from this one on fails
+      Device gpu(options);
+      const uint32_t n = c.offsets.back();
+      std::vector<uint32_t> keys(n), values(n);
+      for (uint32_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u) >> 20, values[i] = i;
+      const std::vector<uint32_t> keys_before = keys, values_before = values;
+      try {
+        const SortStats stats =
+            segmented_sort(gpu, std::span(keys), std::span(values), std::span<const uint32_t>(c.offsets), {}, c.path);
+        sorted = true;
+        CHECK(stats.fact(c.fact).value_or(0) >= 1.0);
+        for (uint32_t i = 0; i < n; ++i) REQUIRE(keys[i] == keys_before[values[i]]);
+        for (size_t s = 0; s + 1 < c.offsets.size(); ++s)
+          CHECK(std::is_sorted(keys.begin() + c.offsets[s], keys.begin() + c.offsets[s + 1]));
+      } catch (const Error& e) {
+        CHECK(e.code() == Status::Code::device_lost);
+        CHECK(keys == keys_before);
+        CHECK(values == values_before);
+      }
+    }
+    CHECK(sorted);
+  }
+}
+
 TEST_CASE("segmented sort on the recording path: offsets written by the GPU in the same command buffer") {
   Device& gpu = test::device();
   // 64-bit keys: the general path; 32-bit keys: composed keys (the automatic choice without a promise).

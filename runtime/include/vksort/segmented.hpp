@@ -120,7 +120,8 @@ class VKSORT_API SegmentedSorter {
 // Host: offsets holds segments + 1 non-decreasing entries, offsets[0] == 0, offsets[segments] == n. Every segment
 // [offsets[i], offsets[i+1]) is sorted independently, stably, in place; values (n * value_bytes bytes, or nullptr
 // with value_bytes 0) move with their keys. value_bytes as SortOptions::value_bytes (0, 4, or 8..256 multiple of 4).
-// Throws vksort::Error on bad arguments (offsets not non-decreasing, not starting at 0 / ending at n, ...).
+// Throws vksort::Error on bad arguments (offsets not non-decreasing, not starting at 0 / ending at n, ...)
+// and failures (a lost device); keys and values are then as they were, never one sorted without the other.
 // path: see SegmentedPath (automatic chooses from the segment sizes; the stats' facts say what ran).
 VKSORT_API SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,
                                          const uint32_t* offsets, uint64_t segments, const SortOptions& options,

@@ -169,7 +169,8 @@ class VKSORT_API Sorter {
 // keys (n keys of options.key) and values (n u32, or nullptr) are the caller's host memory, sorted in
 // place; values decide options.value_bytes. Takes the kept Sorter and buffers for these options, or
 // makes them (see above); blocks until done. Safe from several threads on one Device (above).
-// Throws vksort::Error, also for keys == nullptr with n > 0.
+// Throws vksort::Error, also for keys == nullptr with n > 0; keys and values are then as they were
+// (the results come back together, or not at all: never keys sorted beside values that are not).
 VKSORT_API SortStats sort_host(Device& device, void* keys, uint64_t n, uint32_t* values, const SortOptions& options);
 // The same for values of any SortOptions-valid size: `values` holds n * value_bytes bytes (or is
 // nullptr: keys only), value_bytes overrides options.value_bytes. Throws vksort::Error for a

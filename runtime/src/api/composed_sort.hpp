@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,19 @@ CachedImpl<Impl> cached_impl(Device& device, std::string key, Make&& make) {
   if (!c.impl) c.impl = make(detail::Internals::without_host_sorters(device));
   return c;
 }
+
+// One result of a host path on its way back: `bytes` from the start of `from` into the caller's `to`.
+struct HostDownload {
+  const Buffer* from;
+  void* to;
+  uint64_t bytes;
+};
+// Brings every download back in ONE submission (each through staging of its own) and writes the caller's
+// memory only once it has completed: a failure (a lost device, no staging memory) leaves all of it as
+// it was. Downloading keys and then values one by one left the keys sorted beside values that were
+// not when the second download failed, the pairs lost. Downloads of 0 bytes are skipped. Throws
+// vksort::Error.
+void download_together(gpu::Context& ctx, std::initializer_list<HostDownload> downloads);
 
 // Records with `record` (which marks its phases with rec.phase), after a barrier that makes earlier
 // uploads visible; submits, waits and returns the phases' GPU times. Throws vksort::Error.

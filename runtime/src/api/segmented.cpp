@@ -392,8 +392,9 @@ SortStats sort_whole(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
   SortStats stats = api::timed_submit(detail::context_of(device), "segmented sort of " + count + " keys", [&](gpu::Recorder& rec) {
     sorter.record(rec, b, offset_buffer.ref(), segments, n, {}, largest, composed);
   });
-  key_buffer.download({static_cast<std::byte*>(keys), n * kb});
-  if (values) value_buffer.download({static_cast<std::byte*>(values), n * vb});
+  // Together or not at all: keys sorted beside unsorted values would part them.
+  api::download_together(detail::context_of(device),
+                         {{&key_buffer, keys, n * kb}, {&value_buffer, values, values ? n * vb : 0}});
   return stats;
 }
 
@@ -472,13 +473,11 @@ SortStats sort_apart(Device& device, SegmentedSorter::Impl& sorter, void* keys, 
       api::record_nested(rec, each, b, size);
     }
   });
-  key_buffer.download(staged);
+  // Both downloaded before either reaches the caller: keys sorted beside unsorted values would part them.
+  std::vector<std::byte> v(values ? padded * vb : 0);
+  api::download_together(detail::context_of(device), {{&key_buffer, staged.data(), staged.size()}, {&value_buffer, v.data(), v.size()}});
   unpad(staged, keys, kb);
-  if (values) {
-    std::vector<std::byte> v(padded * vb);
-    value_buffer.download(v);
-    unpad(v, values, vb);
-  }
+  if (values) unpad(v, values, vb);
   return stats;
 }
 }  // namespace

@@ -446,8 +446,9 @@ SortStats sort_through(detail::HostSorters::Lease& lease, const Device& plain, v
   e.keys.upload({static_cast<const std::byte*>(keys), key_size});
   if (values) e.values.upload({static_cast<const std::byte*>(values), value_size});
   SortStats stats = e.sorter.sort(e.keys, values ? &e.values : nullptr, n);
-  e.keys.download({static_cast<std::byte*>(keys), key_size});
-  if (values) e.values.download({static_cast<std::byte*>(values), value_size});
+  // Keys and values come back together or not at all (a lost device between two downloads left the
+  // keys sorted beside unsorted values).
+  api::download_together(detail::context_of(device), {{&e.keys, keys, key_size}, {&e.values, values, value_size}});
   lease.completed = true;
   return stats;
 }

@@ -361,6 +361,29 @@ TEST_CASE("out-of-core in memory: spans larger than the device") {
   CHECK(u.runs >= 8);
   CHECK(in_place_keys == keys);
   CHECK(in_place_values == values);
+  // In place, cancelled by the progress callback during the merge (one pass, and several): the merge
+  // wrote into the input as it went, and the cancel left it part merged, part input, records lost.
+  for (const uint64_t budget : {uint64_t(1) << 20, uint64_t(4096)}) {
+    CAPTURE(budget);
+    std::vector<std::byte> cancelled_keys = keys_in_copy, cancelled_values = values_in_copy;
+    ExternalOptions cancel = o;
+    cancel.memory_bytes = budget;
+    cancel.check = true;
+    uint64_t merge_reports = 0;
+    cancel.progress = [&](const external::ExternalProgress& p) {
+      if (p.phase == "merge" && ++merge_reports == 3) throw std::runtime_error("cancelled");
+    };
+    CHECK_THROWS_WITH(external::sort_memory(small, cancelled_keys, cancelled_values, cancelled_keys, cancelled_values, cancel),
+                      "cancelled");
+    CHECK(merge_reports == 3);
+    CHECK(cancelled_keys == keys_in_copy);
+    CHECK(cancelled_values == values_in_copy);
+    // Not cancelled, the same staged merge (checked) gives the result.
+    cancel.progress = nullptr;
+    external::sort_memory(small, cancelled_keys, cancelled_values, cancelled_keys, cancelled_values, cancel);
+    CHECK(cancelled_keys == keys);
+    CHECK(cancelled_values == values);
+  }
   // The two outputs in one memory: the values overwrote the keys, silently.
   std::vector<std::byte> shared(keys.size() + values.size(), std::byte{0x5a});
   const std::vector<std::byte> untouched = shared;

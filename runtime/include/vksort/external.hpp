@@ -131,7 +131,10 @@ ExternalStats sort_file(Device& device, const ExternalOptions& options);
 // may be or overlap an input: every key and value is read before the first output byte is written). memory_bytes, device_bytes and progress
 // as above; input/output paths, their data offsets and headers, and temp_dir are ignored. The sorted runs are kept in host memory
 // allocated for the call (as large as the input, twice when the merge needs several passes) beside
-// the budget, which is what makes this entry point cheap.
+// the budget, which is what makes this entry point cheap. Where an output overlaps an input (in place)
+// and the input takes several runs, it is always twice: the merged result is held apart and reaches
+// the outputs only once complete (and checked), so that an exception, such as the progress callback
+// cancelling the merge, leaves the input as it was (other outputs may then be partly written).
 ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in,
                                      std::span<const std::byte> values_in, std::span<std::byte> keys_out,
                                      std::span<std::byte> values_out, const ExternalOptions& options);

@@ -344,6 +344,11 @@ class Driver {
     memory_ = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   }
 
+  // The final merge goes to a store of its own (as large as the input) and reaches the outputs only once
+  // it is complete and checked: for outputs that overlap the inputs (sort_memory in place), which a
+  // merge cancelled by the progress callback otherwise left partly overwritten, records lost.
+  void stage_final_merge() { stage_final_merge_ = true; }
+
   ExternalStats sort(uint64_t n, const Source& source, Sink& final_sink,
                      const std::function<std::unique_ptr<RunStore>()>& make_store) {
     const auto t0 = Clock::now();
@@ -481,7 +486,7 @@ class Driver {
 
     if (store) {
       const auto t = Clock::now();
-      merge(std::move(store), std::move(run_list), sink, make_store);
+      merge(std::move(store), std::move(run_list), sink, make_store, final_sink, check ? &*check : nullptr);
       stats_.merge_s = seconds_since(t);
     }
     if (check) check->finish();
@@ -506,8 +511,10 @@ class Driver {
 
   // Merges in passes of at most fan_in runs (as many as the budget gives windows of kMinWindow
   // elements), each pass's runs consecutive so that run order stays input order.
+  // `sink` is `final_sink` behind the check (if any): the staged final merge is checked on its way into
+  // its store, and then copied to `final_sink` as it is.
   void merge(std::unique_ptr<RunStore> store, std::vector<Run> runs, Sink& sink,
-             const std::function<std::unique_ptr<RunStore>()>& make_store) {
+             const std::function<std::unique_ptr<RunStore>()>& make_store, Sink& final_sink, detail::ResultCheck* check) {
     const uint64_t fan_in = std::max<uint64_t>(2, memory_ / (kMinWindow * s_.elem()) - 1);
     std::unique_ptr<RunStore> spare;
     while (runs.size() > fan_in) {
@@ -527,7 +534,23 @@ class Driver {
       runs = std::move(next);
     }
     ++stats_.merge_passes;
-    merge_group(*store, runs, sink, 0);
+    if (!stage_final_merge_) {
+      merge_group(*store, runs, sink, 0);
+      return;
+    }
+    if (!spare) spare = make_store();  // else the previous pass's input, no longer needed
+    StoreSink staged(*spare, 0, s_);
+    CheckedSink checked(staged, check);
+    merge_group(*store, runs, checked, 0);
+    if (check) check->finish();
+    // Now the outputs: a copy that neither reports progress nor fails.
+    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(1) << 20) / s_.elem());
+    std::vector<std::byte> keys(std::min(chunk, n_) * s_.kb), values(std::min(chunk, n_) * s_.vb);
+    for (uint64_t first = 0; first < n_; first += chunk) {
+      const uint64_t count = std::min(chunk, n_ - first);
+      spare->read(first, count, keys.data(), values.data());
+      final_sink.write(keys.data(), values.data(), count);
+    }
   }
 
   void merge_group(const RunStore& store, std::span<const Run> group, Sink& sink, uint64_t index) {
@@ -543,6 +566,7 @@ class Driver {
   Sorter sorter_;
   uint64_t n_ = 0;
   uint64_t memory_ = 0;
+  bool stage_final_merge_ = false;
   ExternalStats stats_;
 };
 
@@ -674,6 +698,14 @@ ExternalStats sort_memory(Device& device, std::span<const std::byte> keys_in, st
   MemorySource source(keys_in, values_in, s);
   MemorySink sink(keys_out, values_out, s);
   Driver d(device, o, s);
+  // An output over an input (in place, or any overlap) is written only once the sort is complete.
+  const auto overlap = [](std::span<const std::byte> a, std::span<const std::byte> b) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a.data()), y = reinterpret_cast<std::uintptr_t>(b.data());
+    return !a.empty() && !b.empty() && x < y + b.size() && y < x + a.size();
+  };
+  if (overlap(keys_out, keys_in) || overlap(keys_out, values_in) || overlap(values_out, keys_in) ||
+      overlap(values_out, values_in))
+    d.stage_final_merge();
   return d.sort(n, source, sink, [&] { return std::make_unique<MemoryStore>(n, s); });
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -243,6 +244,32 @@ TEST_CASE("what the device lacks is Status::Code::unsupported; a lost device is 
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.status().code == Status::Code::unsupported);
   CHECK(refused.status().message.find("subgroup ballot") != std::string::npos);
+
+  // Tuning past the device's limits is unsupported (Sorter::create's contract), tuning that is wrong on
+  // any device invalid_argument. (These came back invalid_argument.)
+  Device gpu(plain_options());
+  const uint32_t too_wide = 2 * std::bit_floor(gpu.info().max_workgroup_invocations);
+  const auto code_of = [&](SortOptions s) { return Sorter::create(gpu, s).status().code; };
+  CHECK(code_of({.algorithm = Algorithm::brick, .tuning = {.items_per_thread = 1u << 16}}) == Status::Code::unsupported);
+  CHECK(code_of({.algorithm = Algorithm::brick, .tuning = {.workgroup_size = too_wide}}) == Status::Code::unsupported);
+  CHECK(code_of({.algorithm = Algorithm::brick, .tuning = {.workgroup_size = 3}}) == Status::Code::invalid_argument);
+  SortOptions one_pass{.key = Key::u32, .algorithm = Algorithm::radix};
+  one_pass.tuning.radix_scan = RadixScan::single_pass;
+  one_pass.tuning.workgroup_size = too_wide;
+  CHECK(code_of(one_pass) == Status::Code::unsupported);
+  one_pass.tuning.radix_ranking = RadixRanking::columns;
+  CHECK(code_of(one_pass) == Status::Code::unsupported);
+  DeviceOptions small = plain_options();
+  small.pretend.max_shared_memory = 700;  // 32 keys with their positions: less than the small-segment kernel's least tile
+  Device tiny(small);
+  try {
+    SegmentedSorter segmented(tiny, {.key = Key::u64});
+    FAIL("a segmented sorter was made with 700 bytes of shared memory");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("segmented sort: the device's shared memory holds only") != std::string::npos);
+    CHECK(e.code() == Status::Code::unsupported);
+  }
 
   o = plain_options();
   o.pretend.lose_device_after = 1;

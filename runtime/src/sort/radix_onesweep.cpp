@@ -116,9 +116,10 @@ uint32_t forced_histogram_replicas() { return env_choice("VKSORT_HISTOGRAM_REPLI
 // Ballot ranking's histogram rows count in 16 bits where memory is short: a tile holds at most 2^15 keys.
 constexpr uint32_t ballot_most_tile = 1u << 15;
 
-void check_power_of_two(uint32_t v, const char* what, uint32_t most) {
+// `most_code`: what exceeding `most` is (unsupported where `most` is the device's limit).
+void check_power_of_two(uint32_t v, const char* what, uint32_t most, Status::Code most_code = Status::Code::invalid_argument) {
   if (!std::has_single_bit(v) || v > most)
-    throw Error(std::string("radix sort (single pass): ") + what + " " + std::to_string(v) +
+    throw Error(std::has_single_bit(v) ? most_code : Status::Code::invalid_argument, std::string("radix sort (single pass): ") + what + " " + std::to_string(v) +
                 " must be a power of two no larger than " + std::to_string(most));
 }
 
@@ -181,13 +182,13 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   // Counter columns split the digits evenly among invocations: powers of two. The ballot and match
   // rankings take any shape (CUB's Onesweep tiles are 384 x 21 keys on sm80 and later).
   if (columns_) {
-    if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations);
+    if (tune.workgroup_size) check_power_of_two(tune.workgroup_size, "workgroup size", info.max_workgroup_invocations, Status::Code::unsupported);
     // An invocation's key loops run up to items_per_thread times: within the loop budget (a loop of
     // 65536 iterations was cut short by lavapipe's limiter: keys lost).
     if (tune.items_per_thread) check_power_of_two(tune.items_per_thread, "items per thread", loop_budget);
   } else {
     if (tune.workgroup_size > info.max_workgroup_invocations)
-      throw Error("radix sort (single pass): workgroup size " + std::to_string(tune.workgroup_size) +
+      throw Error(Status::Code::unsupported, "radix sort (single pass): workgroup size " + std::to_string(tune.workgroup_size) +
                   " is more than maxComputeWorkGroupInvocations (" + std::to_string(info.max_workgroup_invocations) + ")");
     if (tune.items_per_thread > ballot_most_tile)
       throw Error("radix sort (single pass): " + std::to_string(tune.items_per_thread) + " items per thread are more than a tile's " +
@@ -204,7 +205,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       while (wg > 1 && columns_shared_bytes(radix, wg) > info.max_shared_memory) wg /= 2;
     }
     if (wg > radix || columns_shared_bytes(radix, wg) > info.max_shared_memory)
-      throw Error("radix sort (single pass): ranking by counter columns needs radix (" + std::to_string(radix) +
+      throw Error(wg > radix ? Status::Code::invalid_argument : Status::Code::unsupported, "radix sort (single pass): ranking by counter columns needs radix (" + std::to_string(radix) +
                   ") >= workgroup size (" + std::to_string(wg) + ") and " +
                   std::to_string(columns_shared_bytes(radix, wg)) + " bytes of shared memory; " + device);
     shape_ = {wg, tune.items_per_thread ? tune.items_per_thread : std::max(1u, columns_tile / wg)};
@@ -228,7 +229,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     // 4, 8 and 16 sorted right but "32" (LP_NATIVE_VECTOR_WIDTH=1024: 16 lanes) did not: untestable, so
     // refused. One subgroup alone may be partial (the tiny shapes' tests run that).
     if (wg > sg && wg % sg != 0)
-      throw Error("radix sort (single pass): a workgroup of " + std::to_string(wg) + " invocations is no multiple of \"" +
+      throw Error(Status::Code::unsupported, "radix sort (single pass): a workgroup of " + std::to_string(wg) + " invocations is no multiple of \"" +
                   info.name + "\"'s subgroup size " + std::to_string(sg) + " (ballot and match rankings take whole subgroups)");
     if (!wg) wg = default_ballot_workgroup(info, options.key, values_, radix_bits);
     full_subgroups_ = ballot_full_subgroups(info, wg);

@@ -170,7 +170,8 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
                                 : std::bit_floor(std::max(1u, std::min(preferred, ctx.info.max_workgroup_invocations)));
   const uint64_t column_bytes_total = columns_shared_bytes(radix, wg_guess);
   auto refuse_columns = [&](uint32_t workgroup) {
-    throw Error("radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
+    // radix < workgroup is the caller's choice; shared memory the device's limit.
+    throw Error(workgroup > radix ? Status::Code::invalid_argument : Status::Code::unsupported, "radix sort: ranking by counter columns needs radix (" + std::to_string(radix) +
                 ") >= workgroup size (" + std::to_string(workgroup) + ") and " +
                 std::to_string(columns_shared_bytes(radix, workgroup)) + " bytes of shared memory (device: " +
                 std::to_string(ctx.info.max_shared_memory) +
@@ -232,7 +233,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
     const uint32_t least = std::bit_ceil((shape_.tile() + max_count_items - 1) / max_count_items);
     const uint32_t count_wg = std::max(least, std::min(shape_.workgroup_size, most));
     if (count_wg > most || uint64_t(count_wg) * column_bytes + 64 > ctx.info.max_shared_memory)
-      throw Error("radix sort: counting " + std::to_string(radix_bits_) + "-bit digits in blocks of " +
+      throw Error(Status::Code::unsupported, "radix sort: counting " + std::to_string(radix_bits_) + "-bit digits in blocks of " +
                   std::to_string(shape_.tile()) + " keys needs " + std::to_string(uint64_t(least) * column_bytes + 64) +
                   " bytes of shared memory and " + std::to_string(least) + " invocations; \"" + ctx.info.name +
                   "\" offers maxComputeSharedMemorySize = " + std::to_string(ctx.info.max_shared_memory) +

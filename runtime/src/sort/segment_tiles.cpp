@@ -38,7 +38,7 @@ SegmentTiles::SegmentTiles(gpu::Context& ctx, const SortOptions& options) : ctx_
   const TileShape shape =
       choose_tile_shape(ctx.info, Tuning{}, key_bytes(options.key) + 4, fixed_shared, 256, largest_tile, "segment tiles");
   if (shape.tile() < min_tile)
-    throw Error("segmented sort: the device's shared memory holds only " + std::to_string(shape.tile()) +
+    throw Error(Status::Code::unsupported, "segmented sort: the device's shared memory holds only " + std::to_string(shape.tile()) +
                 " keys per workgroup; the small-segment kernel needs " + std::to_string(min_tile));
   max_tile_ = shape.tile();
   max_workgroup_ = shape.workgroup_size;

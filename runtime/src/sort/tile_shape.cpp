@@ -18,8 +18,11 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
                 dev.name + "\" offers " + std::to_string(dev.max_shared_memory));
   TileShape s;
   if (tuning.workgroup_size) {
+    // A size the device cannot run is unsupported (Sorter::create's contract), one that is no power of
+    // two the caller's mistake.
     if (!std::has_single_bit(tuning.workgroup_size) || tuning.workgroup_size > dev.max_workgroup_invocations)
-      throw Error(what + ": workgroup size " + std::to_string(tuning.workgroup_size) +
+      throw Error(std::has_single_bit(tuning.workgroup_size) ? Status::Code::unsupported : Status::Code::invalid_argument,
+                  what + ": workgroup size " + std::to_string(tuning.workgroup_size) +
                   " must be a power of two no larger than maxComputeWorkGroupInvocations (" +
                   std::to_string(dev.max_workgroup_invocations) + ")");
     s.workgroup_size = tuning.workgroup_size;
@@ -36,7 +39,7 @@ TileShape choose_tile_shape(const DeviceInfo& dev, const Tuning& tuning, uint32_
       throw Error(what + ": a tile of " + std::to_string(s.workgroup_size) + " x " + std::to_string(s.items_per_thread) +
                   " keys (workgroup size x items per thread) is more than 2^32 - 1 keys");
     if (tile > fit)
-      throw Error(what + ": a tile of " + std::to_string(tile) + " keys needs " + std::to_string(tile * per_key + fixed) +
+      throw Error(Status::Code::unsupported, what + ": a tile of " + std::to_string(tile) + " keys needs " + std::to_string(tile * per_key + fixed) +
                   " bytes of shared memory; \"" + dev.name + "\" offers maxComputeSharedMemorySize = " +
                   std::to_string(dev.max_shared_memory));
     return s;

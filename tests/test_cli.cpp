@@ -421,6 +421,12 @@ TEST_CASE("cli: sort refuses .npy files it cannot take with exit 2 and writes no
        {"400 data bytes", "404"}},
       {"structured dtype as keys", npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (100,), }", keys),
        {"[('a', '<f4')]", "not a key type", "--values"}},
+      // NumPy refuses both; vksort read the first as 100 keys and the second by its first descr (NumPy's
+      // dict keeps the last: these f32 keys were sorted as u32).
+      {"a length split by a space", npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (10 0,), }", keys),
+       {"(10 0,)", "bad .npy header"}},
+      {"descr given twice", npy_file("{'descr': '<u4', 'descr': '<f4', 'fortran_order': False, 'shape': (100,), }", keys),
+       {"bad .npy header"}},
       {"unclosed field list", npy_file("{'descr': [('a', '<f4'), 'fortran_order': False, 'shape': (100,), }", keys), {"bad .npy header"}},
       {"no magic", no_magic, {"not a NumPy .npy file"}},
       {"truncated header", truncated, {"truncated"}},
@@ -1281,7 +1287,9 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
   const std::vector<std::vector<std::string>> bad = {{"--tables", "4"}, {"--moved", "150"}, {"--parts", "0"},
                                                      {"--per-bucket", "x"}, {"--n", "0"}, {"--format", "xml"},
                                                      {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"},
-                                                     {"--rebuild-above", "nan"}, {"--grid-per-bucket", "nan"}};
+                                                     {"--rebuild-above", "nan"}, {"--grid-per-bucket", "nan"},
+                                                     // The ids take 32-bit seeds: this ran seed 1's, labelled 2^32 + 1.
+                                                     {"--seed", "4294967297"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());
@@ -1456,6 +1464,11 @@ TEST_CASE("cli: tune measures, saves a profile that info shows and bench --algo 
   CHECK_MESSAGE(out.out.find("not the profile every vksort::Device reads") != std::string::npos, out.out);
   CHECK(out.out.find("never (0)") == std::string::npos);
   check_usage_error(dir.run(with_globals({"tune", "--max-n", "512", "--out", dir / "no/such/dir/p.txt"}), env), {"--out"});
+  // So is a cache folder that cannot take the profile: it failed only after every measurement (exit 1).
+  write_text(dir / "a_file", "not a folder");
+  const Run no_cache = dir.run(with_globals({"tune", "--max-n", "512", "--repeat", "1"}), {"VKSORT_CACHE_DIR=" + dir / "a_file/cache"});
+  check_usage_error(no_cache, {"a_file/cache", "--out"});
+  CHECK_MESSAGE(no_cache.out.find("brick ms") == std::string::npos, "measured before refusing: " << no_cache.out);
   // --out with --dry-run was ignored (exit 0, nothing written), where other ignored options are refused.
   check_usage_error(dir.run(with_globals({"tune", "--dry-run", "--out", dir / "dry.txt"}), env), {"--out with --dry-run"});
   CHECK(!fs::exists(dir / "dry.txt"));
@@ -1591,7 +1604,10 @@ TEST_CASE("cli: output on stdout that cannot be written fails the command") {
   TempDir dir;
   write_bytes(dir / "k.bin", std::vector<std::byte>(4000, std::byte{7}));
   for (const std::vector<std::string>& args : {std::vector<std::string>{"sort", dir / "k.bin", dir / "o.bin", "-v"},
-                                               std::vector<std::string>{"info"}}) {
+                                               std::vector<std::string>{"info"},
+                                               // --help and --version printed into the full disk with exit 0.
+                                               std::vector<std::string>{"--help"}, std::vector<std::string>{"--version"},
+                                               std::vector<std::string>{"sort", "--help"}}) {
     CAPTURE(show(args));
     const Run r = dir.run(with_globals(args), {}, false, {.stdout_to = "/dev/full"});
     CHECK(r.code == 1);
@@ -1673,6 +1689,8 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--device", ""}, {"the option --device has an empty value"}},
       // A suite writes its bucket tables to r-buckets.json beside --json r.json: --out may not name it.
       {{"--suite", "paper", "--json", dir / "r.json", "--out", dir / "r-buckets.json"}, {"bucket tables", "r-buckets.json", "--out"}},
+      // The suite's bucket tables take 32-bit seeds (they ran seed 1's ids for 2^32 + 1), refused before the sorts.
+      {{"--suite", "paper", "--max-n", "512", "--seed", "4294967297"}, {"--seed", "4294967295"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.
   const DeviceInfo& info = test::device().info();
@@ -1685,6 +1703,12 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
     CAPTURE(show(args));
     check_usage_error(dir.run(with_globals(args)), c.needles);
   }
+  // Element-wise brick sort's limit (max_brick_pairs_keys) was met only when its case ran: the cases
+  // before it were timed and printed, then exit 2. Refused before the first case now.
+  const Run pairs = dir.run(with_globals({"bench", "--repeat", "1", "--algo", "brick", "--variant", "blocks,pairs",
+                                          "--n", "100," + std::to_string(max_brick_pairs_keys + 1), "--dist", "uniform"}));
+  check_usage_error(pairs, {"--n " + std::to_string(max_brick_pairs_keys + 1), "brick/pairs", "--variant blocks"});
+  CHECK_MESSAGE(pairs.out.empty(), "cases ran before the refusal: " << pairs.out);
   CHECK(dir.listing().empty());
 }
 
@@ -1825,6 +1849,13 @@ TEST_CASE("cli: version, missing command and parse errors") {
   CHECK(v.out == std::string("vksort ") + version() + "\n");
   check_usage_error(dir.run({}), {"command"});
   check_usage_error(dir.run({"shuffle"}), {"shuffle"});
+  // An unknown command is named as one: it was "The following arguments were not expected: o.bin a.bin
+  // sortt" (the words backwards). Unknown options keep CLI11's message, which names them.
+  check_usage_error(dir.run({"sortt", "a.bin", "o.bin"}), {"unknown command 'sortt'", "sort, bench"});
+  check_usage_error(dir.run({"--device", "0", "bnech", "--n", "5"}), {"unknown command 'bnech'"});
+  const Run unknown_option = dir.run({"--frobnicate", "x"});
+  check_usage_error(unknown_option, {"--frobnicate"});
+  CHECK(unknown_option.err.find("unknown command") == std::string::npos);
   check_usage_error(dir.run({"bench", "--n"}), {"--n"});
   const Run help = dir.run({"sort", "--help"});
   CHECK(help.code == 0);

@@ -360,6 +360,15 @@ void run_matrices(Device& device, const std::vector<Matrix>& matrices, const Run
       total_work += work(s.n, m.run.repeat) * double(m.dists.size() * m.algorithms.size() * m.keys.size() * m.variants.size());
   std::vector<std::vector<Config>> configs;
   for (const Matrix& m : matrices) configs.push_back(make_configs(device, m));
+  // Element-wise brick sort refuses more than max_brick_pairs_keys when it sorts: "--variant pairs
+  // --n 5,70000" ran every case before that one and then failed (exit 2). Refused before the first.
+  for (size_t i = 0; i < matrices.size(); ++i)
+    for (const Config& cfg : configs[i])
+      for (const Size& s : matrices[i].sizes)
+        if (cfg.options.brick_variant == BrickVariant::pairs && cfg.sorter->algorithm_for(s.n) == Algorithm::brick &&
+            s.n > max_brick_pairs_keys)
+          throw UsageError("--n " + s.text + ": " + std::to_string(s.n) + " keys are more than element-wise brick sort (" +
+                           cfg.label + ") takes, " + std::to_string(max_brick_pairs_keys) + "; use --variant blocks");
   Progress progress(total_work);
   for (size_t i = 0; i < matrices.size(); ++i) {
     const Matrix& m = matrices[i];

@@ -70,6 +70,9 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   std::vector<Matrix> matrices;
   if (c.suite.empty()) matrices.push_back(parse_matrix("", c));
   else if (c.suite != "paper") throw UsageError("--suite: unknown suite '" + c.suite + "' (known: paper)");
+  // Checked before the sorts run: the suite's bucket tables (run last) take 32-bit seeds (cmd_bench_buckets.cpp).
+  if (!c.suite.empty() && c.seed > UINT32_MAX)
+    throw UsageError("--seed: " + std::to_string(c.seed) + ": the suite's bucket tables take seeds from 0 to 4294967295");
   if (!c.json.empty() && !c.out.empty() && io::same_destination(c.json, c.out))
     throw UsageError("--json and --out name the same file '" + c.out + "' (the second would replace the first); give each its own");
   // A suite writes its bucket tables beside the sorts' JSON, "r.json" -> "r-buckets.json": a name the

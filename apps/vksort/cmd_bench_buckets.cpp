@@ -293,6 +293,9 @@ struct BucketPlan {
 BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
   BucketPlan p;
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
+  // The bucket ids take a 32-bit seed: --seed 4294967297 ran seed 1's ids and reported 4294967297.
+  if (c.seed > UINT32_MAX)
+    throw UsageError("--seed: " + std::to_string(c.seed) + ": the bucket tables take seeds from 0 to 4294967295");
   p.sizes = parse_sizes(c.sizes, "elements");
   p.per_bucket = parse_numbers(c.per_bucket, "--per-bucket", 1.0 / 1024, 1u << 20);
   p.moved = parse_numbers(c.moved, "--moved", 0, 100);

@@ -5,6 +5,7 @@
 // device's profile for Algorithm::automatic (see vksort/auto_profile.hpp). Every measured sort is
 // checked like a benchmark's.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -105,6 +106,15 @@ int run_tune(const GlobalOptions& global, const TuneCommand& c) {
   // An --out that cannot be written fails now, not after the measurements.
   std::optional<io::AtomicFile> out_file;
   if (!c.out.empty() && !c.dry_run) out_file.emplace(c.out, "--out");
+  // So does the cache folder's (VKSORT_CACHE_DIR naming a file, a read-only folder): it failed only
+  // after every measurement, with exit 1. Its folder is created now, as saving would create it.
+  if (c.out.empty() && !c.dry_run) {
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+    if (ec) throw UsageError("cannot save the profile in " + in_quotes(folder.string()) + ": " + ec.message() + " (give --out, or set VKSORT_CACHE_DIR)");
+    io::check_destination(path, "the profile");
+  }
 
   // One matrix per (kind, algorithm), each over the sizes where that algorithm can win.
   std::vector<Matrix> matrices;

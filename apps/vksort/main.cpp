@@ -135,6 +135,23 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+// The word where a command was expected, when it is none of them: CLI11 reported "vksort sortt a.bin
+// o.bin" as "The following arguments were not expected: o.bin a.bin sortt" (the words backwards, and no
+// word that a command was wanted). Empty when an unknown option comes first (CLI11 names that itself).
+std::string unknown_command(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--device") {
+      ++i;  // its value
+      continue;
+    }
+    if (arg.starts_with("--device=") || arg == "--validation") continue;
+    if (arg.starts_with('-')) return {};
+    return std::string(arg);
+  }
+  return {};
+}
+
 std::string distribution_list() {
   std::string s;
   for (auto name : vksort::workloads::distribution_names()) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -347,7 +364,19 @@ int main(int argc, char** argv) {
     buckets.command_line = bench.command_line;
     splat.command_line = bench.command_line;
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version: output too, which must reach stdout (not `> /dev/full`)
+      app.exit(e);
+      std::cout.flush();
+      return std::cout ? exit_ok : fail(exit_runtime, "writing standard output failed");
+    }
+    if (const std::string word = unknown_command(argc, argv);
+        app.get_subcommands().empty() && dynamic_cast<const CLI::ExtrasError*>(&e) && !word.empty())
+    {
+      std::string commands;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      return fail(exit_usage, "unknown command '" + word + "': the commands are " + commands + " (see 'vksort --help')");
+    }
     std::string where = "vksort";
     for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
     return fail(exit_usage, std::string(e.what()) + " (see '" + where + " --help')");

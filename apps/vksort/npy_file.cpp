@@ -41,9 +41,13 @@ std::string dict_value(const std::string& header, const std::string& key) {
   };
   skip_space();
   if (at >= header.size() || header[at++] != '{') return {};
+  // The whole dict is read: a key given twice makes it unreadable too (Python keeps the last, and this
+  // took the first: "'descr': '<u4', 'descr': '<i4'" sorted as u32 what NumPy reads as i32).
+  std::optional<std::string> found;
   for (;;) {
     skip_space();
-    if (at >= header.size() || header[at] == '}') return {};
+    if (at >= header.size()) return {};
+    if (header[at] == '}') return found.value_or(std::string());
     if (header[at] != '\'' && header[at] != '"') return {};
     const size_t key_at = at;
     if (!skip_string()) return {};
@@ -73,7 +77,10 @@ std::string dict_value(const std::string& header, const std::string& key) {
     if (at >= header.size()) return {};
     size_t value_end = at;
     while (value_end > value_at && std::isspace(static_cast<unsigned char>(header[value_end - 1]))) --value_end;
-    if (name == key) return header.substr(value_at, value_end - value_at);
+    if (name == key) {
+      if (found) return {};
+      found = header.substr(value_at, value_end - value_at);
+    }
     if (header[at] == ',') ++at;
   }
 }
@@ -236,13 +243,20 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
     refuse(role, path, "bad .npy header (descr, fortran_order and shape are needed): " + header);
   if (fortran != "False") refuse(role, path, "fortran_order " + fortran + " arrays are not supported (only C order)");
 
-  // A 1-D shape is "(n,)"; "()" is a scalar and "(a, b)" has two dimensions.
-  std::string dims = shape.substr(1, shape.size() - 2);
-  dims.erase(std::remove_if(dims.begin(), dims.end(), [](unsigned char c) { return std::isspace(c); }), dims.end());
-  if (!dims.empty() && dims.back() == ',') dims.pop_back();
-  if (dims.empty() || dims.find(',') != std::string::npos ||
-      !std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }))
+  // A 1-D shape is "(n,)"; "()" is a scalar and "(a, b)" has two dimensions. Spaces may surround the
+  // length but not split it: all spaces were dropped, and "(1 0,)", which NumPy refuses to read, was 10.
+  const auto trim = [](std::string text) {
+    const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+    text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), space));
+    text.erase(std::find_if_not(text.rbegin(), text.rend(), space).base(), text.end());
+    return text;
+  };
+  std::string dims = trim(shape.substr(1, shape.size() - 2));
+  if (!dims.empty() && dims.back() == ',') dims = trim(dims.substr(0, dims.size() - 1));
+  if (dims.empty() || dims.find(',') != std::string::npos)
     refuse(role, path, "shape " + shape + " is not 1-D; vksort sorts one-dimensional arrays");
+  if (!std::all_of(dims.begin(), dims.end(), [](unsigned char c) { return std::isdigit(c); }))
+    refuse(role, path, "bad .npy header: shape " + shape + " does not give a length ('" + dims + "' is no whole number)");
   // Past 18 digits (leading zeros aside) a length may not fit 64 bits, and no file holds its data.
   const size_t significant = dims.find_first_not_of('0');
   if (significant != std::string::npos && dims.size() - significant > 18) refuse(role, path, "shape " + shape + " is too large");

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,7 @@
 
 #include "checkpoint.hpp"
 #include "model.hpp"
+#include "output_png.hpp"
 #include "support/scoped_env.hpp"
 #include "test_particles_support.hpp"
 
@@ -205,6 +207,8 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario phase-separation --n 100 --dt -1", "dt"},
       {"--scenario equilibrium --n 100 --species Xx,Ar", "element symbol"},
       {"--scenario equilibrium --n 100 --species Ar,Ar", "different"},
+      // getline dropped the empty name after a last comma: "Ne," ran as "Ne" alone.
+      {"--scenario equilibrium --n 300 --box 6,6,6 --species Ne,", "--species: '' is not an element symbol"},
       {"--restart /nonexistent/run.ckpt --steps 1", "cannot read checkpoint"},
       {"--restart /nonexistent/run.ckpt --dt 0.01", "--dt is fixed by the checkpoint"},
       {"--scenario equilibrium --init /nonexistent/start.xyz", "cannot read"},
@@ -280,6 +284,19 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
        "--montage 'f/frame_00000000.png' has the name of a file that --frames writes each step"},
       {"--scenario equilibrium --n 300 --box 6,6,6 --frames f --vtk f/frame.png --dump-every 1",
        "--vtk with --dump-every and --frames would write the same files"},
+      // Pictures larger than PNG takes (libpng's 1000000 pixels a side): the montage failed after all the
+      // steps ("libpng failed", exit 1) and the --rdf due after it was not written; a frame, at step 0.
+      {"--scenario phase-separation --box 3,3,200 --n 300 --steps 210 --frames f --frame-every 1 --montage m.png "
+       "--montage-columns 1 --rdf g.csv",
+       "--montage: 211 frames of 132 x 5002 pixels in 1 column(s) would be 132 x 1055422 pixels, more than PNG "
+       "readers take"},
+      {"--scenario equilibrium --box 3,45000,3 --n 300 --steps 1 --frames f",
+       "--frames: this box's frames would be 132 x 1080202 pixels, more than PNG readers take"},
+#ifdef PARTICLES_HAVE_GIF
+      // Frames higher than GIF allows failed at the first frame, after the set-up (exit 1).
+      {"--scenario equilibrium --box 4,3000,6 --n 300 --steps 1 --frames f --animation a.gif",
+       "--animation: this box's frames would be 156 x 72274 pixels, more than GIF allows"},
+#endif
   };
   for (const Case& c : cases) {
     const std::string args = c.args;
@@ -356,6 +373,31 @@ TEST_CASE("cli: a GSD trajectory may go to a device that seeks (/dev/null)") {
   CHECK_MESSAGE(r.code == 0, r.err);
   struct stat st {};
   CHECK((::stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode)));  // still the device
+}
+
+// The table on stdout is the run's output: a write to it that failed (`> /dev/full`) ended in exit 0, and
+// with stdout closed (`>&-`) the table went into the file the run opened first, its descriptor 1.
+TEST_CASE("cli: a full or closed stdout fails the run; the table never goes into an output file") {
+  TempDir dir;
+  const fs::path xyz = dir.path() / "t.xyz", err = dir.path() / "err.txt";
+  const std::string run_args = std::string(PARTICLES_CLI) +
+                               " --scenario equilibrium --n 300 --box 6,6,6 --steps 2 --every 1 --dump-every 1 --xyz " +
+                               xyz.string();
+  auto code = [](int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; };
+  for (const std::string& cmd : {run_args, std::string(PARTICLES_CLI) + " --help"}) {
+    CAPTURE(cmd);
+    CHECK(code(std::system((cmd + " >/dev/full 2>" + err.string()).c_str())) == 1);
+    CHECK(slurp(err).find("particles: writing standard output failed") != std::string::npos);
+  }
+  fs::remove(xyz);
+  CHECK(code(std::system((run_args + " >&- 2>" + err.string()).c_str())) == 2);
+  CHECK(slurp(err).find("particles: standard output is closed") != std::string::npos);
+  CHECK(!fs::exists(xyz));
+  // Closed stdin and stderr take no file's place either: the XYZ file holds frames only.
+  CHECK(code(std::system((run_args + " <&- 2>&- >/dev/null").c_str())) == 0);
+  const std::string frames = slurp(xyz);
+  CHECK(frames.find("# equilibrium") == std::string::npos);
+  CHECK(frames.find("Lattice=") != std::string::npos);
 }
 
 TEST_CASE("cli: --help shows the defaults") {
@@ -435,6 +477,36 @@ TEST_CASE("cli: rayleigh-taylor prints the mixing layer and --montage tiles the 
   const auto [mw, mh] = png_size(slurp(montage));
   CHECK(mw == 2 * fw);  // 5 frames (steps 0, 10, 20, 30, 40) in 2 columns: 3 rows
   CHECK(mh == 3 * fh);
+}
+
+// The sizes the run checks its pictures by before the steps are the sizes drawn; what libpng refuses
+// anyway is named ("libpng failed" said nothing, and libpng printed its reasons on stderr itself).
+TEST_CASE("pictures: frame_size and montage_size are the drawn sizes; write_png names libpng's reason") {
+  TempDir dir;
+  particles::Model m;
+  for (const auto& box : {std::array<float, 3>{3, 3, 200}, {100, 7, 3}, {1000, 3, 3}, {7.5f, 6, 4}}) {
+    m.lx = box[0], m.ly = box[1], m.lz = box[2];
+    const particles::Image frame = particles::render_views(m, {1, 1, 1, 0}, 0.0, 0);
+    const particles::PictureSize size = particles::frame_size(m);
+    CHECK(size.width == frame.width);
+    CHECK(size.height == frame.height);
+    const particles::Image tiled = particles::montage({frame, frame, frame, frame, frame}, 2);
+    const particles::PictureSize tiled_size = particles::montage_size(size, 5, 2);
+    CHECK(tiled_size.width == tiled.width);
+    CHECK(tiled_size.height == tiled.height);
+  }
+  particles::Image tall;
+  tall.width = 1, tall.height = uint32_t(particles::kPngMaxSide) + 1;
+  tall.rgb.assign(size_t(tall.height) * 3, 0);
+  const fs::path png = dir.path() / "tall.png";
+  try {
+    particles::write_png(png.string(), tall);
+    FAIL("write_png wrote a picture higher than libpng writes");
+  } catch (const particles::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "writing " + png.string() + ": libpng: Invalid IHDR data (Image height exceeds user limit in IHDR)");
+  }
+  CHECK(!fs::exists(png));
 }
 
 TEST_CASE("cli: --animation writes the frames as a looping GIF; bad arguments exit 2 and leave no file") {
@@ -572,6 +644,16 @@ TEST_CASE("cli: --init files are checked at load: positions, species, velocities
     CHECK(r.out.empty());
     CHECK(!fs::exists(out));
   }
+  // A binary file's first "line" went into the message whole (a megabyte on one line), cut at its first
+  // zero byte: now 60 characters at most, the bytes not printable as \xNN.
+  const fs::path binary = dir.path() / "binary.xyz";
+  std::ofstream(binary, std::ios::binary) << std::string("ab\0", 3) << std::string(100000, 'c') << "\n";
+  const Run bin = run(dir, "--scenario equilibrium --steps 2 --init " + binary.string());
+  CHECK(bin.code == 2);
+  CHECK_MESSAGE(bin.err.find("binary.xyz:1: expected a particle count, got 'ab\\x00" + std::string(57, 'c') + "...'\n") !=
+                    std::string::npos,
+                bin.err);
+  CHECK(bin.err.size() < 300);
   // The names map typeids to the run's species: typeid 0 is Ar here, not the first --species (Ne).
   write_gsd3(swapped, {"Ar", "Ne"}, {0, 1, 0}, inside);
   const Run r = run(dir, "--scenario phase-separation --steps 0 --init " + swapped.string() + " --xyz " + out.string());

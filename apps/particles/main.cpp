@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // particles — a Dissipative Particle Dynamics simulator on the GPU whose neighbour search runs on
 // vksort's bucket lists (seed 002, section 4). See docs/particles.md.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -407,6 +409,40 @@ void check_animation(const Options& opt) {
   if (path.extension() != ".gif") throw Error("--animation writes a GIF: give it a FILE.gif name, not " + opt.animation);
 }
 
+// How many pictures simulate() takes of a run of `steps` from step `start`: the first, every multiple of
+// `every` after it (0: none) and the last.
+uint64_t picture_count(uint64_t start, uint64_t steps, uint64_t every) {
+  if (steps == 0) return 1;
+  const uint64_t end = start + steps;
+  uint64_t count = 1;
+  if (every) count += end / every - start / every;  // the multiples in (start, end]
+  if (!every || end % every) ++count;               // the last step, where it is not one of them
+  return count;
+}
+
+// The pictures' sizes follow from the box and the frame count, so they are checked before the run: a
+// montage larger than PNG takes failed at the end, after all the steps ("libpng failed", exit 1), and
+// the g(r), MSD and VTK files due after it were not written.
+void check_picture_sizes(const Options& opt, const particles::Model& model, uint64_t start) {
+  using particles::Error;
+  if (opt.frames.empty()) return;
+  const particles::PictureSize frame = particles::frame_size(model);
+  const std::string frame_text = std::to_string(frame.width) + " x " + std::to_string(frame.height) + " pixels";
+  if (frame.width > particles::kPngMaxSide || frame.height > particles::kPngMaxSide)
+    throw Error("--frames: this box's frames would be " + frame_text + ", more than PNG readers take (" +
+                std::to_string(particles::kPngMaxSide) + " a side)");
+  if (!opt.animation.empty() && (frame.width > 65535 || frame.height > 65535))
+    throw Error("--animation: this box's frames would be " + frame_text + ", more than GIF allows (65535 a side)");
+  if (opt.montage.empty()) return;
+  const uint64_t count = picture_count(start, opt.steps, opt.frame_every);
+  const particles::PictureSize m = particles::montage_size(frame, count, opt.montage_columns);
+  if (m.width > particles::kPngMaxSide || m.height > particles::kPngMaxSide)
+    throw Error("--montage: " + std::to_string(count) + " frames of " + frame_text + " in " +
+                std::to_string(std::min<uint64_t>(opt.montage_columns, count)) + " column(s) would be " +
+                std::to_string(m.width) + " x " + std::to_string(m.height) + " pixels, more than PNG readers take (" +
+                std::to_string(particles::kPngMaxSide) + " a side); set --montage-columns or take fewer frames (--frame-every)");
+}
+
 Setup setup_run(const Options& opt, const CLI::App& app) {
   using namespace particles;
   Setup r;
@@ -502,6 +538,7 @@ int run(const Options& opt, const CLI::App& app) {
                 ", the last the noise's 32-bit step counter tells apart (at most " + std::to_string(last_step - start) +
                 " more steps)");
   if (!opt.animation.empty()) check_animation(opt);
+  check_picture_sizes(opt, model, start);
   check_outputs(opt);
   if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
   remove_temporaries_on_signals();
@@ -550,9 +587,39 @@ int run(const Options& opt, const CLI::App& app) {
   return 0;
 }
 
+// A closed standard stream's descriptor was the next file the run opened: with stdout closed (`>&-`) the
+// table went into the trajectory opened first (an XYZ file with the table's lines among its frames).
+// Each closed one is pointed at /dev/null (in order: open() takes the lowest free descriptor), so no file
+// takes its place; returns false when stdout was closed, which the caller refuses: the table is the
+// run's output (`> /dev/null` discards it).
+bool open_standard_streams() {
+  bool stdout_open = true;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == STDOUT_FILENO) stdout_open = false;
+    ::open("/dev/null", O_RDWR);  // fd: the lowest free; nothing to do if it fails
+  }
+  return stdout_open;
+}
+
+// What the app prints on stdout (the table, --help) is output too: a write that failed (a full disk,
+// `> /dev/full`, a closed stdout) ended in success, exit 0, the table lost. As in the vksort CLI: exit 1.
+int finish_stdout(int status) {
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
+  if (!failed || status != 0) return status;
+  std::fprintf(stderr, "particles: writing standard output failed\n");
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!open_standard_streams()) {
+    std::fprintf(stderr, "particles: standard output is closed: the table goes there (redirect it to /dev/null to "
+                         "discard it)\n");
+    return 2;
+  }
   CLI::App app{"particles: Dissipative Particle Dynamics on the GPU, neighbours from vksort's bucket lists"};
   Options opt;
   // --help shows every option's default (--n UINT=16384) from the Options it fills, so it cannot go stale.
@@ -658,14 +725,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? finish_stdout(0) : 2;
   }
   if (const std::string empty = vksort::cli_checks::empty_value_given(app); !empty.empty()) {
     std::fprintf(stderr, "particles: %s\n", empty.c_str());
     return 2;
   }
   try {
-    return run(opt, app);
+    return finish_stdout(run(opt, app));
   } catch (const particles::Error& e) {
     std::fprintf(stderr, "particles: %s\n", e.what());
     return g_running ? 1 : 2;

@@ -120,16 +120,44 @@ void draw_axes(Image& img, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, flo
 }
 }  // namespace
 
-Image render_views(const Model& m, const std::vector<float>& pos, double time, uint64_t step, float ppu) {
+namespace {
+// The scale and the views' sizes in pixels of a frame of `m`: the one rule of render_views() and frame_size().
+struct FrameLayout {
+  float ppu;
+  uint32_t w, hz, hy;  // the views' width, the side view's height, the top view's height
+  uint32_t side_y, top_y, width, height;
+};
+FrameLayout frame_layout(const Model& m, float ppu) {
   if (ppu <= 0) ppu = std::clamp(900.0f / m.lx, 2.0f, 24.0f);
+  FrameLayout f{ppu, std::max(1u, uint32_t(std::ceil(m.lx * ppu))), std::max(1u, uint32_t(std::ceil(m.lz * ppu))),
+                std::max(1u, uint32_t(std::ceil(m.ly * ppu))), 0, 0, 0, 0};
+  f.width = kLeft + f.w + kRight;
+  f.side_y = kHeader + kTitle;
+  f.top_y = f.side_y + f.hz + kBelow + kTitle;
+  f.height = f.top_y + f.hy + kBelow;
+  return f;
+}
+}  // namespace
+
+PictureSize frame_size(const Model& m, float pixels_per_unit) {
+  const FrameLayout f = frame_layout(m, pixels_per_unit);
+  return {f.width, f.height};
+}
+
+PictureSize montage_size(PictureSize frame, uint64_t count, uint32_t columns) {
+  if (count == 0) return {};
+  const uint64_t c = std::clamp<uint64_t>(columns, 1, count);
+  return {frame.width * c, frame.height * ((count + c - 1) / c)};
+}
+
+Image render_views(const Model& m, const std::vector<float>& pos, double time, uint64_t step, float ppu) {
+  const FrameLayout layout = frame_layout(m, ppu);
+  ppu = layout.ppu;
   const int radius = std::max(1, int(ppu * 0.3f));  // patches about 0.6 r_c wide: a thin slice still fills
-  const uint32_t w = std::max(1u, uint32_t(std::ceil(m.lx * ppu)));
-  const uint32_t hz = std::max(1u, uint32_t(std::ceil(m.lz * ppu)));
-  const uint32_t hy = std::max(1u, uint32_t(std::ceil(m.ly * ppu)));
+  const uint32_t w = layout.w, hz = layout.hz, hy = layout.hy, side_y = layout.side_y, top_y = layout.top_y;
   Image img;
-  img.width = kLeft + w + kRight;
-  const uint32_t side_y = kHeader + kTitle, top_y = side_y + hz + kBelow + kTitle;
-  img.height = top_y + hy + kBelow;
+  img.width = layout.width;
+  img.height = layout.height;
   img.rgb.assign(size_t(img.width) * img.height * 3, kBackground);
 
   // Header: time stamp left, colour legend right.
@@ -179,11 +207,14 @@ Image montage(const std::vector<Image>& frames, uint32_t columns) {
   Image out;
   if (frames.empty()) return out;
   columns = std::clamp<uint32_t>(columns, 1, uint32_t(frames.size()));
-  const uint32_t rows = (uint32_t(frames.size()) + columns - 1) / columns;
   uint32_t w = 0, h = 0;
   for (const Image& f : frames) w = std::max(w, f.width), h = std::max(h, f.height);
-  out.width = w * columns;
-  out.height = h * rows;
+  const PictureSize size = montage_size({w, h}, frames.size(), columns);
+  if (size.width > kPngMaxSide || size.height > kPngMaxSide)
+    throw Error("a montage of " + std::to_string(frames.size()) + " frames would be " + std::to_string(size.width) +
+                " x " + std::to_string(size.height) + " pixels, more than PNG readers take");
+  out.width = uint32_t(size.width);
+  out.height = uint32_t(size.height);
   out.rgb.assign(size_t(out.width) * out.height * 3, kBackground);
   for (size_t k = 0; k < frames.size(); ++k) {
     const Image& f = frames[k];
@@ -194,9 +225,29 @@ Image montage(const std::vector<Image>& frames, uint32_t columns) {
   return out;
 }
 
+namespace {
+// libpng's messages, kept for the one-line error instead of printed on stderr ("libpng warning: Image
+// height exceeds user limit in IHDR", "libpng error: Invalid IHDR data", then only "libpng failed").
+struct PngMessages {
+  char error[200] = "";
+  char warning[200] = "";  // the last: an error's cause (the limit behind "Invalid IHDR data")
+};
+void png_on_error(png_structp png, png_const_charp message) {
+  auto* m = static_cast<PngMessages*>(png_get_error_ptr(png));
+  std::snprintf(m->error, sizeof m->error, "%s", message);
+  png_longjmp(png, 1);
+}
+void png_on_warning(png_structp png, png_const_charp message) {
+  auto* m = static_cast<PngMessages*>(png_get_error_ptr(png));
+  std::snprintf(m->warning, sizeof m->warning, "%s", message);
+}
+}  // namespace
+
 void write_png(const std::string& path, const Image& image) {
+  // Outside the lambda that calls setjmp: a local there that changes before the longjmp is indeterminate after.
+  PngMessages messages;
   write_atomically_c(path, [&](std::FILE* f) {
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &messages, png_on_error, png_on_warning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!info) {
       png_destroy_write_struct(&png, nullptr);
@@ -204,7 +255,9 @@ void write_png(const std::string& path, const Image& image) {
     }
     if (setjmp(png_jmpbuf(png))) {  // libpng reports errors by longjmp; nothing with a destructor lives here
       png_destroy_write_struct(&png, &info);
-      throw Error("writing " + path + ": libpng failed");
+      std::string what = messages.error[0] ? messages.error : "failed";
+      if (messages.warning[0]) what += std::string(" (") + messages.warning + ")";
+      throw Error("writing " + path + ": libpng: " + what);
     }
     png_init_io(png, f);
     png_set_IHDR(png, info, image.width, image.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,

@@ -74,6 +74,24 @@ std::string frame_path(const std::string& path, uint64_t step) {
 }
 
 namespace {
+// Text from the file as an error message quotes it: at most 60 characters, bytes that are not printable
+// ASCII as \xNN. A binary file's first "line" went out whole (a megabyte on one line) and cut at its
+// first zero byte.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < 60; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return text.size() > 60 ? out + "..." : out;
+}
+
 // key=value and key="quoted value" pairs of an extended XYZ comment line.
 std::map<std::string, std::string> header_fields(const std::string& line) {
   std::map<std::string, std::string> out;
@@ -123,7 +141,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     } catch (const std::exception&) {
       count_ok = false;
     }
-    if (!count_ok) throw fail(line_no, "expected a particle count, got '" + count_line + "'");
+    if (!count_ok) throw fail(line_no, "expected a particle count, got '" + shown(count_line) + "'");
     if (n == 0 || n > (1ull << 28)) throw fail(line_no, "particle count " + std::to_string(n) + " out of range");
     std::string header;
     if (!std::getline(in, header)) throw fail(line_no, "no comment line after the count");
@@ -154,7 +172,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
       std::istringstream pv(properties);
       std::vector<std::string> parts;
       for (std::string part; std::getline(pv, part, ':');) parts.push_back(part);
-      if (parts.size() % 3 != 0) throw fail(line_no, "malformed Properties=" + properties);
+      if (parts.size() % 3 != 0) throw fail(line_no, "malformed Properties=" + shown(properties));
       for (size_t k = 0; k < parts.size(); k += 3) {
         const std::string& type = parts[k + 1];
         const std::string& width_text = parts[k + 2];
@@ -162,7 +180,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
                                  width_text.find_first_not_of("0123456789") == std::string::npos;
         const int width = digits_only ? std::stoi(width_text) : 0;
         if (width < 1 || (type != "S" && type != "R" && type != "I" && type != "L") || columns.count(parts[k]))
-          throw fail(line_no, "malformed Properties=" + properties);
+          throw fail(line_no, "malformed Properties=" + shown(properties));
         columns[parts[k]] = {row_width, width};
         types[parts[k]] = type;
         row_width += width;
@@ -171,7 +189,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
     // The numbers this reader takes are R (real) columns, as ASE writes them; pos:S:3 is no position.
     for (const char* name : {"pos", "velo", "vel", "velocities", "momenta", "masses"})
       if (columns.count(name) && types.at(name) != "R")
-        throw fail(line_no, std::string(name) + " must be an R (real) column in Properties=" + properties);
+        throw fail(line_no, std::string(name) + " must be an R (real) column in Properties=" + shown(properties));
     if (!columns.count("pos") || columns["pos"].second != 3) throw fail(line_no, "no pos:R:3 column");
     std::string vel_name;
     for (const char* name : {"velo", "vel", "velocities"})
@@ -206,7 +224,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
           if (used == cells[c].size()) return v;  // the whole field: "1.5abc" is no number
         } catch (const std::exception&) {
         }
-        throw fail(line_no, "'" + cells[c] + "' is not a number");
+        throw fail(line_no, "'" + shown(cells[c]) + "' is not a number");
       };
       for (int k = 0; k < 3; ++k) s.pos[4 * i + k] = float(value("pos", k));
       int sp = 0;
@@ -214,7 +232,7 @@ State read_xyz(const std::string& path, const SpeciesNames& species, float box[3
         const size_t c = size_t(columns["species"].first);
         if (c >= cells.size()) throw fail(line_no, "too few columns");
         sp = species_index(species, cells[c]);
-        if (sp < 0) throw fail(line_no, not_a_species(species, cells[c]));
+        if (sp < 0) throw fail(line_no, not_a_species(species, shown(cells[c])));
       }
       s.pos[4 * i + 3] = float(sp);
       for (int k = 0; k < 3 && !s.vel.empty(); ++k)

@@ -21,6 +21,8 @@ SpeciesNames parse_species(const std::string& list) {
   std::vector<std::string> names;
   std::istringstream in(list);
   for (std::string s; std::getline(in, s, ',');) names.push_back(s);
+  // getline drops an empty field after a last comma: "Ne," was taken for "Ne" alone.
+  if (!list.empty() && list.back() == ',') names.emplace_back();
   if (names.empty() || names.size() > 2)
     throw Error("--species takes one or two element symbols, e.g. Ne,Ar (got '" + list + "')");
   SpeciesNames out;

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <vksort/external.hpp>
 #include <vksort/mpi.hpp>
 #include <vksort/vksort.hpp>
 
@@ -30,7 +29,6 @@
 #include "distributions.hpp"
 #include "host_keys.hpp"
 #include "io/atomic_file.hpp"
-#include "io/format_bytes.hpp"
 #include "mpi_file.hpp"
 #include "reference_sort.hpp"
 #include "steps.hpp"
@@ -107,22 +105,20 @@ Device open_device(MPI_Comm comm, const Common& c) {
   return *device;
 }
 
-// The sum of `mine` over the ranks on this rank's node (collective).
-uint64_t node_sum(MPI_Comm comm, uint64_t mine) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  uint64_t sum = 0;
-  MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, node);
-  MPI_Comm_free(&node);
-  return sum;
-}
-
 // Sorts raw key bytes as K on all ranks; returns this rank's part of the result as bytes.
 template <class K>
 std::vector<std::byte> sort_bytes(MPI_Comm comm, Device& device, const std::vector<std::byte>& bytes,
                                   const mpi::Options& o, mpi::Stats* stats) {
-  std::vector<K> keys(bytes.size() / sizeof(K));
-  if (!keys.empty()) std::memcpy(keys.data(), bytes.data(), bytes.size());
+  // The copies in and out are agreed steps: a rank short of memory for one threw alone, and the others
+  // waited forever in the sort's (or check_sorted's) collectives.
+  std::vector<K> keys;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  step(comm, [&] {
+    test_fault_nomem(rank);
+    keys.resize(bytes.size() / sizeof(K));
+    if (!keys.empty()) std::memcpy(keys.data(), bytes.data(), bytes.size());
+  });
   mpi::Result<K> r;
   try {
     r = mpi::sort<K>(comm, device, std::span<const K>(keys), o);
@@ -131,8 +127,11 @@ std::vector<std::byte> sort_bytes(MPI_Comm comm, Device& device, const std::vect
     throw Failure(exit_runtime, e.what());
   }
   *stats = r.stats;
-  std::vector<std::byte> out(r.keys.size() * sizeof(K));
-  if (!out.empty()) std::memcpy(out.data(), r.keys.data(), out.size());
+  std::vector<std::byte> out;
+  step(comm, [&] {
+    out.resize(r.keys.size() * sizeof(K));
+    if (!out.empty()) std::memcpy(out.data(), r.keys.data(), out.size());
+  });
   return out;
 }
 
@@ -290,17 +289,7 @@ int run_bench(MPI_Comm comm, const Common& c, const BenchArgs& b) {
   // Strong scaling: n keys in all, split evenly; weak: n keys on every rank.
   const uint64_t total = b.weak ? n * uint64_t(p) : n;
   const uint64_t mine = b.weak ? n : total / uint64_t(p) + (uint64_t(rank) < total % uint64_t(p) ? 1 : 0);
-  // A rank holds its keys, the sort's copy of them, the keys it receives and its result at once: about
-  // 4 times its keys in host memory (more where device memory is host memory, as on lavapipe). Beyond
-  // what this node has available the kernel's OOM killer would end the ranks without a word.
-  const uint64_t node_need = node_sum(comm, mine * key_bytes(key) * 4);
-  step(comm, [&] {
-    const uint64_t available = external::available_host_memory();
-    if (available != 0 && node_need > available)
-      throw Failure(exit_usage, "--n " + b.n + (b.weak ? " on every rank" : "") + ": the ranks on this node need about " +
-                                    io::format_bytes(node_need) + " of host memory (4 times their keys), more than its " +
-                                    io::format_bytes(available) + " available (MemAvailable)");
-  });
+  check_host_memory(comm, mine * key_bytes(key), "--n " + b.n + (b.weak ? " on every rank" : ""));
   std::vector<std::byte> keys;
   step(comm, [&] { keys = workloads::generate_keys(key, spec, mine, b.seed * 1000003 + uint64_t(rank)); });
   Device device = open_device(comm, c);

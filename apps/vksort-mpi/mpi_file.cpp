@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
+#include <string_view>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -15,7 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <vksort/external.hpp>
+#include <vksort/types.hpp>
+
 #include "io/atomic_file.hpp"
+#include "io/format_bytes.hpp"
 #include "steps.hpp"
 
 namespace vksort::mpi_cli {
@@ -76,6 +82,8 @@ std::string create_temp(const std::string& destination) {
 //   VKSORT_MPI_TEST_FAULT=fsize:B  files may grow to B bytes only (RLIMIT_FSIZE, SIGXFSZ ignored): the
 //                                kernel's own "File too large" where a disk would say it is full. Set
 //                                here, not by the shell, because MPI_Init needs its shared-memory files.
+//   VKSORT_MPI_TEST_FAULT=nomem:R  rank R runs out of host memory copying its keys for the sort
+//                                (test_fault_nomem), as a rank on a node with less memory would.
 void test_fault_point(int rank) {
   const char* fault = std::getenv("VKSORT_MPI_TEST_FAULT");
   if (!fault) return;
@@ -135,6 +143,28 @@ void slice_of(uint64_t n, int rank, int p, uint64_t* first, uint64_t* count) {
 
 }  // namespace
 
+void test_fault_nomem(int rank) {
+  const char* fault = std::getenv("VKSORT_MPI_TEST_FAULT");
+  if (fault && std::string_view(fault).starts_with("nomem:") && std::atoi(fault + 6) == rank) throw std::bad_alloc();
+}
+
+void check_host_memory(MPI_Comm comm, uint64_t key_bytes_here, const std::string& what) {
+  // The sum over the ranks on this rank's node (collective).
+  const uint64_t mine = key_bytes_here * 4;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  uint64_t need = 0;
+  MPI_Allreduce(&mine, &need, 1, MPI_UINT64_T, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  step(comm, [&] {
+    const uint64_t available = external::available_host_memory();
+    if (available != 0 && need > available)
+      throw Failure(exit_usage, what + ": the ranks on this node need about " + io::format_bytes(need) +
+                                    " of host memory (4 times their keys), more than its " +
+                                    io::format_bytes(available) + " available (MemAvailable)");
+  });
+}
+
 void check_destination(MPI_Comm comm, const std::string& destination) {
   // On every rank: with per-rank working folders (mpirun --wdir) or nodes that do not share the folder,
   // one rank may lack it; the collective open of the output would then wait forever on the others.
@@ -189,14 +219,28 @@ std::vector<std::byte> read_slice(MPI_Comm comm, const std::string& path, uint32
   std::vector<std::byte> bytes;
   // Every rank leaves the step alike (agreed), so the collective close below runs on all of them.
   try {
+  uint64_t first = 0, count = 0;
   step(comm, [&] {
     if (size % key_bytes != 0)
       throw Failure(exit_usage, "input " + in_quotes(path) + " holds " + std::to_string(size) +
                                     " bytes, not a multiple of " + std::to_string(key_bytes) +
                                     " (the size of one key)");
     *total = uint64_t(size) / key_bytes;
-    uint64_t first = 0, count = 0;
     slice_of(*total, rank, p, &first, &count);
+    // Refused before the slice is read: each rank sorts its slice with vksort (at most 2^31 - 1 keys),
+    // and a larger one was read, copied and only then refused, or failed reading as "std::bad_alloc".
+    // Rank 0's slice is the largest, so every rank refuses alike.
+    uint64_t largest = 0, ignored = 0;
+    slice_of(*total, 0, p, &ignored, &largest);
+    if (largest > max_sort_keys)
+      throw Failure(exit_usage, "input " + in_quotes(path) + " holds " + std::to_string(*total) + " keys, " +
+                                    std::to_string(largest) + " on a rank of " + std::to_string(p) +
+                                    ": vksort sorts at most 2^31 - 1 keys on one rank (run more ranks)");
+  });
+  // As bench's keys: a slice the node cannot hold (with the sort's copies) got its ranks ended by the
+  // OOM killer without a word.
+  check_host_memory(comm, count * key_bytes, "input " + in_quotes(path));
+  step(comm, [&] {
     bytes.resize(count * key_bytes);
     for (uint64_t done = 0; done < bytes.size();) {
       const int want = int(std::min<uint64_t>(io_chunk, bytes.size() - done));

@@ -4,6 +4,7 @@
 // same one-line error and exit code, instead of leaving the others blocked in the next collective.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -37,6 +38,9 @@ void step(MPI_Comm comm, F&& f) {
     f();
   } catch (const Failure& e) {
     error = e.what(), code = e.code;
+  } catch (const std::bad_alloc&) {
+    // As the library's steps say it (its what() is "std::bad_alloc", which names no cause).
+    error = "out of host memory", code = exit_runtime;
   } catch (const std::exception& e) {
     error = e.what(), code = exit_runtime;
   }

@@ -163,9 +163,36 @@ available_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 if [ -n "$available_kib" ] && [ "$available_kib" -lt $((128 * 1024 * 1024)) ]; then
   expect_failure 2 "the ranks on this node need about 128 GiB of host memory (4 times their keys), more than its" \
     bench --n 2147483647 --weak --type u64
+  # sort too, for a file (sparse: nothing is stored) of 2^31 - 1 u64 keys a rank: it read the slices,
+  # and the OOM killer ended a rank (or each said "std::bad_alloc").
+  truncate -s $((2 * (2 ** 31 - 1) * 8)) "$work/huge.bin"
+  expect_failure 2 "vksort-mpi: input '$work/huge.bin': the ranks on this node need about 128 GiB of host memory" \
+    sort --type u64 "$work/huge.bin" "$work/bad_out.bin"
+  rm -f "$work/huge.bin"
 else
-  echo "skipped: the host-memory refusal (MemAvailable ${available_kib:-unknown} KiB)"
+  echo "skipped: the host-memory refusals (MemAvailable ${available_kib:-unknown} KiB)"
 fi
+# A slice above vksort's 2^31 - 1 keys a rank (2^31 u32 keys, sparse, on one rank): refused before it is
+# read (it was read, copied, then refused; or "std::bad_alloc"). Address space limited where that works
+# (not under ASan, which reserves terabytes) so that a regression fails instead of filling the memory.
+truncate -s $((2 ** 31 * 4)) "$work/huge.bin"
+(
+  [ -n "${ASAN_OPTIONS:-}" ] || ulimit -v 4000000
+  expect_failure 1 "vksort-mpi: input '$work/huge.bin' holds 2147483648 keys, 2147483648 on a rank of 1: vksort sorts at most 2^31 - 1 keys on one rank (run more ranks)" \
+    sort "$work/huge.bin" "$work/bad_out.bin"
+)
+rm -f "$work/huge.bin"
+# A rank short of host memory for its copy of the keys (a node with less memory) threw alone, and the
+# others waited forever in the sort's collectives: now one line on every rank, exit 1, nothing written.
+set +e
+VKSORT_MPI_TEST_FAULT=nomem:1 timeout 120 "${mpiexec[@]/NP/2}" "$mpi_tool" sort "$work/in_u32.bin" "$work/bad_out.bin" \
+  > "$work/out.txt" 2> "$work/err.txt"
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$work/err.txt" >&2; fail "a rank out of host memory: exit $rc (124: it hung)"; }
+[ "$(grep -c -F "vksort-mpi: out of host memory (rank 1)" "$work/err.txt")" -eq 2 ] ||
+  { cat "$work/err.txt" >&2; fail "a rank out of host memory: expected its line from both ranks"; }
+[ ! -e "$work/bad_out.bin" ] || fail "a rank out of host memory left an output"
 # An unknown option before the command is named (it said "A subcommand is required"); no command is said.
 expect_failure 2 "The following argument was not expected: --bogus" --bogus
 expect_failure 2 "vksort-mpi: no command given: use sort or bench"

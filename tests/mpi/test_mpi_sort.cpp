@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <mpi.h>
+#include <sys/mman.h>
 
 #include "distributions.hpp"
 #include "mpi/exchange_plan.hpp"
@@ -276,6 +277,27 @@ TEST_CASE("mpi sort: a bad argument on one rank fails every rank with the same m
   // The communicator still works after the failures (nothing was left half-done).
   const mpi::Result<uint32_t> after = mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), std::span<const uint32_t>(keys));
   CHECK(after.stats.n_total == uint64_t(10 * p));
+}
+
+TEST_CASE("mpi sort: more than 2^31 - 1 keys on one rank are refused before they are copied") {
+  const int p = world_size();
+  // The last rank passes 2^31 keys in address space that holds no memory (PROT_NONE, reserved only):
+  // the local sort copied them all before sort_host refused them (8 GiB more on a rank that already
+  // holds 8), and a rank short of that memory failed with "out of host memory".
+  const uint64_t n = uint64_t(1) << 31;
+  const bool last = rank_of_world() == p - 1;
+  void* reserved = last ? mmap(nullptr, n * 4, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : nullptr;
+  REQUIRE(reserved != MAP_FAILED);
+  const std::vector<uint32_t> few(10, 7);
+  const std::span<const uint32_t> keys = last ? std::span<const uint32_t>(static_cast<const uint32_t*>(reserved), n)
+                                              : std::span<const uint32_t>(few);
+  CHECK_THROWS_WITH_AS(mpi::sort<uint32_t>(MPI_COMM_WORLD, mpi_device(), keys),
+                       ("vksort::mpi::sort: checking the arguments failed on rank " + std::to_string(p - 1) +
+                        ": 2147483648 keys on one rank: vksort sorts at most 2^31 - 1 keys on one rank (spread them "
+                        "over more ranks)")
+                           .c_str(),
+                       Error);
+  if (reserved) munmap(reserved, n * 4);
 }
 
 TEST_CASE("mpi sort: MPI_COMM_NULL and intercommunicators are refused before any collective") {

@@ -139,7 +139,8 @@ Result<K> sort_typed(MPI_Comm comm, Device& device, std::span<const K> keys, con
 }  // namespace detail
 
 // Sorts the keys of all ranks of `comm` (collective). Returns this rank's part of the global order; the
-// inputs are left untouched. A rank may hold as many keys as vksort::sort can sort on its device.
+// inputs are left untouched. A rank may hold as many keys as vksort::sort can sort on its device, at most
+// max_sort_keys (2^31 - 1): more on any rank fail every rank ("checking the arguments") before any copy.
 template <class K>
   requires is_key_type<K>
 Result<K> sort(MPI_Comm comm, Device& device, std::span<const K> keys, const Options& options = {}) {

@@ -238,6 +238,11 @@ Stats sort(MPI_Comm comm, Device& device, Key key, const void* keys, uint64_t n,
   OwnComm c(comm);
   step(c, "checking the arguments", [&] {
     if (n > 0 && keys == nullptr) throw Error("keys is null with " + std::to_string(n) + " keys");
+    // Refused here, before the local sort copies the keys: sort_host would refuse them only after that
+    // copy, and a rank short of memory for it said "out of host memory" instead.
+    if (n > max_sort_keys)
+      throw Error(std::to_string(n) + " keys on one rank: vksort sorts at most 2^31 - 1 keys on one rank "
+                  "(spread them over more ranks)");
     if (values && value_count != n)
       throw Error(std::to_string(value_count) + " values for " + std::to_string(n) + " keys: one value per key is needed");
     // The samples are all-gathered with int counts: about 3 p s words (see sort_encoded).

@@ -385,6 +385,26 @@ TEST_CASE("vksort sort out of core: bad input is one line, exit 2, nothing writt
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "odd.bin", "tmp"});
 }
 
+// A name longer than the file system takes (ENAMETOOLONG) passed the up-front destination checks and
+// failed at the rename after the whole sort or benchmark, exit 1: now refused first, exit 2.
+TEST_CASE("vksort sort and bench: an output name longer than the file system takes is refused before any work") {
+  Workspace w;
+  write_file(w / "in.bin", std::vector<std::byte>(400000));
+  const long name_max = pathconf((w / "tmp").c_str(), _PC_NAME_MAX);
+  REQUIRE(name_max > 0);
+  const std::string too_long = w / (std::string(size_t(name_max) - 3, 'y') + ".bin");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"sort", w / "in.bin", too_long},
+                                                                {"sort", w / "in.bin", too_long, "--memory", "64k"},
+                                                                {"sort", w / "in.bin", w / "out.bin", "--values", w / "in.bin", "--values-out", too_long, "--memory", "64k"},
+                                                                {"bench", "--n", "1000", "--repeat", "1", "--json", too_long}}) {
+    const Outcome r = w.run(args);
+    CHECK_MESSAGE(r.code == 2, args[0] << " " << args.back());
+    check_one_line(r, "File name too long");
+    CHECK_MESSAGE(r.out.empty(), r.out);  // no benchmark ran
+  }
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
 TEST_CASE("vksort sort out of core: options the library refuses are usage errors (exit 2), as in memory") {
   Workspace w;
   write_file(w / "in.bin", std::vector<std::byte>(400000));
@@ -451,6 +471,13 @@ TEST_CASE("vksort sort: a stream output keeps the run data in $TMPDIR and -v's l
   }
   {
     const ScopedEnv tmp("TMPDIR", w / "tmp");
+    const Outcome r = w.run(to_null);
+    CHECK_MESSAGE(r.code == 0, r.err);
+  }
+  {
+    // An empty $TMPDIR is unset, as POSIX has it (it was taken for a folder named "": "No such file or
+    // directory"): the next place std::filesystem::temp_directory_path looks ($TMP) then /tmp.
+    const ScopedEnv empty("TMPDIR", ""), tmp("TMP", w / "tmp");
     const Outcome r = w.run(to_null);
     CHECK_MESSAGE(r.code == 0, r.err);
   }

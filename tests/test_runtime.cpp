@@ -2,10 +2,13 @@
 // The runtime layer: device choice, requirement checks, buffers, validation messages.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "gpu/kernel.hpp"
 #include "gpu/recorder.hpp"
 #include "gpu/submit.hpp"
+#include "io/atomic_file.hpp"
 #include "io/format_bytes.hpp"
 #include "sort/env_knobs.hpp"
 #include "sort/radix_plain_scans.hpp"
@@ -369,6 +373,110 @@ TEST_CASE("byte counts read alike in every message: the one formatter's rounding
   CHECK(format_bytes(uint64_t(16) << 30) == "16 GiB");
   CHECK(format_bytes(uint64_t(1) << 50) == "1 PiB");
   CHECK(format_bytes(UINT64_MAX) == "16 EiB");
+}
+
+namespace {
+// A fresh folder under the temporary one, removed with its contents on leaving.
+struct IoFolder {
+  std::filesystem::path root;
+  IoFolder() {
+    std::string templ = (std::filesystem::temp_directory_path() / "vksort-io-XXXXXX").string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    root = templ;
+  }
+  ~IoFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+};
+
+// The kind of FileError `f` throws (io when it throws none, which the checks then report).
+template <class F>
+std::optional<io::FileError::Kind> file_error_kind(F f, std::string* what = nullptr) {
+  try {
+    f();
+  } catch (const io::FileError& e) {
+    if (what) *what = e.what();
+    return e.kind();
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+// A name longer than the file system takes passed the up-front checks (the trial file has no name, or
+// a hidden one cut to fit) and failed at commit's rename, after the whole sort: now a destination error
+// before anything is written. The limits are the file system's own (pathconf), not a hard-coded 255.
+TEST_CASE("io: a name or a path longer than the file system takes is refused up front") {
+  namespace fs = std::filesystem;
+  IoFolder f;
+  const long name_max = pathconf(f.root.c_str(), _PC_NAME_MAX), path_max = pathconf(f.root.c_str(), _PC_PATH_MAX);
+  REQUIRE(name_max > 0);
+  REQUIRE(path_max > 0);
+  std::string what;
+  const fs::path too_long = f.root / std::string(size_t(name_max) + 1, 'y');
+  CHECK(file_error_kind([&] { io::check_destination(too_long, "output"); }, &what) == io::FileError::Kind::destination);
+  CHECK_MESSAGE(what.find("File name too long") != std::string::npos, what);
+  CHECK(file_error_kind([&] { io::AtomicFile file(too_long, "output"); }) == io::FileError::Kind::destination);
+  // A link to such a name: the file it names is what would be replaced.
+  fs::create_symlink(too_long.filename(), f.root / "link.bin");
+  CHECK(file_error_kind([&] { io::check_destination(f.root / "link.bin", "output"); }) == io::FileError::Kind::destination);
+  // The longest name it takes is written, its temporary's hidden name being cut to fit.
+  const fs::path longest = f.root / std::string(size_t(name_max), 'z');
+  io::write_file(longest, "output", "data");
+  CHECK(fs::file_size(longest) == 4);
+
+  // Whole paths, through real nested folders (a path spelt long, "root/././.", is made short: the output
+  // goes to the lexically normal path): `folder` leaves room for the destination's path but not for that
+  // of its temporary (hidden, named after it), `deeper` not even for the destination's; both failed only
+  // at the end (linkat, rename). A path of path_max bytes counting the terminating NUL is too long.
+  const auto padded = [&](size_t length, char letter) {  // a chain of its own for each letter
+    fs::path p = f.root;
+    while (p.string().size() < length) {
+      const size_t left = length - p.string().size() - 1;  // "/" and a name
+      p /= std::string(std::min<size_t>(left > 200 && left < 400 ? left / 2 : left, 200), letter);
+    }
+    REQUIRE(p.string().size() == length);
+    fs::create_directories(p);
+    return p;
+  };
+  const fs::path deeper = padded(size_t(path_max) - 4, 'd') / "o.bin";  // path_max + 2 bytes
+  CHECK(file_error_kind([&] { io::check_destination(deeper, "output"); }, &what) == io::FileError::Kind::destination);
+  CHECK_MESSAGE(what.find("File name too long") != std::string::npos, what);
+  const fs::path folder = padded(size_t(path_max) - 20, 'e') / "o.bin";  // path_max - 14 bytes
+  CHECK(file_error_kind([&] { io::check_destination(folder, "output"); }) == io::FileError::Kind::destination);
+  CHECK(file_error_kind([&] { io::write_file(folder, "output", "data"); }) == io::FileError::Kind::destination);
+  CHECK(fs::is_empty(folder.parent_path()));
+  const fs::path roomy = padded(size_t(path_max) - 60, 'f') / "o.bin";
+  io::write_file(roomy, "output", "data");
+  CHECK(fs::file_size(roomy) == 4);
+}
+
+// std::filesystem::temp_directory_path takes TMPDIR= for a folder named "" and fails: empty means unset.
+TEST_CASE("io: the temporary folder: $TMPDIR when set and not empty, else the fallbacks") {
+  IoFolder f;
+  std::error_code ec;
+  {
+    const test::ScopedEnv tmpdir("TMPDIR", f.root.string());
+    CHECK(io::temp_folder(ec) == f.root);
+    CHECK_FALSE(ec);
+  }
+  std::filesystem::path unset;
+  {
+    const test::ScopedEnv tmpdir("TMPDIR", std::nullopt);
+    unset = io::temp_folder(ec);
+    REQUIRE_FALSE(ec);
+    CHECK(unset == std::filesystem::temp_directory_path());
+  }
+  {
+    const test::ScopedEnv tmpdir("TMPDIR", std::string());
+    CHECK(io::temp_folder(ec) == unset);
+    CHECK_FALSE(ec);
+  }
+  {
+    const test::ScopedEnv tmpdir("TMPDIR", (f.root / "nowhere").string());
+    CHECK(io::temp_folder(ec).empty());
+    CHECK(ec == std::errc::no_such_file_or_directory);
+  }
 }
 
 TEST_CASE("an impossible allocation says what, how big and why") {

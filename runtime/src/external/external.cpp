@@ -597,7 +597,7 @@ std::filesystem::path run_data_folder(const ExternalOptions& o, bool output_is_s
   if (!o.temp_dir.empty()) return o.temp_dir;
   if (output_is_stream) {
     std::error_code ec;
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    const std::filesystem::path tmp = io::temp_folder(ec);  // an empty $TMPDIR as unset
     if (ec) throw InputError("no folder for temporary run data ($TMPDIR: " + ec.message() + "): give a temp_dir (--tmp-dir)");
     return tmp;
   }

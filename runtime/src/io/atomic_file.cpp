@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 namespace vksort::io {
@@ -149,6 +150,30 @@ int create_in(const std::filesystem::path& folder, const std::filesystem::path& 
   return fd;
 }
 
+// A name longer than the file system takes (a final component past its NAME_MAX, a path past PATH_MAX)
+// passes every other check, the trial file included (unnamed, or a hidden name cut to fit), and failed
+// only at commit's rename, after all the work (ENAMETOOLONG). So the file system is asked: its longest
+// name (pathconf), and lstat(2) of the target and of the longest hidden name the temporary gets (see
+// link_and_close), which fails with ENAMETOOLONG, not ENOENT, where a name or the path is too long.
+void refuse_long_names(const std::filesystem::path& destination, const std::string& role, const std::filesystem::path& target) {
+  const std::filesystem::path folder = folder_of(target);
+  // The temporary's hidden name at its longest: this process's id and the largest counter (see link_and_close).
+  const std::string hidden = hidden_name(target, std::to_string(getpid()) + "-" + std::to_string(UINT_MAX));
+  const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);  // -1: no limit, or unknown
+  for (const std::string& name : {target.filename().string(), hidden})
+    if (name_max > 0 && name.size() > size_t(name_max))
+      throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + errno_text(ENAMETOOLONG) + " (a name of " +
+                                                        std::to_string(name.size()) + " bytes; the file system takes up to " +
+                                                        std::to_string(name_max) + ")");
+  for (const std::filesystem::path& p : {target, folder / hidden}) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0 && errno == ENAMETOOLONG)
+      throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + errno_text(ENAMETOOLONG) + " (" +
+                                                        (p == target ? "a path" : "its temporary file would have a path") + " of " +
+                                                        std::to_string(p.string().size()) + " bytes)");
+  }
+}
+
 // check_destination without its trial file: the paths only. Returns the file the destination names
 // (link_target), or an empty path for a stream (written in place, no temporary).
 std::filesystem::path check_destination_paths(const std::filesystem::path& destination, const std::string& role) {
@@ -157,8 +182,9 @@ std::filesystem::path check_destination_paths(const std::filesystem::path& desti
     throw FileError(FileError::Kind::destination, role + ": the file name is empty");
   const fs::path folder = folder_of(destination);
   std::error_code ec;
-  if (!fs::exists(folder, ec))
-    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) + " does not exist");
+  if (!fs::exists(folder, ec))  // ec: not "no such folder" but another error (a path too long, no permission)
+    throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(folder) +
+                                                      (ec ? ": " + ec.message() : " does not exist"));
   if (!fs::is_directory(folder, ec))
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": " + in_quotes(folder) + " is not a folder");
   if (fs::is_directory(destination, ec))
@@ -179,6 +205,7 @@ std::filesystem::path check_destination_paths(const std::filesystem::path& desti
   if (access(target_folder.c_str(), W_OK | X_OK) != 0)
     throw FileError(FileError::Kind::destination, role + " " + in_quotes(destination) + ": folder " + in_quotes(target_folder) +
                                                       " is not writable: " + errno_text(errno));
+  refuse_long_names(destination, role, target);
   return target;
 }
 
@@ -363,6 +390,24 @@ void install_cleanup_on_signals() {
     if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     sigaction(sig, &sa, nullptr);
   }
+}
+
+std::filesystem::path temp_folder(std::error_code& ec) {
+  namespace fs = std::filesystem;
+  ec.clear();
+  fs::path folder = "/tmp";
+  for (const char* name : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"})  // temp_directory_path's order
+    if (const char* value = std::getenv(name); value && *value) {
+      folder = value;
+      break;
+    }
+  const fs::file_status st = fs::status(folder, ec);
+  if (ec) return {};
+  if (!fs::is_directory(st)) {
+    ec = std::make_error_code(std::errc::not_a_directory);
+    return {};
+  }
+  return folder;
 }
 
 void write_file(const std::filesystem::path& destination, const std::string& role, std::string_view contents) {

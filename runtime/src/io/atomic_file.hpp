@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace vksort::io {
 
@@ -50,7 +51,8 @@ mode_t output_mode(const std::filesystem::path& destination);
 bool tmpfile_unsupported(int err);
 
 // The checks an AtomicFile makes of its destination before it creates anything: the folder exists, is
-// a folder and (that of the file a link names) is writable, and the destination is no folder; an
+// a folder and (that of the file a link names) is writable, the destination is no folder, and neither its
+// name nor its path (nor its temporary's) is longer than the file system takes (ENAMETOOLONG); an
 // existing pipe or device (a stream, see AtomicFile) need only be writable. Then a trial file is created
 // in the folder as AtomicFile would create its temporary, and removed (access(2) passes root in folders
 // that take no files, such as /proc). For callers that write a file only at the end of a long run, so
@@ -165,6 +167,12 @@ void install_cleanup_on_signals();
 // Register it with the cleanup_signals() blocked, so that none lands between creation and registration.
 int remove_on_signals(const std::string& path);
 void forget_on_signals(int slot);
+
+// The folder for temporary files: the first of $TMPDIR, $TMP, $TEMP and $TEMPDIR that is set and not
+// empty, else /tmp. std::filesystem::temp_directory_path's rule, but for an empty variable: it takes
+// TMPDIR= for a folder named "" and fails (ENOENT), where POSIX and common practice (mktemp, tmpfile)
+// read an empty TMPDIR as unset. Sets `ec` and returns an empty path when that is no folder.
+std::filesystem::path temp_folder(std::error_code& ec);
 
 // Writes the whole of `contents` to `destination` atomically (one AtomicFile, committed).
 void write_file(const std::filesystem::path& destination, const std::string& role, std::string_view contents);

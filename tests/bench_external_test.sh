@@ -52,6 +52,10 @@ refused "--dir $work/file: no such folder" --n 1000 --repeat 1 --dir "$work/file
 out="$(TMPDIR="$work/nodir" timeout 60 "$bench" --n 1000 --repeat 1 2>&1)"
 rc=$?
 [ "$rc" -eq 2 ] && grep -qF "no temporary folder" <<<"$out" || { echo "FAIL: TMPDIR of no folder: exit $rc, '$out'"; fail=1; }
+# An empty TMPDIR is unset (it was taken for a folder named "": "no temporary folder"): TMP is next.
+mkdir -p "$work/tmp"
+out="$(TMPDIR= TMP="$work/tmp" timeout 60 "$bench" --n 1000 --repeat 1 2>&1)" || { echo "FAIL: empty TMPDIR: '$out'"; fail=1; }
+[ -z "$(ls -A "$work/tmp")" ] || { echo "FAIL: the run with an empty TMPDIR left $(ls -A "$work/tmp")"; fail=1; }
 # The library refuses a device that holds no key: its message, exit 2, and in.bin removed.
 refused "cannot hold a run of 64 u32 keys" --n 1000 --device-memory 1 --repeat 1
 [ -e "$work/x.json" ] && { echo "FAIL: a refused run wrote JSON"; fail=1; }

@@ -278,7 +278,7 @@ int run(const Options& o) {
   const uint64_t n = o.n;
   const uint32_t kb = vksort::key_bytes(key), vb = o.values ? 4 : 0;
   std::error_code ec;
-  const fs::path dir = o.dir.empty() ? fs::temp_directory_path(ec) : fs::path(o.dir);
+  const fs::path dir = o.dir.empty() ? vksort::io::temp_folder(ec) : fs::path(o.dir);  // an empty $TMPDIR as unset
   if (ec) throw BadInput("no temporary folder (TMPDIR: " + ec.message() + "): give --dir");
   const WorkFolder work(dir);
   const fs::path& folder = work.path();

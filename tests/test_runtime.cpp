@@ -425,8 +425,8 @@ TEST_CASE("io: a name or a path longer than the file system takes is refused up 
   io::write_file(longest, "output", "data");
   CHECK(fs::file_size(longest) == 4);
 
-  // Whole paths, through real nested folders (a path spelt long, "root/././.", is made short: the output
-  // goes to the lexically normal path): `folder` leaves room for the destination's path but not for that
+  // Whole paths, through real nested folders (not a path spelt long, "root/././.", which the kernel takes
+  // shorter than it is spelt): `folder` leaves room for the destination's path but not for that
   // of its temporary (hidden, named after it), `deeper` not even for the destination's; both failed only
   // at the end (linkat, rename). A path of path_max bytes counting the terminating NUL is too long.
   const auto padded = [&](size_t length, char letter) {  // a chain of its own for each letter
@@ -449,6 +449,23 @@ TEST_CASE("io: a name or a path longer than the file system takes is refused up 
   const fs::path roomy = padded(size_t(path_max) - 60, 'f') / "o.bin";
   io::write_file(roomy, "output", "data");
   CHECK(fs::file_size(roomy) == 4);
+}
+
+// "link/../o.bin" where link names a folder elsewhere: the kernel goes up from the folder the link names,
+// so that is where the file goes (lexically normal, the path was "o.bin", and the file went beside the link).
+TEST_CASE("io: a destination through a linked folder and '..' goes where the kernel resolves it") {
+  namespace fs = std::filesystem;
+  IoFolder f;
+  fs::create_directories(f.root / "w");
+  fs::create_directories(f.root / "real" / "sub");
+  fs::create_directory_symlink(f.root / "real" / "sub", f.root / "w" / "link");
+  const fs::path through = f.root / "w" / "link" / ".." / "o.bin";
+  io::write_file(through, "output", "data");
+  CHECK(fs::exists(f.root / "real" / "o.bin"));
+  CHECK_FALSE(fs::exists(f.root / "w" / "o.bin"));
+  // The same destination spelt by way of the folder it resolves to is one file.
+  CHECK(io::same_destination(through, f.root / "real" / "o.bin"));
+  CHECK_FALSE(io::same_destination(through, f.root / "w" / "o.bin"));
 }
 
 // std::filesystem::temp_directory_path takes TMPDIR= for a folder named "" and fails: empty means unset.

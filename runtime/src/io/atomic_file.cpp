@@ -264,7 +264,9 @@ std::filesystem::path link_target(const std::filesystem::path& destination) {
     if (ec) break;
     p = next.is_absolute() ? next : folder_of(p) / next;
   }
-  return p.lexically_normal();
+  // Not lexically_normal(): it drops "link/.." as a pair, where the kernel goes to the folder above the
+  // one the link names ("link/../o.bin" was written beside the link, not where the kernel puts it).
+  return p;
 }
 
 AtomicFile::AtomicFile(std::filesystem::path destination, std::string role)

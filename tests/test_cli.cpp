@@ -1857,6 +1857,14 @@ TEST_CASE("cli: version, missing command and parse errors") {
   check_usage_error(unknown_option, {"--frobnicate"});
   CHECK(unknown_option.err.find("unknown command") == std::string::npos);
   check_usage_error(dir.run({"bench", "--n"}), {"--n"});
+  // Every comma list refuses an empty item (cli_checks::add_list_option; CLI11's delimiter dropped it),
+  // in each subcommand that takes lists, before any device work.
+  check_usage_error(dir.run({"bench", "--algo", "radix,", "--n", "100"}), {"--algo: 'radix,' has an empty item"});
+  check_usage_error(dir.run({"bench", "--n", "5,,6"}), {"--n: '5,,6' has an empty item"});
+  check_usage_error(dir.run({"bench", "--variant=,blocks", "--n", "100"}), {"--variant: ',blocks' has an empty item"});
+  check_usage_error(dir.run({"bench-buckets", "--moved", "0,,2", "--n", "100"}), {"--moved: '0,,2' has an empty item"});
+  check_usage_error(dir.run({"bench-buckets", "--tables", "1,", "--n", "100"}), {"--tables: '1,' has an empty item"});
+  check_usage_error(dir.run({"bench-splat", "--n", "1000,"}), {"--n: '1000,' has an empty item"});
   const Run help = dir.run({"sort", "--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("--values-out") != std::string::npos);

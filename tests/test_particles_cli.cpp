@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +28,7 @@
 #include "checkpoint.hpp"
 #include "model.hpp"
 #include "output_png.hpp"
+#include "simulation.hpp"
 #include "support/scoped_env.hpp"
 #include "test_particles_support.hpp"
 
@@ -193,6 +195,11 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       {"--scenario rayleigh-taylor --n 100 --box 2.5,10,10 --steps 1", "needs at least 3"},
       {"--scenario phase-separation --n 100 --box 10,2,10 --steps 1", "needs at least 3"},
       {"--scenario phase-separation --n 100 --box 10,10 --steps 1", "box"},
+      // CLI11's delimiter dropped an empty item: these ran the box 6,6,6, exit 0.
+      {"--scenario equilibrium --n 300 --box 6,,6,6 --steps 0", "--box: '6,,6,6' has an empty item"},
+      {"--scenario equilibrium --n 300 --box 6,6,6, --steps 0", "--box: '6,6,6,' has an empty item"},
+      {"--scenario equilibrium --n 300 --box=,6,6,6 --steps 0", "--box: ',6,6,6' has an empty item"},
+      {"--scenario equilibrium --n 300 --box 6,6,6,6 --steps 0", "--box takes three lengths"},
       {"--scenario marbles --n 100", "scenario"},
       // An empty value after '=' is refused by name (CLI11 took the next argument: "--steps not in {...}").
       {"--scenario= --steps 1", "--scenario=: the option --scenario has an empty value"},
@@ -365,6 +372,80 @@ TEST_CASE("cli: --device and VKSORT_DEVICE pick as vksort's devices: an all-digi
   }
   const Run by_index = run(dir, small + " --device " + std::to_string(vksort::choose_device().index));
   CHECK_MESSAGE(by_index.code == 0, by_index.err);
+}
+
+// The --frames folder was created before the device and the initial forces, and stayed behind, empty,
+// when they failed (`--device 99 --frames new`: exit 2 and new/).
+TEST_CASE("cli: a run that fails before its first frame leaves no --frames folder; one that was there stays") {
+  TempDir dir;
+  const fs::path made = dir.path() / "new", kept = dir.path() / "kept";
+  const Run no_device = run(dir, "--scenario equilibrium --n 300 --box 6,6,6 --steps 1 --device 99 --frames " +
+                                     (made / "sub").string());
+  CHECK(no_device.code == 2);
+  CHECK(no_device.err.find("--device") != std::string::npos);
+  CHECK(!fs::exists(made));
+  // 300 particles in a corner 0.2 across: the Verlet list overflows at the initial forces (exit 1),
+  // after the folder is created.
+  const fs::path cluster = dir.path() / "cluster.xyz";
+  {
+    std::ofstream xyz(cluster);
+    xyz << "300\nLattice=\"6 0 0 0 6 0 0 0 6\" Properties=species:S:1:pos:R:3\n";
+    for (uint32_t i = 0; i < 300; ++i)
+      xyz << "Ne " << 3 + 0.2 * (i % 7) / 7 << ' ' << 3 + 0.2 * (i / 7 % 7) / 7 << ' ' << 3 + 0.2 * (i / 49) / 7 << '\n';
+  }
+  const std::string overflow = "--scenario equilibrium --init " + cluster.string() + " --neighbours list --steps 1 --frames ";
+  const Run failed = run(dir, overflow + (made / "sub").string());
+  CHECK(failed.code == 1);
+  CHECK(failed.err.find("neighbour list partners") != std::string::npos);
+  CHECK(!fs::exists(made));
+  fs::create_directory(kept);
+  const Run failed_kept = run(dir, overflow + kept.string());
+  CHECK(failed_kept.code == 1);
+  CHECK(fs::is_directory(kept));
+}
+
+// --n 200000000 was refused only after ~90 s of host-side set-up (its initial state), at the first buffer,
+// with exit 1. The device's limits are checked before, naming the largest --n that fits.
+TEST_CASE("cli: a run larger than the device holds is refused before its state is made, with the largest --n") {
+  TempDir dir;
+  const vksort::DeviceInfo info = vksort::choose_device().info;
+  const float no_box[3] = {0, 0, 0};
+  auto model = [&](uint32_t n) { return particles::scenario_model(particles::Scenario::equilibrium, n, no_box); };
+  const uint32_t huge = 1u << 28;  // --n's largest
+  if (particles::device_shortfall(model(huge), huge, info).empty()) {
+    MESSAGE("skipped: this device holds --n " << huge);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    const Run r = run(dir, "--scenario equilibrium --n " + std::to_string(huge) + " --steps 1");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK_MESSAGE(seconds < 10, "took " << seconds << " s");
+    CHECK(r.err.find("--n " + std::to_string(huge) + ": the ") != std::string::npos);
+    const size_t at = r.err.find("at most --n ");
+    REQUIRE_MESSAGE(at != std::string::npos, r.err);
+    const uint32_t most = uint32_t(std::stoul(r.err.substr(at + 12)));
+    CAPTURE(most);
+    CHECK(particles::device_shortfall(model(most), most, info).empty());  // the boundary
+    CHECK(!particles::device_shortfall(model(most + 1), most + 1, info).empty());
+  }
+  // Each limit, on a pretend device: a bound buffer, an allocation, all of them together.
+  const particles::Model m = model(100000);
+  vksort::DeviceInfo small;
+  small.max_storage_buffer_range = 1u << 20;
+  CHECK(particles::device_shortfall(m, 100000, small).find("the fixed-point force sums would take 2400000 bytes, "
+                                                           "more than this device binds at once (maxStorageBufferRange") !=
+        std::string::npos);
+  small = {};
+  small.max_allocation_size = 4u << 20;
+  CHECK(particles::device_shortfall(m, 100000, small).find("the pressure tensor sums would take 6400000 bytes, more "
+                                                           "than this device allocates at once (maxMemoryAllocationSize") !=
+        std::string::npos);
+  small = {};
+  small.device_local_bytes = 16u << 20;
+  CHECK(particles::device_shortfall(m, 100000, small).find("more than this device's memory") != std::string::npos);
+  small.device_local_bytes = 64u << 20;
+  CHECK(particles::device_shortfall(m, 100000, small).empty());
 }
 
 TEST_CASE("cli: a GSD trajectory may go to a device that seeks (/dev/null)") {

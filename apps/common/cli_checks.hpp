@@ -3,16 +3,19 @@
 // CLI11's own checks get wrong for a user: it reads "-1" into an unsigned option as 2^64 - 1, lets NaN
 // through its ranges, and its PositiveNumber / NonNegativeNumber messages print DBL_MAX in full.
 // Each message names the value and what is wanted; CLI11 prefixes the option's name.
-// Also the checks of empty values CLI11 cannot do as a validator: `--name=` and `--name ""`.
+// Also the checks of empty values CLI11 cannot do as a validator: `--name=` and `--name ""`, and comma
+// lists that refuse an empty item (add_list_option).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vksort::cli_checks {
 
@@ -118,6 +121,60 @@ inline CLI::Validator finite_within(double lo, double hi) {
         return why;
       },
       "", "finite, in range");
+}
+
+// Comma-separated lists ("--n 1000,2000", or the items as arguments of their own, "--n 1000 2000"), split
+// here rather than by CLI11's ->delimiter(','), which drops an empty item ("--n 1000,,2000" ran two
+// sizes, particles' "--box 6,,6,6" the box 6,6,6) where every other bad value is refused. Use
+// add_list_option() for every list option of the apps, never ->delimiter(',').
+inline const CLI::Validator whole_items(
+    [](std::string& v) {
+      if (v.empty() || v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos)
+        return "'" + v + "' has an empty item";
+      return std::string();
+    },
+    "", "no empty items");
+
+// The items of the arguments a list option took, each split at its commas.
+inline std::vector<std::string> list_items(const std::vector<std::string>& tokens) {
+  std::vector<std::string> items;
+  for (const std::string& token : tokens)
+    for (size_t at = 0; at <= token.size();) {
+      const size_t end = std::min(token.find(',', at), token.size());
+      items.push_back(token.substr(at, end - at));
+      at = end + 1;
+    }
+  return items;
+}
+
+// A list option (see whole_items) filling `target` with its items, as T (a number or a string), of all
+// the times it is given. `item_check`, a check of one value (finite_positive, ...), is applied to each
+// item; CLI11 names the option in its message.
+template <class T>
+CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<T>& target, const std::string& help,
+                             const CLI::Validator& item_check = CLI::Validator()) {
+  const CLI::Validator items(
+      [item_check](std::string& v) {
+        for (std::string item : list_items({v}))
+          if (std::string why = item_check(item); !why.empty()) return why;
+        return std::string();
+      },
+      "", "items");
+  return app
+      .add_option_function<std::vector<std::string>>(
+          name,
+          [&target, name](const std::vector<std::string>& tokens) {
+            target.clear();
+            for (const std::string& item : list_items(tokens)) {
+              T value{};
+              if (!CLI::detail::lexical_cast(item, value)) throw CLI::ConversionError(name, {item});
+              target.push_back(std::move(value));
+            }
+          },
+          help)
+      ->check(whole_items)
+      ->check(items)
+      ->take_all();
 }
 
 // An option written `--name=` with nothing after the '=': CLI11 takes the next argument as its value

@@ -50,6 +50,16 @@ void check(VkResult r, const char* what) {
   if (r != VK_SUCCESS) throw Error(std::string(what) + ": " + vksort::result_name(r));
 }
 
+vksort::DeviceListing choose_device(const ContextOptions& options) {
+  try {
+    return vksort::choose_device({.select = options.select});
+  } catch (const vksort::Error& e) {
+    const char* env = std::getenv("VKSORT_DEVICE");
+    const bool from_env = options.select.empty() && env && *env;
+    throw Error((from_env ? "VKSORT_DEVICE: " : "--device: ") + std::string(e.what()));
+  }
+}
+
 Context::Context(const ContextOptions& options) {
   const char* layer = "VK_LAYER_KHRONOS_validation";
   if (options.validation && !layer_available(layer))
@@ -83,14 +93,7 @@ Context::Context(const ContextOptions& options) {
 
   // The device vksort::Device would choose (--device, else $VKSORT_DEVICE, else the best), by vksort's
   // own rule (an all-digit selector is an index only), found in this instance by its UUID.
-  vksort::DeviceListing pick;
-  try {
-    pick = vksort::choose_device({.select = options.select});
-  } catch (const vksort::Error& e) {
-    const char* env = std::getenv("VKSORT_DEVICE");
-    const bool from_env = options.select.empty() && env && *env;
-    throw Error((from_env ? "VKSORT_DEVICE: " : "--device: ") + std::string(e.what()));
-  }
+  const vksort::DeviceListing pick = choose_device(options);
   uint32_t count = 0;
   vkEnumeratePhysicalDevices(instance_, &count, nullptr);
   std::vector<VkPhysicalDevice> devices(count);

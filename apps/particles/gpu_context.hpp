@@ -22,6 +22,11 @@ struct ContextOptions {
   bool atomic64 = true;
 };
 
+// The physical device a Context of `options` uses, chosen by vksort's rule (an all-digit selector is an
+// index only) without creating one: what a run is checked against before its state is made. Throws
+// Error naming --device or VKSORT_DEVICE when nothing matches.
+vksort::DeviceListing choose_device(const ContextOptions& options);
+
 // Messages the validation layer reported since the process started (all contexts).
 uint64_t validation_message_count();
 std::string last_validation_message();

@@ -51,11 +51,10 @@ void zero_momentum_exact_temperature(const Model& m, State& s) {
 
 double fcc_lattice_constant(double density) { return std::cbrt(4.0 / density); }
 
-State fcc_state(Model& m, double density, SpeciesOf species_of) {
+uint32_t fcc_box(Model& m, double density, uint32_t cells[3]) {
   if (!(density > 0)) throw Error("the lattice density must be positive");
   const double a = fcc_lattice_constant(density);
   float* length[3] = {&m.lx, &m.ly, &m.lz};
-  uint32_t cells[3];
   for (int k = 0; k < 3; ++k) {
     const double c = std::max(1.0, std::round(double(*length[k]) / a));
     if (c > 1024) throw Error("the fcc lattice would have more than 1024 cells along an axis");
@@ -64,10 +63,17 @@ State fcc_state(Model& m, double density, SpeciesOf species_of) {
   }
   const uint64_t n = 4ull * cells[0] * cells[1] * cells[2];
   if (n > (1ull << 28)) throw Error("the fcc lattice would have more than 2^28 particles");
+  return uint32_t(n);
+}
+
+State fcc_state(Model& m, double density, SpeciesOf species_of) {
+  const double a = fcc_lattice_constant(density);
+  uint32_t cells[3];
+  const uint32_t n = fcc_box(m, density, cells);
   // The four sites of the conventional cubic cell, in cell units.
   static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
   State s;
-  s.pos.resize(4 * n);
+  s.pos.resize(4 * size_t(n));
   uint32_t i = 0;
   for (uint32_t z = 0; z < cells[2]; ++z)
     for (uint32_t y = 0; y < cells[1]; ++y)

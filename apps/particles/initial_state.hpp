@@ -23,6 +23,10 @@ void zero_momentum_exact_temperature(const Model& m, State& s);
 
 // Lattice constant of an fcc lattice of `density` particles per unit volume (4 per cubic cell).
 double fcc_lattice_constant(double density);
+// fcc_state's box: `m`'s lengths rounded to whole cubic cells of the lattice at `density` (`cells` of
+// them per axis); returns its particle count (4 per cell). Throws Error beyond 1024 cells an axis or
+// 2^28 particles.
+uint32_t fcc_box(Model& m, double density, uint32_t cells[3]);
 // An fcc lattice like LAMMPS' `lattice fcc` at `density`: the box lengths are rounded to whole cubic
 // cells (at least one per axis; at least 3 r_c along periodic axes is checked later by grid_for) and
 // set in `m`; the sites are shifted by a quarter cell so none lies on a wall. 4 cells^3 particles,

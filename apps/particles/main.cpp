@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -281,6 +283,36 @@ Totals simulate(particles::gpu::Context& ctx, const Options& opt, const Setup& s
   return totals;
 }
 
+// The folder `path` (none if empty) and those above it that do not exist, created; when an exception
+// leaves the scope of this object (the run failed), those created and still empty are removed again:
+// `--device 99 --frames new` said "no device 99", exit 2, and left new/ behind (the device is chosen
+// before the folder now, but the device's creation and the initial forces come after it). A run that
+// failed after its first frame keeps the folder and the frames in it.
+class CreatedFolders {
+ public:
+  explicit CreatedFolders(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (path.empty()) return;
+    std::error_code ec;
+    for (fs::path p = fs::absolute(path); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      made_.push_back(p);  // innermost first
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(path);
+  }
+  ~CreatedFolders() {
+    if (std::uncaught_exceptions() <= unwinding_) return;
+    std::error_code ec;
+    for (const std::filesystem::path& p : made_) std::filesystem::remove(p, ec);  // only an empty folder goes
+  }
+  CreatedFolders(const CreatedFolders&) = delete;
+  CreatedFolders& operator=(const CreatedFolders&) = delete;
+
+ private:
+  std::vector<std::filesystem::path> made_;
+  int unwinding_ = std::uncaught_exceptions();
+};
+
 // Options that a checkpoint fixes: giving one with --restart is an error, not silently ignored.
 const char* const kFixedByCheckpoint[] = {"--scenario", "--n",     "--box",     "--seed",    "--dt",   "--gravity",
                                           "--integrator", "--noise", "--species", "--init", "--lattice"};
@@ -443,7 +475,51 @@ void check_picture_sizes(const Options& opt, const particles::Model& model, uint
                 std::to_string(particles::kPngMaxSide) + " a side); set --montage-columns or take fewer frames (--frame-every)");
 }
 
-Setup setup_run(const Options& opt, const CLI::App& app) {
+// The run's settings of the model that neither a scenario nor a checkpoint fixes: the neighbour search.
+void apply_search_options(particles::Model& model, const Options& opt) {
+  using namespace particles;
+  model.list_iterations = opt.list_iterations;
+  model.list_parts = opt.list_parts;
+  model.reorder_every = opt.reorder_every;
+  model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
+  model.cell_divisions = opt.cell_divisions;
+  model.newton = opt.pairs == "once";
+  model.neighbours = opt.neighbours == "list" ? Neighbours::list : Neighbours::cells;
+  model.skin = opt.skin;
+  if (model.neighbours == Neighbours::list && !model.verlet_list())
+    throw Error("--neighbours list needs --layout cell-order and --pairs once");
+}
+
+// Refuses a run of `n` particles the device cannot hold (particles::device_shortfall) before its state
+// is made: --n 200000000 took 90 s of host-side set-up, then failed at its first buffer (exit 1).
+// `model_for(k)` is the run's model with k particles; `what` names the count ("--n 200000000"), `most`
+// the largest that fits ("--n" or "particles"), found by bisection.
+void check_device_fits(const vksort::DeviceInfo& device, uint32_t n,
+                       const std::function<particles::Model(uint32_t)>& model_for, const std::string& what,
+                       const std::string& most) {
+  using namespace particles;
+  const std::string why = device_shortfall(model_for(n), n, device);
+  if (why.empty()) return;
+  auto fits = [&](uint32_t k) {
+    try {
+      return device_shortfall(model_for(k), k, device).empty();
+    } catch (const Error&) {  // a box too small for k particles: no limit of the device's
+      return true;
+    }
+  };
+  uint32_t lo = 0, hi = n;  // fits(lo) (none: trivially), !fits(hi)
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  throw Error(what + ": " + why + "; " +
+              (lo > 0 ? (most == "--n" ? "at most --n " + std::to_string(lo) + " fits"
+                                       : "at most " + std::to_string(lo) + " particles fit")
+                      : std::string("no particle count fits this box")) +
+              " on " + device.name);
+}
+
+Setup setup_run(const Options& opt, const CLI::App& app, const vksort::DeviceInfo& device) {
   using namespace particles;
   Setup r;
   if (!opt.restart.empty()) {
@@ -454,6 +530,10 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
     r.model = c.model;
     r.species = c.species;
     r.state = std::move(c.state);
+    apply_search_options(r.model, opt);
+    const uint32_t n = r.state.size();
+    check_device_fits(device, n, [&](uint32_t) { return r.model; },
+                      "--restart " + opt.restart + " (" + std::to_string(n) + " particles)", "particles");
   } else {
     if (opt.scenario.empty()) throw Error("--scenario is required (or --restart)");
     r.scenario = opt.scenario;
@@ -475,7 +555,13 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
       if (opt.box.empty()) std::copy(file_box, file_box + 3, box);
     }
     const uint32_t n = opt.init.empty() ? opt.n : from_file.size();
-    r.model = scenario_model(scenario, n, box);
+    // The run's model with k particles: the scenario's box for k unless one is given.
+    auto model_for = [&](uint32_t k) {
+      Model m = scenario_model(scenario, k, box);
+      apply_search_options(m, opt);
+      return m;
+    };
+    r.model = model_for(n);
     Model& model = r.model;
     model.seed = opt.seed;
     model.dt = opt.dt;
@@ -483,6 +569,8 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
     model.integrator = opt.integrator == "leapfrog" ? Integrator::leapfrog : Integrator::velocity_verlet;
     model.noise = opt.noise == "paper" ? Noise::paper : Noise::counter;
     if (!opt.init.empty()) {
+      check_device_fits(device, n, model_for, "--init " + opt.init + " (" + std::to_string(n) + " particles)",
+                        "particles");
       try {
         check_gsd_masses(model, r.species, from_file, file_mass);
       } catch (const Error& e) {
@@ -496,22 +584,18 @@ Setup setup_run(const Options& opt, const CLI::App& app) {
         paper_starts(model, r.state);
       }
     } else if (opt.lattice == "fcc") {
+      Model lattice = model;  // its box, rounded to whole lattice cells, fixes the count
+      uint32_t cells[3];
+      const uint32_t count = fcc_box(lattice, 3.0, cells);
+      check_device_fits(device, count, [&](uint32_t) { return lattice; },
+                        "--lattice fcc (" + std::to_string(count) + " particles)", "particles");
       r.state = fcc_state(model, 3.0, scenario_species(scenario));
     } else {
+      check_device_fits(device, n, model_for, "--n " + std::to_string(n), "--n");
       r.state = scenario_state(scenario, model, n);
     }
   }
   Model& model = r.model;
-  model.list_iterations = opt.list_iterations;
-  model.list_parts = opt.list_parts;
-  model.reorder_every = opt.reorder_every;
-  model.layout = opt.layout == "lists" ? Layout::lists : Layout::cell_order;
-  model.cell_divisions = opt.cell_divisions;
-  model.newton = opt.pairs == "once";
-  model.neighbours = opt.neighbours == "list" ? Neighbours::list : Neighbours::cells;
-  model.skin = opt.skin;
-  if (model.neighbours == Neighbours::list && !model.verlet_list())
-    throw Error("--neighbours list needs --layout cell-order and --pairs once");
   grid_for(model);
   check_model(model);
   try {  // what a file brought is named by its option (a checkpoint's was checked as it was read)
@@ -527,7 +611,9 @@ int run(const Options& opt, const CLI::App& app) {
   // --- set up: any error here is bad input (exit 2) ---
   if (opt.every == 0) throw Error("--every must be at least 1");
   check_needed_options(opt, app);
-  Setup setup = setup_run(opt, app);
+  // The device the run will use, for its limits (the same choice gpu::Context makes below).
+  const vksort::DeviceListing device = gpu::choose_device({opt.device, opt.validation});
+  Setup setup = setup_run(opt, app, device.info);
   Model& model = setup.model;
   // The pair noise tells steps apart by a 32-bit counter (check_state refuses a start beyond it): a run
   // past it would repeat the noise of step 0 on, and end in a checkpoint no run could restart from.
@@ -540,7 +626,9 @@ int run(const Options& opt, const CLI::App& app) {
   if (!opt.animation.empty()) check_animation(opt);
   check_picture_sizes(opt, model, start);
   check_outputs(opt);
-  if (!opt.frames.empty()) std::filesystem::create_directories(opt.frames);
+  // Created here, before what may still fail (the device, the outputs opened now, the initial forces):
+  // other outputs may go into it. Removed again if the run fails before its first frame.
+  const CreatedFolders frames_folder(opt.frames);
   remove_temporaries_on_signals();
   Outputs out;
   if (!opt.observables.empty()) out.observables = std::make_unique<ObservablesSeries>(opt.observables);
@@ -633,12 +721,11 @@ int main(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "seed of the initial state and the pair noise")->check(not_negative);
   app.add_option("--dt", opt.dt, "time step (Groot & Warren: 0.04; smaller is more accurate)")
       ->check(finite_within(1e-6, 1.0));
-  // These two say their defaults in words: their stored defaults (empty, -1) are placeholders.
-  app.add_option("--box", opt.box, "box lengths LX,LY,H in units of r_c (default: 2:2:1 at density 3)")
-      ->delimiter(',')
-      ->expected(3)
-      ->check(finite_positive)
-      ->default_str("");
+  // These two say their defaults in words (--gravity's stored -1 is a placeholder). --box is a comma list
+  // that refuses an empty item (CLI11's delimiter ran "--box 6,,6,6" as 6,6,6); setup_run() wants three.
+  vksort::cli_checks::add_list_option(app, "--box", opt.box, "box lengths LX,LY,H in units of r_c (default: 2:2:1 at density 3)",
+                                      finite_positive)
+      ->type_name("LX,LY,H");
   app.add_option("--gravity", opt.gravity, "acceleration along -z (default: the scenario's)")
       ->check(finite_non_negative)
       ->default_str("");

@@ -67,6 +67,52 @@ uint32_t list_capacity_for(const Model& m, uint32_t n) {
   return uint32_t(std::ceil((3.0 * half_sphere + 16.0) / 8.0)) * 8u;
 }
 
+}  // namespace
+
+BufferSizes buffer_sizes(const Model& m, const Grid& g, uint32_t n) {
+  BufferSizes b;
+  b.vec4 = 16ull * n;
+  b.word = 4ull * n;
+  b.accum = 24ull * n;
+  b.virial = 64ull * n;
+  b.starts = 4ull * (uint64_t(g.cells()) + 2);
+  const bool verlet = m.verlet_list();
+  b.list = verlet ? 4ull * n * list_capacity_for(m, n) : 16;
+  b.list_count = verlet ? 4ull * n : 16;
+  b.list_origin = verlet ? 16ull * n : 16;
+  return b;
+}
+
+std::string device_shortfall(const Model& m, uint32_t n, const vksort::DeviceInfo& info) {
+  const BufferSizes b = buffer_sizes(m, grid_for(m), n);
+  const auto bytes = [](uint64_t x) { return std::to_string(x) + " bytes"; };
+  // The largest of each kind first: what binds (the force sums, then the cell starts and the vec4
+  // arrays), then what is allocated (the tensor sums, the Verlet list).
+  const struct {
+    const char* what;
+    uint64_t bytes;
+    bool bound;
+  } buffers[] = {{"fixed-point force sums", b.accum, true},
+                 {"cell starts", b.starts, true},
+                 {"positions", b.vec4, true},
+                 {"pressure tensor sums", b.virial, false},
+                 {"neighbour list", b.list, false}};
+  for (const auto& buffer : buffers)
+    if (buffer.bound && info.max_storage_buffer_range && buffer.bytes > info.max_storage_buffer_range)
+      return std::string("the ") + buffer.what + " would take " + bytes(buffer.bytes) +
+             ", more than this device binds at once (maxStorageBufferRange " + bytes(info.max_storage_buffer_range) + ")";
+  for (const auto& buffer : buffers)
+    if (info.max_allocation_size && buffer.bytes > info.max_allocation_size)
+      return std::string("the ") + buffer.what + " would take " + bytes(buffer.bytes) +
+             ", more than this device allocates at once (maxMemoryAllocationSize " + bytes(info.max_allocation_size) + ")";
+  if (info.device_local_bytes && b.total() > info.device_local_bytes)
+    return "the particle buffers would take " + bytes(b.total()) + ", more than this device's memory (" +
+           bytes(info.device_local_bytes) + ", its largest device-local heap)";
+  return {};
+}
+
+namespace {
+
 // params_for and, with the Verlet list, its capacity and cut-offs: every word of Params but the addresses.
 shader::Params fixed_params(const Model& m, const Grid& g, uint32_t n) {
   shader::Params p = params_for(m, g, n);
@@ -97,6 +143,7 @@ std::vector<uint32_t> constant_words(const shader::Params& p) {
 struct Simulation::Impl {
   gpu::Context& ctx;
   vksort::Device vk;  // vksort on the app's device (borrowed)
+  BufferSizes sz;     // of the buffers below (buffer_sizes)
   vksort::Buffer params, pos, vel, vtilde, force, cell, aux, ids;
   vksort::Buffer image, virial;  // by particle id; per slot, written when a step asks for the tensor
   vksort::Buffer accum;          // per slot: the Newton variant's fixed-point force sums, zero between steps
@@ -134,26 +181,27 @@ struct Simulation::Impl {
   Impl(gpu::Context& c, const Model& m, const Grid& g, uint32_t n)
       : ctx(c),
         vk(c.borrowed()),
+        sz(buffer_sizes(m, g, n)),
         params(vk, sizeof(shader::Params), "parameters"),
-        pos(vk, 16ull * n, "positions"),
-        vel(vk, 16ull * n, "velocities"),
-        vtilde(vk, 16ull * n, "dissipative velocities"),
-        force(vk, 16ull * n, "forces"),
-        cell(vk, 4ull * n, "cell ids"),
-        aux(vk, 16ull * n, "pair statistics"),
-        ids(vk, 4ull * n, "particle ids"),
-        image(vk, 16ull * n, "periodic images"),
-        virial(vk, 64ull * n, "pressure tensor sums"),
-        accum(vk, 24ull * n, "fixed-point force sums"),
-        packed(vk, 4ull * n, "packed positions"),
-        keys(vk, 4ull * n, "reorder keys"),
-        perm(vk, 4ull * n, "reorder permutation"),
-        iota(vk, 4ull * n, "slot numbers"),
-        tmp_pos(vk, 16ull * n, "reordered positions"),
-        tmp_vel(vk, 16ull * n, "reordered velocities"),
-        tmp_vtilde(vk, 16ull * n, "reordered dissipative velocities"),
-        tmp_ids(vk, 4ull * n, "reordered ids"),
-        starts(vk, 4ull * (g.cells() + 2), "cell starts"),
+        pos(vk, sz.vec4, "positions"),
+        vel(vk, sz.vec4, "velocities"),
+        vtilde(vk, sz.vec4, "dissipative velocities"),
+        force(vk, sz.vec4, "forces"),
+        cell(vk, sz.word, "cell ids"),
+        aux(vk, sz.vec4, "pair statistics"),
+        ids(vk, sz.word, "particle ids"),
+        image(vk, sz.vec4, "periodic images"),
+        virial(vk, sz.virial, "pressure tensor sums"),
+        accum(vk, sz.accum, "fixed-point force sums"),
+        packed(vk, sz.word, "packed positions"),
+        keys(vk, sz.word, "reorder keys"),
+        perm(vk, sz.word, "reorder permutation"),
+        iota(vk, sz.word, "slot numbers"),
+        tmp_pos(vk, sz.vec4, "reordered positions"),
+        tmp_vel(vk, sz.vec4, "reordered velocities"),
+        tmp_vtilde(vk, sz.vec4, "reordered dissipative velocities"),
+        tmp_ids(vk, sz.word, "reordered ids"),
+        starts(vk, sz.starts, "cell starts"),
         bindings(c, binding_buffers()),
         lists(vk, bucket_options(m, g, n)),
         constants(constant_words(fixed_params(m, g, n))),
@@ -176,9 +224,9 @@ struct Simulation::Impl {
         report(vk, vksort::BucketLists::report_bytes, "bucket report"),
         verlet(m.verlet_list()),
         list_capacity(list_capacity_for(m, n)),
-        list(vk, verlet ? 4ull * n * list_capacity : 16, "neighbour list"),
-        list_count(vk, verlet ? 4ull * n : 16, "neighbour list counts"),
-        list_origin(vk, verlet ? 16ull * n : 16, "neighbour list origins"),
+        list(vk, sz.list, "neighbour list"),
+        list_count(vk, sz.list_count, "neighbour list counts"),
+        list_origin(vk, sz.list_origin, "neighbour list origins"),
         list_control(vk, 4 * DPD_LIST_WORDS, "neighbour list control"),
         list_check(c, bindings, shader_code("list_check"), sizeof(Push), "list_check", 0, constants),
         list_decide(c, bindings, shader_code("list_decide"), sizeof(Push), "list_decide", 0, constants),

@@ -19,8 +19,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include <vksort/device_types.hpp>
 
 #include "gpu_context.hpp"
 #include "model.hpp"
@@ -50,6 +53,28 @@ struct StepTimes {
   uint64_t list_builds = 0;  // steps that rebuilt the Verlet list (Model::neighbours list), forced ones included
   bool timed = false;  // false when the queue cannot write timestamps
 };
+
+// Bytes of the device buffers Simulation allocates for a run (vksort's own, the spatial sort's scratch
+// and the bucket lists, come on top). One copy: Simulation allocates these sizes, device_shortfall()
+// checks them.
+struct BufferSizes {
+  uint64_t vec4 = 0;    // 16 n each: positions, velocities, dissipative velocities, forces, pair
+                        // statistics, periodic images and the reordered positions, velocities, vtilde
+  uint64_t word = 0;    // 4 n each: cell ids, particle ids, packed positions, reorder keys, permutation,
+                        // slot numbers, reordered ids
+  uint64_t accum = 0;   // 24 n: the fixed-point force sums
+  uint64_t virial = 0;  // 64 n: the pressure tensor sums
+  uint64_t starts = 0;  // 4 (cells + 2): the cell starts
+  uint64_t list = 0, list_count = 0, list_origin = 0;  // the Verlet list's (16 bytes each without it)
+  uint64_t total() const { return 9 * vec4 + 7 * word + accum + virial + starts + list + list_count + list_origin; }
+};
+BufferSizes buffer_sizes(const Model& m, const Grid& g, uint32_t n);
+
+// What of a run of `m` with `n` particles the device `info` describes cannot hold, checked before any
+// state is made: a buffer the kernels bind larger than maxStorageBufferRange, one larger than
+// maxMemoryAllocationSize, or all of them more than the largest device-local heap. Empty when it fits
+// (as far as these limits tell). Throws Error as grid_for does for a box no run can use.
+std::string device_shortfall(const Model& m, uint32_t n, const vksort::DeviceInfo& info);
 
 class Simulation {
  public:

@@ -22,6 +22,7 @@ namespace {
 using namespace vksort::cli;
 namespace io = vksort::io;
 
+using vksort::cli_checks::add_list_option;  // comma lists that refuse an empty item
 using vksort::cli_checks::decimal_integer;
 using vksort::cli_checks::not_negative;
 
@@ -36,34 +37,6 @@ const CLI::Validator override_size(
       return std::string();
     },
     "", "a size");
-
-// Comma-separated lists, split here rather than by CLI11's delimiter, which dropped an empty item
-// ("--n 1000,,2000" ran two sizes) where every other bad value is refused.
-const CLI::Validator whole_items(
-    [](std::string& v) {
-      if (v.empty() || v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos)
-        return "'" + v + "' has an empty item";
-      return std::string();
-    },
-    "", "no empty items");
-
-CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<std::string>& target, const std::string& help) {
-  return app
-      .add_option_function<std::vector<std::string>>(
-          name,
-          [&target](const std::vector<std::string>& tokens) {
-            target.clear();
-            for (const std::string& token : tokens)
-              for (size_t at = 0; at <= token.size();) {
-                const size_t end = std::min(token.find(',', at), token.size());
-                target.push_back(token.substr(at, end - at));
-                at = end + 1;
-              }
-          },
-          help)
-      ->check(whole_items)
-      ->take_all();
-}
 
 // Options every subcommand takes. They are added to each subcommand (so that `vksort sort --device 1`
 // works and `vksort sort --help` shows them) and to the top level (`vksort --device 1 sort`).

@@ -30,6 +30,7 @@ refused "--max 3 is less than --min 5" --max 3 --min 5
 refused "--large=: the option --large has an empty value" --large= --n 100  # CLI11 took --n as the value
 refused "the option --json has an empty value" --json "" --n 100  # wrote nothing, exit 0
 refused "bogus" --methods loop,bogus
+refused "has an empty item" --methods segmented,,loop --n 100  # ran two methods, exit 0
 refused "folder '$work/nodir' does not exist" --json "$work/nodir/x.json"
 refused "is a folder" --json "$work"
 timeout 300 "$bench" --n 3000 --min 8 --max 300 --repeat 1 --methods segmented,loop,pairs --json "$work/r.json" >"$work/out" ||

@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
   app.add_option("--max", max_size, "largest uniform segment")->check(not_negative);
   app.add_option("--segments", equal_segments, "S equal segments instead of uniform sizes")->check(not_negative);
   app.add_option("--large", large_text, "K segments of SIZE keys among the uniform ones, as K:SIZE (e.g. 4:100000)");
-  app.add_option("--methods", names, "segmented, composed, by_size, loop, pairs (comma-separated)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"segmented", "composed", "by_size", "loop", "pairs"}));
+  // A comma list that refuses an empty item (CLI11's delimiter ran "segmented,,loop" as two methods).
+  vksort::cli_checks::add_list_option(app, "--methods", names, "segmented, composed, by_size, loop, pairs (comma-separated)",
+                                      CLI::IsMember({"segmented", "composed", "by_size", "loop", "pairs"}));
   app.add_option("--repeat", repeat, "timed repetitions")->check(CLI::Range(1, 1000000));
   app.add_option("--json", json, "also write the results as JSON to FILE");
   if (const std::string empty = vksort::cli_checks::empty_value_option(argc, argv); !empty.empty()) die(empty);

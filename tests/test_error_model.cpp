@@ -186,6 +186,24 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL gipa(VkInstance instance, const char* n
 }
 }  // namespace watch
 
+// As a device of an instance created for Vulkan 1.0 or 1.1 looks: no core 1.2 entry points.
+namespace old_instance {
+PFN_vkGetInstanceProcAddr real_gipa = nullptr;
+PFN_vkGetDeviceProcAddr real_gdpa = nullptr;
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL gdpa(VkDevice d, const char* name) {
+  if (!std::strcmp(name, "vkGetBufferDeviceAddress")) return nullptr;
+  return real_gdpa(d, name);
+}
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL gipa(VkInstance instance, const char* name) {
+  PFN_vkVoidFunction f = real_gipa(instance, name);
+  if (!std::strcmp(name, "vkGetDeviceProcAddr")) {
+    real_gdpa = reinterpret_cast<PFN_vkGetDeviceProcAddr>(f);
+    return reinterpret_cast<PFN_vkVoidFunction>(gdpa);
+  }
+  return f;
+}
+}  // namespace old_instance
+
 }  // namespace
 
 TEST_CASE("argument errors are Status::Code::invalid_argument, distinct from Vulkan failures") {
@@ -304,6 +322,36 @@ TEST_CASE("a borrowed device created without bufferDeviceAddress enabled is refu
   VkPhysicalDeviceFeatures2 wrong = without;
   wrong.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   CHECK(Device::create(app.borrowed(&wrong)).status().code == Status::Code::invalid_argument);
+}
+
+// Sorter::record called a null vkGetBufferDeviceAddress (SIGSEGV) on a device of a Vulkan 1.1 instance,
+// and a queue_family out of range was taken silently (vksort's command pool on another family).
+TEST_CASE("a borrowed device of a 1.0/1.1 instance, or with a queue family not its queue's, is refused") {
+  gpu::Context& owner = detail::context_of(test::device());
+  VkPhysicalDeviceVulkan12Features on{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  on.bufferDeviceAddress = VK_TRUE;
+  VkPhysicalDeviceFeatures2 with{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &on};
+  AppDevice app(owner, with);
+  REQUIRE(Device::create(app.borrowed(&with)).ok());
+
+  BorrowedVulkan old = app.borrowed(&with);
+  old_instance::real_gipa = owner.ifn.vkGetInstanceProcAddr;
+  old.get_instance_proc_addr = old_instance::gipa;
+  Result<Device> refused = Device::create(old);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code == Status::Code::unsupported);
+  CHECK_MESSAGE(refused.status().message.find("apiVersion") != std::string::npos, refused.status().message);
+
+  uint32_t families = 0;
+  owner.ifn.vkGetPhysicalDeviceQueueFamilyProperties(owner.physical, &families, nullptr);
+  for (uint32_t family : {families, families + 6, UINT32_MAX}) {
+    BorrowedVulkan b = app.borrowed(&with);
+    b.queue_family = family;
+    Result<Device> wrong = Device::create(b);
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.status().code == Status::Code::invalid_argument);
+    CHECK_MESSAGE(wrong.status().message.find("is not one of the device's") != std::string::npos, wrong.status().message);
+  }
 }
 
 TEST_CASE("a borrowed device enabled through the extension's feature struct is accepted and sorts") {

@@ -108,13 +108,16 @@ struct DeviceOptions {
 };
 
 // Handles of a Vulkan device the application already has. vksort uses them and never destroys them,
-// never changes global state the application owns, and submits on `queue` only from Sorter::sort and
-// Buffer helpers (the caller must then not use the queue from another thread at the same time).
+// never changes global state the application owns, and submits on `queue` only from the calls that
+// submit and wait (Sorter::sort, Buffer's upload/download/copy_from, the host-data sorts, BucketLists'
+// own); Sorter::record submits nothing. The caller must not use the queue from another thread meanwhile.
 struct BorrowedVulkan {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
+  // The family of `queue`: one of the physical device's, with compute (else Device::create refuses it,
+  // invalid_argument; vksort's command pool is made for this family).
   uint32_t queue_family = 0;
   // The application's loader entry point; null means the system Vulkan loader's.
   PFN_vkGetInstanceProcAddr get_instance_proc_addr = nullptr;
@@ -139,7 +142,9 @@ struct BorrowedVulkan {
   // vksort makes on this device (pipelines, layouts, shader modules, buffers, memory, command pool, query
   // pools, fences). Null: the driver's. Must outlive every vksort object on this device.
   const VkAllocationCallbacks* allocator = nullptr;
-  // The device must have been created with Vulkan 1.2+ and the bufferDeviceAddress feature enabled.
+  // The device must have been created with Vulkan 1.2+ and the bufferDeviceAddress feature enabled,
+  // from an instance whose VkApplicationInfo::apiVersion is 1.2 or later: a 1.0 or 1.1 instance leaves
+  // the device without the 1.2 functions vksort calls (Device::create refuses it, unsupported).
 };
 
 // A physical device as the system lists it (vksort::list_devices()).

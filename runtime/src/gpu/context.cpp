@@ -526,6 +526,19 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
   ctx->device = b.device;
   ctx->queue = b.queue;
   ctx->ifn.load(b.get_instance_proc_addr ? b.get_instance_proc_addr : system_loader(), b.instance);
+  // `queue_family` must name the queue's family, with compute: one out of range was taken silently
+  // (info.queue_family stayed 0, or 2^32 - 1 made vksort pick a family), and vksort's command pool, made
+  // for that family, then did not match the application's queue.
+  uint32_t family_count = 0;
+  ctx->ifn.vkGetPhysicalDeviceQueueFamilyProperties(b.physical_device, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  ctx->ifn.vkGetPhysicalDeviceQueueFamilyProperties(b.physical_device, &family_count, families.data());
+  if (b.queue_family >= family_count)
+    throw Error("borrowing a Vulkan device: queue_family " + std::to_string(b.queue_family) + " is not one of the device's " +
+                std::to_string(family_count) + " queue families (it must be the family of BorrowedVulkan::queue)");
+  if (!(families[b.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    throw Error("borrowing a Vulkan device: queue family " + std::to_string(b.queue_family) +
+                " has no compute (VK_QUEUE_COMPUTE_BIT); give a queue of a family with compute");
   Probe p = probe(ctx->ifn, b.physical_device, int(b.queue_family));
   // What the device supports, then, where the application says, what it enabled: a supported feature
   // left disabled at vkCreateDevice is as missing as an unsupported one.
@@ -542,6 +555,13 @@ std::shared_ptr<Context> borrow_context(const BorrowedVulkan& b) {
   ctx->pipeline_cache = b.pipeline_cache;
   ctx->allocator = b.allocator;
   finish_context(*ctx);
+  // A device of an instance created for Vulkan 1.0 or 1.1 has no 1.2 entry points even where the GPU
+  // offers 1.2 (the instance's apiVersion caps the device's), and the instance's version cannot be
+  // asked: a missing core 1.2 function tells. Sorter::record called the null pointer (SIGSEGV).
+  if (!ctx->vk.vkGetBufferDeviceAddress)
+    throw Error(Status::Code::unsupported,
+                "borrowing a Vulkan device: it lacks Vulkan 1.2's functions (vkGetBufferDeviceAddress): create the "
+                "instance with VkApplicationInfo::apiVersion VK_API_VERSION_1_2 or later");
   return ctx;
 }
 

@@ -8,11 +8,12 @@ over rounds of each round's new / old, with the smallest and largest of those ra
     scripts/compare_radix_summary.py RUN_DIR
 """
 import glob
-import json
 import os
 import re
 import statistics
 import sys
+
+from bench_runs import BenchFileError, read_bench
 
 
 def main():
@@ -27,13 +28,21 @@ def main():
                      os.path.basename(f))
         if not m:
             continue
-        with open(f) as fh:
-            data = json.load(fh)
+        try:
+            data = read_bench(f)
+        except BenchFileError as e:  # one line and exit 2, not a traceback
+            print(f"compare_radix_summary.py: {e}", file=sys.stderr)
+            return 2
         device = device or data["device"].get("name")
         commits = commits or {}
         commits[m.group(1) if m.group(1) == "old" else "new"] = data.get("git_commit")
         for r in data["results"]:
+            if not r["gpu_ms"]:  # untimed (a device without timestamps): no ms to compare
+                continue
             cells.setdefault((m.group(2), r["n"]), {}).setdefault(m.group(1), {})[int(m.group(3) or 1)] = r["gpu_ms"]["median"]
+    if commits is None:
+        print(f"compare_radix_summary.py: no old-/single-pass-/reduce-then-scan-KIND-nN.json in {run}", file=sys.stderr)
+        return 1
     print(f"# Radix sort, old ({commits.get('old')}) against new ({commits.get('new')}) on {device}\n")
     rounds = max((len(v) for c in cells.values() for v in c.values()), default=1)
     if rounds > 1:

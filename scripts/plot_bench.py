@@ -18,7 +18,6 @@ Needs matplotlib (Debian: python3-matplotlib). Exits 2 with a message on unreada
 """
 import argparse
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -31,45 +30,15 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     sys.exit("plot_bench.py: matplotlib is missing (Debian/Ubuntu: apt-get install python3-matplotlib)")
 
+# What a vksort bench JSON must hold is checked in one place, bench_runs.py beside this script, which the
+# run-folder summaries (gpu_*_summary.py) share; the tests load this file by path, so name its folder.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_runs import BenchFileError, read_bench  # noqa: E402
+
 
 def fail(message):
     print("plot_bench.py: " + message, file=sys.stderr)
     sys.exit(2)
-
-
-def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _times(x):
-    """A {median, min, max} of numbers, as vksort bench writes gpu_ms."""
-    return isinstance(x, dict) and all(_number(x.get(k)) for k in ("median", "min", "max"))
-
-
-def foreign(c):
-    """Why a result is not one vksort bench writes (what the charts read of it), or None."""
-    if not isinstance(c, dict):
-        return "a result that is no JSON object"
-    if "algorithm" not in c or "gpu_ms" not in c:
-        return "a result without 'algorithm' or 'gpu_ms' (bench-buckets files are not charts yet)"
-    for field in ("algorithm", "key", "distribution"):
-        if not isinstance(c.get(field), str):
-            return f"a result whose '{field}' is no string"
-    if not isinstance(c.get("n"), int) or isinstance(c["n"], bool) or c["n"] < 1:
-        return "a result whose 'n' is no positive whole number"
-    if c["gpu_ms"] and not _times(c["gpu_ms"]):
-        return "a result whose 'gpu_ms' is no {median, min, max}"
-    for field in ("mkeys_per_s", "roofline_fraction", "value_bytes"):
-        if c.get(field) is not None and not _number(c[field]):
-            return f"a result whose '{field}' is no number"
-    phases = c.get("phases_ms")
-    if phases and not (isinstance(phases, dict) and
-                       all(not v or (isinstance(v, dict) and _number(v.get("median", 0.0))) for v in phases.values())):
-        return "a result whose 'phases_ms' is no {phase: {median}}"
-    facts = c.get("facts")
-    if facts and not (isinstance(facts, dict) and (not facts.get("samples") or _number(facts["samples"]))):
-        return "a result whose 'facts' are no {name: number}"
-    return None
 
 
 def load(paths):
@@ -78,27 +47,21 @@ def load(paths):
     devices = set()
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            fail(f"{path}: {e}")
-        if not isinstance(doc, dict) or "results" not in doc or "device" not in doc:
-            fail(f"{path}: not a vksort bench JSON file (no 'results' and 'device')")
-        if not isinstance(doc["device"], dict) or not isinstance(doc["device"].get("name", "?"), str):
-            fail(f"{path}: not a vksort bench JSON file ('device' is no object with a 'name')")
-        if not isinstance(doc["results"], list):
-            fail(f"{path}: not a vksort bench JSON file ('results' is no list)")
+            doc = read_bench(path)
+        except BenchFileError as e:
+            fail(str(e))
         device = doc["device"].get("name", "?")
         devices.add(device)
         for c in doc["results"]:
-            why = foreign(c)
-            if why:
-                fail(f"{path}: not a vksort bench JSON file ({why})")
             c = dict(c)
             c["device"] = device
             cases.append(c)
     if not cases:
         fail("no results in " + ", ".join(paths))
+    # A device without timestamps writes gpu_ms null in every result: the charts would be empty axes.
+    if not any(c.get("gpu_ms") for c in cases):
+        fail("no GPU times in " + ", ".join(paths) + " (gpu_ms is null in every result: the device has no "
+             "timestamps); nothing to chart")
     for c in cases:
         label = f"{c['algorithm']} {c['key']}{'+values' if c.get('values') else ''}"
         if (c.get("value_bytes") or 0) > 4:  # records (bench --value-bytes): their size tells the lines apart

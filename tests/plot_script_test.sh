@@ -54,12 +54,16 @@ bent("results_number", lambda d: d.update(results=5))
 bent("no_distribution", lambda d: d["results"][0].pop("distribution"))
 bent("gpu_ms_string", lambda d: d["results"][0].update(gpu_ms={"median": "fast"}))
 bent("samples_string", lambda d: d["results"][0].update(algorithm="sample", facts={"samples": "q"}))
+# A device without timestamps: gpu_ms (and what follows from it) null everywhere; before, four empty charts and exit 0.
+bent("untimed", lambda d: [c.update(gpu_ms=None, mkeys_per_s=None, roofline_fraction=None,
+                                   phases_ms={k: None for k in c["phases_ms"]}) for c in d["results"]])
 PY
 refused "('device' is no object" "$dir/device_string.json" --out "$dir/charts"
 refused "('results' is no list)" "$dir/results_number.json" --out "$dir/charts"
 refused "'distribution' is no string" "$dir/no_distribution.json" --out "$dir/charts"
 refused "'gpu_ms' is no {median, min, max}" "$dir/gpu_ms_string.json" --out "$dir/charts"
 refused "'facts' are no" "$dir/samples_string.json" --out "$dir/charts"
+refused "no GPU times in $dir/untimed.json" "$dir/untimed.json" --out "$dir/charts"
 # An output folder that cannot take a file: refused before any chart is drawn.
 refused "--out /proc/nope: cannot write a file there" "$dir/r.json" --out /proc/nope
 refused "--out $dir/r.json: not a folder" "$dir/r.json" --out "$dir/r.json"

@@ -2,13 +2,16 @@
 """scripts/nvidia_occupancy.py's model of NVIDIA's register file (workgroups per SM by registers
 alone) on shapes worked out by hand, the shapes it favours from pipeline statistics, and
 scripts/gpu_sweep_summary.py's columns from it (workgroups per SM, resident keys) on the H200 sweep
-committed from session 26 (its pipeline statistics give each case's registers).
+committed from session 26 (its pipeline statistics give each case's registers); and that the summaries
+reading bench JSON (scripts/bench_runs.py, compare_radix_summary.py) refuse a malformed file in one line.
 
     python3 tests/sweep_summary_test.py scripts/gpu_sweep_summary.py bench/results/.../sweep
 """
+import json
 import os
 import subprocess
 import sys
+import tempfile
 
 script, sweep = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(script))
@@ -64,6 +67,45 @@ for case, want in expected.items():
     got = tuple(rows[case][13:16]) if case in rows else None
     check(got == want, f"{case}: registers, WGs/SM, resident keys {got}, expected {want}")
 check(len(rows) == 18, f"{len(rows)} rows, expected the sweep's 18 cases")
+
+# A malformed or foreign file in a run folder: every summary that reads bench JSON (bench_runs.py) exits 2
+# with one line naming the file and why, no traceback (before: JSONDecodeError, TypeError, AttributeError).
+scripts = os.path.dirname(os.path.abspath(script))
+with tempfile.TemporaryDirectory() as tmp:
+    bad = {
+        "truncated": '{"device": {"name": "x"}, "results": [',
+        "result_number": json.dumps({"device": {"name": "x"}, "results": [5]}),
+        "gpu_ms_string": json.dumps({"device": {"name": "x"}, "results": [
+            {"algorithm": "radix", "key": "u32", "distribution": "uniform", "n": 64, "gpu_ms": {"median": "x"}}]}),
+        "no_device": json.dumps({"results": []}),
+    }
+    for summary, prefix in (("gpu_sweep_summary.py", "sweep"), ("gpu_bench_summary.py", "radix"),
+                            ("gpu_clock_summary.py", "clocks")):
+        for name, text in bad.items():
+            run = os.path.join(tmp, f"{summary}-{name}")
+            os.mkdir(run)
+            with open(os.path.join(run, f"{prefix}-a.json"), "w") as f:
+                f.write(text)
+            r = subprocess.run([sys.executable, os.path.join(scripts, summary), run], capture_output=True, text=True)
+            err = r.stderr.strip()
+            check(r.returncode == 2 and len(err.splitlines()) == 1 and f"{prefix}-a.json" in err and "Traceback" not in err,
+                  f"{summary} on {name}: exit {r.returncode}, expected 2 and one line: {err[-300:]}")
+    # compare_radix_summary.py, on the same files named as scripts/compare-radix.sh names them, and on a
+    # folder without them (before: a traceback, 'NoneType' object has no attribute 'get').
+    compare = os.path.join(scripts, "compare_radix_summary.py")
+    for name, text in bad.items():
+        run = os.path.join(tmp, f"compare-{name}")
+        os.mkdir(run)
+        with open(os.path.join(run, "old-keys-u32-n65536.json"), "w") as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, compare, run], capture_output=True, text=True)
+        err = r.stderr.strip()
+        check(r.returncode == 2 and len(err.splitlines()) == 1 and "old-keys-u32-n65536.json" in err and "Traceback" not in err,
+              f"compare_radix_summary.py on {name}: exit {r.returncode}, expected 2 and one line: {err[-300:]}")
+    r = subprocess.run([sys.executable, compare, tmp], capture_output=True, text=True)
+    err = r.stderr.strip()
+    check(r.returncode == 1 and len(err.splitlines()) == 1 and "Traceback" not in err,
+          f"compare_radix_summary.py on a folder without its files: exit {r.returncode}, expected 1 and one line: {err[-300:]}")
 
 for f in failures:
     print("FAIL:", f)

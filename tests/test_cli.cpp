@@ -1031,6 +1031,18 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
     CHECK(doc["vksort_version"] == std::string(version()));
     CHECK(!doc["git_commit"].get<std::string>().empty());
     CHECK(doc["command_line"].get<std::string>().find("--out") != std::string::npos);
+  }
+
+  SUBCASE("the JSON's command line is quoted as a shell reads it") {
+    // It joined the words with spaces: `--out "it's a.json"` could not be read back as one word.
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--out", dir / "it's a.json"});
+    const Run r = dir.run(with_globals(args));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(read_text(dir / "it's a.json"));
+    const std::string line = doc["command_line"].get<std::string>();
+    CHECK_MESSAGE(line.find(" --out '" + (dir / "it") + "'\\''s a.json'") != std::string::npos, line);
+    CHECK_MESSAGE(line.find(" --n ") != std::string::npos, line);  // plain words stay as they are
     for (const char* field : {"name", "vendor_id", "uuid", "driver_name", "driver_version", "subgroup_size", "max_shared_memory",
                               "max_workgroup_invocations", "max_workgroup_count", "max_storage_buffer_range"})
       CHECK_MESSAGE(doc["device"].contains(field), field);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // vksort — the command-line tool: wires the subcommands to their options and turns every failure into
 // one line on stderr and an exit code (cli_error.hpp: 2 = fix your input, 1 = it failed at run time).
+#include <algorithm>
+#include <cctype>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -123,6 +125,16 @@ std::string unknown_command(int argc, char** argv) {
     return std::string(arg);
   }
   return {};
+}
+
+// `arg` as a POSIX shell word: as it is where it holds only characters no shell treats specially, else
+// in single quotes (a quote inside as '\'').
+std::string shell_quoted(std::string_view arg) {
+  const auto plain = [](unsigned char c) { return std::isalnum(c) || std::string_view("_@%+=:,./-").find(char(c)) != std::string_view::npos; };
+  if (!arg.empty() && std::all_of(arg.begin(), arg.end(), plain)) return std::string(arg);
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 std::string distribution_list() {
@@ -333,7 +345,9 @@ int main(int argc, char** argv) {
   vksort::cli_checks::decimal_integer_options(app);
   try {
     app.parse(argc, argv);
-    for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
+    // Quoted as a POSIX shell reads it, so the JSON's command line repeats the run (`--json "my file.json"`
+    // was written unquoted).
+    for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + shell_quoted(argv[i]);
     buckets.command_line = bench.command_line;
     splat.command_line = bench.command_line;
   } catch (const CLI::ParseError& e) {

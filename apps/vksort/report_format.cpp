@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -94,9 +95,14 @@ std::string csv_line(const std::vector<std::string>& fields) {
 
 std::string csv_number(std::optional<double> v) {
   if (!v) return "";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", *v);
-  return buf;
+  // The JSON's value, not a rounding of it: "%.6g" wrote 349320.5625 as 349321 and 1234567 as
+  // 1.23457e+06. Whole numbers below 2^53 as integers, others the shortest text that reads back as the
+  // same double (std::to_chars), as the JSON writer does.
+  if (std::isfinite(*v) && *v == std::floor(*v) && std::fabs(*v) < 9007199254740992.0)
+    return std::to_string(static_cast<long long>(*v));
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, *v).ptr;
+  return std::string(buf, end);
 }
 
 // "std::stable_sort" -> "std_stable_sort": column names a spreadsheet or pandas can address.

@@ -1610,6 +1610,13 @@ TEST_CASE("cli: bench --suite paper runs every experiment at sizes up to --max-n
   CHECK(fd.code == 2);
   CHECK(fd.out.empty());
   CHECK_MESSAGE(fd.err.find("/dev/fd/1-buckets.json") != std::string::npos, fd.err);
+  // CSV on stdout and no file: the bucket tables' results would go nowhere (they ran, quietly, and were
+  // lost); they are not run, and stderr says so. stdout is the sorts' CSV alone.
+  const Run csv = dir.run(with_globals({"bench", "--suite", "paper", "--max-n", "512", "--repeat", "1", "--format", "csv"}));
+  REQUIRE_MESSAGE(csv.code == 0, csv.err);
+  CHECK_MESSAGE(csv.err.find("bucket tables were not run") != std::string::npos, csv.err);
+  CHECK(csv.out.starts_with("device,"));
+  CHECK(csv.out.find("bench-buckets") == std::string::npos);
 }
 
 TEST_CASE("cli: output on stdout that cannot be written fails the command") {

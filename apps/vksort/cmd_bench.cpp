@@ -149,6 +149,13 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
     out_file->write(std::as_bytes(std::span(text.data(), text.size())));
     out_file->commit();
   }
+  if (!c.suite.empty() && !plan.table_to_stdout && suite_buckets_json.empty()) {
+    // Their results would go nowhere (CSV or JSON of the sorts on stdout, no file beside which their JSON
+    // goes): they ran, quietly, and were lost. Not run, and said so.
+    std::cerr << "vksort: the suite's bucket tables were not run: with --format " << plan.stdout_format
+              << " on stdout they need a JSON file to go beside (--json FILE or --out FILE.json)\n";
+    return exit_ok;
+  }
   if (!c.suite.empty()) {
     // The suite's bucket-list tables: their own table on stdout, their own JSON beside the sorts'.
     BucketBenchCommand b = suite_bucket_tables(device.info(), max_n.value_or(0));

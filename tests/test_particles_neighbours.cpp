@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,6 +131,90 @@ TEST_CASE("neighbours: exactly 3 cells per axis, fully periodic") {
   }
 }
 
+// Particles exactly on the periodic faces (0, L and the float just below L, just above 0), on every
+// cell border of the grid in use (k * cell edge, and the floats either side), in boxes just above 3
+// cells per axis and not cubic: each must land in a cell whose walk finds all its partners.
+TEST_CASE("neighbours: particles on faces and cell borders of awkward boxes equal brute force") {
+  const struct {
+    float lx, ly, lz;
+    bool periodic_z;
+  } boxes[] = {{3.01f, 4.7f, 1.2f, false}, {3.0f, 3.0001f, 3.3f, true}, {5.3f, 3.2f, 7.9f, false}, {3.91f, 4.0f, 1.31f, false}};
+  const struct {
+    Layout layout;
+    uint32_t divisions;
+    Neighbours neighbours;
+  } searches[] = {{Layout::lists, 1u, Neighbours::cells}, {Layout::cell_order, 1u, Neighbours::cells},
+                  {Layout::cell_order, 3u, Neighbours::cells}, {Layout::cell_order, 4u, Neighbours::cells},
+                  {Layout::cell_order, 4u, Neighbours::list}};
+  for (const auto& b : boxes) {
+    for (const auto& [layout, divisions, neighbours] : searches) {
+      Model m;
+      m.lx = b.lx, m.ly = b.ly, m.lz = b.lz, m.periodic_z = b.periodic_z;
+      m.layout = layout;
+      m.cell_divisions = divisions;
+      m.neighbours = neighbours;  // the Verlet list's build: cells of r_c + skin
+      if (neighbours == Neighbours::list && (m.lx < 3.9f || m.ly < 3.9f || (m.periodic_z && m.lz < 3.9f))) continue;
+      CAPTURE(b.lx);
+      CAPTURE(b.ly);
+      CAPTURE(b.lz);
+      CAPTURE(divisions);
+      CAPTURE(int(layout));
+      CAPTURE(int(neighbours));
+      const Grid g = grid_for(m);
+      const float l[3] = {m.lx, m.ly, m.lz};
+      const uint32_t cells[3] = {g.nx, g.ny, g.nz};
+      State s = random_state(m, uint32_t(3 * m.lx * m.ly * m.lz), [](const Model&, float, float, float, uint32_t i) {
+        return int(i % 2);
+      });
+      // The special coordinates along each axis: faces, the floats beside them, every cell border.
+      std::vector<float> special[3];
+      for (int a = 0; a < 3; ++a) {
+        special[a] = {0.0f, std::nextafter(0.0f, 1.0f), l[a], std::nextafter(l[a], 0.0f), l[a] - 1e-6f * l[a]};
+        const float edge = l[a] / float(cells[a]);
+        for (uint32_t k = 1; k < cells[a]; ++k) {
+          const float x = float(k) * edge;
+          for (float y : {x, std::nextafter(x, 0.0f), std::nextafter(x, l[a])}) special[a].push_back(y);
+        }
+      }
+      // Most particles get a special coordinate along one or two axes, so pairs of them sit on borders together.
+      for (uint32_t i = 0; i < s.size(); ++i)
+        for (int a = 0; a < 3; ++a)
+          if ((i + a) % 3 != 0) {
+            const std::vector<float>& sp = special[a];
+            s.pos[4 * i + a] = sp[uint32_t(unit_random(31, a, i) * sp.size()) % sp.size()];
+          }
+      check_against_brute_force(m, s);
+    }
+  }
+}
+
+// A Verlet list whose skin / 2 fast particles nearly cross in one step (0.19 of 0.2 along x, in
+// opposite directions: pairs closing by almost the whole skin between builds). neighbour_lists() and
+// every batch's last step rebuild the list, so this compares the whole trajectory instead: the steps
+// that reuse the list must find the same pairs as the cell walk, bit for bit.
+TEST_CASE("neighbours: Verlet list with fast particles gives the cell walk's bits") {
+  particles::test::NoValidationMessages quiet;
+  Model m;
+  m.lx = 5.0f, m.ly = 4.5f, m.lz = 3.9f;
+  m.dt = 0.01f;
+  m.skin = 0.4f;
+  State s = random_state(m, 240, [](const Model&, float, float, float, uint32_t i) { return int(i % 2); });
+  for (uint32_t i = 0; i < s.size(); i += 5) s.vel[4 * i] = i % 2 ? 19.0f : -19.0f;
+  Snapshot cells, list;
+  uint64_t builds = 0;
+  for (Neighbours nb : {Neighbours::cells, Neighbours::list}) {
+    m.neighbours = nb;
+    Simulation sim(context(), m, s);
+    sim.advance(60, 60);  // one batch: the GPU alone decides when to rebuild
+    (nb == Neighbours::cells ? cells : list) = sim.snapshot();
+    if (nb == Neighbours::list) builds = sim.times().list_builds;
+  }
+  MESSAGE("list rebuilt on " << builds << " of 60 steps");
+  CHECK(builds < 60);  // some steps reused the list
+  CHECK(std::memcmp(cells.pos.data(), list.pos.data(), cells.pos.size() * 4) == 0);
+  CHECK(std::memcmp(cells.force.data(), list.force.data(), cells.force.size() * 4) == 0);
+}
+
 TEST_CASE("neighbours: dense clusters overflow the scatter iterations into vksort's fallback") {
   // All particles in a few cells: lists of up to 200 elements, far beyond max_iterations. One cluster
   // sits in a cell, the other straddles the periodic corner of the box.
@@ -173,13 +258,38 @@ TEST_CASE("boxes with fewer than 3 cells along a periodic axis are refused") {
     m.periodic_z = true;
     m.lz = 2.5f;
   }
+  std::string shown;  // how the message shows a length short of 3 edges by float rounding only
+  SUBCASE("y = 4.2 with cells of r_c + skin = 1.4 (in float 4.2 < 3 x 1.4)") {
+    m.ly = 4.2f;
+    m.neighbours = Neighbours::list;
+    m.skin = 0.4f;
+    shown = "box y = 4.19999981 holds 2 cell(s)";
+  }
   const State s = random_state(m, 100, [](const Model&, float, float, float, uint32_t) { return 0; });
   try {
     Simulation sim(context(), m, s);
     FAIL("a box with 2 cells along a periodic axis was accepted");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("needs at least 3") != std::string::npos);
+    if (!shown.empty()) CHECK_MESSAGE(std::string(e.what()).find(shown) != std::string::npos, e.what());
   }
+}
+
+// A skin below the rounding margin of the list's check is refused by grid_for, which the app runs on
+// its options before anything else (exit 2, bad input), not first when the run's parameters are made.
+TEST_CASE("Verlet list: a skin too small for the box's rounding is refused by grid_for") {
+  Model m;
+  m.lx = m.ly = m.lz = 5.0f;
+  m.neighbours = Neighbours::list;
+  m.skin = 1e-7f;
+  try {
+    grid_for(m);
+    FAIL("a skin of 1e-7 was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("too small for the box's rounding") != std::string::npos);
+  }
+  m.skin = 1e-4f;  // above 8e-6 x 5
+  CHECK(list_move_limit(m) > 0.0f);
 }
 
 TEST_CASE("particles outside the box are refused, naming one") {

@@ -10,9 +10,9 @@
 namespace particles {
 
 namespace {
-std::string num(double x) {
+std::string num(double x, int digits = 6) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
   return buf;
 }
 
@@ -22,18 +22,36 @@ uint32_t cells_along(float length, float edge, const std::string& edge_name, con
   const double count = std::floor(double(length) / double(edge));
   const std::string named = edge_name + " = " + num(edge);
   const std::string three = edge_name.find(' ') == std::string::npos ? "3 " + edge_name : "3 (" + edge_name + ")";
-  if (periodic && count < 3)
-    throw Error(std::string("box ") + axis + " = " + num(length) + " holds " + std::to_string(int(count)) +
+  if (periodic && count < 3) {
+    // A length that falls short of 3 edges only by float rounding (4.2 < 3 x 1.4f) would read
+    // "box y = 4.2 ... length >= 4.2": then both are printed to float precision.
+    std::string have = num(length), need = num(3.0 * edge);
+    if (have == need) have = num(length, 9), need = num(3.0 * edge, 9);
+    throw Error(std::string("box ") + axis + " = " + have + " holds " + std::to_string(int(count)) +
                 " cell(s) of edge >= " + named + " along a periodic axis; the 27-cell neighbour search needs at least 3 "
-                "(length >= " + three + " = " + num(3.0 * edge) + ")");
+                "(length >= " + three + " = " + need + ")");
+  }
   if (count < 1) throw Error(std::string("box ") + axis + " = " + num(length) + " is shorter than " + named);
   if (count > 65536) throw Error(std::string("box ") + axis + " has more than 65536 cells");
   return uint32_t(count);
 }
 }  // namespace
 
+float list_move_limit(const Model& m) {
+  if (!(m.skin > 0.0f)) throw Error("the neighbour list's skin must be positive");
+  // A rebuild is due when a particle moved more than skin / 2, less a margin for the rounding of
+  // the separations (a few ulps of the box's coordinates), so no pair within r_c is missed.
+  const float largest = std::max({m.lx, m.ly, m.lz});
+  const float half = 0.5f * m.skin - 4e-6f * largest;
+  if (!(half > 0.0f))
+    throw Error("the neighbour list's skin " + num(m.skin) + " is too small for the box's rounding: it must exceed " +
+                num(8e-6 * largest) + " (8e-6 times the longest box side)");
+  return half;
+}
+
 Grid grid_for(const Model& m) {
-  if (m.verlet_list() && !(m.skin > 0.0f)) throw Error("the neighbour list's skin must be positive");
+  // Checked here, before the run: the step parameters (simulation.cpp) use it too.
+  if (m.verlet_list()) list_move_limit(m);
   // The Verlet list's build searches r_c + skin; so do the steps that walk the cells (which are the
   // build's).
   const float edge = m.verlet_list() ? m.rc + m.skin : m.rc;

@@ -78,6 +78,10 @@ struct Grid {
 // cell order). Throws Error when a periodic
 // axis is shorter than 3 r_c (the search would visit a cell twice) or a wall-bounded one than r_c.
 Grid grid_for(const Model& m);
+// With the Verlet list: how far a particle may move before the list is rebuilt, skin / 2 less a
+// margin for the rounding of the separations. Throws Error (from grid_for too, so a run refuses it
+// as bad input) when the skin leaves no positive distance.
+float list_move_limit(const Model& m);
 
 // Particles in id order: positions (x, y, z, species as 0.0 / 1.0) and velocities (vx, vy, vz, the
 // paper generator's state). A restart also carries the step, the velocities the dissipative force

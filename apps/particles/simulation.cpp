@@ -120,10 +120,7 @@ shader::Params fixed_params(const Model& m, const Grid& g, uint32_t n) {
     p.list_capacity = list_capacity_for(m, n);
     const float edge = m.rc + m.skin;
     p.list_rc2 = edge * edge;
-    // A rebuild is due when a particle moved more than skin / 2, less a margin for the rounding of
-    // the separations (a few ulps of the box's coordinates), so no pair within r_c is missed.
-    const float half = 0.5f * m.skin - 4e-6f * std::max({m.lx, m.ly, m.lz});
-    if (!(half > 0.0f)) throw Error("the neighbour list's skin is too small for the box's rounding");
+    const float half = list_move_limit(m);
     p.moved2 = half * half;
   }
   return p;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "api/composed_sort.hpp"
 #include "api/internals.hpp"
 #include "api/status_of.hpp"
 #include "gpu/memory.hpp"
@@ -74,17 +75,7 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
   if (!impl_) throw Error("download from an empty vksort::Buffer");
   check_range("download", offset, data.size(), size());
   if (data.empty()) return;
-  gpu::Context& ctx = detail::context_of(impl_->device);
-  const gpu::StagingPool::Lease staging = ctx.staging->take(ctx, data.size(), "download staging");
-  gpu::submit_and_wait(ctx, "downloading " + io::format_bytes(data.size()), [&](VkCommandBuffer cmd) {
-    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-    VkBufferCopy region{offset, 0, data.size()};
-    ctx.vk.vkCmdCopyBuffer(cmd, impl_->memory.buffer(), staging->buffer(), 1, &region);
-    gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                     VK_ACCESS_HOST_READ_BIT);
-  });
-  std::memcpy(data.data(), staging->mapped(), data.size());
+  api::download_together(detail::context_of(impl_->device), {{this, data.data(), data.size(), offset}});
 }
 
 void Buffer::copy_from(const Buffer& src, VkDeviceSize bytes, VkDeviceSize src_offset, VkDeviceSize offset) {

@@ -24,9 +24,9 @@ void download_together(gpu::Context& ctx, std::initializer_list<HostDownload> do
   staging.reserve(downloads.size());
   VkDeviceSize total = 0;
   for (const HostDownload& d : downloads) {
-    if (d.bytes > d.from->size())
-      throw Error("internal: a download of " + std::to_string(d.bytes) + " bytes from a Buffer of " +
-                  std::to_string(d.from->size()));
+    if (d.offset > d.from->size() || d.bytes > d.from->size() - d.offset)
+      throw Error("internal: a download of " + std::to_string(d.bytes) + " bytes at offset " + std::to_string(d.offset) +
+                  " from a Buffer of " + std::to_string(d.from->size()));
     if (d.bytes)
       // (new, not make_unique: a Lease is neither copied nor moved, and only this form elides the copy)
       staging.emplace_back(new gpu::StagingPool::Lease(ctx.staging->take(ctx, d.bytes, "download staging")));
@@ -40,7 +40,7 @@ void download_together(gpu::Context& ctx, std::initializer_list<HostDownload> do
     size_t k = 0;
     for (const HostDownload& d : downloads) {
       if (d.bytes == 0) continue;
-      const VkBufferCopy region{0, 0, d.bytes};
+      const VkBufferCopy region{d.offset, 0, d.bytes};
       ctx.vk.vkCmdCopyBuffer(cmd, d.from->vk_buffer(), (*staging[k++])->buffer(), 1, &region);
     }
     gpu::memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,

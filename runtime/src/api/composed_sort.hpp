@@ -47,13 +47,14 @@ CachedImpl<Impl> cached_impl(Device& device, std::string key, Make&& make) {
   return c;
 }
 
-// One result of a host path on its way back: `bytes` from the start of `from` into the caller's `to`.
+// One result of a host path on its way back: `bytes` from `offset` in `from` into the caller's `to`.
 struct HostDownload {
   const Buffer* from;
   void* to;
   uint64_t bytes;
+  uint64_t offset = 0;
 };
-// Brings every download back in ONE submission (each through staging of its own) and writes the caller's
+// Brings every download back in ONE submission (Buffer::download is one of them) (each through staging of its own) and writes the caller's
 // memory only once it has completed: a failure (a lost device, no staging memory) leaves all of it as
 // it was. Downloading keys and then values one by one left the keys sorted beside values that were
 // not when the second download failed, the pairs lost. Downloads of 0 bytes are skipped. Throws

@@ -303,7 +303,16 @@ TEST_CASE("cli: bad arguments give one message and exit code 2") {
       // Frames higher than GIF allows failed at the first frame, after the set-up (exit 1).
       {"--scenario equilibrium --box 4,3000,6 --n 300 --steps 1 --frames f --animation a.gif",
        "--animation: this box's frames would be 156 x 72274 pixels, more than GIF allows"},
+      // Frames kept for the end past the host's memory (here 78 TiB: a billion frames of a 6^3 box) ended
+      // the run at its last step (out of memory) and lost every file written at the end.
+      {"--scenario equilibrium --n 300 --box 6,6,6 --steps 1000000000 --frames f --frame-every 1 --animation a.gif",
+       "--animation keep all 1000000001 frames of 204 x 418 pixels in memory until the end: 77.6 TiB, more than "},
 #endif
+      // The montage's side limit bounds what it keeps (here 311 GiB, near the most: frames about 900 pixels
+      // wide in 64 columns, 1000000 pixels high): a host with more available would run this.
+      {"--scenario equilibrium --n 300 --box 40,40,40 --steps 30000 --frames f --frame-every 1 --montage m.png "
+       "--montage-columns 64",
+       "--montage keep all 30001 frames of 960 x 1930 pixels in memory until the end: 310.7 GiB, more than "},
   };
   for (const Case& c : cases) {
     const std::string args = c.args;

@@ -21,8 +21,10 @@
 
 #include <CLI/CLI.hpp>
 #include <vksort/error.hpp>
+#include <vksort/external.hpp>
 
 #include "atomic_file.hpp"
+#include "io/format_bytes.hpp"
 #include "checkpoint.hpp"
 #include "cli_checks.hpp"
 #include "gpu_context.hpp"
@@ -465,14 +467,30 @@ void check_picture_sizes(const Options& opt, const particles::Model& model, uint
                 std::to_string(particles::kPngMaxSide) + " a side)");
   if (!opt.animation.empty() && (frame.width > 65535 || frame.height > 65535))
     throw Error("--animation: this box's frames would be " + frame_text + ", more than GIF allows (65535 a side)");
-  if (opt.montage.empty()) return;
   const uint64_t count = picture_count(start, opt.steps, opt.frame_every);
-  const particles::PictureSize m = particles::montage_size(frame, count, opt.montage_columns);
-  if (m.width > particles::kPngMaxSide || m.height > particles::kPngMaxSide)
-    throw Error("--montage: " + std::to_string(count) + " frames of " + frame_text + " in " +
-                std::to_string(std::min<uint64_t>(opt.montage_columns, count)) + " column(s) would be " +
-                std::to_string(m.width) + " x " + std::to_string(m.height) + " pixels, more than PNG readers take (" +
-                std::to_string(particles::kPngMaxSide) + " a side); set --montage-columns or take fewer frames (--frame-every)");
+  const uint64_t frame_pixels = frame.width * frame.height;
+  uint64_t kept = 0;  // host memory the frames are kept in until the end: RGB for --montage, indexed for --animation
+  if (!opt.montage.empty()) {
+    const particles::PictureSize m = particles::montage_size(frame, count, opt.montage_columns);
+    if (m.width > particles::kPngMaxSide || m.height > particles::kPngMaxSide)
+      throw Error("--montage: " + std::to_string(count) + " frames of " + frame_text + " in " +
+                  std::to_string(std::min<uint64_t>(opt.montage_columns, count)) + " column(s) would be " +
+                  std::to_string(m.width) + " x " + std::to_string(m.height) + " pixels, more than PNG readers take (" +
+                  std::to_string(particles::kPngMaxSide) + " a side); set --montage-columns or take fewer frames (--frame-every)");
+    kept += 3 * (count * frame_pixels + m.width * m.height);  // the frames, then the montage drawn from them
+  }
+  if (!opt.animation.empty()) kept += count * frame_pixels;
+  // Kept frames past the host's memory ended the run at its last step (std::bad_alloc, or the kernel's
+  // OOM killer) and lost every file written at the end: refused here, with the count that fits.
+  const uint64_t available = vksort::external::available_host_memory();
+  if (available > 0 && kept > available) {
+    const std::string which = !opt.montage.empty() && !opt.animation.empty() ? "--montage and --animation"
+                              : !opt.montage.empty()                        ? "--montage"
+                                                                            : "--animation";
+    throw Error(which + " keep all " + std::to_string(count) + " frames of " + frame_text + " in memory until the end: " +
+                vksort::io::format_bytes(kept) + ", more than the " + vksort::io::format_bytes(available) +
+                " this host has available (MemAvailable); take fewer frames (--frame-every) or a smaller box");
+  }
 }
 
 // The run's settings of the model that neither a scenario nor a checkpoint fixes: the neighbour search.

@@ -4,9 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/resource.h>
 
 #include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
@@ -133,6 +136,43 @@ TEST_CASE("auto profile: save_auto_profile refuses a profile that would not load
   shape.of(Key::u64, true).single_pass_items = 16;
   CHECK_THROWS_AS(save_auto_profile(shape, info, path), Error);
   CHECK(!fs::exists(path));
+  fs::remove_all(dir);
+}
+
+// A profile that cannot be written says whose fault it is: a folder that is a file is the caller's
+// (invalid_argument), a write the disk refused is not (io_error; a file size limit stands in for a full
+// disk, with SIGXFSZ ignored so the write fails with EFBIG instead of ending the process).
+TEST_CASE("auto profile: save_auto_profile tells a bad path (invalid_argument) from a failed write (io_error)") {
+  const fs::path dir = temp_folder();
+  const DeviceInfo& info = test::device().info();
+  std::ofstream(dir / "file") << "x";
+  try {
+    save_auto_profile(sample_profile(), info, (dir / "file" / "p.txt").string());
+    FAIL("a path under a file was taken");
+  } catch (const Error& e) {
+    CHECK(e.code() == Status::Code::invalid_argument);
+  }
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &old_action);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  rlimit limit = old_limit;
+  limit.rlim_cur = 4;  // fewer bytes than any profile
+  Status::Code code = Status::Code::ok;
+  std::string what;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  try {
+    save_auto_profile(sample_profile(), info, (dir / "p.txt").string());
+  } catch (const Error& e) {
+    code = e.code(), what = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  CHECK(code == Status::Code::io_error);
+  CHECK(what.find("File too large") != std::string::npos);
+  CHECK(to_string(code) == "io_error");
+  CHECK(!fs::exists(dir / "p.txt"));
   fs::remove_all(dir);
 }
 

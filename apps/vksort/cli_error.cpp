@@ -16,7 +16,7 @@ std::string in_quotes(std::string_view text) {
 }
 
 bool is_refusal(const vksort::Error& e) {
-  if (e.result() != VK_SUCCESS) return false;
+  if (e.result() != VK_SUCCESS || e.code() == vksort::Status::Code::io_error) return false;
   const std::string_view what = e.what();
   return !what.starts_with("Vulkan validation") && !what.starts_with("internal:");
 }

@@ -63,7 +63,8 @@ struct VKSORT_API AutoProfile {
 VKSORT_API std::string auto_profile_path(const DeviceInfo& device);
 
 // Writes `profile` to `path` atomically (a temporary file renamed over it), creating the folder.
-// Throws vksort::Error.
+// Throws vksort::Error: invalid_argument for a path that cannot be written (a missing or read-only
+// folder), io_error for a write that failed (a full disk).
 VKSORT_API void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, const std::string& path);
 
 // The profile in auto_profile_path(device) when it exists and parses, else the built-in defaults (a

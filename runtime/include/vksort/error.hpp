@@ -33,6 +33,9 @@ struct Status {
     device_lost,       // VK_ERROR_DEVICE_LOST: every later use of the device fails the same way
     vulkan_error,      // any other failed Vulkan call (result says which), or a validation layer message
                        // (result VK_ERROR_VALIDATION_FAILED_EXT)
+    io_error,          // reading or writing a file failed while doing valid work: a full disk, an I/O error,
+                       // a file that changed while being sorted (the out-of-core sort, saving a profile;
+                       // the message names the file; result: VK_SUCCESS)
   };
   Code code = Code::ok;
   VkResult result = VK_SUCCESS;

@@ -41,7 +41,7 @@ namespace vksort::external {
 
 // Bad input rather than a failure to process it: a path that does not exist or cannot be created, a
 // file whose size is not a whole number of keys, a values file that does not match the keys, a budget
-// too small to work in. result() is VK_SUCCESS.
+// too small to work in. result() is VK_SUCCESS, code() invalid_argument.
 class InputError : public Error {
  public:
   using Error::Error;
@@ -120,9 +120,10 @@ uint64_t default_memory_bytes();
 uint64_t available_host_memory();
 
 // Sorts options.input (and values_input) into options.output (and values_output). Throws InputError
-// for bad input (see above) and vksort::Error for a failure while doing valid work (a full disk or an
-// I/O error naming the file, a device error); either way the outputs are untouched and no temporary
-// file remains.
+// for bad input (see above; code invalid_argument) and vksort::Error for a failure while doing valid
+// work: code io_error for a full disk, an I/O error or an input that changed while being read (naming
+// the file), a device's codes for a device error; either way the outputs are untouched and no
+// temporary file remains.
 ExternalStats sort_file(Device& device, const ExternalOptions& options);
 
 // The same for data in host memory larger than the device: keys_in (n keys of sort.key) and values_in

@@ -191,7 +191,9 @@ void save_auto_profile(const AutoProfile& profile, const DeviceInfo& device, con
   try {
     io::write_file(target, "auto profile", profile.to_text(device));
   } catch (const io::FileError& e) {
-    throw Error(std::string("saving the auto profile: ") + e.what());
+    // A path that cannot be a file is the caller's; a write that failed (a full disk) is not.
+    throw Error(e.kind() == io::FileError::Kind::io ? Status::Code::io_error : Status::Code::invalid_argument,
+                std::string("saving the auto profile: ") + e.what());
   }
 }
 

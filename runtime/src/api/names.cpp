@@ -16,7 +16,8 @@ constexpr std::string_view ranking_names[] = {"auto", "splits", "columns", "ball
 constexpr std::string_view scan_names[] = {"auto", "single-pass", "reduce-then-scan"};
 constexpr std::string_view staging_names[] = {"auto", "direct", "late", "early"};
 constexpr std::string_view order_names[] = {"ascending", "descending"};
-constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupported", "out_of_memory", "device_lost", "vulkan_error"};
+constexpr std::string_view code_names[] = {"ok", "invalid_argument", "unsupported", "out_of_memory", "device_lost", "vulkan_error",
+                                             "io_error"};
 
 // Total over every value of the underlying integer: an enum cast from an out-of-range number (a
 // caller's bug, a fuzzer) is named "invalid" instead of indexing past the table.

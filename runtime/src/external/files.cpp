@@ -30,7 +30,7 @@ void write_all(int fd, uint64_t offset, const std::byte* src, uint64_t bytes, co
     const ssize_t w = offset == UINT64_MAX ? ::write(fd, src, bytes) : ::pwrite(fd, src, bytes, off_t(offset));
     if (w < 0) {
       if (errno == EINTR) continue;
-      throw Error(what + ": " + errno_text(errno));
+      throw Error(Status::Code::io_error, what + ": " + errno_text(errno));
     }
     src += w;
     bytes -= uint64_t(w);
@@ -43,9 +43,9 @@ void read_all(int fd, uint64_t offset, std::byte* dst, uint64_t bytes, const std
     const ssize_t r = ::pread(fd, dst, bytes, off_t(offset));
     if (r < 0) {
       if (errno == EINTR) continue;
-      throw Error(what + ": " + errno_text(errno));
+      throw Error(Status::Code::io_error, what + ": " + errno_text(errno));
     }
-    if (r == 0) throw Error(what + ": the file ended early (was it changed while being sorted?)");
+    if (r == 0) throw Error(Status::Code::io_error, what + ": the file ended early (was it changed while being sorted?)");
     dst += r;
     bytes -= uint64_t(r);
     offset += uint64_t(r);
@@ -122,7 +122,7 @@ void TempFile::read(uint64_t offset, std::byte* dst, uint64_t bytes) const {
 }
 
 void TempFile::clear() {
-  if (ftruncate(fd_, 0) != 0) throw Error("truncating temporary run data in " + quoted(folder_) + ": " + errno_text(errno));
+  if (ftruncate(fd_, 0) != 0) throw Error(Status::Code::io_error, "truncating temporary run data in " + quoted(folder_) + ": " + errno_text(errno));
 }
 
 namespace {
@@ -134,7 +134,7 @@ auto as_external_errors(F&& f) {
     return f();
   } catch (const io::FileError& e) {
     if (e.kind() == io::FileError::Kind::destination) throw InputError(e.what());
-    throw Error(e.what());
+    throw Error(Status::Code::io_error, e.what());
   }
 }
 

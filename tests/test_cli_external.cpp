@@ -8,10 +8,12 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
@@ -200,7 +202,147 @@ std::vector<std::byte> index_values(uint64_t n) {
 
 constexpr uint64_t kN = 100000;
 
+// Feeds `data` into a new FIFO at `path` from a thread while a command runs, as `cat data | vksort ...`
+// would; finish() stops waiting once the command ended without opening it (a refusal before reading).
+class FifoFeeder {
+ public:
+  FifoFeeder(const std::string& path, std::vector<std::byte> data) : data_(std::move(data)) {
+    REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+    signal(SIGPIPE, SIG_IGN);  // a reader that stops early is an EPIPE here, not the end of the test
+    thread_ = std::thread([this, path] {
+      int fd = -1;
+      // Non-blocking until a reader is there (ENXIO before), so that no reader never hangs the test.
+      while (!stop_ && (fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (fd < 0) return;
+      opened_ = true;
+      fcntl(fd, F_SETFL, 0);
+      for (size_t done = 0; done < data_.size();) {
+        const ssize_t w = write(fd, data_.data() + done, data_.size() - done);
+        if (w <= 0) break;
+        done += size_t(w);
+      }
+      close(fd);
+    });
+  }
+  ~FifoFeeder() { finish(); }
+  FifoFeeder(const FifoFeeder&) = delete;
+  FifoFeeder& operator=(const FifoFeeder&) = delete;
+  // True when the command opened the pipe.
+  bool finish() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return opened_;
+  }
+
+ private:
+  std::vector<std::byte> data_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false}, opened_{false};
+};
+
 }  // namespace
+
+// A pipe says no size up front and can be read once: it was read whole into memory whatever --memory
+// said (a large one ended in the OOM killer). Within the budget it still is; beyond it, it goes on into a
+// temporary file without a name in --tmp-dir (else the output's folder), sorted out of core from there.
+TEST_CASE("vksort sort: a pipe beyond --memory goes out of core through a spool file; within it, in memory") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u64, workloads::default_spec(Distribution::few_unique), kN, 9);
+  const std::vector<std::byte> values = index_values(kN);
+  write_file(w / "in.bin", keys);
+  write_file(w / "v.bin", values);
+  struct Case {
+    std::string what;
+    bool keys_piped, values_piped;
+    const char* memory;
+    bool out_of_core;
+  } cases[] = {
+      {"keys piped, beyond the budget", true, false, "128k", true},
+      {"keys and values piped, beyond the budget", true, true, "128k", true},
+      // The keys (800 KB) fit the budget alone; with the values file (400 KB) they do not: spooled after all.
+      {"keys piped within the budget, values past it", true, false, "1000k", true},
+      {"values piped, beyond the budget", false, true, "128k", true},
+      {"both piped, within the budget", true, true, "64M", false},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    std::optional<FifoFeeder> key_feed, value_feed;
+    if (c.keys_piped) key_feed.emplace(w / "k.fifo", keys);
+    if (c.values_piped) value_feed.emplace(w / "v.fifo", values);
+    const Outcome r = w.run({"sort", "--type", "u64", c.keys_piped ? w / "k.fifo" : w / "in.bin", w / "out.bin", "--values",
+                             c.values_piped ? w / "v.fifo" : w / "v.bin", "--values-out", w / "vout.bin", "--tmp-dir",
+                             w / "tmp", "--memory", c.memory, "-v"});
+    if (key_feed) CHECK(key_feed->finish());
+    if (value_feed) CHECK(value_feed->finish());
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.err.empty());
+    CHECK_MESSAGE((r.out.find("out of core") != std::string::npos) == c.out_of_core, r.out);
+    if (c.out_of_core) CHECK_MESSAGE(runs_reported(r.out) >= 2, r.out);
+    expect_sorted(Key::u64, Order::ascending, keys, w / "out.bin", w / "vout.bin");
+    // The spool files had no name: nothing is left in tmp/ or beside the output.
+    std::vector<std::string> want = {"in.bin", "out.bin", "tmp", "v.bin", "vout.bin"};
+    if (c.keys_piped) want.push_back("k.fifo");
+    if (c.values_piped) want.push_back("v.fifo");
+    std::sort(want.begin(), want.end());
+    CHECK(w.listing() == want);
+    for (const char* f : {"k.fifo", "v.fifo", "out.bin", "vout.bin"}) fs::remove(w / f);
+  }
+  // A .npy output gets the header of the keys the spool file holds.
+  {
+    FifoFeeder feed(w / "k.fifo", keys);
+    const Outcome r = w.run({"sort", "--type", "u64", w / "k.fifo", w / "out.npy", "--memory", "128k", "--tmp-dir", w / "tmp"});
+    CHECK(feed.finish());
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const std::vector<std::byte> npy = read_file(w / "out.npy");
+    REQUIRE(npy.size() > keys.size());
+    const std::string header(reinterpret_cast<const char*>(npy.data()), npy.size() - keys.size());
+    CHECK_MESSAGE(header.find("'shape': (" + std::to_string(kN) + ",)") != std::string::npos, header);
+    fs::remove(w / "k.fifo");
+    fs::remove(w / "out.npy");
+  }
+}
+
+TEST_CASE("vksort sort: a pipe's bad size, a bad output and a full spool folder are one line each, nothing written") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 4);
+  {
+    // Not a whole number of keys: named as the pipe it is, in memory and beyond the budget alike.
+    for (const char* memory : {"64M", "64k"}) {
+      CAPTURE(memory);
+      std::vector<std::byte> odd = keys;
+      odd.pop_back();
+      FifoFeeder feed(w / "k.fifo", odd);
+      const Outcome r = w.run({"sort", w / "k.fifo", w / "out.bin", "--memory", memory, "--tmp-dir", w / "tmp"});
+      feed.finish();
+      CHECK(r.code == 2);
+      check_one_line(r, "input '" + w / "k.fifo" + "' holds " + std::to_string(odd.size()) + " bytes, not a multiple of 4");
+      fs::remove(w / "k.fifo");
+    }
+  }
+  {
+    // An output that cannot be written is refused before the pipe is read (a spool of it could be large).
+    FifoFeeder feed(w / "k.fifo", keys);
+    const Outcome r = w.run({"sort", w / "k.fifo", w / "missing/out.bin", "--memory", "64k"});
+    CHECK_FALSE(feed.finish());
+    CHECK(r.code == 2);
+    check_one_line(r, "missing");
+    fs::remove(w / "k.fifo");
+  }
+  {
+    // A spool folder without room (a file size limit stands for a full disk): exit 1, one line naming it.
+    FifoFeeder feed(w / "k.fifo", keys);
+    Limits limits;
+    limits.file_size = 100000;
+    limits.ignore_sigxfsz = true;
+    const Outcome r = w.run({"sort", w / "k.fifo", w / "out.bin", "--memory", "64k", "--tmp-dir", w / "tmp"}, limits);
+    feed.finish();
+    CHECK(r.code == 1);
+    check_one_line(r, "to a temporary file in '" + w / "tmp" + "': File too large");
+    fs::remove(w / "k.fifo");
+  }
+  CHECK(w.listing() == std::vector<std::string>{"tmp"});
+}
 
 TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every key type, values, stable") {
   for (Key key : {Key::u32, Key::i32, Key::f32, Key::u64, Key::i64, Key::f64})

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "cmd_sort.hpp"
 #include "npy_file.hpp"
 #include "option_values.hpp"
+#include "pipe_input.hpp"
 #include "raw_file.hpp"
 #include "reference_sort.hpp"
 
@@ -122,9 +124,57 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     options.value_bytes = value_bytes_option(c.value_bytes);
     if (options.value_bytes != 4) files.values_descr = "|V" + std::to_string(options.value_bytes);
   }
-  // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp).
+  const uint32_t kb = key_bytes(options.key);
+  auto check_key_bytes = [&](uint64_t bytes) {
+    if (bytes % kb != 0)
+      throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(bytes) + " bytes, not a multiple of " +
+                       std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
+  };
+  // Pipes of raw data say no size up front: read now, into memory within the host budget, beyond it
+  // into a spool file that the out-of-core sort reads (pipe_input.hpp). `command` names the spool files.
+  SortCommand command = c;
+  std::optional<PipeInput> key_pipe, value_pipe;
+  const uint64_t budget = host_budget(c);
+  auto folder = [&] { return spool_folder(c); };
+  const bool key_is_pipe = !key_npy && PipeInput::is_pipe(c.input);
+  const bool values_are_pipe = with_values && !value_npy && PipeInput::is_pipe(c.values_in);
+  if (key_is_pipe || values_are_pipe) {  // a bad output is refused before a pipe is read (and maybe spooled)
+    io::check_destination(c.output, "output");
+    if (with_values) io::check_destination(c.values_out, "--values-out");
+  }
+  if (key_is_pipe) {
+    key_pipe = PipeInput::read(c.input, "input", budget, folder);
+    check_key_bytes(key_pipe->size());
+  }
+  if (values_are_pipe) {
+    struct stat st {};
+    const uint64_t key_data = key_pipe ? key_pipe->size()
+                              : stat(c.input.c_str(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) >= files.keys_at
+                                  ? uint64_t(st.st_size) - files.keys_at
+                                  : 0;
+    value_pipe = PipeInput::read(c.values_in, "values file", budget - std::min(budget, key_data), folder);
+  }
+  auto in_memory = [](const std::optional<PipeInput>& p) {
+    return p && !p->spooled() ? std::optional<uint64_t>(p->size()) : std::nullopt;
+  };
+  files.keys_in_memory = in_memory(key_pipe);
+  files.values_in_memory = in_memory(value_pipe);
+  const std::pair<std::optional<PipeInput>*, std::string*> pipes[] = {{&key_pipe, &command.input},
+                                                                      {&value_pipe, &command.values_in}};
+  for (auto [pipe, path] : pipes)
+    if (*pipe && (*pipe)->spooled()) *path = (*pipe)->path();
+  // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp), pipes from
+  // their spool files.
   std::optional<Device> opened;
-  if (sort_out_of_core(global, c, options, files, opened)) return run_sort_external(c, options, files, *opened);
+  if (sort_out_of_core(global, command, options, files, opened)) {
+    for (auto [pipe, path] : pipes) {
+      if (!*pipe) continue;
+      (*pipe)->spool(folder());  // a pipe held in memory, where the other input or the device decided
+      *path = (*pipe)->path();
+    }
+    files.keys_in_memory = files.values_in_memory = std::nullopt;
+    return run_sort_external(command, options, files, *opened);
+  }
 
   std::ostream& verbose = verbose_stream(c);  // before the outputs replace what stdout names
   // Creating the temporary outputs first proves their folders exist and are writable before any
@@ -134,7 +184,9 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   if (with_values) value_out.emplace(c.values_out, "--values-out");
 
   // The data: of a .npy file past its header (read again, whole, and checked again: it may have changed).
-  auto data_of = [](std::optional<NpyArray>& npy, const std::string& path, const std::string& role) {
+  auto data_of = [](std::optional<NpyArray>& npy, std::optional<PipeInput>& pipe, const std::string& path,
+                    const std::string& role) {
+    if (pipe) return std::move(pipe->bytes());  // read above, within the budget
     if (!npy) return read_whole_file(path, role);
     if (!npy->has_data) {
       NpyArray whole = read_npy(path, role);
@@ -144,15 +196,12 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     }
     return std::move(npy->data);
   };
-  std::vector<std::byte> keys = data_of(key_npy, c.input, "input");
-  const uint32_t kb = key_bytes(options.key);
-  if (keys.size() % kb != 0)
-    throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(keys.size()) + " bytes, not a multiple of " +
-                     std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
+  std::vector<std::byte> keys = data_of(key_npy, key_pipe, c.input, "input");
+  check_key_bytes(keys.size());
   const uint64_t n = keys.size() / kb;
   // Values as raw records of vb bytes (a 32-bit value is a record of 4).
   std::vector<std::byte> values;
-  if (with_values) values = data_of(value_npy, c.values_in, "values file");
+  if (with_values) values = data_of(value_npy, value_pipe, c.values_in, "values file");
   const uint32_t vb = options.value_bytes;
   if (with_values) {
     if (values.size() != n * vb) {

@@ -14,6 +14,7 @@
 
 #include "cli_error.hpp"
 #include "cmd_sort.hpp"
+#include "io/atomic_file.hpp"
 #include "io/format_bytes.hpp"
 #include "counts.hpp"
 #include "npy_file.hpp"
@@ -40,11 +41,31 @@ std::optional<uint64_t> regular_file_size(const std::string& path) {
 
 }  // namespace
 
+uint64_t host_budget(const SortCommand& c) {
+  return c.memory.empty() ? external::default_memory_bytes() : bytes_option("--memory", c.memory);
+}
+
+std::filesystem::path spool_folder(const SortCommand& c) {
+  if (!c.tmp_dir.empty()) return c.tmp_dir;
+  // As the library picks the run data's folder: the disk the user chose for the output, unless the
+  // output is a stream (its folder, /dev, takes no files).
+  struct stat st {};
+  const bool stream = stat(c.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  if (!stream) {
+    const std::filesystem::path out(c.output);
+    return out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+  }
+  std::error_code ec;
+  const std::filesystem::path tmp = io::temp_folder(ec);
+  if (ec) throw UsageError("no folder for a pipe's data beyond --memory ($TMPDIR: " + ec.message() + "): give --tmp-dir");
+  return tmp;
+}
+
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const SortOptions& options,
                       const SortFiles& files, std::optional<Device>& device) {
   GlobalOptions g = global;
   if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
-  const uint64_t memory = c.memory.empty() ? external::default_memory_bytes() : bytes_option("--memory", c.memory);
+  const uint64_t memory = host_budget(c);
   // Checked whichever path the sort takes, so that a typo never waits for the first large input.
   if (!c.tmp_dir.empty()) {
     std::error_code ec;
@@ -58,9 +79,11 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
     if (!size || *size < at) return std::nullopt;
     return *size - at;
   };
-  const auto keys = data_bytes(c.input, files.keys_at);
-  const auto values = c.values_in.empty() ? std::optional<uint64_t>(0) : data_bytes(c.values_in, files.values_at);
-  if (!keys || !values) return false;  // pipes are read whole, as before
+  const auto keys = files.keys_in_memory ? files.keys_in_memory : data_bytes(c.input, files.keys_at);
+  const auto values = c.values_in.empty()      ? std::optional<uint64_t>(0)
+                      : files.values_in_memory ? files.values_in_memory
+                                               : data_bytes(c.values_in, files.values_at);
+  if (!keys || !values) return false;  // a .npy pipe is read whole, as before
   const uint32_t kb = key_bytes(options.key);
   const uint64_t n = *keys / kb;
   // What the in-memory path holds: the whole input on the host (twice with --check) and, on the device,

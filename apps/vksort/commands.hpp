@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,9 +123,17 @@ struct SortFiles {
   uint64_t keys_at = 0, values_at = 0;  // where the inputs' data start (past a .npy header)
   std::string values_descr = "<u4";     // the dtype a .npy values output gets
   bool values_descr_utf8 = false;       // its text is UTF-8 (from a format 3.0 file), not latin-1
+  // Bytes of an input that is a pipe, read into memory (within the host budget; pipe_input.hpp).
+  std::optional<uint64_t> keys_in_memory, values_in_memory;
 };
-// Whether `vksort sort` goes out of core: true when the input files' data (regular files) exceed
-// --memory or what the device holds at once; `device` is then, and may otherwise be, the opened device.
+// --memory in bytes, else the default host budget (half of MemAvailable).
+uint64_t host_budget(const SortCommand& command);
+// Where a pipe input larger than the host budget is spooled: --tmp-dir, else where the out-of-core
+// sort keeps its run data (the output's folder; the temporary folder for an output that is a stream).
+std::filesystem::path spool_folder(const SortCommand& command);
+// Whether `vksort sort` goes out of core: true when the inputs' data (regular files, or pipes read into
+// memory: SortFiles) exceed --memory or what the device holds at once; `device` is then, and may
+// otherwise be, the opened device.
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
                       const SortFiles& files, std::optional<vksort::Device>& device);
 // `vksort sort --mpi`: checks that the options are ones the distributed sort has, then replaces this

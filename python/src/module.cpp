@@ -132,7 +132,20 @@ py::list devices() {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "vksort's library calls; use the package vksort, not this module";
-  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  // vksort.Error carries the library's Status code as `code` ("invalid_argument", "unsupported",
+  // "out_of_memory", "device_lost", "vulkan_error", "io_error"), so that a caller can tell a device lost
+  // (make a new Device) or out of memory (sort less at once) from its own mistake without parsing the
+  // message.
+  static py::exception<Error> error_type(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const Error& e) {
+      py::object error = py::handle(error_type.ptr())(e.what());  // the instance, as raise Error(message)
+      error.attr("code") = std::string(to_string(e.code()));
+      PyErr_SetObject(error_type.ptr(), error.ptr());
+    }
+  });
   m.attr("library_version") = version();
   m.attr("max_sort_keys") = vksort::max_sort_keys;
 

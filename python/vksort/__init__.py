@@ -22,7 +22,7 @@ import threading
 from . import _core
 from ._device import Device, Stats
 
-Error = _core.Error  # the library's failures (device lost, out of memory, ...): a RuntimeError
+Error = _core.Error  # the library's failures (device lost, out of memory, ...): a RuntimeError; .code names which
 __version__ = _core.library_version
 SUPPORTED_DTYPES = ("uint32", "int32", "float32", "uint64", "int64", "float64")
 

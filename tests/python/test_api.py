@@ -48,8 +48,11 @@ def test_a_device_chosen_by_index_or_name_sorts():
     a = np.array([5, -1, 3], dtype=np.int64)
     assert same_bytes(by_name.sort(a, descending=True), np.array([5, 3, -1], dtype=np.int64))
     assert by_name.last_stats is not None and by_index.last_stats is None
-    with pytest.raises(vksort.Error, match="no-such-gpu"):
+    with pytest.raises(vksort.Error, match="no-such-gpu") as raised:
         vksort.Device("no-such-gpu")
+    # The library's Status code, to branch on without parsing the message.
+    assert raised.value.code == "invalid_argument"
+    assert isinstance(raised.value, RuntimeError)
 
 
 def test_validation_layer_follows_the_tests_request():

@@ -8,6 +8,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@ struct Limits {
   std::string signal_on;        // send `signal` once the terminal shows this (implies `terminal`)
   int signal = SIGKILL;
   bool terminal = false;        // stderr a pseudo-terminal
+  bool nobody = false;          // run as the user nobody where the tests run as root (root writes in /dev)
 };
 
 std::string slurp(const fs::path& p) {
@@ -121,6 +123,7 @@ class Workspace {
         setrlimit(RLIMIT_FSIZE, &l);
       }
       signal(SIGXFSZ, limits.ignore_sigxfsz ? SIG_IGN : SIG_DFL);
+      if (limits.nobody && getuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
       execv(VKSORT_CLI, argv.data());
       _exit(127);
     }
@@ -341,7 +344,76 @@ TEST_CASE("vksort sort: a pipe's bad size, a bad output and a full spool folder 
     check_one_line(r, "to a temporary file in '" + w / "tmp" + "': File too large");
     fs::remove(w / "k.fifo");
   }
+  {
+    // Values that do not match the keys in number: named as the pipes and files they are (the out-of-core
+    // sort named the spool files, '/proc/self/fd/N'), in memory and beyond the budget alike.
+    write_file(w / "in.bin", keys);
+    const std::vector<std::byte> short_values = index_values(kN - 1);
+    for (const char* memory : {"64M", "64k"})
+      for (bool keys_piped : {true, false}) {
+        CAPTURE(memory);
+        CAPTURE(keys_piped);
+        std::optional<FifoFeeder> key_feed;
+        if (keys_piped) key_feed.emplace(w / "k.fifo", keys);
+        FifoFeeder value_feed(w / "v.fifo", short_values);
+        const std::string input = keys_piped ? w / "k.fifo" : w / "in.bin";
+        const Outcome r = w.run({"sort", input, w / "out.bin", "--values", w / "v.fifo", "--values-out", w / "vout.bin",
+                                 "--memory", memory, "--tmp-dir", w / "tmp"});
+        if (key_feed) key_feed->finish();
+        value_feed.finish();
+        CHECK(r.code == 2);
+        check_one_line(r, "values file '" + w / "v.fifo" + "' holds " + std::to_string(short_values.size()) + " bytes (" +
+                              std::to_string(kN - 1) + " values) but input '" + input + "' holds " + std::to_string(kN) + " keys");
+        fs::remove(w / "k.fifo");
+        fs::remove(w / "v.fifo");
+      }
+    fs::remove(w / "in.bin");
+  }
+  {
+    // A --tmp-dir that is no folder reads as it does for a file, not as a spool file that cannot be made.
+    FifoFeeder feed(w / "k.fifo", keys);
+    const Outcome r = w.run({"sort", w / "k.fifo", w / "out.bin", "--memory", "64k", "--tmp-dir", w / "nowhere"});
+    feed.finish();
+    CHECK(r.code == 2);
+    check_one_line(r, "--tmp-dir '" + w / "nowhere" + "' is not a folder");
+    fs::remove(w / "k.fifo");
+  }
   CHECK(w.listing() == std::vector<std::string>{"tmp"});
+}
+
+// A .npy pipe is read whole with its header; beside a raw pipe beyond --memory (spooled), or on a device
+// too small for it, it goes out of core too, from a spool file of its own. The in-memory path took the
+// spooled raw pipe's bytes, which were no longer in memory: "input holds 0 keys", exit 2.
+TEST_CASE("vksort sort: a .npy pipe beside a raw pipe beyond --memory, or beyond the device, sorts out of core") {
+  using test::npy_dict;
+  using test::npy_file;
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 6);
+  const std::vector<std::byte> values = index_values(kN);
+  struct Case {
+    std::string what;
+    bool keys_npy;
+    const char* limit;
+  } cases[] = {
+      {"raw keys beyond --memory, .npy values", false, "--memory"},
+      {".npy keys, raw values beyond --memory", true, "--memory"},
+      {".npy keys, raw values, a small device", true, "--device-memory"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const std::string in = w / (c.keys_npy ? "k.npy" : "k.fifo"), vin = w / (c.keys_npy ? "v.fifo" : "v.npy");
+    FifoFeeder key_feed(in, c.keys_npy ? npy_file(npy_dict("<u4", kN), keys) : keys);
+    FifoFeeder value_feed(vin, c.keys_npy ? values : npy_file(npy_dict("<u4", kN), values));
+    const Outcome r = w.run({"sort", in, w / "out.bin", "--values", vin, "--values-out", w / "vout.bin", c.limit, "128k",
+                             "--tmp-dir", w / "tmp", "--check", "-v"});
+    key_feed.finish();
+    value_feed.finish();
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK_MESSAGE(runs_reported(r.out) >= 2, r.out);
+    expect_sorted(Key::u32, Order::ascending, keys, w / "out.bin", w / "vout.bin");
+    for (const std::string& f : {in, vin, w / "out.bin", w / "vout.bin"}) fs::remove(f);
+    CHECK(w.listing() == std::vector<std::string>{"tmp"});
+  }
 }
 
 TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every key type, values, stable") {
@@ -642,6 +714,39 @@ TEST_CASE("vksort sort: a stream output keeps the run data in $TMPDIR and -v's l
     const size_t in_at = r.err.find(" in "), write_at = r.err.find(" write ");
     REQUIRE_MESSAGE((in_at != std::string::npos && write_at != std::string::npos && in_at < write_at), r.err);
     CHECK_MESSAGE(std::stod(r.err.substr(in_at + 4)) >= std::stod(r.err.substr(write_at + 7)), r.err);
+  }
+  CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
+}
+
+// /dev/stdout redirected to a file is that file: the run data and a pipe's spool file go beside it. They
+// went to /dev, the folder of the name given: refused to users ("cannot create a temporary file in
+// '/dev'", exit 2), and memory (devtmpfs) for root.
+TEST_CASE("vksort sort out of core: /dev/stdout that is a file keeps the temporary data beside that file, not in /dev") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 8);
+  write_file(w / "in.bin", keys);
+  // The user nobody works in the workspace.
+  const fs::path work = fs::path(w / "in.bin").parent_path();
+  for (const fs::path& d : {work.parent_path(), work, work / "tmp"}) fs::permissions(d, fs::perms::all);
+  fs::permissions(w / "in.bin", fs::perms::all);
+  Limits as_user;
+  as_user.nobody = true;
+  for (bool piped : {false, true}) {
+    CAPTURE(piped);
+    std::optional<FifoFeeder> feed;
+    if (piped) {
+      feed.emplace(w / "k.fifo", keys);
+      fs::permissions(w / "k.fifo", fs::perms::all);
+    }
+    const Outcome r = w.run({"sort", piped ? w / "k.fifo" : w / "in.bin", "/dev/stdout", "--memory", "64k", "-v"}, as_user);
+    if (feed) feed->finish();
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK_MESSAGE(r.err.find("out of core") != std::string::npos, r.err);
+    REQUIRE(r.out.size() == keys.size());
+    write_file(w / "streamed.bin", std::as_bytes(std::span(r.out.data(), r.out.size())));
+    expect_sorted(Key::u32, Order::ascending, keys, w / "streamed.bin", {});
+    fs::remove(w / "streamed.bin");
+    fs::remove(w / "k.fifo");
   }
   CHECK(w.listing() == std::vector<std::string>{"in.bin", "tmp"});
 }

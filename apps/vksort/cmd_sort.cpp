@@ -88,7 +88,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
   // .npy inputs say their key type and record size in their headers, which both paths below need;
-  // their data stay on the disk until the path is chosen (a pipe is read whole at once).
+  // their data stay on the disk until the path is chosen (a .npy pipe is read whole at once).
   SortFiles files;
   std::optional<NpyArray> key_npy, value_npy;
   if (is_npy_path(c.input)) {
@@ -130,12 +130,42 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
       throw UsageError("input " + in_quotes(c.input) + " holds " + std::to_string(bytes) + " bytes, not a multiple of " +
                        std::to_string(kb) + " (the size of one " + std::string(to_string(options.key)) + " key)");
   };
+  const uint32_t vb = options.value_bytes;
+  // Values as raw records of vb bytes (a 32-bit value is a record of 4), one per key.
+  auto check_value_bytes = [&](uint64_t bytes, uint64_t n) {
+    if (bytes == n * vb) return;
+    const std::string unit = vb == 4 ? "32-bit value" : std::to_string(vb).append("-byte record");
+    std::string held = bytes % vb ? std::string("not a whole number of ").append(unit).append("s")
+                       : std::to_string(bytes / vb).append(vb == 4 ? " values" : " " + unit + "s");
+    std::string message = "values file " + in_quotes(c.values_in) + " holds " + std::to_string(bytes) + " bytes (";
+    message.append(held).append(") but input ").append(in_quotes(c.input)).append(" holds ").append(std::to_string(n));
+    message.append(" keys: one ").append(unit).append(" per key is needed");
+    throw UsageError(message);
+  };
   // Pipes of raw data say no size up front: read now, into memory within the host budget, beyond it
   // into a spool file that the out-of-core sort reads (pipe_input.hpp). `command` names the spool files.
   SortCommand command = c;
   std::optional<PipeInput> key_pipe, value_pipe;
   const uint64_t budget = host_budget(c);
   auto folder = [&] { return spool_folder(c); };
+  // A .npy pipe was read whole above, header and all: its data are held as a raw pipe's within the
+  // budget are, and spooled as they are where the sort goes out of core (the in-memory path would find
+  // nothing to take from a raw pipe that was spooled).
+  if (key_npy && key_npy->has_data) {
+    key_pipe = PipeInput::held(c.input, "input", std::move(key_npy->data));
+    files.keys_at = 0;
+  }
+  if (value_npy && value_npy->has_data) {
+    value_pipe = PipeInput::held(c.values_in, "values file", std::move(value_npy->data));
+    files.values_at = 0;
+  }
+  // An input's data bytes where known before either is read: a pipe's, or a regular file's past its header.
+  auto data_bytes = [](const std::optional<PipeInput>& pipe, const std::string& path, uint64_t at) -> std::optional<uint64_t> {
+    if (pipe) return pipe->size();
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < at) return std::nullopt;
+    return uint64_t(st.st_size) - at;
+  };
   const bool key_is_pipe = !key_npy && PipeInput::is_pipe(c.input);
   const bool values_are_pipe = with_values && !value_npy && PipeInput::is_pipe(c.values_in);
   if (key_is_pipe || values_are_pipe) {  // a bad output is refused before a pipe is read (and maybe spooled)
@@ -143,16 +173,20 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (with_values) io::check_destination(c.values_out, "--values-out");
   }
   if (key_is_pipe) {
-    key_pipe = PipeInput::read(c.input, "input", budget, folder);
+    const uint64_t values_held = value_pipe ? value_pipe->size() : 0;  // a .npy pipe of values, read whole
+    key_pipe = PipeInput::read(c.input, "input", budget - std::min(budget, values_held), folder);
     check_key_bytes(key_pipe->size());
   }
   if (values_are_pipe) {
-    struct stat st {};
-    const uint64_t key_data = key_pipe ? key_pipe->size()
-                              : stat(c.input.c_str(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) >= files.keys_at
-                                  ? uint64_t(st.st_size) - files.keys_at
-                                  : 0;
+    const uint64_t key_data = data_bytes(key_pipe, c.input, files.keys_at).value_or(0);
     value_pipe = PipeInput::read(c.values_in, "values file", budget - std::min(budget, key_data), folder);
+  }
+  // Compared here, where the pipes still have the names the user gave: the out-of-core sort would
+  // name them by their spool files (/proc/self/fd/N).
+  if (with_values && (key_pipe || value_pipe)) {
+    const auto key_data = data_bytes(key_pipe, c.input, files.keys_at);
+    const auto value_data = data_bytes(value_pipe, c.values_in, files.values_at);
+    if (key_data && value_data && *key_data % kb == 0) check_value_bytes(*value_data, *key_data / kb);
   }
   auto in_memory = [](const std::optional<PipeInput>& p) {
     return p && !p->spooled() ? std::optional<uint64_t>(p->size()) : std::nullopt;
@@ -183,36 +217,24 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   std::optional<io::AtomicFile> value_out;
   if (with_values) value_out.emplace(c.values_out, "--values-out");
 
-  // The data: of a .npy file past its header (read again, whole, and checked again: it may have changed).
+  // The data: of a pipe, read above; of a .npy file past its header (read again, whole, and checked
+  // again: it may have changed).
   auto data_of = [](std::optional<NpyArray>& npy, std::optional<PipeInput>& pipe, const std::string& path,
                     const std::string& role) {
     if (pipe) return std::move(pipe->bytes());  // read above, within the budget
     if (!npy) return read_whole_file(path, role);
-    if (!npy->has_data) {
-      NpyArray whole = read_npy(path, role);
-      if (whole.descr != npy->descr || whole.n != npy->n)
-        throw RuntimeFailure(role + " " + in_quotes(path) + " changed while it was being read");
-      return std::move(whole.data);
-    }
-    return std::move(npy->data);
+    NpyArray whole = read_npy(path, role);
+    if (whole.descr != npy->descr || whole.n != npy->n)
+      throw RuntimeFailure(role + " " + in_quotes(path) + " changed while it was being read");
+    return std::move(whole.data);
   };
   std::vector<std::byte> keys = data_of(key_npy, key_pipe, c.input, "input");
   check_key_bytes(keys.size());
   const uint64_t n = keys.size() / kb;
-  // Values as raw records of vb bytes (a 32-bit value is a record of 4).
   std::vector<std::byte> values;
-  if (with_values) values = data_of(value_npy, value_pipe, c.values_in, "values file");
-  const uint32_t vb = options.value_bytes;
   if (with_values) {
-    if (values.size() != n * vb) {
-      const std::string unit = vb == 4 ? "32-bit value" : std::to_string(vb).append("-byte record");
-      std::string held = values.size() % vb ? std::string("not a whole number of ").append(unit).append("s")
-                         : std::to_string(values.size() / vb).append(vb == 4 ? " values" : " " + unit + "s");
-      std::string message = "values file " + in_quotes(c.values_in) + " holds " + std::to_string(values.size()) + " bytes (";
-      message.append(held).append(") but input ").append(in_quotes(c.input)).append(" holds ").append(std::to_string(n));
-      message.append(" keys: one ").append(unit).append(" per key is needed");
-      throw UsageError(message);
-    }
+    values = data_of(value_npy, value_pipe, c.values_in, "values file");
+    check_value_bytes(values.size(), n);
   }
   // The reference needs the unsorted input; keep it only when asked to compare.
   std::vector<std::byte> expected_keys, expected_values;

@@ -39,6 +39,14 @@ std::optional<uint64_t> regular_file_size(const std::string& path) {
   return uint64_t(st.st_size);
 }
 
+// --tmp-dir, checked whichever path the sort takes and before a pipe is spooled there, so that a typo
+// never waits for the first large input and reads the same everywhere.
+void check_tmp_dir(const SortCommand& c) {
+  std::error_code ec;
+  if (!c.tmp_dir.empty() && !std::filesystem::is_directory(c.tmp_dir, ec))
+    throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
+}
+
 }  // namespace
 
 uint64_t host_budget(const SortCommand& c) {
@@ -46,13 +54,15 @@ uint64_t host_budget(const SortCommand& c) {
 }
 
 std::filesystem::path spool_folder(const SortCommand& c) {
+  check_tmp_dir(c);
   if (!c.tmp_dir.empty()) return c.tmp_dir;
-  // As the library picks the run data's folder: the disk the user chose for the output, unless the
-  // output is a stream (its folder, /dev, takes no files).
+  // The disk the user chose for the output: the folder of the file its links lead to, where the output's
+  // own temporary goes (/dev/stdout redirected to a file is that file; /dev itself takes no files from
+  // users and is memory for root). An output that is a stream has no such disk: the temporary folder.
   struct stat st {};
   const bool stream = stat(c.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
   if (!stream) {
-    const std::filesystem::path out(c.output);
+    const std::filesystem::path out = io::link_target(c.output);
     return out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
   }
   std::error_code ec;
@@ -66,11 +76,7 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
   GlobalOptions g = global;
   if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
   const uint64_t memory = host_budget(c);
-  // Checked whichever path the sort takes, so that a typo never waits for the first large input.
-  if (!c.tmp_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(c.tmp_dir, ec)) throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
-  }
+  check_tmp_dir(c);
   device.emplace(open_device(g));
 
   // Bytes of data, past any .npy header (read_npy_header checked that the file holds it).
@@ -83,7 +89,7 @@ bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const S
   const auto values = c.values_in.empty()      ? std::optional<uint64_t>(0)
                       : files.values_in_memory ? files.values_in_memory
                                                : data_bytes(c.values_in, files.values_at);
-  if (!keys || !values) return false;  // a .npy pipe is read whole, as before
+  if (!keys || !values) return false;  // a missing input: the in-memory path reports it
   const uint32_t kb = key_bytes(options.key);
   const uint64_t n = *keys / kb;
   // What the in-memory path holds: the whole input on the host (twice with --check) and, on the device,
@@ -123,7 +129,8 @@ int run_sort_external(const SortCommand& c, const SortOptions& options, const So
   o.values_output = c.values_out;
   o.sort = options;
   o.memory_bytes = c.memory.empty() ? 0 : bytes_option("--memory", c.memory);
-  o.temp_dir = c.tmp_dir;
+  o.temp_dir = spool_folder(c);  // the run data go where a pipe's spool file went (the library's default
+                                 // took /dev for /dev/stdout redirected to a file)
   // Two phases of about the same work: the runs, then the merge.
   Progress progress(1.0);
   o.progress = [&](const external::ExternalProgress& p) {

@@ -120,12 +120,21 @@ PipeInput PipeInput::read(const std::string& path, const std::string& role, uint
   return p;
 }
 
+PipeInput PipeInput::held(const std::string& path, const std::string& role, std::vector<std::byte> bytes) {
+  PipeInput p;
+  p.name_ = role + " " + in_quotes(path);
+  p.size_ = bytes.size();
+  p.bytes_ = std::move(bytes);
+  return p;
+}
+
 void PipeInput::spool(const std::filesystem::path& folder) {
   if (fd_ >= 0) return;
   fd_ = unnamed_file(folder);
+  // Spooled because it outgrew --memory, or because the other input or the device sent the sort out of core.
   if (fd_ < 0)
-    throw UsageError(name_ + " is a pipe larger than the host budget (--memory) and no temporary file can be created in " +
-                     in_quotes(folder.string()) + " to hold it: " + std::strerror(errno) + " (give a folder with --tmp-dir)");
+    throw UsageError(name_ + " is a pipe to be sorted out of core, and no temporary file to hold it can be created in " +
+                     in_quotes(folder.string()) + ": " + std::strerror(errno) + " (give a writable folder with --tmp-dir)");
   write_all(fd_, bytes_.data(), bytes_.size(),
             "writing " + name_ + " to a temporary file in " + in_quotes(folder.string()));
   std::vector<std::byte>().swap(bytes_);

@@ -35,13 +35,17 @@ class PipeInput {
   // (a full disk names the folder).
   static PipeInput read(const std::string& path, const std::string& role, uint64_t budget,
                         const std::function<std::filesystem::path()>& spool_folder);
+  // Data of the pipe `path` that were read already (a .npy pipe, read whole with its header), held as
+  // read() holds a pipe within the budget: spooled as one when the sort goes out of core.
+  static PipeInput held(const std::string& path, const std::string& role, std::vector<std::byte> bytes);
 
   uint64_t size() const { return size_; }
   bool spooled() const { return fd_ >= 0; }
   // The bytes, while not spooled (taken by the in-memory sort).
   std::vector<std::byte>& bytes() { return bytes_; }
   // Moves the bytes held in memory to a spool file in `folder` (the sort goes out of core after all:
-  // the other input is large, or the device small). Throws as read() does.
+  // the other input is large, or the device small). Throws as read() does: UsageError naming the pipe
+  // and the folder when no file can be created there.
   void spool(const std::filesystem::path& folder);
   // A path the out-of-core sort opens the spool file by ("/proc/self/fd/N"); only when spooled().
   std::string path() const;

@@ -82,6 +82,11 @@ TEST_CASE("argsort: both index widths, a bit range, and the typed API") {
   std::vector<uint32_t> idx32(f.size());
   argsort(test::device(), std::span<const float>(f), std::span(idx32), {.order = Order::descending});
   CHECK(idx32 == std::vector<uint32_t>{0, 2, 5, 3, 4, 1});
+  // Keys of a non-const vector as std::span(f) (a std::span<float>): this did not compile.
+  std::fill(idx32.begin(), idx32.end(), 0u);
+  argsort(test::device(), std::span(f), std::span(idx32));
+  CHECK(idx32 == std::vector<uint32_t>{1, 4, 3, 5, 0, 2});
+  CHECK(f == std::vector<float>{3.f, -1.f, 3.f, 0.f, -0.f, 2.f});
 }
 
 TEST_CASE("argsort on the recording path: keys written by the GPU, two argsorts in one command buffer") {
@@ -136,6 +141,9 @@ TEST_CASE("argsort refuses bad arguments with a clear error") {
   CHECK(idx == std::vector<uint32_t>(3, 0));  // nothing written by a refused call
   std::vector<uint64_t> idx64(2);
   CHECK_THROWS_AS(argsort(gpu, std::span<const uint32_t>(keys), std::span(idx64)), Error);  // lengths differ
+  // A bad index width is named as such, also where the indices it would measure reach into the keys.
+  std::vector<uint32_t> memory = {0, 0, 0, 3, 1, 2};
+  CHECK_THROWS_WITH_AS(argsort_host(gpu, memory.data() + 3, 3, memory.data(), 16, {}), doctest::Contains("index_bytes"), Error);
   // Recording path: a Status, nothing recorded.
   ArgSorter sorter(gpu, {}, 4);
   Buffer k(gpu, 64, "keys"), i(gpu, 64, "indices"), scratch(gpu, sorter.scratch_bytes(16), "scratch");
@@ -144,5 +152,14 @@ TEST_CASE("argsort refuses bad arguments with a clear error") {
   CHECK(!sorter.record(app.cmd(), {k.ref(), k.ref(), scratch.ref()}, 16).ok());       // indices overlap keys
   CHECK(!sorter.record(app.cmd(), {k.ref(), i.ref(), {scratch.vk_buffer(), 0, 8}}, 16).ok());  // scratch too small
   CHECK(sorter.record(app.cmd(), {k.ref(), i.ref(), scratch.ref()}, 0).ok());
+  // More keys than a sort takes: refused as such (the layout's arithmetic wrapped, and the Status named
+  // the keys range or the 32-bit indices instead).
+  for (const uint64_t n : {max_sort_keys + 1, uint64_t(1) << 32, ~uint64_t(0)}) {
+    CAPTURE(n);
+    const Status s = sorter.record(app.cmd(), {k.ref(), i.ref(), scratch.ref()}, n);
+    CHECK(s.code == Status::Code::invalid_argument);
+    CHECK_MESSAGE(s.message.find("more than 2^31 - 1 keys") != std::string::npos, s.message);
+  }
   app.submit_and_wait();
 }
+

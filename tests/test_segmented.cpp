@@ -262,6 +262,18 @@ TEST_CASE("segmented sort refuses bad offsets and arguments, leaving the data al
   CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), 4, nullptr, 0, nullptr, 1, {}), doctest::Contains("offsets is a null"), Error);
   CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), 4, values.data(), 6, std::array<uint32_t, 2>{0, 4}.data(), 1, {}),
                        doctest::Contains("value_bytes"), Error);
+  // More segments than 32-bit offsets allow are refused before segments + 1 offsets are read: 2^62
+  // wrapped (segments + 1) * 4 and read past a one-entry copy of the offsets, 2^32 - 1 past the array.
+  for (const uint64_t segments : {uint64_t(UINT32_MAX), uint64_t(1) << 62, ~uint64_t(0)}) {
+    CAPTURE(segments);
+    CHECK_THROWS_WITH_AS(segmented_sort_host(gpu, keys.data(), 4, nullptr, 0, std::array<uint32_t, 2>{0, 4}.data(),
+                                             segments, {}),
+                         doctest::Contains("at most 2^32 - 2 segments"), Error);
+  }
+  CHECK(keys == before);
+  for (const uint32_t value_bytes : {2u, 6u, 260u})
+    CHECK_THROWS_WITH_AS(SegmentedSorter(gpu, {.value_bytes = value_bytes}),
+                         doctest::Contains("SegmentedSorter: SortOptions::value_bytes must be 0"), Error);
   // Recording path: a Status, nothing recorded.
   SegmentedSorter sorter(gpu, {});
   Buffer k(gpu, 64, "keys"), off(gpu, 64, "offsets"), scratch(gpu, sorter.scratch_bytes(16, 3), "scratch");
@@ -729,4 +741,99 @@ TEST_CASE("segmented sort by composed (segment, key) keys on a pretend GPU: the 
   }
   CHECK(SegmentedSorter(gpu, {.key = Key::f32}, 300).path() == SegmentedPath::by_size);
   CHECK(SegmentedSorter(gpu, {.key = Key::u32}).path() == SegmentedPath::composed_keys);
+}
+
+
+namespace {
+// Records one segmented sort of n keys (few unique) with its offsets at byte `offsets_at` of their
+// buffer, submits it and returns "" when every (key, value) pair is an input pair used once and, unless
+// `any_order`, keys and values match the reference over the offsets with offsets[0] taken as 0 and
+// offsets[segments] as n (keys outside every segment sorted with the first or last segment).
+std::string check_recorded(SegmentedSorter& sorter, const std::vector<uint32_t>& offsets, uint64_t n,
+                           uint64_t offsets_at, bool any_order, uint64_t seed) {
+  Device& gpu = test::device();
+  const SortOptions o = sorter.options();
+  const uint32_t kb = key_bytes(o.key), vb = std::max(o.value_bytes, 4u);
+  const uint64_t segments = offsets.size() - 1;
+  const auto input = workloads::generate_keys(o.key, {Distribution::few_unique, 20}, n, seed);
+  const auto input_values = make_values(n, vb);
+  Buffer keys(gpu, n * kb, "keys"), values(gpu, n * vb, "values"), off(gpu, offsets_at + offsets.size() * 4, "offsets");
+  Buffer scratch(gpu, sorter.scratch_bytes(n, segments), "scratch");
+  keys.upload(input);
+  values.upload(input_values);
+  std::vector<std::byte> placed(off.size(), std::byte{0xEE});
+  std::memcpy(placed.data() + offsets_at, offsets.data(), offsets.size() * 4);
+  off.upload(placed);
+  test::AppCommands app(gpu);
+  const Status s = sorter.record(app.cmd(), {keys.ref(), o.value_bytes ? values.ref() : BufferRef{}, scratch.ref()},
+                                 {off.vk_buffer(), offsets_at, offsets.size() * 4}, segments, n);
+  if (!s) return "record: " + s.message;
+  app.submit_and_wait();
+  std::vector<std::byte> got(n * kb), got_values(n * vb);
+  keys.download(got);
+  values.download(got_values);
+  if (o.value_bytes) {
+    std::vector<bool> used(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t word = 0;
+      std::memcpy(&word, &got_values[i * vb], 4);
+      const uint64_t from = word / 64;  // make_values: word w of value i is i * 64 + w
+      if (from >= n || used[from]) return "position " + std::to_string(i) + ": a value lost or duplicated";
+      used[from] = true;
+      if (std::memcmp(&got[i * kb], &input[from * kb], kb) || std::memcmp(&got_values[i * vb], &input_values[from * vb], vb))
+        return "position " + std::to_string(i) + ": key and value parted";
+    }
+  }
+  if (any_order) return "";
+  std::vector<uint32_t> covering = offsets;
+  covering.front() = 0;
+  covering.back() = uint32_t(n);
+  std::vector<std::byte> expected = input, expected_values = input_values;
+  reference_segmented(o.key, o.order, expected, expected_values, vb, covering);
+  if (const std::string d = workloads::first_difference(o.key, expected, got); !d.empty()) return "keys: " + d;
+  if (o.value_bytes && got_values != expected_values) return "values differ";
+  return "";
+}
+}  // namespace
+
+// The recording path as the header describes it for offsets a user may get wrong, on composed keys
+// and the general path, one SegmentedSorter reused across segment counts (new bit widths): offsets at
+// a 4-byte (not 8-byte) offset of their buffer; more segments than keys; keys outside every segment
+// (offsets[0] > 0, offsets[segments] < n) sorted with the first or last segment; decreasing offsets
+// and offsets beyond n losing and duplicating nothing.
+TEST_CASE("segmented sort on the recording path: offsets at any 4-byte offset, uncovered keys, offsets out of order") {
+  Device& gpu = test::device();
+  const uint64_t n = 3000;
+  std::vector<uint32_t> empty_but_last(5000, 0);
+  empty_but_last.push_back(uint32_t(n));
+  for (const Key key : {Key::f32, Key::i64})
+    for (const uint32_t vb : {0u, 12u})
+      for (const SegmentedPath path : {SegmentedPath::automatic, SegmentedPath::by_size}) {
+        SegmentedSorter sorter(gpu, {.key = key, .order = Order::descending, .value_bytes = vb}, 0, path);
+        CAPTURE(to_string(key));
+        CAPTURE(vb);
+        CAPTURE(sorter.path() == SegmentedPath::composed_keys);
+        for (const std::vector<uint32_t>& offsets :
+             {std::vector<uint32_t>{0, 3000}, std::vector<uint32_t>{0, 1, 2, 3000}, empty_but_last,
+              offsets_of(std::vector<uint32_t>(3000, 1)), std::vector<uint32_t>{0, 0, 1500, 1500, 3000, 3000}})
+          for (const uint64_t at : {0u, 4u, 12u}) {
+            CAPTURE(offsets.size());
+            CAPTURE(at);
+            const std::string diff = check_recorded(sorter, offsets, n, at, false, offsets.size() + at);
+            CHECK_MESSAGE(diff.empty(), diff);
+          }
+        for (const std::vector<uint32_t>& offsets :
+             {std::vector<uint32_t>{100, 500, 2000}, std::vector<uint32_t>{7, 7, 7}, std::vector<uint32_t>{2999, 3000}}) {
+          CAPTURE(offsets.front());
+          const std::string diff = check_recorded(sorter, offsets, n, 4, false, 5);
+          CHECK_MESSAGE(diff.empty(), diff);
+        }
+        for (const std::vector<uint32_t>& offsets :
+             {std::vector<uint32_t>{0, 2000, 100, 3000}, std::vector<uint32_t>{5000, 4000, 0xFFFFFFFFu, 1, 3},
+              std::vector<uint32_t>{0, 0xFFFFFFFFu}}) {
+          CAPTURE(offsets[1]);
+          const std::string diff = check_recorded(sorter, offsets, n, 0, true, 6);
+          CHECK_MESSAGE(diff.empty(), diff);
+        }
+      }
 }

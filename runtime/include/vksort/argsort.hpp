@@ -60,9 +60,12 @@ class VKSORT_API ArgSorter {
 VKSORT_API SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indices, uint32_t index_bytes,
                                   const SortOptions& options);
 
-template <SortableKey K, class I> requires(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>)
-SortStats argsort(Device& device, std::span<const K> keys, std::span<I> indices, SortOptions options = {}) {
-  options = detail::typed_options<K>(options);
+// keys may be a std::span<const K> or a std::span<K> (std::span(vector) of a non-const vector): a
+// parameter std::span<const K> alone deduced nothing from the latter, and the call did not compile.
+template <class K, class I>
+  requires(SortableKey<std::remove_const_t<K>> && (std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>))
+SortStats argsort(Device& device, std::span<K> keys, std::span<I> indices, SortOptions options = {}) {
+  options = detail::typed_options<std::remove_const_t<K>>(options);
   if (indices.size() != keys.size()) detail::throw_error("argsort: indices must have one entry per key");
   return argsort_host(device, keys.data(), keys.size(), indices.data(), uint32_t(sizeof(I)), options);
 }

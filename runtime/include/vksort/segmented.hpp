@@ -88,9 +88,10 @@ class VKSORT_API SegmentedSorter {
   // which the GPU reads when the work runs: an earlier pass of the caller's may write them (its writes
   // are part of the barrier contract's "before"). They must then be non-decreasing from 0 to n; the
   // GPU cannot report a violation, so keys in positions no segment covers are sorted as if in the
-  // nearest segment before them (nothing is lost or duplicated, whatever the offsets; except under a
-  // max_segment_keys promise, where decreasing offsets leave overlapping segments unspecified: see the
-  // constructor). Buffers and
+  // nearest segment before them, those before offsets[0] with the first segment (nothing is lost or
+  // duplicated, whatever the offsets). Under a max_segment_keys promise that path() says is by_size,
+  // such keys stay where they are instead, and decreasing offsets leave overlapping segments
+  // unspecified (see the constructor). Buffers and
   // barrier contract as Sorter::record (values/records as SortOptions::value_bytes). Never throws: a
   // bad argument (segments 0, buffers too small or overlapping, ...) returns a Status and records nothing.
   // The first recording for a segment count of a new bit width (ceil(log2(segments))) creates that
@@ -120,7 +121,8 @@ class VKSORT_API SegmentedSorter {
 // Host: offsets holds segments + 1 non-decreasing entries, offsets[0] == 0, offsets[segments] == n. Every segment
 // [offsets[i], offsets[i+1]) is sorted independently, stably, in place; values (n * value_bytes bytes, or nullptr
 // with value_bytes 0) move with their keys. value_bytes as SortOptions::value_bytes (0, 4, or 8..256 multiple of 4).
-// Throws vksort::Error on bad arguments (offsets not non-decreasing, not starting at 0 / ending at n, ...)
+// Throws vksort::Error on bad arguments (offsets not non-decreasing, not starting at 0 / ending at n, more
+// than 2^32 - 2 segments, ...)
 // and failures (a lost device); keys and values are then as they were, never one sorted without the other.
 // path: see SegmentedPath (automatic chooses from the segment sizes; the stats' facts say what ran).
 VKSORT_API SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* values, uint32_t value_bytes,

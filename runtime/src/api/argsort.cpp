@@ -67,7 +67,9 @@ struct ArgSorter::Impl {
   void record(gpu::Recorder& rec, const ArgsortBuffers& b, uint64_t n) {
     gpu::Context& ctx = detail::context_of(device);
     const std::string what = "argsort of " + std::to_string(n) + " " + std::string(to_string(options.key)) + " keys";
-    if (index_bytes == 4 && n > UINT32_MAX) throw Error(what + ": 32-bit indices hold fewer positions");
+    // First: beyond it the layout's arithmetic wraps (the sort's scratch_bytes is the largest VkDeviceSize),
+    // and the refusal named a range or the index width instead.
+    if (n > max_sort_keys) throw Error(what + ": more than 2^31 - 1 keys are not supported");
     const Layout l = layout(n);
     const std::vector<api::RangeUse> uses = {{"keys", b.keys, api::bytes_for(n, key_bytes(options.key))},
                                              {"indices", b.indices, api::bytes_for(n, index_bytes)},
@@ -133,6 +135,8 @@ SortStats argsort_host(Device& device, const void* keys, uint64_t n, void* indic
   if (n > 0 && !indices) throw Error("argsort_host: indices is a null pointer (with n = " + std::to_string(n) + ")");
   if (n > max_sort_keys)
     throw Error("argsort_host: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
+  // Before the overlap check, which measures the indices with it: a bad width read as overlapping memory.
+  checked_index_bytes(index_bytes);
   api::check_host_disjoint("argsort_host", {{"keys", keys, n * key_bytes(options.key)},
                                              {"indices", indices, n * index_bytes}});
   // Checks options and index_bytes, also for n = 0.

@@ -71,6 +71,9 @@ SortOptions composed_keys(const SortOptions& o, uint32_t bits) {
 bool tile_kernel_costly(const DeviceInfo& device) { return device.type == "cpu"; }
 
 SortOptions carrying_index(SortOptions o) {
+  // Checked here, where the caller's value_bytes is replaced: the refusal came from deep inside
+  // ("record sorting: ..."), naming neither SegmentedSorter nor 0 as allowed.
+  api::check_value_bytes("SegmentedSorter: SortOptions::value_bytes", o.value_bytes);
   o.value_bytes = 4;
   return o;
 }
@@ -492,6 +495,10 @@ SortStats segmented_sort_host(Device& device, void* keys, uint64_t n, void* valu
   api::check_value_bytes("segmented_sort: value_bytes", value_bytes);
   if (n > max_keys) throw Error("segmented_sort: " + std::to_string(n) + " keys: more than 2^31 - 1 keys are not supported");
   if (!offsets) throw Error("segmented_sort: offsets is a null pointer");
+  // Before segments + 1 offsets are read: a larger count wrapped (segments + 1) * 4 and the copy's end
+  // pointer, which read past a one-entry copy (2^62 segments) or far past the caller's array.
+  if (segments > UINT32_MAX - 1)
+    throw Error("segmented_sort: " + std::to_string(segments) + " segments: offsets are 32-bit, so at most 2^32 - 2 segments");
   api::check_host_disjoint("segmented_sort", {{"keys", keys, n * key_bytes(options.key)},
                                               {"values", values, n * value_bytes},
                                               {"offsets", offsets, (segments + 1) * 4}});

@@ -87,7 +87,7 @@ void SegmentTiles::record(gpu::Recorder& rec, VkDeviceAddress keys, VkDeviceAddr
   // ranges, so no barrier between the two dispatches. All tiny: the tile kernel is not needed.
   const uint32_t wg = std::min(max_workgroup_, serial_workgroup);
   push.largest = std::min(largest, serial_keys_);
-  push.group_count = (segments + wg - 1) / wg;
+  push.group_count = uint32_t((uint64_t(segments) + wg - 1) / wg);  // in 64 bits: 2^32 - 2 segments are allowed
   rec.dispatch(serial_kernel(), push, push.group_count);
   if (largest <= serial_keys_) return;
   push.largest = largest;

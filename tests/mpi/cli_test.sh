@@ -15,19 +15,24 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # A file of n random keys of the given type (bytes from a fixed seed).
 make_keys() { python3 -c "import random,sys; random.seed($3); sys.stdout.buffer.write(random.randbytes($2))" > "$1"; }
 
+# Each key type on one rank count, 1 to 3 in turn (each count gets a 32-bit and a 64-bit type), and
+# descending on every other: the CLI's part is the type, the order and the file, and test_mpi_sort runs
+# every type on 1 to 4 ranks in the library (the full product here was 18 launches, a quarter of this
+# script's time, four times that under ASan).
+i=0
 for type in u32 i32 f32 u64 i64 f64; do
   case "$type" in u32|i32|f32) kb=4 ;; *) kb=8 ;; esac
   make_keys "$work/in_$type.bin" $(( 1001 * kb )) 7
   "$vksort" sort --type "$type" "$work/in_$type.bin" "$work/want_$type.bin"
-  for np in 1 2 3; do
-    order=""
-    [ $np -eq 2 ] && order=--descending
-    [ -n "$order" ] && "$vksort" sort --type "$type" $order "$work/in_$type.bin" "$work/want_desc_$type.bin"
-    "${mpiexec[@]/NP/$np}" "$mpi_tool" sort --type "$type" $order "$work/in_$type.bin" "$work/got.bin"
-    want="$work/want_$type.bin"
-    [ -n "$order" ] && want="$work/want_desc_$type.bin"
-    cmp -s "$want" "$work/got.bin" || fail "$type $order on $np ranks differs from vksort sort"
-  done
+  np=$(( i % 3 + 1 )) order=""
+  want="$work/want_$type.bin"
+  if [ $(( i % 2 )) -eq 1 ]; then
+    order=--descending want="$work/want_desc_$type.bin"
+    "$vksort" sort --type "$type" $order "$work/in_$type.bin" "$want"
+  fi
+  "${mpiexec[@]/NP/$np}" "$mpi_tool" sort --type "$type" $order "$work/in_$type.bin" "$work/got.bin"
+  cmp -s "$want" "$work/got.bin" || fail "$type $order on $np ranks differs from vksort sort"
+  i=$(( i + 1 ))
 done
 # Rebalanced to the read counts (--keep-counts): the same file.
 "${mpiexec[@]/NP/3}" "$mpi_tool" sort --type u64 --keep-counts -v "$work/in_u64.bin" "$work/got.bin" > "$work/verbose.txt"

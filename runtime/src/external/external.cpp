@@ -601,7 +601,10 @@ std::filesystem::path run_data_folder(const ExternalOptions& o, bool output_is_s
     if (ec) throw InputError("no folder for temporary run data ($TMPDIR: " + ec.message() + "): give a temp_dir (--tmp-dir)");
     return tmp;
   }
-  return o.output.has_parent_path() ? o.output.parent_path() : std::filesystem::path(".");
+  // The folder of the file the output's links lead to, where its own temporary goes: /dev/stdout
+  // redirected to a file is that file (/dev takes no files from users, and is memory for root).
+  const std::filesystem::path target = io::link_target(o.output);
+  return target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
 }
 
 std::string unit_name(Shape s) { return s.vb == 4 ? "32-bit value" : std::to_string(s.vb) + "-byte record"; }

@@ -17,20 +17,6 @@ namespace vksort::cli {
 
 namespace {
 
-// A file in `folder` that no name reaches, so nothing outlives the process whatever ends it: O_TMPFILE,
-// else a file created and unlinked at once (io::tmpfile_unsupported). -1 with errno set on failure.
-int unnamed_file(const std::filesystem::path& folder) {
-  int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0 || !io::tmpfile_unsupported(errno)) return fd;
-  std::string templ = (folder / ".vksort-pipe-XXXXXX").string();
-  fd = mkstemp(templ.data());
-  if (fd >= 0) {
-    unlink(templ.c_str());
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
-  return fd;
-}
-
 void write_all(int fd, const std::byte* src, size_t bytes, const std::string& what) {
   while (bytes > 0) {
     const ssize_t w = write(fd, src, bytes);
@@ -130,7 +116,7 @@ PipeInput PipeInput::held(const std::string& path, const std::string& role, std:
 
 void PipeInput::spool(const std::filesystem::path& folder) {
   if (fd_ >= 0) return;
-  fd_ = unnamed_file(folder);
+  fd_ = io::unnamed_file(folder, ".vksort-pipe-");
   // Spooled because it outgrew --memory, or because the other input or the device sent the sort out of core.
   if (fd_ < 0)
     throw UsageError(name_ + " is a pipe to be sorted out of core, and no temporary file to hold it can be created in " +

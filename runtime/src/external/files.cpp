@@ -96,16 +96,7 @@ void InputFile::read(uint64_t offset, std::byte* dst, uint64_t bytes) const {
 
 TempFile::TempFile(const fs::path& folder) : folder_(folder) {
   check_folder(folder_, "temporary files");
-  fd_ = ::open(folder_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0 && io::tmpfile_unsupported(errno)) {
-    // Unlinked at once: the data stays reachable through fd_ only, and no name is ever left behind.
-    std::string templ = (folder_ / ".vksort-run-XXXXXX").string();
-    fd_ = mkstemp(templ.data());
-    if (fd_ >= 0) {
-      ::unlink(templ.c_str());
-      fcntl(fd_, F_SETFD, FD_CLOEXEC);
-    }
-  }
+  fd_ = io::unnamed_file(folder_, ".vksort-run-");
   if (fd_ < 0) throw InputError("cannot create a temporary file in " + quoted(folder_) + ": " + errno_text(errno));
 }
 

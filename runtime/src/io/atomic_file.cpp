@@ -136,6 +136,18 @@ mode_t output_mode(const std::filesystem::path& destination) {
 
 bool tmpfile_unsupported(int err) { return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT; }
 
+int unnamed_file(const std::filesystem::path& folder, const std::string& prefix) {
+  int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || !tmpfile_unsupported(errno)) return fd;
+  std::string templ = (folder / (prefix + "XXXXXX")).string();
+  fd = mkstemp(templ.data());
+  if (fd >= 0) {
+    unlink(templ.c_str());  // the data stay reachable through fd only
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  return fd;
+}
+
 namespace {
 
 // Creates a file in `folder` to become `target`, with `mode`: without a name (O_TMPFILE) where the file

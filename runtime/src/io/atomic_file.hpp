@@ -50,6 +50,12 @@ mode_t output_mode(const std::filesystem::path& destination);
 // (EOPNOTSUPP; older kernels may say EISDIR, EINVAL or ENOENT): callers then fall back to a named file.
 bool tmpfile_unsupported(int err);
 
+// A file in `folder`, open for reading and writing, that no name reaches, so nothing outlives the
+// process whatever ends it: O_TMPFILE, else a file named `<prefix>XXXXXX` created and unlinked at once.
+// Returns the descriptor (close-on-exec), or -1 with errno set. The out-of-core sort's run data and the
+// CLI's spooled pipes.
+int unnamed_file(const std::filesystem::path& folder, const std::string& prefix);
+
 // The checks an AtomicFile makes of its destination before it creates anything: the folder exists, is
 // a folder and (that of the file a link names) is writable, the destination is no folder, and neither its
 // name nor its path (nor its temporary's) is longer than the file system takes (ENAMETOOLONG); an

@@ -24,9 +24,10 @@
 #      kernels and the sweep, which may spend the rest of the budget: an experiment that wins here becomes
 #      the default.
 #   3. The single pass's shape sweep (scripts/gpu-sweep.sh) at --sweep-sizes, each case a process of
-#      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 20 on
-#      48 KiB devices since session 33, 1.08x as fast as 384 x 16 at 2^26 there; in session 20 384 x 16
-#      was 1.23x as fast as 256 x 16, and CUB's own 384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
+#      its own: u32 keys at workgroup x keys-per-invocation shapes around the default (384 x 16 again
+#      since session 53, where 384 x 20, the default since session 33, took 87 registers, one workgroup
+#      per SM, and ran 1.29x slower at 2^26; in session 20 384 x 16 was 1.23x as fast as 256 x 16, and
+#      CUB's own 384 x 21 2.4x slower), u32 pairs and u64 keys likewise (their defaults, 256 x 16 for both since session 26,
 #      against other shapes: u64 256 x 16 stages early beside 32-bit rows on 48 KiB since session 21;
 #      the shapes that held one workgroup per SM by registers and lost in session 26, u32 448 x 16,
 #      pairs 384 x 12, u64 384 x 10, are no longer swept, nor u32 256 x 16 and the match ranking, which
@@ -73,14 +74,20 @@
 #      stage 5; then test_brick, test_sample, test_buckets (no GPU run had reached them by session 33) and
 #      the rest of test_radix(_single_pass), and stage 6 last.
 #
-#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST]
-#                        [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R]
-#                        [--test-timeout S] [--skip-tests | --tests-only]
+#   scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--bisect DIR] [--shape WxI]
+#                        [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST]
+#                        [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests | --tests-only]
 #
 # --tests-only runs stages 5-7 alone, 6a first (a second call, where the first one's budget ran out
 # before them).
 # --old DIR: an older vksort timed beside the new one for u32 keys (stage 2). --mid DIR: a third, in
 # between, timed for u32 keys and clocked (stage 4), to tell two steps' effects apart.
+# --bisect DIR: builds of the commits between two that differ (scripts/prepare-device-run.sh --bisect),
+# one folder each holding vksort, in the order of their names: the u32 pass kernel of each at --shape's
+# workgroup x keys per invocation (default 384x20), its registers (stage 1) and time (stage 2b, rows
+# bisect-NAME in experiments.md), beside this build's at that shape (row shape-WxI): which commit moved
+# the registers or the time. Session 53 found the kernel at 384 x 20 grown from 78 registers to 87 between
+# a2433ef and a561d33, unbisected.
 #
 # Sizes are lists of powers of two written 2^K (CUB runs on the even K between the first and last).
 #
@@ -94,15 +101,17 @@
 # the stages the budget left out. CI runs it on lavapipe at tiny sizes with --skip-tests.
 set -uo pipefail
 
-bin="" out="" old="" mid="" budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^26" sweep_sizes="2^26" warmup_ms=2000 repeat=5
+bin="" out="" old="" mid="" bisect="" shape=384x20 budget=540 sizes="2^20,2^24,2^28" clock_sizes="2^26" sweep_sizes="2^26" warmup_ms=2000 repeat=5
 test_timeout=60 skip_tests=0 tests_only=0
-usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests | --tests-only]"
+usage="usage: scripts/gpu-check.sh --bin DIR --out OUT [--old DIR] [--mid DIR] [--bisect DIR] [--shape WxI] [--budget S] [--sizes LIST] [--clock-sizes LIST] [--sweep-sizes LIST] [--warmup-ms MS] [--repeat R] [--test-timeout S] [--skip-tests | --tests-only]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --old) old="$2"; shift 2 ;;
     --mid) mid="$2"; shift 2 ;;
+    --bisect) bisect="$2"; shift 2 ;;
+    --shape) shape="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     --clock-sizes) clock_sizes="$2"; shift 2 ;;
@@ -121,6 +130,17 @@ if [ -z "$bin" ] || [ -z "$out" ] || [ ! -x "$bin/vksort" ] || { [ -n "$old" ] &
   echo "$usage" >&2
   exit 2
 fi
+bisect_builds=()
+if [ -n "$bisect" ]; then
+  [ -d "$bisect" ] || { echo "gpu-check: --bisect $bisect is not a folder" >&2; exit 2; }
+  for d in "$bisect"/*/; do
+    [ -x "$d/vksort" ] || { echo "gpu-check: --bisect $bisect: ${d%/} holds no vksort" >&2; exit 2; }
+    bisect_builds+=("$(realpath "$d")")
+  done
+  [ ${#bisect_builds[@]} -gt 0 ] || { echo "gpu-check: --bisect $bisect holds no builds (one folder with vksort each)" >&2; exit 2; }
+fi
+[[ "$shape" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "gpu-check: --shape is WORKGROUPxITEMS, e.g. 384x20: '$shape'" >&2; exit 2; }
+shape_args="--workgroup-size ${BASH_REMATCH[1]} --items-per-thread ${BASH_REMATCH[2]}"
 if [ "$skip_tests" -eq 1 ] && [ "$tests_only" -eq 1 ]; then
   echo "gpu-check: --skip-tests and --tests-only leave nothing to run" >&2
   exit 2
@@ -163,6 +183,7 @@ experiments=(
   "first-window:VKSORT_LOOKBACK_FIRST_WINDOW=1"
   "first-window16:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 16"
   "first-window32:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 32"
+  "shape-$shape:$shape_args"
 )
 # experiment_words SWITCHES: an experiment's environment assignments into exp_env, its vksort options
 # (the other words) into exp_args.
@@ -234,6 +255,14 @@ measure_stage "device and pipeline statistics" 30 && {
       --repeat 1 --no-cpu "${exp_args[@]}" 2>&1 | grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
     grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
   done
+  # The bisected builds' u32 kernels at --shape (timed in 2b).
+  for build in "${bisect_builds[@]}"; do
+    label="bisect-$(basename "$build")"
+    # shellcheck disable=SC2086 # the shape's options are words
+    VKSORT_PIPELINE_STATS=1 within 30 "$build/vksort" bench --algo radix --type u32 --n 1M --repeat 1 --no-cpu $shape_args 2>&1 |
+      grep -e '^vksort: pipeline' -e 'VKSORT_PIPELINE_STATS' | sort -u >"$out/pipeline-stats-$label.txt"
+    grep -e onesweep_ballot "$out/pipeline-stats-$label.txt" | cut -c1-300 | sed "s/^/$label: /"
+  done
 }
 partitioned=0
 grep -q 'compute ops:.*partitioned' "$out/info.txt" 2>/dev/null && partitioned=1
@@ -257,10 +286,11 @@ else measure_stage "pass kernel registers at 8-24 keys per invocation" 20 && {
 }
 fi
 # The sweep's fixed shapes, and up to two more per kind that the model favours (none without registers).
-# (u32 384 x 20 is the default since session 33, which the sweep's "auto" case times; 384 x 16, the default
-# before, is timed beside it; 256 x 16 and the match ranking lost on H200s in sessions 20 and 26, 384 x 12,
-# 320 x 16 and 256 x 20 in session 33.)
-sweep_u32="384x16,320x20,384x24" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
+# (u32 384 x 16 is the default again since session 53, which the sweep's "auto" case times; 384 x 20, the
+# default of sessions 33-52, is timed beside it (fastest while its registers let two workgroups share an
+# SM), and 320 x 20, which tied with 384 x 16 in session 53; 256 x 16 and the match ranking lost on H200s
+# in sessions 20 and 26, 384 x 12, 320 x 16 and 256 x 20 in session 33, 384 x 24 in sessions 33 and 53.)
+sweep_u32="384x20,320x20" sweep_pairs="256x16,384x8,256x12" sweep_u64="256x16,256x12,256x8"
 model_shapes() {  # kernel, shapes already swept, count
   [ -s "$out/pipeline-stats-items.txt" ] || return 0
   "$python" scripts/nvidia_occupancy.py shapes --kernel "$1" --exclude "$2" --count "$3" "$out/pipeline-stats-items.txt" \
@@ -269,7 +299,7 @@ model_shapes() {  # kernel, shapes already swept, count
 with_model() {  # shapes, model's shapes
   if [ -n "$2" ]; then echo "$1,$2"; else echo "$1"; fi
 }
-sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32,384x20" 2)")
+sweep_u32=$(with_model "$sweep_u32" "$(model_shapes radix_onesweep_ballot_k32 "$sweep_u32,384x16" 2)")
 sweep_pairs=$(with_model "$sweep_pairs" "$(model_shapes radix_onesweep_ballot_k32_v "$sweep_pairs" 1)")
 sweep_u64=$(with_model "$sweep_u64" "$(model_shapes radix_onesweep_ballot_k64 "$sweep_u64" 1)")
 
@@ -317,11 +347,16 @@ fi
 # 2b. The pass kernel's experiments against the default, u32 keys at the first sweep size.
 measure_stage "the pass kernel's experiments: u32 keys at ${sweep_sizes%%,*}" 40 && {
   experiment_n="${sweep_sizes%%,*}"
-  for experiment in default "${experiments[@]}" default-again; do
+  # The bisected builds at --shape, as experiments of their own binary (BUILD|LABEL:SWITCHES).
+  bisect_runs=()
+  for build in "${bisect_builds[@]}"; do bisect_runs+=("$build|bisect-$(basename "$build"):$shape_args"); done
+  for experiment in default "${experiments[@]}" "${bisect_runs[@]}" default-again; do
+    binary="$bin/vksort"
+    [[ "$experiment" == *"|"* ]] && binary="${experiment%%|*}/vksort" experiment="${experiment#*|}"
     label="${experiment%%:*}" switches=""
     [[ "$experiment" == *:* ]] && switches="${experiment#*:}"
     experiment_words "$switches"
-    within 30 env "${exp_env[@]}" "$bin/vksort" bench --algo radix --type u32 --n "$experiment_n" --dist uniform --repeat "$repeat" \
+    within 30 env "${exp_env[@]}" "$binary" bench --algo radix --type u32 --n "$experiment_n" --dist uniform --repeat "$repeat" \
       --warmup 1 --warmup-ms 500 --resident --no-cpu --format json --out "$out/experiment-$label.json" "${exp_args[@]}" >>"$out/experiments.log" 2>&1 ||
       { echo "gpu-check: experiment $label: exit $?"; rm -f "$out/experiment-$label.json"; failed=1; }
   done

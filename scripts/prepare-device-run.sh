@@ -3,21 +3,31 @@
 # Gets a run on a lent GPU machine (the device tool) ready here, where glslc is: builds vksort and the
 # GPU-facing test binaries without oneTBB or Python (they then need only libstdc++ and the Vulkan
 # loader) into .devbin/new, optionally an older commit's vksort into .devbin/old and a commit in between
-# into .devbin/mid (each built in a git worktree under /tmp), and downloads the Vulkan loader packages into .gl (the device machine has
-# none). Both folders are git-excluded: name them in the device tool's `carry`. Then prints the
-# calls to make there (scripts/gpu-check.sh, within one call's 10 minutes; the tests in a second call).
+# into .devbin/mid (each built in a git worktree under /tmp), optionally the vksort of each of a list of
+# commits into .devbin/bisect/NN-COMMIT (gpu-check --bisect: which commit moved the pass kernel's
+# registers or time), and downloads the Vulkan loader packages into .gl (the device machine has none).
+# The binaries travel gzipped (each carries every kernel's SPIR-V: ~4-5 MB, ~1.5-1.9 MB gzipped; the
+# device tool sends 64 MiB at most), and the printed calls unpack them first. Both folders are
+# git-excluded: name them in the device tool's `carry`. Then prints the calls to make there
+# (scripts/gpu-check.sh, within one call's 10 minutes; the tests in a second call).
 #
-#   scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT]
+#   scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT] [--bisect COMMIT,COMMIT,...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-old="" mid=""
+old="" mid="" bisect=""
+usage="usage: scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT] [--bisect COMMIT,COMMIT,...]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --old) old="$2"; shift 2 ;;
     --mid) mid="$2"; shift 2 ;;
-    *) echo "usage: scripts/prepare-device-run.sh [--old COMMIT] [--mid COMMIT]" >&2; exit 2 ;;
+    --bisect) bisect="$2"; shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
+done
+IFS=, read -r -a bisect_commits <<<"$bisect"
+for c in "$old" "$mid" "${bisect_commits[@]}"; do
+  [ -z "$c" ] || git rev-parse --verify -q "$c^{commit}" >/dev/null || { echo "prepare-device-run: '$c' is no commit here" >&2; exit 2; }
 done
 
 exclude=.git/info/exclude
@@ -39,7 +49,7 @@ cp build-device/apps/vksort/vksort .devbin/new/
 for t in "${targets[@]:1}"; do cp "build-device/tests/$t" .devbin/new/; done
 
 # An older commit's vksort into .devbin/LABEL.
-build_commit() {  # label, commit
+build_commit() {  # label (a folder under .devbin), commit
   local tree=/tmp/vksort-old-$2
   [ -d "$tree" ] || git worktree add -f "$tree" "$2" >/dev/null
   build "$tree" "$tree/build-device" vksort_cli
@@ -48,6 +58,12 @@ build_commit() {  # label, commit
 }
 [ -n "$old" ] && build_commit old "$old"
 [ -n "$mid" ] && build_commit mid "$mid"
+i=0
+for c in "${bisect_commits[@]}"; do
+  i=$((i + 1))
+  build_commit "bisect/$(printf %02d "$i")-$(git rev-parse --short "$c")" "$c"
+done
+gzip -9 -r .devbin
 
 if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   mkdir -p .gl /tmp/amd64/partial
@@ -70,10 +86,11 @@ if [ "$travel_mib" -gt 64 ]; then
   exit 1
 fi
 
-setup='for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
+setup='gunzip -r .devbin; for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;'
 old_arg=""
 [ -n "$old" ] && old_arg=" --old .devbin/old"
 [ -n "$mid" ] && old_arg="$old_arg --mid .devbin/mid"
+[ -n "$bisect" ] && old_arg="$old_arg --bisect .devbin/bisect"
 cat <<EOF
 
 Call 1 (carry: [".devbin", ".gl"], timeout_s 590): scripts/gpu-check.sh runs its stages in order of

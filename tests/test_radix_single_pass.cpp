@@ -1077,36 +1077,22 @@ TEST_CASE("single-pass radix sort: the ballot ranking's default workgroup per de
   CHECK(stats.fact("workgroup") == RadixOnesweep::default_ballot_workgroup(plain.info(), Key::u32, false, 8));
 }
 
-// Their default keys per invocation (RadixOnesweep::default_ballot_items) on described devices: 20 for
-// 32-bit keys alone where a tile of 20 per invocation stages early beside 32-bit histogram rows (an
-// H200's 48 KiB at 384 invocations: measured fastest there), 16 otherwise; CPU drivers the column
-// ranking's tile. Lavapipe's 32 KiB never takes 20 at the default workgroups, so 20 keys per invocation
-// are sorted here by asking for them.
+// Their default keys per invocation (RadixOnesweep::default_ballot_items) on described devices: 16 on
+// GPUs for every key kind and workgroup (20 for 32-bit keys alone took an H200's pass kernel to 87
+// registers, one workgroup per SM: 1.29x slower, session 53), CPU drivers the column ranking's tile. 20
+// keys per invocation are sorted here by asking for them.
 TEST_CASE("single-pass radix sort: the ballot ranking's default keys per invocation per device") {
   const DeviceInfo gpu = described_nvidia_gpu();
   using algo::RadixOnesweep;
-  CHECK(RadixOnesweep::default_ballot_items(gpu, 384, Key::u32, false, 8) == 20);
-  CHECK(RadixOnesweep::default_ballot_items(gpu, 384, Key::f32, false, 8) == 20);
-  CHECK(RadixOnesweep::default_ballot_items(gpu, 256, Key::u32, true, 8) == 16);
-  CHECK(RadixOnesweep::default_ballot_items(gpu, 256, Key::u64, false, 8) == 16);
-  CHECK(RadixOnesweep::default_ballot_items(gpu, 256, Key::u64, true, 8) == 16);  // halved later to fit
-  // 384 x 20 staged early needs 48248 bytes with 32-bit rows: 1 KiB less does not take it.
-  DeviceInfo less = gpu;
-  less.max_shared_memory = 48248 - 1;
-  CHECK(RadixOnesweep::default_ballot_items(less, 384, Key::u32, false, 8) == 16);
-  less.max_shared_memory = 48248;
-  CHECK(RadixOnesweep::default_ballot_items(less, 384, Key::u32, false, 8) == 20);
-  DeviceInfo no_full = gpu;  // rows for twice the subgroups: no room for 20
-  no_full.full_subgroups = false;
-  CHECK(RadixOnesweep::default_ballot_items(no_full, 384, Key::u32, false, 8) == 16);
+  for (uint32_t wg : {64u, 256u, 384u, 1024u}) CHECK(RadixOnesweep::default_ballot_items(gpu, wg) == 16);
   DeviceInfo wave64 = gpu;  // AMD-like: subgroups of 64, 64 KiB
   wave64.subgroup_size = wave64.max_subgroup_size = 64;
   wave64.max_shared_memory = 64 * 1024;
-  CHECK(RadixOnesweep::default_ballot_items(wave64, 384, Key::u32, false, 8) == 20);
+  CHECK(RadixOnesweep::default_ballot_items(wave64, 384) == 16);
   DeviceInfo cpu = gpu;
   cpu.type = "cpu";
   cpu.subgroup_size = cpu.max_subgroup_size = 8;
-  CHECK(RadixOnesweep::default_ballot_items(cpu, 8, Key::u32, false, 8) == 2048);
+  CHECK(RadixOnesweep::default_ballot_items(cpu, 8) == 2048);
 
   // The device this runs on: a sort that leaves the shape to it reports the same; and 20 keys per
   // invocation sort (with and without values) where asked for.
@@ -1122,7 +1108,7 @@ TEST_CASE("single-pass radix sort: the ballot ranking's default keys per invocat
       CHECK(test::check_on(plain, sorter, workloads::generate_keys(o.key, {Distribution::uniform, 0}, 3001, seed++), &stats) == "");
       CHECK(stats.fact("workgroup") == wg);
       // The staged tile may have been halved to fit this device: at most the default.
-      CHECK(sorter.tile_size() <= uint64_t(wg) * RadixOnesweep::default_ballot_items(plain.info(), wg, o.key, value_bytes != 0, 8));
+      CHECK(sorter.tile_size() <= uint64_t(wg) * RadixOnesweep::default_ballot_items(plain.info(), wg));
     }
     o.tuning.workgroup_size = 2 * plain.info().subgroup_size;
     o.tuning.items_per_thread = 20;

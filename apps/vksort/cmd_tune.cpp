@@ -50,9 +50,10 @@ constexpr const char* digits_suffix = ": radix digits";
 constexpr const char* shape_suffix = ": single-pass shape ";
 
 // The single pass's shapes tried per kind, workgroup x keys per invocation, around the built-in ones
-// (384 x 20 or 256 x 16 for 32-bit keys, 256 x 16 for 64-bit): an H200 ran 2^26 u32 keys 1.23x as fast
+// (384 x 16 or 256 x 16 for 32-bit keys, 256 x 16 for 64-bit): an H200 ran 2^26 u32 keys 1.23x as fast
 // at 384 x 16 as at 256 x 16, and 0.42x at 384 x 21 (bench/results/nvidia-h200_2026-11-27-session20),
-// then 1.08x as fast at 384 x 20 as at 384 x 16 (bench/results/nvidia-h200_2026-11-29-session33);
+// then 1.08x as fast at 384 x 20 as at 384 x 16 (bench/results/nvidia-h200_2026-11-29-session33), then,
+// the kernel grown to 87 registers at 384 x 20, 0.77x (bench/results/nvidia-h200_2026-12-04-session53):
 // where that turns depends on the compiler's registers and the chip. Shapes the device refuses
 // (shared memory, whole subgroups) are passed over.
 std::vector<std::pair<uint32_t, uint32_t>> shape_candidates(Key key) {

@@ -68,23 +68,21 @@ uint64_t ballot_shared_bytes(uint32_t radix, uint32_t workgroup, uint32_t lanes,
 // (radix_sort.cpp): larger tiles spread each tile's RADIX x workgroup counters over more keys.
 constexpr uint32_t columns_tile = 16384;
 // Keys per invocation with ballot ranking: kept in registers with their ranks. Onesweep's own choice
-// is 15 32-bit keys per thread (CUB: 384 x 21 on sm80 and later). On GPUs, 32-bit keys alone take 20
-// where that tile stages early beside 32-bit histogram rows (on 48 KiB and 384 invocations it just
-// fits: 48248 bytes), others 16; where the staged tile does not fit (64-bit keys with values on 48 KiB)
-// the constructor halves it. Measured on an H200 at 2^26 keys in one sweep each
-// (bench/results/nvidia-h200_2026-11-29-session33): u32 keys 384 x 20 2.097 ms, x 16 2.271, x 12 2.632
-// (x 24 fits only with 16-bit rows and takes 91 registers: one workgroup per SM); pairs 256 x 16 3.219,
-// x 12 3.806; u64 keys 256 x 16 6.33, x 12 7.31, x 8 7.57 (and session 26's). CPU drivers run one
-// subgroup per workgroup best, with as many keys per tile as the column ranking (lavapipe, 2^20 u32
-// keys, passes only: 8 invocations x 2048 keys 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
-// `lanes`: the live invocations per subgroup the rows are sized for (ballot_subgroup_lanes).
-uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup, uint32_t radix, uint32_t lanes, Key key, bool values) {
+// is 15 32-bit keys per thread (CUB: 384 x 21 on sm80 and later). GPUs take 16 for every key kind;
+// where the staged tile does not fit (64-bit keys with values on 48 KiB) the constructor halves it.
+// More keys per invocation pay only while two workgroups still share an SM: the registers decide.
+// Session 33's kernel (78 registers at 384 x 20) ran u32 keys at 384 x 20 in 2.097 ms against 2.271 at
+// x 16 (an H200, 2^26 keys, bench/results/nvidia-h200_2026-11-29-session33), and 20 became the default
+// for 32-bit keys alone; the kernel since (sessions 34-38, tuned on AMD's compiler: pairs and u64 keys
+// 7-11% faster) takes 87 registers there, one workgroup per SM, and 384 x 20 fell to 2.710 ms against
+// 384 x 16's 2.099 (75 registers) in one sweep (bench/results/nvidia-h200_2026-12-04-session53; 2^28 u32
+// keys 1.31x slower than session 33's build in the same run). Sixteen leaves the registers' headroom
+// that twenty lacked; pairs 256 x 16 3.010 ms against x 12 3.544, u64 keys 256 x 16 5.683 against x 12
+// 6.621 and x 8 7.044 (the same run). CPU drivers run one subgroup per workgroup best, with as many keys
+// per tile as the column ranking (lavapipe, 2^20 u32 keys, passes only: 8 invocations x 2048 keys
+// 53 ms, x 1024 57 ms, x 256 92 ms; 64 x 16 166 ms).
+uint32_t ballot_items(const DeviceInfo& info, uint32_t workgroup) {
   if (info.type == "cpu") return std::max(1u, columns_tile / workgroup);
-  constexpr uint32_t wide_items = 20;
-  const uint64_t wide_tile_bytes = uint64_t(workgroup) * wide_items * key_bytes(key);
-  if (key_bytes(key) == 4 && !values &&
-      ballot_shared_bytes(radix, workgroup, lanes, wide_tile_bytes, true, 32) <= info.max_shared_memory)
-    return wide_items;
   return 16;
 }
 // VKSORT_BALLOT_COUNT_AGGREGATE, an experiment for GPU runs (onesweep_ballot.comp, SPEC_BALLOT_COUNT_AGGREGATE):
@@ -141,7 +139,7 @@ uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key
     return ballot_shared_bytes(radix, wg, ballot_subgroup_lanes(info, ballot_full_subgroups(info, wg)), staged, staged != 0);
   };
   constexpr uint32_t wide = 384;
-  const uint64_t wide_tile_bytes = uint64_t(wide) * default_ballot_items(info, wide, key, values, radix_bits) * key_bytes(key);
+  const uint64_t wide_tile_bytes = uint64_t(wide) * default_ballot_items(info, wide) * key_bytes(key);
   if (key_bytes(key) == 4 && !values && wide % sg == 0 && wide <= info.max_workgroup_invocations &&
       shared(wide, wide_tile_bytes) <= info.max_shared_memory)
     return wide;
@@ -150,8 +148,8 @@ uint32_t RadixOnesweep::default_ballot_workgroup(const DeviceInfo& info, Key key
   return wg;
 }
 
-uint32_t RadixOnesweep::default_ballot_items(const DeviceInfo& info, uint32_t workgroup, Key key, bool values, uint32_t radix_bits) {
-  return ballot_items(info, workgroup, 1u << radix_bits, ballot_subgroup_lanes(info, ballot_full_subgroups(info, workgroup)), key, values);
+uint32_t RadixOnesweep::default_ballot_items(const DeviceInfo& info, uint32_t workgroup) {
+  return ballot_items(info, workgroup);
 }
 
 // CPU drivers: columns, measured faster than ballot ranking on lavapipe (2^20 keys, passes of
@@ -249,7 +247,7 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
       return ballot_shared_bytes(radix, wg, lanes, uint64_t(wg) * items * item_bytes, early);
     };
     auto fits = [&](uint32_t items, bool early) { return staged_bytes(items, early) <= info.max_shared_memory; };
-    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, wg, radix, lanes, options.key, values_);
+    uint32_t items = tune.items_per_thread ? tune.items_per_thread : ballot_items(info, wg);
     const bool asked = staging == RadixStaging::late || staging == RadixStaging::early;
     if (!tune.items_per_thread && (info.type != "cpu" || asked) && staging != RadixStaging::direct)
       while (items > 4 && !fits(items, staging == RadixStaging::early)) items /= 2;

@@ -48,9 +48,9 @@ class RadixOnesweep {
   // says why: GPUs 384 invocations for 32-bit keys alone where their tile stages early, else 256).
   static uint32_t default_ballot_workgroup(const DeviceInfo& info, Key key, bool values, uint32_t radix_bits);
   // Their keys per invocation where Tuning::items_per_thread is 0, for a `workgroup` (radix_onesweep.cpp:
-  // GPUs 20 for 32-bit keys alone where that tile stages early beside 32-bit rows, else 16; CPU drivers
-  // as many as the column ranking's tile). The constructor then halves it until the staged tile fits.
-  static uint32_t default_ballot_items(const DeviceInfo& info, uint32_t workgroup, Key key, bool values, uint32_t radix_bits);
+  // GPUs 16 for every key kind; CPU drivers as many as the column ranking's tile). The constructor then
+  // halves it until the staged tile fits.
+  static uint32_t default_ballot_items(const DeviceInfo& info, uint32_t workgroup);
 
   uint32_t tile() const { return shape_.tile(); }
   // The most keys one sort may have: what tile counts hold (ONESWEEP_MAX_KEYS), and what this device's

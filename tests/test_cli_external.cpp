@@ -373,10 +373,34 @@ TEST_CASE("vksort sort: a pipe's bad size, a bad output and a full spool folder 
     // A --tmp-dir that is no folder reads as it does for a file, not as a spool file that cannot be made.
     FifoFeeder feed(w / "k.fifo", keys);
     const Outcome r = w.run({"sort", w / "k.fifo", w / "out.bin", "--memory", "64k", "--tmp-dir", w / "nowhere"});
-    feed.finish();
+    CHECK_FALSE(feed.finish());  // refused before the pipe was read
     CHECK(r.code == 2);
     check_one_line(r, "--tmp-dir '" + w / "nowhere" + "' is not a folder");
     fs::remove(w / "k.fifo");
+  }
+  {
+    // A mistyped --device-memory and options the library refuses are refused before the pipe is read
+    // too (they were refused only after it had been read, or spooled), keys or values alike.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+        {{"--device-memory", "1x"}, "--device-memory '1x' is not a number of bytes"},
+        {{"--workgroup-size", "3"}, "sorting u32 keys from '" + w / "k.fifo" + "'"},
+        {{"--algo", "brick", "--begin-bit", "4", "--end-bit", "8"}, "sorting u32 keys from '" + w / "k.fifo" + "'"}};
+    write_file(w / "in.bin", keys);
+    for (const auto& [options, message] : refused)
+      for (bool values_piped : {false, true}) {
+        CAPTURE(options.front());
+        CAPTURE(values_piped);
+        FifoFeeder feed(w / "k.fifo", values_piped ? index_values(kN) : keys);
+        std::vector<std::string> args = {"sort", values_piped ? w / "in.bin" : w / "k.fifo", w / "out.bin", "--memory", "64k"};
+        if (values_piped) args.insert(args.end(), {"--values", w / "k.fifo", "--values-out", w / "vout.bin"});
+        args.insert(args.end(), options.begin(), options.end());
+        const Outcome r = w.run(args);
+        CHECK_FALSE(feed.finish());
+        CHECK(r.code == 2);
+        check_one_line(r, values_piped && message.rfind("sorting", 0) == 0 ? "sorting u32 keys from '" + w / "in.bin" + "'" : message);
+        fs::remove(w / "k.fifo");
+      }
+    fs::remove(w / "in.bin");
   }
   CHECK(w.listing() == std::vector<std::string>{"tmp"});
 }

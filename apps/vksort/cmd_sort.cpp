@@ -168,9 +168,13 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   };
   const bool key_is_pipe = !key_npy && PipeInput::is_pipe(c.input);
   const bool values_are_pipe = with_values && !value_npy && PipeInput::is_pipe(c.values_in);
-  if (key_is_pipe || values_are_pipe) {  // a bad output is refused before a pipe is read (and maybe spooled)
+  // A bad output, option or device is refused before a pipe is read (and maybe spooled): an input of
+  // gigabytes must not be read only to learn that --device-memory was mistyped.
+  std::optional<Device> opened;
+  if (key_is_pipe || values_are_pipe) {
     io::check_destination(c.output, "output");
     if (with_values) io::check_destination(c.values_out, "--values-out");
+    opened.emplace(open_sort_device(global, c, options, "sorting " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input)));
   }
   if (key_is_pipe) {
     const uint64_t values_held = value_pipe ? value_pipe->size() : 0;  // a .npy pipe of values, read whole
@@ -199,7 +203,6 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (*pipe && (*pipe)->spooled()) *path = (*pipe)->path();
   // Inputs beyond the device or the host budget go out of core (cmd_sort_external.cpp), pipes from
   // their spool files.
-  std::optional<Device> opened;
   if (sort_out_of_core(global, command, options, files, opened)) {
     for (auto [pipe, path] : pipes) {
       if (!*pipe) continue;

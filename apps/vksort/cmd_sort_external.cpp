@@ -47,6 +47,14 @@ void check_tmp_dir(const SortCommand& c) {
     throw UsageError("--tmp-dir " + in_quotes(c.tmp_dir) + " is not a folder");
 }
 
+// The device, pretending to hold --device-memory where given; --tmp-dir checked first.
+Device open_device_as_told(const GlobalOptions& global, const SortCommand& c) {
+  GlobalOptions g = global;
+  if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
+  check_tmp_dir(c);
+  return open_device(g);
+}
+
 }  // namespace
 
 uint64_t host_budget(const SortCommand& c) {
@@ -71,13 +79,16 @@ std::filesystem::path spool_folder(const SortCommand& c) {
   return tmp;
 }
 
+Device open_sort_device(const GlobalOptions& global, const SortCommand& c, const SortOptions& options, const std::string& what) {
+  Device device = open_device_as_told(global, c);
+  refusals_are_usage_errors(what, [&] { return Sorter(device, options); });
+  return device;
+}
+
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& c, const SortOptions& options,
                       const SortFiles& files, std::optional<Device>& device) {
-  GlobalOptions g = global;
-  if (!c.device_memory.empty()) g.pretend_device_memory = bytes_option("--device-memory", c.device_memory);
   const uint64_t memory = host_budget(c);
-  check_tmp_dir(c);
-  device.emplace(open_device(g));
+  if (!device) device.emplace(open_device_as_told(global, c));
 
   // Bytes of data, past any .npy header (read_npy_header checked that the file holds it).
   auto data_bytes = [](const std::string& path, uint64_t at) -> std::optional<uint64_t> {

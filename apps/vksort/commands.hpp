@@ -131,9 +131,14 @@ uint64_t host_budget(const SortCommand& command);
 // Where a pipe input larger than the host budget is spooled: --tmp-dir, else where the out-of-core
 // sort keeps its run data (the output's folder; the temporary folder for an output that is a stream).
 std::filesystem::path spool_folder(const SortCommand& command);
+// The device `vksort sort` runs on (--device-memory pretends it holds that much), with --tmp-dir and the
+// sort's options checked there (a combination the library refuses is a usage error, exit 2; `what` opens
+// its message): what a pipe input needs settled before it is read.
+vksort::Device open_sort_device(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
+                                const std::string& what);
 // Whether `vksort sort` goes out of core: true when the inputs' data (regular files, or pipes read into
-// memory: SortFiles) exceed --memory or what the device holds at once; `device` is then, and may
-// otherwise be, the opened device.
+// memory: SortFiles) exceed --memory or what the device holds at once; `device`, opened here unless the
+// caller did (open_sort_device), is then, and may otherwise be, the opened device.
 bool sort_out_of_core(const GlobalOptions& global, const SortCommand& command, const vksort::SortOptions& options,
                       const SortFiles& files, std::optional<vksort::Device>& device);
 // `vksort sort --mpi`: checks that the options are ones the distributed sort has, then replaces this

@@ -46,6 +46,7 @@ struct Outcome {
   int code = -1;    // exit status, or -1 after a signal
   int signal = 0;   // the signal that ended it
   std::string out, err;
+  long max_rss_kib = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 struct Limits {
@@ -143,9 +144,10 @@ class Workspace {
       close(master);
     }
     int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
+    struct rusage usage {};
+    REQUIRE(wait4(pid, &status, 0, &usage) == pid);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0, slurp(out_path),
-            terminal ? shown : slurp(err_path)};
+            terminal ? shown : slurp(err_path), usage.ru_maxrss};
   }
 
  private:
@@ -438,6 +440,39 @@ TEST_CASE("vksort sort: a .npy pipe beside a raw pipe beyond --memory, or beyond
     for (const std::string& f : {in, vin, w / "out.bin", w / "vout.bin"}) fs::remove(f);
     CHECK(w.listing() == std::vector<std::string>{"tmp"});
   }
+}
+
+// A .npy pipe's data are read as a raw pipe's, within --memory and spooled beyond it: they were read
+// whole with the header, whatever --memory said (a large one ended in the OOM killer). Seen in the peak
+// memory of a run that reads 128 MiB of keys through a .npy pipe and is then refused (its values file
+// does not match), beside the same run with a small pipe: the difference stays far below the data. The
+// data come from a shell (`head -c N /dev/zero`), not from this process: a child's peak memory counts
+// what it shared with this process between fork and exec.
+TEST_CASE("vksort sort: a .npy pipe's data beyond --memory are spooled, not held in memory") {
+  using test::npy_dict;
+  using test::npy_file;
+  Workspace w;
+  write_file(w / "v.bin", index_values(1));
+  auto peak_kib = [&](uint64_t n) {
+    write_file(w / "header.bin", npy_file(npy_dict("<u4", n), {}));
+    REQUIRE(mkfifo((w / "k.npy").c_str(), 0600) == 0);
+    const std::string feed_command = "{ cat '" + w / "header.bin" + "'; head -c " + std::to_string(n * 4) + " /dev/zero; } > '" +
+                                     w / "k.npy" + "' 2>/dev/null";
+    std::thread feed([&] { (void)std::system(feed_command.c_str()); });
+    const Outcome r = w.run({"sort", w / "k.npy", w / "out.bin", "--values", w / "v.bin", "--values-out", w / "vout.bin",
+                             "--memory", "1M", "--tmp-dir", w / "tmp"});
+    feed.join();
+    fs::remove(w / "header.bin");
+    CHECK(r.code == 2);
+    check_one_line(r, "but input '" + w / "k.npy" + "' holds " + std::to_string(n) + " keys");
+    fs::remove(w / "k.npy");
+    return r.max_rss_kib;
+  };
+  const long small = peak_kib(1000);
+  const long large = peak_kib(uint64_t(32) << 20);  // 128 MiB of keys
+  CHECK_MESSAGE(large - small < 48 * 1024, "peak memory " << small << " KiB with 4 KB of keys, " << large << " KiB with 128 MiB");
+  fs::remove(w / "v.bin");
+  CHECK(w.listing() == std::vector<std::string>{"tmp"});
 }
 
 TEST_CASE("vksort sort out of core: beyond --memory or --device-memory, every key type, values, stable") {

@@ -88,11 +88,18 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
   // .npy inputs say their key type and record size in their headers, which both paths below need;
-  // their data stay on the disk until the path is chosen (a .npy pipe is read whole at once).
+  // their data stay on the disk until the path is chosen. A .npy pipe's header is read here, its data
+  // below as a raw pipe's (within --memory, spooled beyond it) once the options are known to be good.
   SortFiles files;
   std::optional<NpyArray> key_npy, value_npy;
+  std::optional<PipeSource> key_source, value_source;
+  auto header_of = [](const std::string& path, const std::string& role, std::optional<PipeSource>& source) {
+    if (!PipeInput::is_pipe(path)) return read_npy_header(path, role);
+    source.emplace(path, role);
+    return read_npy_pipe_header([&](std::byte* buf, size_t bytes) { return source->read_some(buf, bytes); }, path, role);
+  };
   if (is_npy_path(c.input)) {
-    key_npy = read_npy_header(c.input, "input");
+    key_npy = header_of(c.input, "input", key_source);
     const NpyArray& a = *key_npy;
     if (!a.key)
       throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8" +
@@ -105,7 +112,7 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   }
   options.value_bytes = 0;
   if (with_values && is_npy_path(c.values_in)) {
-    value_npy = read_npy_header(c.values_in, "values file");
+    value_npy = header_of(c.values_in, "values file", value_source);
     NpyArray& v = *value_npy;
     // An empty structured array does not say its record size; nothing moves, so any valid one does.
     if (v.item_bytes == 0) v.item_bytes = c.value_bytes != -1 ? uint32_t(c.value_bytes) : 4u;
@@ -148,17 +155,14 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
   std::optional<PipeInput> key_pipe, value_pipe;
   const uint64_t budget = host_budget(c);
   auto folder = [&] { return spool_folder(c); };
-  // A .npy pipe was read whole above, header and all: its data are held as a raw pipe's within the
-  // budget are, and spooled as they are where the sort goes out of core (the in-memory path would find
-  // nothing to take from a raw pipe that was spooled).
-  if (key_npy && key_npy->has_data) {
-    key_pipe = PipeInput::held(c.input, "input", std::move(key_npy->data));
-    files.keys_at = 0;
-  }
-  if (value_npy && value_npy->has_data) {
-    value_pipe = PipeInput::held(c.values_in, "values file", std::move(value_npy->data));
-    files.values_at = 0;
-  }
+  // A pipe's data, raw or past a .npy header read above (then checked against it, and starting at 0).
+  auto read_pipe = [&](std::optional<PipeSource>& source, const std::optional<NpyArray>& npy, const std::string& path,
+                       const std::string& role, uint64_t budget_left, uint64_t& data_at) {
+    PipeInput pipe = source ? PipeInput::read(*source, budget_left, folder) : PipeInput::read(path, role, budget_left, folder);
+    if (npy) check_npy_data(*npy, pipe.size(), path, role);
+    data_at = 0;
+    return pipe;
+  };
   // An input's data bytes where known before either is read: a pipe's, or a regular file's past its header.
   auto data_bytes = [](const std::optional<PipeInput>& pipe, const std::string& path, uint64_t at) -> std::optional<uint64_t> {
     if (pipe) return pipe->size();
@@ -166,8 +170,8 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < at) return std::nullopt;
     return uint64_t(st.st_size) - at;
   };
-  const bool key_is_pipe = !key_npy && PipeInput::is_pipe(c.input);
-  const bool values_are_pipe = with_values && !value_npy && PipeInput::is_pipe(c.values_in);
+  const bool key_is_pipe = PipeInput::is_pipe(c.input);
+  const bool values_are_pipe = with_values && PipeInput::is_pipe(c.values_in);
   // A bad output, option or device is refused before a pipe is read (and maybe spooled): an input of
   // gigabytes must not be read only to learn that --device-memory was mistyped.
   std::optional<Device> opened;
@@ -177,13 +181,12 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     opened.emplace(open_sort_device(global, c, options, "sorting " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input)));
   }
   if (key_is_pipe) {
-    const uint64_t values_held = value_pipe ? value_pipe->size() : 0;  // a .npy pipe of values, read whole
-    key_pipe = PipeInput::read(c.input, "input", budget - std::min(budget, values_held), folder);
+    key_pipe = read_pipe(key_source, key_npy, c.input, "input", budget, files.keys_at);
     check_key_bytes(key_pipe->size());
   }
   if (values_are_pipe) {
     const uint64_t key_data = data_bytes(key_pipe, c.input, files.keys_at).value_or(0);
-    value_pipe = PipeInput::read(c.values_in, "values file", budget - std::min(budget, key_data), folder);
+    value_pipe = read_pipe(value_source, value_npy, c.values_in, "values file", budget - std::min(budget, key_data), files.values_at);
   }
   // Compared here, where the pipes still have the names the user gave: the out-of-core sort would
   // name them by their spool files (/proc/self/fd/N).

@@ -213,9 +213,10 @@ class FieldListSize {
 };
 
 // The header at the start of a .npy file: `start` holds the file's first bytes (at least its header,
-// else it is refused as truncated), file_size is the whole file's. Checks that the data after the
-// header are exactly the shape's; returns everything but the data.
-NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const std::filesystem::path& path,
+// else it is refused as truncated), file_size is the whole file's (none for a pipe, whose size is known
+// only once read). Checks that the data after the header are exactly the shape's where the size is
+// known; returns everything but the data.
+NpyArray parse_npy(std::span<const std::byte> start, std::optional<uint64_t> file_size, const std::filesystem::path& path,
                    const std::string& role) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(start.data());
   if (start.size() < magic_size || std::memcmp(bytes, magic, magic_size) != 0)
@@ -262,7 +263,6 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
   if (significant != std::string::npos && dims.size() - significant > 18) refuse(role, path, "shape " + shape + " is too large");
   const uint64_t n = significant == std::string::npos ? 0 : std::stoull(dims.substr(significant));
   const uint64_t data_at = header_at + header_len;
-  const uint64_t data_bytes = file_size - data_at;
 
   NpyArray a;
   a.n = n;
@@ -301,21 +301,39 @@ NpyArray parse_npy(std::span<const std::byte> start, uint64_t file_size, const s
 
   const uint64_t want = n * a.item_bytes;
   if (n != 0 && want / n != a.item_bytes) refuse(role, path, "shape " + shape + " is too large");
-  if (data_bytes != want)
-    refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes but shape " + shape + " of '" +
-                           a.descr + "' needs " + std::to_string(want));
+  if (file_size) check_npy_data(a, *file_size - data_at, path, role);
   return a;
 }
 
 }  // namespace
 
+void check_npy_data(const NpyArray& a, uint64_t data_bytes, const std::filesystem::path& path, const std::string& role) {
+  const uint64_t want = a.n * a.item_bytes;
+  if (data_bytes != want)
+    refuse(role, path, "holds " + std::to_string(data_bytes) + " data bytes but shape (" + std::to_string(a.n) + ",) of '" +
+                           a.descr + "' needs " + std::to_string(want));
+}
+
 NpyArray read_npy(const std::filesystem::path& path, const std::string& role) {
   std::vector<std::byte> file = read_whole_file(path, role);
   NpyArray a = parse_npy(file, file.size(), path, role);
   a.data.assign(file.begin() + std::ptrdiff_t(a.data_at), file.end());
-  a.has_data = true;
   return a;
 }
+
+namespace {
+
+// Where the header of a .npy file whose first bytes are `start` (12 at most) ends, as its preamble says;
+// start.size() where the preamble is too short or of a version parse_npy refuses.
+uint64_t header_end_of(std::span<const std::byte> start) {
+  const auto* b = reinterpret_cast<const unsigned char*>(start.data());
+  if (start.size() >= 10 && b[6] == 1) return 10 + (uint64_t(b[8]) | uint64_t(b[9]) << 8);
+  if (start.size() >= 12 && (b[6] == 2 || b[6] == 3))
+    return 12 + (uint64_t(b[8]) | uint64_t(b[9]) << 8 | uint64_t(b[10]) << 16 | uint64_t(b[11]) << 24);
+  return start.size();
+}
+
+}  // namespace
 
 NpyArray read_npy_header(const std::filesystem::path& path, const std::string& role) {
   std::error_code ec;
@@ -326,12 +344,7 @@ NpyArray read_npy_header(const std::filesystem::path& path, const std::string& r
   // The preamble (12 bytes at most) says the header's length; then the header alone is read.
   std::vector<std::byte> start(size_t(std::min<uint64_t>(file_size, 12)));
   in.read(reinterpret_cast<char*>(start.data()), std::streamsize(start.size()));
-  const auto* b = reinterpret_cast<const unsigned char*>(start.data());
-  uint64_t header_end = start.size();
-  if (start.size() >= 10 && b[6] == 1) header_end = 10 + (uint64_t(b[8]) | uint64_t(b[9]) << 8);
-  if (start.size() >= 12 && (b[6] == 2 || b[6] == 3))
-    header_end = 12 + (uint64_t(b[8]) | uint64_t(b[9]) << 8 | uint64_t(b[10]) << 16 | uint64_t(b[11]) << 24);
-  header_end = std::min(header_end, file_size);
+  const uint64_t header_end = std::min(header_end_of(start), file_size);
   if (header_end > start.size()) {
     const size_t had = start.size();
     start.resize(size_t(header_end));
@@ -339,6 +352,33 @@ NpyArray read_npy_header(const std::filesystem::path& path, const std::string& r
   }
   if (!in) throw RuntimeFailure("reading " + role + " " + in_quotes(path.string()) + ": its header could not be read");
   return parse_npy(start, file_size, path, role);
+}
+
+NpyArray read_npy_pipe_header(const std::function<size_t(std::byte*, size_t)>& read, const std::filesystem::path& path,
+                              const std::string& role) {
+  std::vector<std::byte> start;
+  // Up to `want` bytes in all, fewer where the pipe ends first (parse_npy refuses a truncated header).
+  const auto fill = [&](uint64_t want) {
+    size_t had = start.size();
+    start.resize(size_t(want));
+    while (had < want) {
+      const size_t r = read(start.data() + had, size_t(want) - had);
+      if (r == 0) break;
+      had += r;
+    }
+    start.resize(had);
+  };
+  // The preamble, then the header alone: the data stay in the pipe. (A 1.0 preamble is 10 bytes, so
+  // 12 read two of a header, which holds at least its dict's braces.)
+  fill(12);
+  const uint64_t header_end = header_end_of(start);
+  // No header NumPy writes comes near this (its reader refuses past 10000 bytes unless told otherwise);
+  // a corrupt length must not allocate gigabytes.
+  constexpr uint64_t most_header = uint64_t(1) << 26;
+  if (header_end > most_header)
+    refuse(role, path, "a .npy header of " + std::to_string(header_end) + " bytes is too large (" + std::to_string(most_header) + " at most)");
+  if (header_end > start.size()) fill(header_end);
+  return parse_npy(start, std::nullopt, path, role);
 }
 
 std::vector<std::byte> npy_header(const std::string& descr, uint64_t n, bool utf8) {

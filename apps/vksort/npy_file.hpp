@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,8 +28,7 @@ struct NpyArray {
   bool utf8_header = false;    // the header was UTF-8 (format 3.0), not latin-1: so is descr's text
   uint64_t n = 0;               // elements (the shape's one dimension)
   uint64_t data_at = 0;         // where the elements start in the file (the header's end)
-  bool has_data = false;        // data holds the elements (read_npy), not only the header's facts
-  std::vector<std::byte> data;  // the elements, n * item_bytes bytes
+  std::vector<std::byte> data;  // the elements, n * item_bytes bytes (read_npy; empty from the header readers)
 };
 
 // Reads a whole .npy file. Throws UsageError naming `role` and the file for anything it cannot take:
@@ -37,8 +37,18 @@ struct NpyArray {
 NpyArray read_npy(const std::filesystem::path& path, const std::string& role);
 
 // The same checks, reading only the header of a regular file (the data stay on the disk, from data_at:
-// for inputs larger than memory); a pipe is read whole as by read_npy.
+// for inputs larger than memory). Anything else (a pipe, a missing file) goes to read_npy: read whole, or
+// refused as it refuses it; a pipe's header alone is read_npy_pipe_header's.
 NpyArray read_npy_header(const std::filesystem::path& path, const std::string& role);
+
+// The header of a .npy pipe `path`, read through `read` (up to N bytes into a buffer, 0 at the end) up to
+// the header's end and no further: the data follow in the pipe, which the caller reads as it reads a raw
+// pipe's (within --memory, spooled beyond it), then checks with check_npy_data. The checks of read_npy
+// but the data's size.
+NpyArray read_npy_pipe_header(const std::function<size_t(std::byte*, size_t)>& read, const std::filesystem::path& path,
+                              const std::string& role);
+// Refuses, as read_npy does, `data_bytes` of data that are not the shape's (a's n elements).
+void check_npy_data(const NpyArray& a, uint64_t data_bytes, const std::filesystem::path& path, const std::string& role);
 
 // The header of a .npy file (version 1.0; 2.0 for a field list beyond 1.0's 64 KiB) of n elements of
 // dtype `descr` (a plain dtype such as "<u4", or a structured one's field list as read), 1-D and C

@@ -30,7 +30,7 @@ void write_all(int fd, const std::byte* src, size_t bytes, const std::string& wh
 }
 
 // Reads into buf; 0 at the end. Throws RuntimeFailure naming `name`.
-size_t read_some(int fd, std::byte* buf, size_t bytes, const std::string& name) {
+size_t read_fd(int fd, std::byte* buf, size_t bytes, const std::string& name) {
   for (;;) {
     const ssize_t r = ::read(fd, buf, bytes);
     if (r >= 0) return size_t(r);
@@ -63,16 +63,28 @@ bool PipeInput::is_pipe(const std::string& path) {
   return !path.empty() && stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+PipeSource::PipeSource(const std::string& path, const std::string& role) : name_(role + " " + in_quotes(path)) {
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw UsageError("cannot open " + name_ + ": " + std::strerror(errno));
+}
+
+PipeSource::~PipeSource() {
+  if (fd_ >= 0) close(fd_);
+}
+
+PipeSource::PipeSource(PipeSource&& other) noexcept : name_(std::move(other.name_)), fd_(std::exchange(other.fd_, -1)) {}
+
+size_t PipeSource::read_some(std::byte* buf, size_t bytes) { return read_fd(fd_, buf, bytes, name_); }
+
 PipeInput PipeInput::read(const std::string& path, const std::string& role, uint64_t budget,
                           const std::function<std::filesystem::path()>& spool_folder) {
+  PipeSource source(path, role);
+  return read(source, budget, spool_folder);
+}
+
+PipeInput PipeInput::read(PipeSource& source, uint64_t budget, const std::function<std::filesystem::path()>& spool_folder) {
   PipeInput p;
-  p.name_ = role + " " + in_quotes(path);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw UsageError("cannot open " + p.name_ + ": " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
+  p.name_ = source.name();
   // In memory, growing as the pipe delivers, up to the budget (and one byte past it, to tell a pipe of
   // exactly the budget from a larger one).
   size_t filled = 0;
@@ -82,7 +94,7 @@ PipeInput PipeInput::read(const std::string& path, const std::string& role, uint
       if (filled > budget) break;
       p.bytes_.resize(size_t(std::min<uint64_t>(budget + 1, uint64_t(filled) * 2)));
     }
-    const size_t r = read_some(fd, p.bytes_.data() + filled, p.bytes_.size() - filled, p.name_);
+    const size_t r = source.read_some(p.bytes_.data() + filled, p.bytes_.size() - filled);
     if (r == 0) {
       p.bytes_.resize(filled);
       p.size_ = filled;
@@ -98,19 +110,11 @@ PipeInput PipeInput::read(const std::string& path, const std::string& role, uint
   std::vector<std::byte> buf(size_t(1) << 20);
   const std::string what = "writing " + p.name_ + " to a temporary file in " + in_quotes(folder.string());
   for (;;) {
-    const size_t r = read_some(fd, buf.data(), buf.size(), p.name_);
+    const size_t r = source.read_some(buf.data(), buf.size());
     if (r == 0) break;
     write_all(p.fd_, buf.data(), r, what);
     p.size_ += r;
   }
-  return p;
-}
-
-PipeInput PipeInput::held(const std::string& path, const std::string& role, std::vector<std::byte> bytes) {
-  PipeInput p;
-  p.name_ = role + " " + in_quotes(path);
-  p.size_ = bytes.size();
-  p.bytes_ = std::move(bytes);
   return p;
 }
 

@@ -16,6 +16,28 @@
 
 namespace vksort::cli {
 
+// A pipe opened for reading and not yet read to its end: PipeInput::read takes it; a .npy pipe's header
+// is read from it first (read_npy_pipe_header), so that its data are then read as a raw pipe's.
+class PipeSource {
+ public:
+  // Opens the pipe `path` (`role` names it in errors: "input"); UsageError when it cannot be opened.
+  PipeSource(const std::string& path, const std::string& role);
+  ~PipeSource();
+  PipeSource(PipeSource&& other) noexcept;
+  PipeSource& operator=(PipeSource&&) = delete;
+  PipeSource(const PipeSource&) = delete;
+  PipeSource& operator=(const PipeSource&) = delete;
+
+  // Up to `bytes` bytes into `buf`; 0 at the end. RuntimeFailure naming the pipe for a failed read.
+  size_t read_some(std::byte* buf, size_t bytes);
+  // "input '/dev/stdin'", for errors.
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+};
+
 class PipeInput {
  public:
   PipeInput() = default;
@@ -35,9 +57,8 @@ class PipeInput {
   // (a full disk names the folder).
   static PipeInput read(const std::string& path, const std::string& role, uint64_t budget,
                         const std::function<std::filesystem::path()>& spool_folder);
-  // Data of the pipe `path` that were read already (a .npy pipe, read whole with its header), held as
-  // read() holds a pipe within the budget: spooled as one when the sort goes out of core.
-  static PipeInput held(const std::string& path, const std::string& role, std::vector<std::byte> bytes);
+  // The same for a pipe opened already: what is left of it (a .npy pipe's data, past its header).
+  static PipeInput read(PipeSource& source, uint64_t budget, const std::function<std::filesystem::path()>& spool_folder);
 
   uint64_t size() const { return size_; }
   bool spooled() const { return fd_ >= 0; }

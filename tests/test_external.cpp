@@ -270,6 +270,36 @@ TEST_CASE("out-of-core: one run, empty input, input replaced in place") {
   CHECK(f.entries() == std::vector<std::string>{"empty.bin", "empty_out.bin", "same.bin", "tmp"});
 }
 
+// Without a temp_dir the run data go beside the file the output's links lead to, where the output's own
+// temporary goes: they went to the folder of the name given, so /dev/stdout redirected to a file put them
+// in /dev. Here the name is /proc/self/fd/N, an open descriptor of a file in the test's folder: no file
+// can be created in /proc/self/fd, by root either, so run data there fail the sort.
+TEST_CASE("out-of-core: without a temp_dir, run data go beside the file the output's links lead to") {
+  Folder f;
+  const uint64_t n = 20000;
+  std::vector<std::byte> keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), n, 31);
+  write_file(f / "in.bin", keys);
+  write_file(f / "out.bin", {});
+  const int fd = open((f / "out.bin").c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  ExternalOptions o;
+  o.input = f / "in.bin";
+  o.output = "/proc/self/fd/" + std::to_string(fd);
+  o.memory_bytes = memory_for_runs(n, 4, 4);
+  ExternalStats stats;
+  try {
+    stats = external::sort_file(test::device(), o);
+  } catch (const std::exception& e) {
+    FAIL_CHECK("sort_file: " << std::string(e.what()));
+  }
+  close(fd);
+  CHECK(stats.runs >= 4);
+  std::vector<uint32_t> none;
+  workloads::reference_sort(Key::u32, Order::ascending, keys, none);
+  CHECK(read_file(f / "out.bin") == keys);
+  CHECK(f.entries() == std::vector<std::string>{"in.bin", "out.bin", "tmp"});
+}
+
 // Files with headers (the CLI's .npy files): the inputs' data start past them, the outputs begin with
 // the given bytes, and the header bytes are neither sorted nor counted as keys.
 TEST_CASE("out-of-core: inputs read from a data offset, outputs written after a header, in place too") {

@@ -22,8 +22,9 @@ class Device:
 
     Device() takes VKSORT_DEVICE if set, else the best device (discrete > integrated > virtual > cpu);
     Device(1) the device at that index of vksort.devices(); Device("radeon") the first whose name holds
-    that text (case-insensitive). validation=True turns on the Khronos validation layer (any message it
-    reports raises vksort.Error); None follows VKSORT_VALIDATION. Safe to share between threads.
+    that text (case-insensitive; Device("4090") too, where 4090 is no index).
+    validation=True turns on the Khronos validation layer (any message it reports raises vksort.Error);
+    None follows VKSORT_VALIDATION. Safe to share between threads.
     """
 
     def __init__(self, index_or_name=None, *, validation=None):
@@ -34,8 +35,11 @@ class Device:
         # "" is a part of every name: it opened the default device, as if no name were given.
         if isinstance(index_or_name, str) and index_or_name == "":
             raise ValueError("Device: an empty name names no device (Device() or None takes the default)")
-        select = "" if index_or_name is None else str(index_or_name)
+        if isinstance(index_or_name, (int, np.integer)) and index_or_name < 0:
+            # The library would take "-1" for a part of a name ("Tesla V100-SXM2-16GB").
+            raise ValueError(f"Device: an index must be 0 or more, not {index_or_name} (vksort.devices() lists them)")
         level = -1 if validation is None else int(_keys.flag(validation, "validation"))
+        select = "" if index_or_name is None else str(index_or_name)
         self._core = _core.Device(select, level)
         self.info = self._core.info()
         self.name = self.info["name"]

@@ -186,6 +186,30 @@ def test_device_arguments_are_checked_by_type():
         vksort.Device("")
 
 
+def test_a_negative_index_is_refused_not_looked_up_as_a_name():
+    # The library took "-1" for a name: on a "Tesla V100-SXM2-16GB" Device(-1) opened it, elsewhere it
+    # said no device matches "-1"; Python's negative index (the last device) was meant by neither.
+    for bad in (-1, np.int64(-2)):
+        with pytest.raises(ValueError, match="index must be 0 or more"):
+            vksort.Device(bad)
+
+
+def test_a_name_of_digits_is_a_name():
+    # Device("4090") for a "GeForce RTX 4090": the library read a string of digits as an index (4090),
+    # and said no device matches "4090" while listing that very name.
+    import re
+    name = next(d for d in vksort.devices() if d["usable"])["name"]
+    numbers = [n for n in re.findall(r"\d+", name) if int(n) >= len(vksort.devices())]
+    if not numbers:
+        pytest.skip(f"the device name {name!r} holds no number that is not also an index")
+    first = next(d for d in vksort.devices() if numbers[0] in d["name"])
+    assert vksort.Device(numbers[0]).name == first["name"]
+    # Digits that are an index still take that device, as VKSORT_DEVICE does.
+    for listed in vksort.devices():
+        if listed["usable"]:
+            assert vksort.Device(str(listed["index"])).name == listed["name"]
+
+
 def test_last_stats_before_any_sort_is_none_and_creates_no_device():
     # It made the default device first (and so raised where there is no Vulkan device).
     code = ("import vksort; assert vksort.last_stats() is None; assert vksort._default is None; "

@@ -54,9 +54,11 @@ uint32_t choose_device(const std::string& select, const std::vector<DeviceListin
   int match = -1;
   uint32_t index = 0;
   auto [end, ec] = std::from_chars(select.data(), select.data() + select.size(), index);
-  if (ec == std::errc() && end == select.data() + select.size()) {
-    if (index < devices.size()) match = int(index);
+  if (ec == std::errc() && end == select.data() + select.size() && index < devices.size()) {
+    match = int(index);
   } else {
+    // Digits that are no index are a part of a name too: "4090" finds a "GeForce RTX 4090" (it was
+    // taken for device 4090, and nothing matched the name it lists).
     for (const auto& d : devices)
       if (lower(d.info.name).find(lower(select)) != std::string::npos) {
         match = int(&d - devices.data());

@@ -630,3 +630,87 @@ TEST_CASE("sizes around the tile, shared-memory and subgroup prefix sums, every 
     }
   }
 }
+
+// No elements (a simulation's empty frame): every path records nothing to place and leaves every head
+// null, also after lists of other elements, whose heads must not survive.
+TEST_CASE("zero elements on every path: all heads null, also after a non-empty build") {
+  const uint32_t m = 7;
+  const std::vector<uint32_t> none, five = {1, 2, 3, 1, 6};
+  const std::vector<uint32_t> all_null(m, null);
+  for (auto [mode, deterministic] : {std::pair{BucketMode::scatter, false}, {BucketMode::sort, false},
+                                     {BucketMode::scatter, true}}) {
+    INFO("mode " << int(mode) << ", deterministic " << deterministic);
+    BucketOptions o = options(m, 100, mode);
+    o.deterministic = deterministic;
+    BucketLists lists(test::device(), o);
+    const BucketStats first = lists.build(none);
+    CHECK(first.iterations == 0);
+    CHECK(first.fallback == 0);
+    CHECK(lists.download_head() == all_null);
+    lists.build(five);
+    REQUIRE(check_lists(download(lists), five, m) == "");
+    lists.build(none);
+    CHECK(lists.size() == 0);
+    CHECK(lists.download_head() == all_null);
+    CHECK(lists.download_next().empty());
+    CHECK_NOTHROW(lists.resort(none));
+    CHECK(lists.download_head() == all_null);
+    // The recording path, after a non-empty build again.
+    lists.build(five);
+    Buffer ids(test::device(), 16, "ids");
+    test::AppCommands app(test::device());
+    Status built = lists.record_build(app.cmd(), ids.ref(), 0);
+    CHECK_MESSAGE(built.ok(), built.message);
+    Status resorted = lists.record_resort(app.cmd(), ids.ref(), 0);
+    CHECK_MESSAGE(resorted.ok(), resorted.message);
+    app.submit_and_wait();
+    CHECK(lists.download_head() == all_null);
+  }
+}
+
+// The object tracks whether its prev pointers describe the lists (resorts keep them, builds do not);
+// the recording and convenience paths share that state, so every order of the two must give the lists
+// of the last ids, including two recordings of one object in one command buffer and a convenience
+// resort that built instead (rebuild_above 0).
+TEST_CASE("recording and convenience paths in any order, twice in one command buffer") {
+  const uint32_t n = 3000, m = 500;
+  const std::vector<uint32_t> ids = uniform_bucket_ids(n, m, 8);
+  size_t moved = 0;
+  const std::vector<uint32_t> new_ids = move_some(ids, m, 0.1, 3, &moved);
+  Buffer a(test::device(), n * 4, "ids"), b(test::device(), n * 4, "new ids");
+  a.upload(std::as_bytes(std::span(ids)));
+  b.upload(std::as_bytes(std::span(new_ids)));
+  auto recorded = [&](BucketLists& lists, std::initializer_list<std::pair<bool, const Buffer*>> steps) {
+    test::AppCommands app(test::device());
+    for (auto [resort, from] : steps) {
+      Status s = resort ? lists.record_resort(app.cmd(), from->ref(), n) : lists.record_build(app.cmd(), from->ref(), n);
+      CHECK_MESSAGE(s.ok(), s.message);
+    }
+    app.submit_and_wait();
+  };
+  for (bool deterministic : {false, true}) {
+    INFO("deterministic " << deterministic);
+    BucketOptions o = options(m, n);
+    o.deterministic = deterministic;
+    BucketLists lists(test::device(), o);
+    recorded(lists, {{false, &a}, {false, &a}, {true, &b}, {true, &a}, {true, &b}});
+    CHECK(check_lists(download(lists), new_ids, m) == "");
+    lists.resort(a, n);  // convenience after recorded resorts
+    CHECK(check_lists(download(lists), ids, m) == "");
+    recorded(lists, {{true, &b}});  // recorded after a convenience resort
+    CHECK(check_lists(download(lists), new_ids, m) == "");
+    lists.build(a, n);
+    recorded(lists, {{true, &b}});  // recorded after a convenience build
+    CHECK(check_lists(download(lists), new_ids, m) == "");
+
+    o.rebuild_above = 0.0;  // every convenience resort that moves anything builds
+    BucketLists rebuilding(test::device(), o);
+    rebuilding.build(a, n);
+    const BucketStats rebuilt = rebuilding.resort(b, n);
+    CHECK((deterministic || rebuilt.rebuilt));
+    recorded(rebuilding, {{true, &a}});  // recorded after a resort that built
+    CHECK(check_lists(download(rebuilding), ids, m) == "");
+    rebuilding.resort(b, n);
+    CHECK(check_lists(download(rebuilding), new_ids, m) == "");
+  }
+}

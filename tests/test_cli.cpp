@@ -1304,7 +1304,11 @@ TEST_CASE("cli: bench-buckets runs Tables 1-3 with checked lists, and refuses ba
                                                      {"--grid-per-bucket", "0"}, {"--rebuild-above", "-1"},
                                                      {"--rebuild-above", "nan"}, {"--grid-per-bucket", "nan"},
                                                      // The ids take 32-bit seeds: this ran seed 1's, labelled 2^32 + 1.
-                                                     {"--seed", "4294967297"}};
+                                                     {"--seed", "4294967297"},
+                                                     // 5 * 2^30 buckets wrapped in 32 bits (exit 1 after allocating).
+                                                     {"--per-bucket", "0.001", "--tables", "1", "--n", "5M"},
+                                                     // One bucket, where a resort moves nothing: rows said "50%" (exit 0).
+                                                     {"--grid-per-bucket", "60"}};
   for (const auto& b : bad) {
     std::vector<std::string> args = {"bench-buckets", "--n", "100", "--repeat", "1"};
     args.insert(args.end(), b.begin(), b.end());
@@ -1713,6 +1717,9 @@ TEST_CASE("cli: bench refuses bad sizes and names with exit 2") {
       {{"--suite", "paper", "--json", dir / "r.json", "--out", dir / "r-buckets.json"}, {"bucket tables", "r-buckets.json", "--out"}},
       // The suite's bucket tables take 32-bit seeds (they ran seed 1's ids for 2^32 + 1), refused before the sorts.
       {{"--suite", "paper", "--max-n", "512", "--seed", "4294967297"}, {"--seed", "4294967295"}},
+      // Sizes too small for the suite's bucket tables (one bucket: resorts that move nothing), refused
+      // before the sorts run (they ended the run after the sorts' results, exit 2).
+      {{"--suite", "paper", "--max-n", "4"}, {"--max-n 4", "bucket tables"}},
   };
   // A size no allocation on this device can hold (lavapipe: 2 GiB), refused before anything is generated.
   const DeviceInfo& info = test::device().info();

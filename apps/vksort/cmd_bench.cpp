@@ -73,6 +73,15 @@ int run_bench(const GlobalOptions& global, const BenchCommand& c) {
   // Checked before the sorts run: the suite's bucket tables (run last) take 32-bit seeds (cmd_bench_buckets.cpp).
   if (!c.suite.empty() && c.seed > UINT32_MAX)
     throw UsageError("--seed: " + std::to_string(c.seed) + ": the suite's bucket tables take seeds from 0 to 4294967295");
+  // So are the bucket tables' sizes (no device needed where --max-n gives them): a resort in a single
+  // bucket moves nothing, and the tables refuse it.
+  if (!c.suite.empty() && max_n) {
+    try {
+      check_bench_buckets(suite_bucket_tables(DeviceInfo{}, *max_n));
+    } catch (const UsageError& e) {
+      throw UsageError("--max-n " + c.max_n + " is too small for the suite's bucket tables (" + e.what() + ")");
+    }
+  }
   if (!c.json.empty() && !c.out.empty() && io::same_destination(c.json, c.out))
     throw UsageError("--json and --out name the same file '" + c.out + "' (the second would replace the first); give each its own");
   // A suite writes its bucket tables beside the sorts' JSON, "r.json" -> "r-buckets.json": a name the

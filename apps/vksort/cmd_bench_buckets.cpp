@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -61,6 +62,18 @@ uint32_t parse_parts(const std::string& text) {
     throw UsageError("--parts: '" + text + "': give auto or a number of parts from 1 (no partial update) to 64");
   return uint32_t(*v);
 }
+
+// The buckets of n elements at `per` elements per bucket on average: at least 1, and computed in
+// double, since n / per reaches 2^41 (n < 2^31, per >= 1/1024), beyond what uint32_t holds.
+double buckets_for(uint64_t n, double per) { return std::max(1.0, std::floor(double(n) / per)); }
+// A number as the user would type it: "4", "0.001" (format_ms pads: "4.000").
+std::string plain(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+// BucketOptions::buckets' upper bound.
+constexpr double max_buckets = double((1u << 31) - 2);
 
 std::vector<double> parse_numbers(const std::vector<std::string>& texts, const char* option, double lo, double hi) {
   std::vector<double> out;
@@ -290,6 +303,28 @@ struct BucketPlan {
   bool csv = false, json = false;
 };
 
+// Every case's bucket count, checked before the device opens (and before earlier cases run for
+// minutes): a Table 1 count beyond BucketOptions::buckets' range wrapped in uint32_t (--n 5M
+// --per-bucket 0.001 ran 947912704 buckets, not 5368709120), and a resort in a single bucket
+// (n < 2 x --grid-per-bucket) can move nothing, yet its row said "50%" (Table 3: "2%").
+void check_bucket_counts(const BucketPlan& p, const BucketBenchCommand& c) {
+  const auto has = [&](int t) { return std::find(p.tables.begin(), p.tables.end(), t) != p.tables.end(); };
+  for (const Size& s : p.sizes) {
+    if (has(1))
+      for (double per : p.per_bucket)
+        if (buckets_for(s.n, per) > max_buckets)
+          throw UsageError("--per-bucket: " + plain(per) + " elements per bucket at --n " + s.text + " is " +
+                           std::to_string(uint64_t(buckets_for(s.n, per))) +
+                           " buckets; bucket lists take at most 2^31 - 2 (give more per bucket)");
+    const bool resorts_move = has(3) || (has(2) && std::any_of(p.moved.begin(), p.moved.end(), [](double m) { return m > 0; }));
+    if (resorts_move && buckets_for(s.n, c.grid_per_bucket) < 2)
+      throw UsageError("--n " + s.text + " at --grid-per-bucket " + plain(c.grid_per_bucket) +
+                       " is 1 bucket for Tables 2 and 3, where a resort can move no element: give at least " +
+                       std::to_string(uint64_t(std::ceil(2 * c.grid_per_bucket))) +
+                       " elements, a smaller --grid-per-bucket, or --tables 1");
+  }
+}
+
 BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
   BucketPlan p;
   if (c.repeat < 1) throw UsageError("--repeat: " + std::to_string(c.repeat) + " timed runs: at least 1 is needed");
@@ -307,6 +342,7 @@ BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
   }
   if (p.tables.empty()) throw UsageError("--tables: no tables given");
   if (c.grid_per_bucket < 1) throw UsageError("--grid-per-bucket: at least 1 element per bucket on average");
+  check_bucket_counts(p, c);
   const StdoutFormat format = parse_stdout_format(c.format);
   p.csv = format == StdoutFormat::csv;
   p.json = format == StdoutFormat::json;
@@ -314,6 +350,8 @@ BucketPlan parse_bucket_plan(const BucketBenchCommand& c) {
 }
 
 }  // namespace
+
+void check_bench_buckets(const BucketBenchCommand& c) { (void)parse_bucket_plan(c); }
 
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& c) {
   parse_bucket_plan(c);  // bad options are refused before the device opens
@@ -328,7 +366,8 @@ int run_bench_buckets_on(Device& device, const BucketBenchCommand& c, io::Atomic
   if (!json_file && !c.json.empty()) json_made.emplace(c.json, "--json");
   io::AtomicFile* json_out = json_file ? json_file : json_made ? &*json_made : nullptr;
   auto has = [&](int t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); };
-  auto buckets_for = [](uint64_t n, double per) { return uint32_t(std::max(1.0, std::floor(double(n) / per))); };
+  // parse_bucket_plan checked that every count fits BucketOptions::buckets.
+  auto bucket_count = [](uint64_t n, double per) { return uint32_t(buckets_for(n, per)); };
 
   BucketBench bench(device, c);
   std::vector<BucketCase> cases;
@@ -353,11 +392,11 @@ int run_bench_buckets_on(Device& device, const BucketBenchCommand& c, io::Atomic
         for (double per : per_bucket)
           for (uint32_t p : parts) {
             step("table 1 build, " + format_ms(per) + " per bucket", s.n);
-            cases.push_back(bench.build(1, s.n, buckets_for(s.n, per), p, BucketMode::scatter, "build"));
+            cases.push_back(bench.build(1, s.n, bucket_count(s.n, per), p, BucketMode::scatter, "build"));
           }
     if (has(2))
       for (const auto& s : sizes) {
-        const uint32_t m = buckets_for(s.n, c.grid_per_bucket);
+        const uint32_t m = bucket_count(s.n, c.grid_per_bucket);
         const double build_ms = reference_build(2, s.n, m);
         for (double f : moved) {
           step("table 2 resort " + format_ms(f) + "%", s.n);
@@ -367,7 +406,7 @@ int run_bench_buckets_on(Device& device, const BucketBenchCommand& c, io::Atomic
       }
     if (has(3))
       for (const auto& s : sizes) {
-        const uint32_t m = buckets_for(s.n, c.grid_per_bucket);
+        const uint32_t m = bucket_count(s.n, c.grid_per_bucket);
         const double build_ms = reference_build(3, s.n, m);
         step("table 3 resort 2%", s.n);
         cases.push_back(bench.resort(3, s.n, m, 2.0));

@@ -148,6 +148,8 @@ int run_sort_external(const SortCommand& command, const vksort::SortOptions& opt
                       vksort::Device& device);
 int run_bench(const GlobalOptions& global, const BenchCommand& command);
 int run_bench_buckets(const GlobalOptions& global, const BucketBenchCommand& command);
+// Throws the UsageError run_bench_buckets would throw for `command` before opening a device.
+void check_bench_buckets(const BucketBenchCommand& command);
 int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& command);
 int run_tune(const GlobalOptions& global, const TuneCommand& command);
 // The same on an open device; `json_file`, where given, is the --json output already created (a caller

@@ -146,7 +146,8 @@ class VKSORT_API BucketLists {
   static BucketReport decode_report(std::span<const uint32_t> words);
 
   // Records a build from `ids` (n u32, the caller's buffer; read only) into the caller's command
-  // buffer, which must be recording on a queue family with compute support. Records only compute
+  // buffer, which must be recording on a queue family with compute support. n may be 0 (here and in
+  // the convenience calls): every head becomes null. Records only compute
   // dispatches (some indirect), fills, buffer updates and pipeline barriers; binds its own pipelines
   // and push constants (rebind yours afterwards).
   //

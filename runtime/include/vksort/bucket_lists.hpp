@@ -168,9 +168,11 @@ class VKSORT_API BucketLists {
   // Records a resort: `new_ids` (n u32) are the elements' new buckets; the lists become those a build
   // from new_ids gives (as sets per bucket; deterministic objects give exactly a build's lists). The
   // lists of the last record_build / record_resort of this object, with the same n, must precede it
-  // in submission order; the object remembers the ids they were built from. Barrier contract as
-  // record_build. Elements whose new id is out of range leave every list (and are reported). It always
-  // inserts, however many moved (see BucketOptions::rebuild_above).
+  // in submission order; the object remembers the ids they were built from. A command buffer holding
+  // an older recording must not be submitted again after a newer one: its resort would follow prev
+  // pointers that no longer describe the lists and may write anywhere in them (not only build wrong
+  // lists). Barrier contract as record_build. Elements whose new id is out of range leave every list
+  // (and are reported). It always inserts, however many moved (see BucketOptions::rebuild_above).
   Status record_resort(VkCommandBuffer cmd, BufferRef new_ids, uint32_t n) noexcept;
 
   // Convenience: record, submit on the device's queue, wait, read the report and the timestamps.

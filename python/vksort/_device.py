@@ -17,6 +17,12 @@ class Stats:
     facts: dict = field(default_factory=dict)
 
 
+def _flags(descending, total_order):
+    """descending and total_order as bools, checked before the keys are converted or copied (a bad one
+    was refused only after a copy of the keys and a scan for NaNs)."""
+    return _keys.flag(descending, "descending"), _keys.flag(total_order, "total_order")
+
+
 class Device:
     """A Vulkan device to sort on.
 
@@ -62,10 +68,12 @@ class Device:
 
     def sort(self, a, descending=False, *, total_order=False):
         """A sorted copy of the 1-D array `a` (a is not changed); see vksort.sort."""
+        descending, total_order = _flags(descending, total_order)
         return self._sorted_copy(self._core.sort, _keys.as_keys(a), (), descending, total_order)
 
     def argsort(self, a, descending=False, *, total_order=False, dtype=np.int64):
         """The stable sorting permutation of the 1-D array `a` as indices of `dtype`; see vksort.argsort."""
+        descending, total_order = _flags(descending, total_order)
         keys = _keys.as_keys(a)
         indices = np.empty(len(keys), dtype=_keys.index_dtype(dtype))
         if _keys.needs_numpy_order(keys, total_order):
@@ -77,6 +85,7 @@ class Device:
 
     def segmented_sort(self, a, offsets, descending=False, *, total_order=False):
         """A copy of `a` with every segment sorted on its own; see vksort.segmented_sort."""
+        descending, total_order = _flags(descending, total_order)
         keys = _keys.as_keys(a)
         offsets = _keys.as_offsets(offsets, len(keys))
         return self._sorted_copy(self._core.segmented_sort, keys, (offsets,), descending, total_order)
@@ -94,12 +103,14 @@ class Device:
 
     def sort_by_key(self, keys, values, descending=False, *, total_order=False):
         """(sorted keys, values in the same order), both new arrays; see vksort.sort_by_key."""
+        descending, total_order = _flags(descending, total_order)
         keys = _keys.as_keys(keys, "keys")
         return self._sorted_with_values(self._core.sort, keys, values, (), descending, total_order,
                                         lambda: self.argsort(keys, descending, total_order=total_order))
 
     def segmented_sort_by_key(self, keys, values, offsets, descending=False, *, total_order=False):
         """(keys with every segment sorted, values in the same order); see vksort.segmented_sort_by_key."""
+        descending, total_order = _flags(descending, total_order)
         keys = _keys.as_keys(keys, "keys")
         offsets = _keys.as_offsets(offsets, len(keys))
         return self._sorted_with_values(self._core.segmented_sort, keys, values, (offsets,), descending, total_order,

@@ -229,6 +229,27 @@ def test_flags_must_be_true_or_false(bad):
     assert same_bytes(vksort.sort(a, np.bool_(True)), np.array([2.0, 1.0]))
 
 
+def test_flags_are_checked_before_the_keys_are_read():
+    # A bad descending was refused only after the keys had been converted, copied and scanned for NaNs
+    # (seconds for large inputs): every call now checks its flags first, never touching the keys.
+    class Keys:
+        reads = 0
+
+        def __array__(self, dtype=None, copy=None):
+            Keys.reads += 1
+            return np.array([2.0, 1.0])
+
+    offsets = np.array([0, 2], dtype=np.uint32)
+    for call in (lambda: vksort.sort(Keys(), "yes"), lambda: vksort.argsort(Keys(), descending="yes"),
+                 lambda: vksort.sort_by_key(Keys(), [1, 2], descending=1),
+                 lambda: vksort.segmented_sort(Keys(), offsets, descending=None),
+                 lambda: vksort.segmented_sort_by_key(Keys(), [1, 2], offsets, total_order="no")):
+        with pytest.raises(TypeError, match="must be True or False"):
+            call()
+    assert Keys.reads == 0
+    assert same_bytes(vksort.sort(Keys(), True), np.array([2.0, 1.0]))
+
+
 def test_too_many_keys_are_refused_before_any_copy():
     # 2^31 keys (a broadcast view: no memory) were copied and scanned first (8 GiB, ~40 s), then refused
     # by the library as a RuntimeError.

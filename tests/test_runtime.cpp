@@ -49,14 +49,12 @@ TEST_CASE("device choice: discrete > integrated > virtual > cpu, by index, by na
   CHECK(gpu::choose_device("intel", devices) == 1);
   CHECK(gpu::choose_device("LLVMPIPE", devices) == 0);
   CHECK_THROWS_WITH_AS(gpu::choose_device("7", devices), doctest::Contains("no Vulkan device matches \"7\""), Error);
-  // Digits that are no index are a part of a name ("GeForce RTX 4090" was taken for device 4090); an
-  // index stays an index where a name holds the digits too.
+  // Digits are an index only (a name part they would take llvmpipe's "LLVM 15" for "1" or "15"): the
+  // refusal says how to name a device whose name holds them.
   devices.push_back(listing(4, "NVIDIA GeForce RTX 4090", "discrete"));
-  CHECK(gpu::choose_device("4090", devices) == 4);
-  CHECK(gpu::choose_device("4", devices) == 4);
-  devices[0].info.name = "llvmpipe (LLVM 15, 1 core)";
-  CHECK(gpu::choose_device("1", devices) == 1);  // an index, though llvmpipe's name holds "1"
-  CHECK(gpu::choose_device("15", devices) == 0);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("4090", devices), doctest::Contains("a part of a name needs more than digits"), Error);
+  CHECK_THROWS_WITH_AS(gpu::choose_device("15", devices), doctest::Contains("digits select a device by its index"), Error);
+  CHECK(gpu::choose_device("rtx 4090", devices) == 4);
   devices.pop_back();
   CHECK_THROWS_WITH_AS(gpu::choose_device("radeon pro", devices), doctest::Contains("devices: 0: llvmpipe"), Error);
   CHECK_THROWS_WITH_AS(gpu::choose_device("h100", devices), doctest::Contains("bufferDeviceAddress"), Error);

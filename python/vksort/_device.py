@@ -28,7 +28,7 @@ class Device:
 
     Device() takes VKSORT_DEVICE if set, else the best device (discrete > integrated > virtual > cpu);
     Device(1) the device at that index of vksort.devices(); Device("radeon") the first whose name holds
-    that text (case-insensitive; Device("4090") too, where 4090 is no index).
+    that text (case-insensitive; digits alone are an index: Device("rtx 4090"), not Device("4090")).
     validation=True turns on the Khronos validation layer (any message it reports raises vksort.Error);
     None follows VKSORT_VALIDATION. Safe to share between threads.
     """

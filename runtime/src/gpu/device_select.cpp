@@ -54,18 +54,21 @@ uint32_t choose_device(const std::string& select, const std::vector<DeviceListin
   int match = -1;
   uint32_t index = 0;
   auto [end, ec] = std::from_chars(select.data(), select.data() + select.size(), index);
-  if (ec == std::errc() && end == select.data() + select.size() && index < devices.size()) {
-    match = int(index);
+  const bool digits = ec == std::errc() && end == select.data() + select.size();
+  if (digits) {
+    // An index only, never a part of a name: "1" on a one-device machine took "llvmpipe (LLVM 15.0.6)".
+    if (index < devices.size()) match = int(index);
   } else {
-    // Digits that are no index are a part of a name too: "4090" finds a "GeForce RTX 4090" (it was
-    // taken for device 4090, and nothing matched the name it lists).
     for (const auto& d : devices)
       if (lower(d.info.name).find(lower(select)) != std::string::npos) {
         match = int(&d - devices.data());
         break;
       }
   }
-  if (match < 0) throw Error("no Vulkan device matches \"" + select + "\" (devices: " + list_names(devices) + ")");
+  if (match < 0)
+    throw Error("no Vulkan device matches \"" + select + "\" (" +
+                (digits ? "digits select a device by its index, from 0; a part of a name needs more than digits, e.g. \"rtx 4090\"; " : "") +
+                "devices: " + list_names(devices) + ")");
   if (!devices[match].usable) throw Error(Status::Code::unsupported, devices[match].unusable_why);
   return uint32_t(match);
 }

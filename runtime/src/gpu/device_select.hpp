@@ -27,8 +27,8 @@ std::string missing_requirement(const DeviceFacts& facts);
 // Rank of a device type for automatic choice: discrete > integrated > virtual > cpu > other.
 int device_type_rank(const std::string& type);
 
-// Index of the device `select` names among `names` (an index, else a case-insensitive name substring:
-// digits that are no index too), or of the best usable device by type when `select` is empty. Throws vksort::Error naming the
+// Index of the device `select` names among `names` (an index or a case-insensitive name substring),
+// or of the best usable device by type when `select` is empty. Throws vksort::Error naming the
 // selection and the available devices when nothing matches or the match is unusable.
 uint32_t choose_device(const std::string& select, const std::vector<DeviceListing>& devices);
 

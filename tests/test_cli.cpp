@@ -999,7 +999,7 @@ TEST_CASE("cli: bench --format csv and json carry every field, roofline and all 
     const auto& header = rows[0];
     for (const char* column : {"device", "git_commit", "algorithm", "key", "order", "values", "distribution", "n", "bytes",
                                "gpu_ms_median", "gpu_ms_min", "gpu_ms_max", "mkeys_per_s", "copy_ms", "roofline_fraction",
-                               "cpu_std_sort_ms", "cpu_std_stable_sort_ms", "cpu_lsd_radix_ms", "phase_scatter_ms",
+                               "cpu_std_sort_ms", "cpu_std_stable_sort_ms", "cpu_lsd_radix_ms", "phase_pass_ms",
                                "phase_tile_sort_ms", "fact_tile"})
       CHECK_MESSAGE(std::find(header.begin(), header.end(), column) != header.end(), column);
     auto col = [&](const char* name) { return size_t(std::find(header.begin(), header.end(), name) - header.begin()); };

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "sort/radix_plain_scans.hpp"
 #include "host_keys.hpp"
@@ -198,6 +199,50 @@ TEST_CASE("radix sort of an array larger than maxStorageBufferRange") {
   Sorter sorter(test::device(), radix(Key::u64));
   test::check_case(sorter, {{Distribution::uniform, 0}, range / 8 - 1, 11});
   test::check_case(sorter, {{Distribution::uniform, 0}, beyond, 12});
+}
+
+// Which path automatic (Tuning::radix_scan) takes: the single pass on GPUs and on CPU drivers that bind
+// its buffers; reduce-then-scan on CPU drivers that cannot (VKSORT_BOUND_BUFFERS=0 poses as one), where
+// the single pass refuses a tuning made for reduce-then-scan (2-bit digits in workgroups of 8
+// invocations: the single pass's counter columns need at least as many digits as invocations), and,
+// on a CPU driver that binds, for arrays larger than one binding (the next test).
+SortOptions automatic_radix(Key key, Order order = Order::ascending, uint32_t value_bytes = 0) {
+  return SortOptions{.key = key, .order = order, .algorithm = Algorithm::radix, .value_bytes = value_bytes};
+}
+// The fact single_pass of sorting n uniform keys with `o` (checked against the reference).
+double single_pass_of(Device& gpu, const SortOptions& o, uint64_t n) {
+  Sorter sorter(gpu, o);
+  SortStats stats;
+  test::check_case(sorter, {{Distribution::uniform, 0}, n, 41}, &stats);
+  return stats.fact("single_pass").value_or(-1.0);
+}
+TEST_CASE("radix sort, automatic path: the single pass where it binds or on GPUs, else reduce-then-scan") {
+  Device& gpu = test::device();
+  const bool cpu = gpu.info().type == "cpu";
+  const bool binds = detail::context_of(gpu).push_descriptors;
+  CHECK(single_pass_of(gpu, automatic_radix(Key::u32), 5000) == (!cpu || binds ? 1.0 : 0.0));
+  {
+    const test::ScopedEnv addresses("VKSORT_BOUND_BUFFERS", std::string("0"));
+    CHECK(single_pass_of(gpu, automatic_radix(Key::u32, Order::descending, 4), 5000) == (cpu ? 0.0 : 1.0));
+  }
+  if (!cpu) return;
+  SortOptions tuned = automatic_radix(Key::u32);
+  tuned.tuning = {.workgroup_size = 8, .radix_bits = 2};
+  CHECK(single_pass_of(gpu, tuned, 5000) == 0.0);
+}
+
+// A CPU driver that binds the single pass's buffers: automatic sorts an array of one binding
+// (maxStorageBufferRange) by the single pass, and one key more by reduce-then-scan.
+TEST_CASE("radix sort, automatic path on a CPU driver: reduce-then-scan beyond maxStorageBufferRange") {
+  Device& gpu = test::device();
+  const uint64_t range = gpu.info().max_storage_buffer_range;
+  if (gpu.info().type != "cpu" || !detail::context_of(gpu).push_descriptors || range / 8 + 1 > (uint64_t(1) << 25)) {
+    test::skip("not a CPU driver with push descriptors, or maxStorageBufferRange " + std::to_string(range) +
+               " bytes: beyond it is too large for a test on this device");
+    return;
+  }
+  CHECK(single_pass_of(gpu, automatic_radix(Key::u64), range / 8) == 1.0);
+  CHECK(single_pass_of(gpu, automatic_radix(Key::u64), range / 8 + 1) == 0.0);
 }
 
 // A count the GPU reads when the sort runs (Sorter::record_indirect): one recording, submitted again

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "api/internals.hpp"
 #include "gpu/context.hpp"
 #include "host_keys.hpp"
 #include "reference_sort.hpp"
@@ -615,6 +616,65 @@ TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange"
   }
   Sorter sorter(gpu, single_pass(Key::u64, Order::ascending, 0, RadixRanking::automatic));
   test::check_case(sorter, {{Distribution::uniform, 0}, beyond, 12});
+}
+
+// The columns ranking (CPU drivers) reaches keys and values through storage-buffer bindings where the
+// device takes push descriptors and every range fits one binding at an aligned offset
+// (onesweep_bound.glsl), else through device addresses; VKSORT_BOUND_BUFFERS=0 keeps the addresses.
+// Each way sorts alike, checked against the reference: whole buffers (Sorter::sort, whose fact
+// bound_buffers says which way ran), and in a caller's command buffer with keys, values and scratch at
+// an offset of the binding alignment (bound) and at 8 bytes off it (addresses: the keys' pairs stay
+// aligned).
+TEST_CASE("single-pass radix sort: the columns ranking binds its buffers where it can, else takes addresses") {
+  Device& gpu = test::device();
+  const gpu::Context& ctx = detail::context_of(gpu);
+  // On lavapipe both ways run.
+  if (gpu.info().type == "cpu") CHECK(ctx.push_descriptors);
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(ctx.push_descriptors ? ctx.min_storage_offset_alignment : 16, 16);
+  const uint64_t n = 3000;
+  uint64_t seed = 17;
+  for (Key key : {Key::u32, Key::i64}) {
+    for (uint32_t value_bytes : {0u, 4u, 12u}) {  // none, 32-bit values, records (their index in scratch)
+      CAPTURE(to_string(key));
+      CAPTURE(value_bytes);
+      const SortOptions o = single_pass(key, Order::ascending, value_bytes, RadixRanking::columns);
+      const uint32_t kb = key_bytes(key);
+      for (const std::string allowed : {"1", "0"}) {
+        CAPTURE(allowed);
+        const test::ScopedEnv env("VKSORT_BOUND_BUFFERS", allowed);
+        Sorter sorter(gpu, o);
+        for (VkDeviceSize offset : {VkDeviceSize(0), alignment, alignment + 8}) {
+          CAPTURE(offset);
+          const auto input = workloads::generate_keys(key, {Distribution::uniform, 0}, n, seed++);
+          const std::vector<std::byte> input_values = distinct_values(n, value_bytes);
+          Buffer keys(gpu, offset + n * kb, "keys"), values(gpu, offset + std::max<uint64_t>(n * value_bytes, 4), "values");
+          // (offset 0: whole buffers, as Sorter::sort takes them)
+          Buffer scratch(gpu, offset + sorter.scratch_bytes(n), "scratch");
+          keys.upload(input, offset);
+          if (value_bytes) values.upload(input_values, offset);
+          const SortBuffers b{{keys.vk_buffer(), offset, n * kb},
+                              value_bytes ? BufferRef{values.vk_buffer(), offset, n * value_bytes} : BufferRef{},
+                              {scratch.vk_buffer(), offset, sorter.scratch_bytes(n)}};
+          if (offset == 0) {
+            const SortStats stats = sorter.sort(keys, value_bytes ? &values : nullptr, n);
+            CHECK(stats.fact("bound_buffers") == (ctx.push_descriptors && allowed == "1" ? 1.0 : 0.0));
+          } else {
+            test::AppCommands app(gpu);
+            const Status status = sorter.record(app.cmd(), b, n);
+            REQUIRE_MESSAGE(status.ok(), status.message);
+            app.submit_and_wait();
+          }
+          std::vector<std::byte> got(n * kb), got_values(n * value_bytes);
+          keys.download(got, offset);
+          if (value_bytes) values.download(got_values, offset);
+          std::vector<std::byte> expected = input, expected_values = input_values;
+          reference_prefix(o, expected, expected_values, n);
+          CHECK_MESSAGE(difference(o, expected, got, expected_values, got_values) == "",
+                        difference(o, expected, got, expected_values, got_values));
+        }
+      }
+    }
+  }
 }
 
 // One recording, submitted again after each new count, sorts the first min(count, max_n) keys.

@@ -31,6 +31,8 @@ const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
 
+#include "radix/onesweep_bound.glsl"
+
 // Column t of digit d: s_col[d * WG + t]; a count after step 1, an offset after step 2, the next
 // destination in step 4.
 shared uint s_col[RADIX * WG];
@@ -42,9 +44,32 @@ void send(Key k, uint value, Keys dst, Words dst_values, uint t) {
   const uint slot = onesweep_digit(k) * WG + t;
   const uint to = s_col[slot];
   s_col[slot] = to + 1u;
+#if BOUND_BUFFERS
+  const uint into = g_encoded ? BOUND_CALLER : BOUND_SCRATCH;
+  b_keys[into].k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+  b_values[into].w[to] = value;
+#endif
+#else
   dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
   dst_values.w[to] = value;
+#endif
+#endif
+}
+// The source's pair of words `at` (keys, values): from the scratch copy once the keys are encoded.
+uvec2 source_pair(Pairs pairs, uint at) {
+#if BOUND_BUFFERS
+  return b_key_pairs[g_encoded ? BOUND_SCRATCH : BOUND_CALLER].p[at];
+#else
+  return pairs.p[at];
+#endif
+}
+uvec2 source_value_pair(Words src_values, uint at) {
+#if BOUND_BUFFERS
+  return b_value_pairs[g_encoded ? BOUND_SCRATCH : BOUND_CALLER].p[at];
+#else
+  return Pairs(src_values).p[at];
 #endif
 }
 
@@ -77,7 +102,7 @@ void main() {
   const uint pair0 = first * KEY_WORDS / 2u;
   if (mine == ITEMS && ITEMS % CHUNK == 0u) {
     for (uint j = 0u; j < ITEMS; j += CHUNK) {
-      const uvec2 a = pairs.p[pair0 + j * KEY_WORDS / 2u], b = pairs.p[pair0 + j * KEY_WORDS / 2u + 1u];
+      const uvec2 a = source_pair(pairs, pair0 + j * KEY_WORDS / 2u), b = source_pair(pairs, pair0 + j * KEY_WORDS / 2u + 1u);
 #if KEY_WORDS == 1
       ++s_col[onesweep_digit(encoded(a.x)) * WG + t], ++s_col[onesweep_digit(encoded(a.y)) * WG + t];
       ++s_col[onesweep_digit(encoded(b.x)) * WG + t], ++s_col[onesweep_digit(encoded(b.y)) * WG + t];
@@ -129,11 +154,11 @@ void main() {
   Words dst_values = Words(g_encoded ? pc.values : pc.alt_values);
   if (mine == ITEMS && ITEMS % CHUNK == 0u) {
     for (uint j = 0u; j < ITEMS; j += CHUNK) {
-      const uvec2 a = pairs.p[pair0 + j * KEY_WORDS / 2u], b = pairs.p[pair0 + j * KEY_WORDS / 2u + 1u];
+      const uvec2 a = source_pair(pairs, pair0 + j * KEY_WORDS / 2u), b = source_pair(pairs, pair0 + j * KEY_WORDS / 2u + 1u);
 #if VALUE_WORDS == 1
-      const uvec2 va = Pairs(src_values).p[(first + j) / 2u];
+      const uvec2 va = source_value_pair(src_values, (first + j) / 2u);
 #if KEY_WORDS == 1
-      const uvec2 vb = Pairs(src_values).p[(first + j) / 2u + 1u];
+      const uvec2 vb = source_value_pair(src_values, (first + j) / 2u + 1u);
       send(encoded(a.x), va.x, dst, dst_values, t), send(encoded(a.y), va.y, dst, dst_values, t);
       send(encoded(b.x), vb.x, dst, dst_values, t), send(encoded(b.y), vb.y, dst, dst_values, t);
 #else

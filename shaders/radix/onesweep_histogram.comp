@@ -68,6 +68,23 @@ shared uint s_padding;  // the key-by-key path's padding keys, counted as digit 
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
+#include "radix/onesweep_bound.glsl"
+
+// The caller's key i, and pair of words `at`, by address or binding (onesweep_bound.glsl).
+Key raw_key(Keys keys, uint i) {
+#if BOUND_BUFFERS
+  return b_keys[BOUND_CALLER].k[i];
+#else
+  return keys.k[i];
+#endif
+}
+uvec2 raw_pair(Pairs pairs, uint at) {
+#if BOUND_BUFFERS
+  return b_key_pairs[BOUND_CALLER].p[at];
+#else
+  return pairs.p[at];
+#endif
+}
 
 // Keys a batch loads before counting any: loads in flight together (GPUs); unrolled, so no loop
 // iterations on lavapipe's budget either.
@@ -117,7 +134,7 @@ void count_run_in_columns(uint p, uint first, uint end, uint n, const bool check
     Key before = Key(0u);
     for (uint j = 0u; j < items; j += CHUNK) {
       const uint pair = (first + j) * KEY_WORDS / 2u;
-      const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+      const uvec2 a = raw_pair(pairs, pair), b = raw_pair(pairs, pair + 1u);
 #if KEY_WORDS == 1
       const Key k[CHUNK] = Key[](encode_key(a.x), encode_key(a.y), encode_key(b.x), encode_key(b.y));
 #else
@@ -130,12 +147,12 @@ void count_run_in_columns(uint p, uint first, uint end, uint n, const bool check
       }
       before = k[CHUNK - 1u];
     }
-    if (check && end < n) count_inversion(before, encode_key(keys.k[end]), true);
+    if (check && end < n) count_inversion(before, encode_key(raw_key(keys, end)), true);
   } else {
-    Key k = first < end ? encode_key(keys.k[first]) : Key(0u);
+    Key k = first < end ? encode_key(raw_key(keys, first)) : Key(0u);
     for (uint i = first; i < end; ++i) {
       Key next = k;
-      if (i + 1u < end || (check && i + 1u < n)) next = encode_key(keys.k[i + 1u]);
+      if (i + 1u < end || (check && i + 1u < n)) next = encode_key(raw_key(keys, i + 1u));
       if (check) count_inversion(k, next, i + 1u < n);
       ++s_col[pass_digit(k, p) * WG + t];
       if (two) ++s_col[(RADIX + pass_digit(k, p + 1u)) * WG + t];
@@ -204,14 +221,14 @@ void main() {
         // The key addresses are 8-byte aligned and `first` is a multiple of CHUNK: aligned pairs.
         const uint first = base + ((j0 / CHUNK + u) * WG + t) * CHUNK;
         const uint pair = first * KEY_WORDS / 2u;
-        const uvec2 a = pairs.p[pair], b = pairs.p[pair + 1u];
+        const uvec2 a = raw_pair(pairs, pair), b = raw_pair(pairs, pair + 1u);
 #if KEY_WORDS == 1
         k[u * CHUNK] = encode_key(a.x), k[u * CHUNK + 1u] = encode_key(a.y);
         k[u * CHUNK + 2u] = encode_key(b.x), k[u * CHUNK + 3u] = encode_key(b.y);
 #else
         k[u * CHUNK] = encode_key(a), k[u * CHUNK + 1u] = encode_key(b);
 #endif
-        after[u] = first + CHUNK < n ? encode_key(keys.k[first + CHUNK]) : Key(0u);
+        after[u] = first + CHUNK < n ? encode_key(raw_key(keys, first + CHUNK)) : Key(0u);
       }
       [[unroll]] for (uint u = 0u; u < CHUNK_BATCH; ++u) {
         const uint first = base + ((j0 / CHUNK + u) * WG + t) * CHUNK;
@@ -224,8 +241,8 @@ void main() {
         const uint i = base + (j0 + u) * WG + t;
         k[u] = Key(0u), next[u] = Key(0u);
         if (j0 + u < count) {
-          k[u] = encode_key(keys.k[i]);
-          if (i + 1u < n) next[u] = encode_key(keys.k[i + 1u]);
+          k[u] = encode_key(raw_key(keys, i));
+          if (i + 1u < n) next[u] = encode_key(raw_key(keys, i + 1u));
         }
       }
       [[unroll]] for (uint u = 0u; u < BATCH; ++u) {

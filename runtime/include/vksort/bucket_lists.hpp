@@ -149,7 +149,8 @@ class VKSORT_API BucketLists {
   // buffer, which must be recording on a queue family with compute support. n may be 0 (here and in
   // the convenience calls): every head becomes null. Records only compute
   // dispatches (some indirect), fills, buffer updates and pipeline barriers; binds its own pipelines
-  // and push constants (rebind yours afterwards).
+  // and push constants, and may push compute descriptor set 0 as Sorter::record does (rebind yours
+  // afterwards).
   //
   // Barrier contract. Before: the caller's writes to `ids` are available and visible to
   //   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_READ_BIT; the caller's own reads of head,

@@ -73,7 +73,8 @@ class VKSORT_API Sorter {
   // Records a sort of n keys into the caller's command buffer, which must be in the recording state on
   // a queue family with compute support, and allocated on this Device's VkDevice (one of another
   // VkDevice is refused: through the Vulkan loader its dispatch table is another). Records only compute dispatches, fills and pipeline barriers;
-  // binds its own pipelines and push constants (so rebind yours afterwards).
+  // binds its own pipelines and push constants, and on a device vksort created that takes push
+  // descriptors (VK_KHR_push_descriptor) pushes compute descriptor set 0 (so rebind yours afterwards).
   //
   // Barrier contract. Before: writes to keys/values must be made available and visible to
   //   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT.

@@ -173,11 +173,15 @@ struct Sorter::Impl {
     t.scratch = b.scratch.buffer;
     t.scratch_offset = b.scratch.offset;
     t.scratch_address = gpu::buffer_address(ctx, b.scratch.buffer, b.scratch.offset);
+    t.keys_buffer = b.keys.buffer;
+    t.keys_offset = b.keys.offset;
+    if (options.value_bytes) t.values_buffer = b.values.buffer, t.values_offset = b.values.offset;
     if (records) {
       const auto l = records->layout(std::visit([&](const auto& s) { return s.scratch_bytes(n); }, sort), n);
       p.records = {.records = t.values, .index = t.scratch_address + l.index, .copy = t.scratch_address + l.copy,
                    .count = 0, .n = t.n};
       t.values = p.records.index;  // the algorithm carries the index as its 32-bit value
+      t.values_buffer = b.scratch.buffer, t.values_offset = b.scratch.offset + l.index;
     }
     return p;
   }

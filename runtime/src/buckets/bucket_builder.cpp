@@ -281,6 +281,9 @@ void BucketBuilder::record_sorted_build(gpu::Recorder& rec, const BucketTarget& 
   st.scratch_offset = 0;
   st.scratch_address = t.sort_scratch.address;
   st.n = n;
+  // (Each list is a whole buffer: its address is the buffer's start.)
+  st.keys_buffer = t.list[0].buffer;
+  st.values_buffer = t.list[1].buffer;
   std::visit([&](const auto& s) { s.record(rec, st); }, *sort_);
   rec.compute_barrier();
 

@@ -492,6 +492,19 @@ std::shared_ptr<Context> create_context(const DeviceOptions& options) {
     ctx->phase_clocks = true;
   }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  {
+    VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    ctx->ifn.vkGetPhysicalDeviceFeatures2(ctx->physical, &offered);
+    if (offered.features.shaderStorageBufferArrayDynamicIndexing &&
+        offers_extension(ctx->ifn, ctx->physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {
+      extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+      features.features.shaderStorageBufferArrayDynamicIndexing = VK_TRUE;
+      ctx->push_descriptors = true;
+      VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      ctx->ifn.vkGetPhysicalDeviceProperties2(ctx->physical, &props);
+      ctx->min_storage_offset_alignment = props.properties.limits.minStorageBufferOffsetAlignment;
+    }
+  }
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;

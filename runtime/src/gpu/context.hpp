@@ -81,6 +81,12 @@ struct Context {
   // memory the host allocated may back a buffer (test_read_bounds puts sorts' ranges next to
   // inaccessible pages with it, so that a shader's read past a range faults on lavapipe).
   bool host_pointer_import = false;
+  // VK_KHR_push_descriptor and shaderStorageBufferArrayDynamicIndexing, enabled on a device vksort
+  // creates where offered: kernels may then reach buffers through storage-buffer bindings pushed at
+  // record time (gpu::Recorder::push_buffers) instead of device addresses, which CPU drivers access
+  // several times faster (Kernel's `buffer_bindings`).
+  bool push_descriptors = false;
+  VkDeviceSize min_storage_offset_alignment = 0;  // minStorageBufferOffsetAlignment, where push_descriptors
 
   // DeviceOptions::pretend.device_memory (0: none) and the device-local bytes DeviceBuffers hold now.
   uint64_t memory_budget = 0;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A compute pipeline built from an embedded shader, with specialization constants and push constants.
-// vksort uses no descriptor sets: every buffer reaches a shader as a device address in push constants.
+// Buffers reach shaders as device addresses in push constants; kernels built with `buffer_bindings`
+// also reach some through storage-buffer bindings of set 0, pushed at record time
+// (Recorder::push_buffers; only where Context::push_descriptors).
 #pragma once
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "gpu/context.hpp"
 
@@ -29,14 +32,18 @@ class Kernel {
   // constant 0 (local_size_x_id = 0) of every vksort shader.
   // `full_subgroups`: the pipeline requires full subgroups (REQUIRE_FULL_SUBGROUPS); only where
   // can_require_full_subgroups (else an internal error).
+  // `buffer_bindings`: binding k of set 0 is an array of buffer_bindings[k] storage buffers, pushed
+  // (a push-descriptor set layout); none by default.
   Kernel(Context& ctx, const std::string& shader, uint32_t workgroup_size, std::initializer_list<SpecValue> spec,
-         uint32_t push_bytes, bool full_subgroups = false);
+         uint32_t push_bytes, bool full_subgroups = false, std::initializer_list<uint32_t> buffer_bindings = {});
   ~Kernel();
   Kernel(Kernel&& other) noexcept;
   Kernel& operator=(Kernel&& other) noexcept;
 
   VkPipeline pipeline() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }
+  // The storage-buffer bindings' descriptor counts (empty: the kernel binds none).
+  const std::vector<uint32_t>& buffer_bindings() const { return buffer_bindings_; }
   uint32_t workgroup_size() const { return workgroup_size_; }
   uint32_t push_bytes() const { return push_bytes_; }
   const std::string& name() const { return name_; }
@@ -46,6 +53,8 @@ class Kernel {
   Context* ctx_ = nullptr;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  std::vector<uint32_t> buffer_bindings_;
   uint32_t workgroup_size_ = 0;
   uint32_t push_bytes_ = 0;
   std::string name_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/recorder.hpp"
 
+#include <vector>
+
 #include "vksort/error.hpp"
 #include "../../shaders/common/interface.h"
 
@@ -81,6 +83,30 @@ void Recorder::dispatch_indirect_raw(const Kernel& kernel, const void* push, uin
   dirty_shared_memory();
   bind(kernel, push, bytes);
   ctx_.vk.vkCmdDispatchIndirect(cmd(), args, offset);
+}
+
+void Recorder::push_buffers(const Kernel& kernel, std::span<const VkDescriptorBufferInfo> buffers) {
+  const std::vector<uint32_t>& bindings = kernel.buffer_bindings();
+  size_t expected = 0;
+  for (uint32_t count : bindings) expected += count;
+  if (buffers.size() != expected)
+    throw Error("internal: " + kernel.name() + " binds " + std::to_string(expected) + " storage buffers, given " +
+                std::to_string(buffers.size()));
+  // One write per binding, all its array elements at once (lavapipe 22.3 ignored a push-descriptor write
+  // that named array element 1 alone).
+  std::vector<VkWriteDescriptorSet> writes;
+  size_t first = 0;
+  for (uint32_t k = 0; k < bindings.size(); ++k) {
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = k;
+    w.descriptorCount = bindings[k];
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = buffers.data() + first;
+    first += bindings[k];
+    writes.push_back(w);
+  }
+  ctx_.vk.vkCmdPushDescriptorSetKHR(cmd(), VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, uint32_t(writes.size()),
+                                    writes.data());
 }
 
 void Recorder::fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value) {

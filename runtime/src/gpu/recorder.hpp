@@ -3,6 +3,7 @@
 // would exceed maxComputeWorkGroupCount), indirect dispatches, fills, barriers and phase timestamps.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "gpu/context.hpp"
@@ -45,6 +46,10 @@ class Recorder {
     dispatch_indirect_raw(kernel, &push, sizeof(Push), args, offset);
   }
 
+  // Pushes `kernel`'s storage-buffer bindings (Kernel::buffer_bindings): `buffers` holds every
+  // binding's descriptors in binding order, each binding's array element 0 first. They stay bound for
+  // later dispatches of kernels with the same set layout until pushed again.
+  void push_buffers(const Kernel& kernel, std::span<const VkDescriptorBufferInfo> buffers);
   // Fills `bytes` at `offset` with the 32-bit `value`, after every earlier shader access, indirect read
   // and fill (a barrier of its own), and makes it visible to following shaders.
   void fill(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value);

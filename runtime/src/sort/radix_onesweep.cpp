@@ -104,6 +104,12 @@ bool ballot_leader_atomic() { return env_switch("VKSORT_BALLOT_LEADER_ATOMIC"); 
 // "1" makes the per-digit look-back's first round read a whole window; "0" or unset the nearest
 // predecessor alone. The lockstep walk (CPU drivers' narrow workgroups) reads one first either way.
 bool lookback_first_window() { return env_switch("VKSORT_LOOKBACK_FIRST_WINDOW"); }
+// VKSORT_BOUND_BUFFERS, for tests and comparisons: "0" keeps the columns ranking's histogram and passes
+// on device addresses; "1" or unset binds their buffers where the device and the buffers allow
+// (onesweep_bound.glsl).
+bool bound_buffers_allowed() {
+  return env_count("VKSORT_BOUND_BUFFERS", 0, 1, "0 (device addresses) or 1 (bindings where possible)").value_or(1) == 1;
+}
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
 uint32_t forced_ballot_row_bits() { return env_choice("VKSORT_BALLOT_ROW_BITS", {16, 32}); }
@@ -323,26 +329,34 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
     histogram_replicas_ = 4;
     while (histogram_replicas_ > 1 && histogram_replicas_ * replica_bytes > info.max_shared_memory / 2) histogram_replicas_ /= 2;
   }
+  const std::initializer_list<gpu::SpecValue> histogram_spec = {
+      {SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
+      {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns},
+      {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}, {SPEC_HISTOGRAM_BEGIN_BIT, begin_bit_},
+      {SPEC_HISTOGRAM_COLUMN_PASSES, std::max(histogram_column_passes_, 1u)},
+      {SPEC_HISTOGRAM_END_BIT, end_bit_}};
   histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + (ctx.phase_clocks ? "_clk" : ""), wg,
-                           {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending},
-                            {SPEC_RADIX_BITS, radix_bits_}, {SPEC_CONSECUTIVE, histogram_columns},
-                            {SPEC_HISTOGRAM_REPLICAS, histogram_replicas_}, {SPEC_HISTOGRAM_BEGIN_BIT, begin_bit_},
-                            {SPEC_HISTOGRAM_COLUMN_PASSES, std::max(histogram_column_passes_, 1u)},
-                            {SPEC_HISTOGRAM_END_BIT, end_bit_}},
-                           sizeof(OnesweepPush));
+                           histogram_spec, sizeof(OnesweepPush));
   const char* ranking_shader = columns_ ? "radix_onesweep_columns" : match_ ? "radix_onesweep_match" : "radix_onesweep_ballot";
   const std::string pass = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + (ctx.phase_clocks ? "_clk" : "");
   // (tune.lookback_window: at most Tuning::max_lookback_window, checked with the options.)
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
   first_window_ = lookback_first_window();
-  if (columns_)
-    pass_ = gpu::Kernel(ctx, pass, wg,
-                        {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
-                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_},
-                         {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}},
-                        sizeof(OnesweepPush));
-  else
+  if (columns_) {
+    const std::initializer_list<gpu::SpecValue> pass_spec = {
+        {SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
+        {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}};
+    pass_ = gpu::Kernel(ctx, pass, wg, pass_spec, sizeof(OnesweepPush));
+    // CPU drivers reach buffers through bindings several times faster than through addresses
+    // (onesweep_bound.glsl); the instrumented kernels (phase clocks) keep the addresses.
+    if (binds_buffers(ctx)) {
+      const std::string bound = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + "_b";
+      bound_histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + "_b", wg, histogram_spec,
+                                     sizeof(OnesweepPush), false, {2, 2});
+      bound_pass_ = gpu::Kernel(ctx, bound, wg, pass_spec, sizeof(OnesweepPush), false, {2, 2});
+    }
+  } else
     pass_ = gpu::Kernel(ctx, pass, wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
                          {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups_},
@@ -400,6 +414,25 @@ uint32_t RadixOnesweep::histogram_items(uint64_t n) const {
   return items;
 }
 
+bool RadixOnesweep::binds_buffers(const gpu::Context& ctx) {
+  return ctx.push_descriptors && !ctx.phase_clocks && bound_buffers_allowed();
+}
+
+bool RadixOnesweep::bound_buffers(const SortTarget& t, const Layout& l, VkDescriptorBufferInfo (&buffers)[4]) const {
+  const VkDeviceSize keys = VkDeviceSize(t.n) * key_bytes(options_.key), values = VkDeviceSize(t.n) * 4;
+  const VkDeviceSize range = ctx_.info.max_storage_buffer_range;
+  if (!bound_pass_.pipeline() || !t.keys_buffer || (values_ && !t.values_buffer) || keys > range || (values_ && values > range))
+    return false;
+  buffers[0] = {t.keys_buffer, t.keys_offset, keys};
+  buffers[1] = {t.scratch, t.scratch_offset + l.alt_keys, keys};
+  // Without values binding 1 repeats the keys (every descriptor of a pushed set must be valid).
+  buffers[2] = values_ ? VkDescriptorBufferInfo{t.values_buffer, t.values_offset, values} : buffers[0];
+  buffers[3] = values_ ? VkDescriptorBufferInfo{t.scratch, t.scratch_offset + l.alt_values, values} : buffers[1];
+  for (const VkDescriptorBufferInfo& b : buffers)
+    if (b.offset % ctx_.min_storage_offset_alignment != 0 || b.range == 0) return false;
+  return true;
+}
+
 void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_phases) const {
   const Layout l = layout(t.n);
   OnesweepPush push{};
@@ -433,14 +466,21 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   rec.compute_barrier();
   push.hist_items = histogram_items(t.n);
   const uint64_t block = uint64_t(shape_.workgroup_size) * push.hist_items;
-  rec.dispatch(histogram_, push, (uint64_t(t.n) + block - 1) / block);
+  VkDescriptorBufferInfo buffers[4];
+  const bool bound = bound_buffers(t, l, buffers);
+  recorded_bound_ = bound;
+  // Pushed before each bound dispatch: the kernels between (no bindings) leave them, but a recorder
+  // need not know what else a caller's command buffer binds in between.
+  if (bound) rec.push_buffers(bound_histogram_, buffers);
+  rec.dispatch(bound ? bound_histogram_ : histogram_, push, (uint64_t(t.n) + block - 1) / block);
   rec.compute_barrier();
   rec.dispatch(plan_, push, 1);
   rec.compute_barrier();
   for (uint32_t p = 0; p < passes(); ++p) {
     phase("pass");
     push.pass = p;
-    rec.dispatch_indirect(pass_, push, t.scratch,
+    if (bound) rec.push_buffers(bound_pass_, buffers);
+    rec.dispatch_indirect(bound ? bound_pass_ : pass_, push, t.scratch,
                           t.scratch_offset + VkDeviceSize(ONESWEEP_CONTROL_PASSES + p * ONESWEEP_PASS_WORDS + ONESWEEP_PASS_ARGS) * 4);
     rec.compute_barrier();
   }
@@ -552,6 +592,7 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"order_checks", ran ? double(control[RADIX_CONTROL_CHECKS]) : 0.0},
           {"sorted_on_entry", ran ? double(control[RADIX_CONTROL_SORTED_ON_ENTRY]) : 1.0},
           {"lookback_fallbacks", ran ? double(control[ONESWEEP_CONTROL_FALLBACKS]) : 0.0},
+          {"bound_buffers", recorded_bound_ ? 1.0 : 0.0},
           {"lookback_window", double(window_)},
           {"lookback_per_digit", per_digit_ ? 1.0 : 0.0},
           {"lookback_first_window", first_window_ && per_digit_ && window_ > 1 ? 1.0 : 0.0},

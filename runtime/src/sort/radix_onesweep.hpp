@@ -20,6 +20,7 @@
 // regions of tiles * RADIX words each, the alternate keys and values.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,10 @@ class RadixOnesweep {
   // The ranking a device would get by default: columns where workgroups are small and hold many keys
   // (CPU drivers), else ballot where the device has subgroup ballot, else columns.
   static RadixRanking default_ranking(const DeviceInfo& info);
+
+  // Whether the columns ranking's kernels reach their buffers through bindings on this device (where the
+  // target's buffers allow: record()): push descriptors, no phase clocks, VKSORT_BOUND_BUFFERS not 0.
+  static bool binds_buffers(const gpu::Context& ctx);
 
   // The ballot and match rankings' workgroup where Tuning::workgroup_size is 0 (radix_onesweep.cpp
   // says why: GPUs 384 invocations for 32-bit keys alone where their tile stages early, else 256).
@@ -72,6 +77,10 @@ class RadixOnesweep {
   };
   Layout layout(uint64_t n) const;
   uint32_t histogram_items(uint64_t n) const;
+  // The four buffers the bound kernels bind (onesweep_bound.glsl), or false where this target cannot
+  // bind them: no bound kernels, a buffer known by address alone, a range beyond maxStorageBufferRange
+  // or an offset off minStorageBufferOffsetAlignment.
+  bool bound_buffers(const SortTarget& t, const Layout& l, VkDescriptorBufferInfo (&buffers)[4]) const;
   // A pass's ballot kernel refused (ONESWEEP_CONTROL_REFUSED in `control`): says so, and what the
   // caller's buffers hold.
   [[noreturn]] void throw_refused(const uint32_t* control) const;
@@ -99,6 +108,13 @@ class RadixOnesweep {
   uint32_t histogram_column_passes_ = 0;  // CPU drivers' columns: passes one read of the keys counts (1 or 2; 0: atomics)
   uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;
+  // The columns ranking's histogram and pass through storage-buffer bindings (onesweep_bound.glsl), where
+  // the device takes push descriptors (CPU drivers: their columns ranking); empty elsewhere, and with
+  // phase clocks or VKSORT_BOUND_BUFFERS=0.
+  gpu::Kernel bound_histogram_, bound_pass_;
+  // Whether the latest record() bound its buffers (the fact bound_buffers; a Sorter reports the facts
+  // of the sort it just recorded and ran).
+  mutable std::atomic<bool> recorded_bound_{false};
 };
 
 }  // namespace vksort::algo

@@ -108,13 +108,17 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
     throw Error("radix sort: Tuning::radix_staging " + std::string(to_string(options.tuning.radix_staging)) +
                 " is the single pass's (ballot and match rankings); reduce-then-scan and the splits stage as they rank "
                 "(use RadixStaging automatic)");
-  // automatic: the single pass except on CPU drivers, where reduce-then-scan with counter columns is
-  // the faster (lavapipe, 2^20 u32 keys, three rounds: reduce-then-scan 27.7 ms, single pass 41.3 ms,
-  // both by columns; bench/results/lavapipe-llvm15-2core_columns-single-pass-vs-0ac75e4). There every
-  // rank costs a shared-memory gather and scatter per lane, and the single pass adds the upfront
-  // histogram's P increments per key to reduce-then-scan's two per pass, whose digit totals come free
-  // from its counts; on GPUs it saves passes over memory.
-  const bool single_pass_here = ctx.info.type != "cpu";
+  // automatic: the single pass, except on CPU drivers that cannot bind its buffers (no push
+  // descriptors, a borrowed device, VKSORT_BOUND_BUFFERS=0, phase clocks: RadixOnesweep::binds_buffers),
+  // where reduce-then-scan with counter columns is the faster. On lavapipe, 2^16-2^22 keys, the single
+  // pass through bindings took 0.42-0.63 of 0ac75e4's radix sort's time and reduce-then-scan 0.74-1.12
+  // (bench/results/lavapipe-llvm15-2core_bound-buffers-vs-0ac75e4); through device addresses the single
+  // pass took 1.33-1.52 (bench/results/lavapipe-llvm15-2core_clean-shader-cache-vs-0ac75e4): there
+  // every access through an address is a loop over the lanes per component, each lane's 64-bit address
+  // reloaded from a spill (docs/algorithms.md). Beyond one binding (maxStorageBufferRange) CPU drivers
+  // take reduce-then-scan again: 2^25 + 16 u32 keys, single pass 2449 ms, reduce-then-scan 1742.
+  const bool cpu = ctx.info.type == "cpu";
+  const bool single_pass_here = !cpu || RadixOnesweep::binds_buffers(ctx);
   const bool want_single_pass = scan == RadixScan::single_pass ||
                                 (scan == RadixScan::automatic && ranking != RadixRanking::splits &&
                                  (single_pass_here || subgroup_ranking || staging_asked));
@@ -132,12 +136,28 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
       } catch (const Error&) {
       }
     }
-    if (!single_pass_) single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
+    if (!single_pass_) {
+      // On CPU drivers automatic prefers the single pass where the options allow it, and takes
+      // reduce-then-scan, their default until session 54, where they do not (a tuning made for it:
+      // e.g. counter columns of 2-bit digits in 8 invocations, which the single pass refuses).
+      const bool preferred_only = cpu && scan == RadixScan::automatic && !subgroup_ranking && !staging_asked;
+      try {
+        single_pass_ = std::make_unique<RadixOnesweep>(ctx, options, radix_bits_, begin_bit_, end_bit_, r);
+      } catch (const Error& e) {
+        const bool refused = e.code() == Status::Code::invalid_argument || e.code() == Status::Code::unsupported;
+        if (!preferred_only || !refused) throw;
+      }
+    }
   }
-  // Reduce-then-scan beside it where the device holds more keys than the single pass takes.
-  const bool beyond_single_pass =
-      single_pass_ && ctx.info.max_allocation_size / key_bytes(options.key) > single_pass_->max_keys();
-  reduce_then_scan_ = !single_pass_ || (scan == RadixScan::automatic && beyond_single_pass && !subgroup_ranking && !staging_asked);
+  // Reduce-then-scan beside it where the device holds more keys than the single pass takes (on CPU
+  // drivers, automatic: more than one binding holds).
+  const bool beside_possible = scan == RadixScan::automatic && !subgroup_ranking && !staging_asked;
+  uint64_t single_pass_most = single_pass_ ? single_pass_->max_keys() : 0;
+  if (single_pass_ && cpu && beside_possible)
+    single_pass_most = std::min<uint64_t>(single_pass_most, ctx.info.max_storage_buffer_range / key_bytes(options.key));
+  const bool beyond_single_pass = single_pass_ && ctx.info.max_allocation_size / key_bytes(options.key) > single_pass_most;
+  reduce_then_scan_ = !single_pass_ || (beside_possible && beyond_single_pass);
+  single_pass_most_ = reduce_then_scan_ ? single_pass_most : single_pass_ ? single_pass_->max_keys() : 0;
   if (!reduce_then_scan_) return;
   // The single pass's ballot and match rankings take any shape; reduce-then-scan's blocks only powers
   // of two. Say which path wants them where automatic builds both.
@@ -150,7 +170,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
                  : tune.workgroup_size ? "a workgroup of " + std::to_string(tune.workgroup_size) + " invocations"
                                        : std::to_string(tune.items_per_thread) + " keys per invocation") +
                 " suits the single pass only, but here radix sort "
-                "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(single_pass_->max_keys()) +
+                "builds reduce-then-scan beside it (for arrays of more than " + std::to_string(single_pass_most_) +
                 " keys), whose blocks take powers of two; use Tuning::radix_scan single_pass, or powers of two");
 
   // Ranking and block shape. Counter columns keep RADIX counters per invocation and no keys in shared

@@ -86,7 +86,7 @@ class RadixSort {
   };
   Layout layout(uint64_t n) const;
   // The single pass sorts n keys when it is built and n fits its counts; reduce-then-scan otherwise.
-  bool uses_single_pass(uint64_t n) const { return single_pass_ && n <= single_pass_->max_keys(); }
+  bool uses_single_pass(uint64_t n) const { return single_pass_ && n <= single_pass_most_; }
   void record_reduce_then_scan(gpu::Recorder& rec, const SortTarget& target, uint32_t mark_budget) const;
   std::vector<std::pair<std::string, double>> reduce_then_scan_facts(const uint32_t* control, uint32_t n) const;
   // Column ranking: the count hands each block's counter columns (a word per digit and invocation)
@@ -110,6 +110,10 @@ class RadixSort {
   PlainScans plain_scans_;  // which of count_, spine_, scatter_ scan without subgroups anyway
   bool reduce_then_scan_ = false;  // its kernels above are built (else only the single pass sorts)
   std::unique_ptr<RadixOnesweep> single_pass_;
+  // The most keys the single pass sorts: its max_keys(), and on CPU drivers where reduce-then-scan is
+  // built beside it (automatic), as many as one storage-buffer binding holds (beyond, the single pass
+  // would take device addresses, slower there than reduce-then-scan).
+  uint64_t single_pass_most_ = 0;
   bool shape_from_profile_ = false;  // the single pass took the profile's shape (fact shape_from_profile)
 };
 

@@ -1868,6 +1868,12 @@ TEST_CASE("cli: info --format json is one object with the same facts, or nothing
   const Run bad = dir.run({"info", "--format", "json", "--device", "no-such-gpu-anywhere"});
   check_usage_error(bad, {"no-such-gpu-anywhere"});
   CHECK(bad.out.empty());
+  // The library's rule and words (vksort::choose_device), not a copy of them in the CLI: digits are an
+  // index only, and the refusal says so and where the selector came from.
+  const std::string past_last = std::to_string(list_devices().size());
+  check_usage_error(dir.run({"info", "--device", past_last}),
+                    {"--device: no Vulkan device matches \"" + past_last + "\"", "digits select a device by its index"});
+  check_usage_error(dir.run({"info"}, {"VKSORT_DEVICE=" + past_last}), {"VKSORT_DEVICE: no Vulkan device matches"});
   check_usage_error(dir.run({"info", "--format", "xml"}), {"--format", "xml"});
 }
 

@@ -67,22 +67,12 @@ SplatPlan parse_splat_plan(const SplatBenchCommand& c) {
 #ifdef VKSORT_CLI_SPLAT
 // The device `vksort bench` would open (--device, else VKSORT_DEVICE, else the library's choice), as a
 // listing: the CLI creates this one itself, as the renderer it plays would.
-DeviceListing chosen_device(const GlobalOptions& global) {
+DeviceListing splat_device(const GlobalOptions& global) {
   const Selector sel = effective_selector(global);
-  const std::vector<DeviceListing> devices = list_devices();
-  const DeviceListing* d = nullptr;
-  if (sel.text.empty()) {
-    for (const auto& listing : devices)
-      if (listing.chosen) d = &listing;
-    if (!d) throw RuntimeFailure("no usable Vulkan device (see 'vksort info')");
-  } else {
-    d = find_device(sel.text, devices);
-    if (!d) throw UsageError(sel.source + " \"" + sel.text + "\" matches no Vulkan device (see 'vksort info')");
-  }
-  if (!d->usable)
-    throw UsageError(sel.source + " \"" + sel.text + "\" selects device " + std::to_string(d->index) + " (" + d->info.name +
-                     "), which vksort cannot use: " + d->unusable_why);
-  return *d;
+  if (!sel.text.empty()) return cli::chosen_device(sel);  // a selector that fits no usable device: usage error
+  for (const DeviceListing& listing : list_devices())
+    if (listing.chosen) return listing;
+  throw RuntimeFailure("no usable Vulkan device (see 'vksort info')");
 }
 
 nlohmann::ordered_json samples_json(const std::vector<double>& v) {
@@ -171,7 +161,7 @@ int run_bench_splat(const GlobalOptions& global, const SplatBenchCommand& c) {
                      ": VK_LAYER_KHRONOS_validation is not installed (Debian/Ubuntu package: vulkan-validationlayers)");
   std::optional<io::AtomicFile> json_out;
   if (!c.json.empty()) json_out.emplace(c.json, "--json");
-  const DeviceListing device = chosen_device(global);
+  const DeviceListing device = splat_device(global);
 
   app::set_program_name("vksort");  // the application side's own Vulkan failures end the process
   app::Gpu gpu = app::create_gpu(validate, device.info.name, device.info.uuid);

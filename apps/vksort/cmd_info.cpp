@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <vksort/vksort.hpp>
 
+#include "cli_error.hpp"
 #include "commands.hpp"
 #include "io/format_bytes.hpp"
 
@@ -146,8 +147,14 @@ int run_info(const GlobalOptions& global, const std::string& format) {
   out << "vksort " << vksort::version() << "\n\n";
   // Listed before the device is opened, so the list is there even when opening fails.
   const DeviceListing* selected = nullptr;
+  std::optional<uint32_t> selected_index;
+  try {
+    if (!sel.text.empty()) selected_index = chosen_device(sel).index;
+  } catch (const UsageError&) {
+    // Nothing matches: the list stays unmarked and open_device below says why.
+  }
   for (const auto& l : devices)
-    if (sel.text.empty() ? l.chosen : &l == find_device(sel.text, devices)) selected = &l;
+    if (sel.text.empty() ? l.chosen : selected_index == l.index) selected = &l;
   out << "Vulkan devices:\n";
   if (devices.empty()) out << "  none\n";
   for (const auto& l : devices) {

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "open_device.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstdlib>
 #include <string_view>
 
@@ -11,33 +8,17 @@
 
 namespace vksort::cli {
 
-namespace {
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-std::string device_names(const std::vector<DeviceListing>& devices) {
-  std::string names;
-  for (const auto& d : devices) names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.info.name;
-  return names.empty() ? "none" : names;
-}
-
-}  // namespace
-
-// Checked here before the library applies the same rule, so that a typo is reported as a usage error
-// with the list of devices.
-const DeviceListing* find_device(const std::string& select, const std::vector<DeviceListing>& devices) {
-  uint32_t index = 0;
-  const auto [end, ec] = std::from_chars(select.data(), select.data() + select.size(), index);
-  if (ec == std::errc() && end == select.data() + select.size()) {
-    for (const auto& d : devices)
-      if (d.index == index) return &d;
-    return nullptr;
+// The library decides (vksort::choose_device, the rule Device itself applies), so that the CLI keeps no
+// copy of it; its refusal becomes a usage error that says where the selector came from.
+DeviceListing chosen_device(const Selector& sel) {
+  DeviceOptions o;
+  o.select = sel.text;
+  try {
+    return vksort::choose_device(o);
+  } catch (const Error& e) {
+    if (sel.text.empty()) throw;  // no selector and no usable device: not a usage error
+    throw UsageError(sel.source + ": " + e.what());
   }
-  for (const auto& d : devices)
-    if (lower(d.info.name).find(lower(select)) != std::string::npos) return &d;
-  return nullptr;
 }
 
 Selector effective_selector(const GlobalOptions& options) {
@@ -50,16 +31,8 @@ vksort::Device open_device(const GlobalOptions& options) {
   if (options.validation && !validation_layer_available())
     throw UsageError("--validation: VK_LAYER_KHRONOS_validation is not installed "
                      "(Debian/Ubuntu package: vulkan-validationlayers)");
-  const Selector sel = effective_selector(options);
-  if (!sel.text.empty()) {
-    const std::vector<DeviceListing> devices = list_devices();
-    const DeviceListing* d = find_device(sel.text, devices);
-    if (!d)
-      throw UsageError(sel.source + " \"" + sel.text + "\" matches no Vulkan device (devices: " + device_names(devices) + ")");
-    if (!d->usable)
-      throw UsageError(sel.source + " \"" + sel.text + "\" selects device " + std::to_string(d->index) + " (" +
-                       d->info.name + "), which vksort cannot use: " + d->unusable_why);
-  }
+  // A selector that matches nothing, or an unusable device, is refused as a usage error first.
+  if (const Selector sel = effective_selector(options); !sel.text.empty()) chosen_device(sel);
   DeviceOptions o;
   o.select = options.device;  // empty: the library reads VKSORT_DEVICE itself
   o.validation = options.validation ? 1 : -1;

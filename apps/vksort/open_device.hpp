@@ -23,9 +23,11 @@ struct Selector {
 };
 Selector effective_selector(const GlobalOptions& options);
 
-// The listing `select` names by the rule of DeviceOptions::select (an index, else a case-insensitive
-// substring of the name), or null.
-const DeviceListing* find_device(const std::string& select, const std::vector<DeviceListing>& devices);
+// The device Device would open for this selector ("": VKSORT_DEVICE unset, the best usable one), by the
+// library's rule (vksort::choose_device: an index, else a case-insensitive part of the name). A selector
+// that matches nothing or names an unusable device is a UsageError saying where it came from ("--device:
+// no Vulkan device matches ..."); other failures stay vksort::Error.
+DeviceListing chosen_device(const Selector& sel);
 
 // Opens the chosen device. A selector that matches no device, or one vksort cannot use, and
 // --validation without the layer installed are UsageErrors; other failures stay vksort::Error.

@@ -173,8 +173,14 @@ failed=0
 # pass the tiles that started within one round trip to L2 before it (about latency / tile spacing:
 # session 33's 3.6-4.5 rounds a tile at a window of 8 say 15-30 of them), so its rounds are about
 # that many / window; session 27's window of 32 ran 2.3x slower, but its reads then sat in local
-# memory (indexed by loop counters), where now every index is a constant (docs/algorithms.md).
+# memory (indexed by loop counters), where now every index is a constant (docs/algorithms.md). And the
+# histogram and passes reaching keys and values through pushed storage-buffer bindings instead of
+# device addresses (VKSORT_BOUND_BUFFERS=1, onesweep_bound.glsl; 2-2.6x on lavapipe, where CPU drivers
+# take them by default): no 64-bit address per buffer in registers, 32-bit offsets; its row's registers
+# are the bound kernel's, its facts say bound_buffers 1 where the device took push descriptors; also at
+# --shape (384 x 20: 87 registers through addresses in session 53, one workgroup per SM).
 experiments=(
+  "bound-buffers:VKSORT_BOUND_BUFFERS=1"
   "round-barrier:VKSORT_BALLOT_ROUND_BARRIER=1"
   "builtin-lanes:VKSORT_BALLOT_BUILTIN_LANES=1"
   "round-barrier-builtin-lanes:VKSORT_BALLOT_ROUND_BARRIER=1 VKSORT_BALLOT_BUILTIN_LANES=1"
@@ -184,6 +190,7 @@ experiments=(
   "first-window16:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 16"
   "first-window32:VKSORT_LOOKBACK_FIRST_WINDOW=1 --lookback-window 32"
   "shape-$shape:$shape_args"
+  "bound-buffers-shape-$shape:VKSORT_BOUND_BUFFERS=1 $shape_args"
 )
 # experiment_words SWITCHES: an experiment's environment assignments into exp_env, its vksort options
 # (the other words) into exp_args.

@@ -36,18 +36,21 @@ def median_result(path):
 
 
 def pass_kernel(out, label):
-    """(registers, binary bytes, workgroup) of the u32 pass kernel in the label's statistics, or Nones."""
+    """(registers, binary bytes, workgroup) of the u32 pass kernel in the label's statistics, or Nones:
+    the bound one (KERNEL_b, onesweep_bound.glsl) where the experiment built it, as the one that ran
+    (the Sorter builds the address kernel beside it)."""
     name = "pipeline-stats.txt" if label.startswith("default") else f"pipeline-stats-{label}.txt"
+    found = {}
     try:
         with open(os.path.join(out, name)) as f:
             for line in f:
                 parsed = parse_line(line)
-                if parsed and parsed[0] == KERNEL:
+                if parsed and parsed[0] in (KERNEL, KERNEL + "_b"):
                     size = re.search(r"Binary Size (\d+)", line)
-                    return parsed[3], int(size.group(1)) if size else None, parsed[1]
+                    found.setdefault(parsed[0], (parsed[3], int(size.group(1)) if size else None, parsed[1]))
     except OSError:
         pass
-    return None, None, None
+    return found.get(KERNEL + "_b") or found.get(KERNEL) or (None, None, None)
 
 
 def main():

@@ -54,10 +54,13 @@ foreach(words 1 2)
     vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits} "-DKEY_WORDS=${words};-DVALUE_WORDS=0")
     vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1")
   endforeach()
-  # The columns ranking's histogram and passes through storage-buffer bindings (radix/onesweep_bound.glsl).
+  # The histogram and passes through storage-buffer bindings (radix/onesweep_bound.glsl): the columns
+  # ranking's (CPU drivers' default) and the ballot ranking's (an experiment on GPUs).
   vksort_compile_shader(radix/onesweep_histogram.comp radix_onesweep_histogram_k${bits}_b "-DKEY_WORDS=${words};-DBOUND_BUFFERS=1")
-  vksort_compile_shader(radix/onesweep_columns.comp radix_onesweep_columns_k${bits}_b "-DKEY_WORDS=${words};-DVALUE_WORDS=0;-DBOUND_BUFFERS=1")
-  vksort_compile_shader(radix/onesweep_columns.comp radix_onesweep_columns_k${bits}_v_b "-DKEY_WORDS=${words};-DVALUE_WORDS=1;-DBOUND_BUFFERS=1")
+  foreach(ranking columns ballot)
+    vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits}_b "-DKEY_WORDS=${words};-DVALUE_WORDS=0;-DBOUND_BUFFERS=1")
+    vksort_compile_shader(radix/onesweep_${ranking}.comp radix_onesweep_${ranking}_k${bits}_v_b "-DKEY_WORDS=${words};-DVALUE_WORDS=1;-DBOUND_BUFFERS=1")
+  endforeach()
   # The match ranking: the ballot kernel with subgroupPartitionNV (VK_NV_shader_subgroup_partitioned).
   vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits} "-DKEY_WORDS=${words};-DVALUE_WORDS=0;-DSUBGROUP_PARTITIONED=1")
   vksort_compile_shader(radix/onesweep_ballot.comp radix_onesweep_match_k${bits}_v "-DKEY_WORDS=${words};-DVALUE_WORDS=1;-DSUBGROUP_PARTITIONED=1")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """scripts/gpu_experiment_summary.py (gpu-check's stage 2b table) on a folder made here: two default runs
-and two experiments, pipeline statistics for the default and one experiment (registers, binary size),
-none for the other; then a folder without results, which must fail.
+and experiments, pipeline statistics for the default and some experiments (registers, binary size; the
+bound kernel's where an experiment built it beside the address one), none for another; then a folder without results, which must fail.
 
     python3 tests/experiment_summary_test.py scripts/gpu_experiment_summary.py
 """
@@ -27,8 +27,8 @@ def bench_json(path, ms, rounds, window=8, first=0):
         json.dump({"results": [result]}, f)
 
 
-def stats_line(registers, size):
-    return (f"vksort: pipeline radix_onesweep_ballot_k32 (workgroup 384 full subgroups, spec 4=20, spec 5=8): Register Count "
+def stats_line(registers, size, kernel="radix_onesweep_ballot_k32"):
+    return (f"vksort: pipeline {kernel} (workgroup 384 full subgroups, spec 4=20, spec 5=8): Register Count "
             f"{registers}; Binary Size {size}; Shared Memory Size 48248\n")
 
 
@@ -43,6 +43,11 @@ with tempfile.TemporaryDirectory() as out:
         f.write(stats_line(78, 45184))
     with open(os.path.join(out, "pipeline-stats-leader-atomic.txt"), "w") as f:
         f.write(stats_line(88, 44800))
+    # The bound-buffers experiment builds the bound kernel beside the address one: its row is the bound's.
+    bench_json(os.path.join(out, "experiment-bound-buffers.json"), 2.1, 3.5)
+    with open(os.path.join(out, "pipeline-stats-bound-buffers.txt"), "w") as f:
+        f.write(stats_line(78, 45184))
+        f.write(stats_line(72, 43000, "radix_onesweep_ballot_k32_b"))
     run = subprocess.run([sys.executable, script, out], capture_output=True, text=True)
     check(run.returncode == 0, f"exit {run.returncode}: {run.stderr}")
     rows = []
@@ -50,7 +55,8 @@ with tempfile.TemporaryDirectory() as out:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 11 and cells[0] not in ("run", "---"):
             rows.append(cells)
-    check([r[0] for r in rows] == ["default", "default-again", "first-window", "first-window16", "leader-atomic"], f"rows {[r[0] for r in rows]}")
+    check([r[0] for r in rows] == ["default", "default-again", "bound-buffers", "first-window", "first-window16", "leader-atomic"],
+          f"rows {[r[0] for r in rows]}")
     by = {r[0]: r for r in rows}
     # Against the defaults' mean, 2.1 ms: the defaults 1.05 and 0.955, leader-atomic 1.2, first-window 1.0.
     want = {"default": "1.050", "default-again": "0.955", "leader-atomic": "1.200", "first-window": "1.000"}
@@ -66,6 +72,7 @@ with tempfile.TemporaryDirectory() as out:
     check(by.get("leader-atomic", [""] * 11)[8:11] == ["88", "1", "44800"], f"leader-atomic {by.get('leader-atomic', [''] * 11)[8:11]}")
     check(by.get("first-window", [""] * 11)[8:11] == ["", "", ""], f"first-window {by.get('first-window', [''] * 11)[8:11]}")
     check(by.get("first-window", [""] * 11)[6] == "2.50", "rounds per tile")
+    check(by.get("bound-buffers", [""] * 11)[8:11] == ["72", "2", "43000"], f"bound-buffers {by.get('bound-buffers', [''] * 11)[8:11]}")
     check(by.get("leader-atomic", [""] * 11)[3] == "1.500", "passes ms")
 
 with tempfile.TemporaryDirectory() as empty:

@@ -620,12 +620,14 @@ TEST_CASE("single-pass radix sort of an array larger than maxStorageBufferRange"
 
 // The columns ranking (CPU drivers) reaches keys and values through storage-buffer bindings where the
 // device takes push descriptors and every range fits one binding at an aligned offset
-// (onesweep_bound.glsl), else through device addresses; VKSORT_BOUND_BUFFERS=0 keeps the addresses.
+// (onesweep_bound.glsl), else through device addresses; VKSORT_BOUND_BUFFERS=0 keeps the addresses. The
+// ballot ranking (GPUs) keeps the addresses unless VKSORT_BOUND_BUFFERS=1 (an experiment for GPU runs).
 // Each way sorts alike, checked against the reference: whole buffers (Sorter::sort, whose fact
 // bound_buffers says which way ran), and in a caller's command buffer with keys, values and scratch at
 // an offset of the binding alignment (bound) and at 8 bytes off it (addresses: the keys' pairs stay
-// aligned).
-TEST_CASE("single-pass radix sort: the columns ranking binds its buffers where it can, else takes addresses") {
+// aligned). ctest runs it posing as a GPU too (radix_single_pass_bound_gpu_shape), where the ballot
+// ranking keeps keys in registers and stages its tile.
+TEST_CASE("single-pass radix sort: each ranking binds its buffers where it can and should, else takes addresses") {
   Device& gpu = test::device();
   const gpu::Context& ctx = detail::context_of(gpu);
   // On lavapipe both ways run.
@@ -633,15 +635,24 @@ TEST_CASE("single-pass radix sort: the columns ranking binds its buffers where i
   const VkDeviceSize alignment = std::max<VkDeviceSize>(ctx.push_descriptors ? ctx.min_storage_offset_alignment : 16, 16);
   const uint64_t n = 3000;
   uint64_t seed = 17;
-  for (Key key : {Key::u32, Key::i64}) {
-    for (uint32_t value_bytes : {0u, 4u, 12u}) {  // none, 32-bit values, records (their index in scratch)
-      CAPTURE(to_string(key));
-      CAPTURE(value_bytes);
-      const SortOptions o = single_pass(key, Order::ascending, value_bytes, RadixRanking::columns);
-      const uint32_t kb = key_bytes(key);
-      for (const std::string allowed : {"1", "0"}) {
-        CAPTURE(allowed);
-        const test::ScopedEnv env("VKSORT_BOUND_BUFFERS", allowed);
+  struct Way {
+    RadixRanking ranking;
+    std::optional<std::string> env;  // VKSORT_BOUND_BUFFERS (nullopt: unset)
+    bool binds;                      // where the device takes push descriptors
+  };
+  const Way ways[] = {{RadixRanking::columns, std::nullopt, true}, {RadixRanking::columns, "0", false},
+                      {RadixRanking::ballot, std::nullopt, false}, {RadixRanking::ballot, "1", true}};
+  for (const Way& way : ways) {
+    if (way.ranking == RadixRanking::ballot && !has_ballot(gpu)) continue;
+    for (Key key : {Key::u32, Key::i64}) {
+      for (uint32_t value_bytes : {0u, 4u, 12u}) {  // none, 32-bit values, records (their index in scratch)
+        CAPTURE(to_string(way.ranking));
+        CAPTURE(way.env.value_or("unset"));
+        CAPTURE(to_string(key));
+        CAPTURE(value_bytes);
+        const SortOptions o = single_pass(key, Order::ascending, value_bytes, way.ranking);
+        const uint32_t kb = key_bytes(key);
+        const test::ScopedEnv env("VKSORT_BOUND_BUFFERS", way.env);
         Sorter sorter(gpu, o);
         for (VkDeviceSize offset : {VkDeviceSize(0), alignment, alignment + 8}) {
           CAPTURE(offset);
@@ -657,7 +668,7 @@ TEST_CASE("single-pass radix sort: the columns ranking binds its buffers where i
                               {scratch.vk_buffer(), offset, sorter.scratch_bytes(n)}};
           if (offset == 0) {
             const SortStats stats = sorter.sort(keys, value_bytes ? &values : nullptr, n);
-            CHECK(stats.fact("bound_buffers") == (ctx.push_descriptors && allowed == "1" ? 1.0 : 0.0));
+            CHECK(stats.fact("bound_buffers") == (ctx.push_descriptors && way.binds ? 1.0 : 0.0));
           } else {
             test::AppCommands app(gpu);
             const Status status = sorter.record(app.cmd(), b, n);

@@ -336,7 +336,9 @@ void stage_item(Key k, uint slot, uint value) {
 
 // Key i's value (0 without values).
 uint source_value(uint i) {
-#if VALUE_WORDS == 1
+#if VALUE_WORDS == 1 && BOUND_BUFFERS
+  return b_values[g_encoded ? BOUND_SCRATCH : BOUND_CALLER].w[i];
+#elif VALUE_WORDS == 1
   return g_src_values.w[i];
 #else
   return 0u;
@@ -348,18 +350,34 @@ uint source_value(uint i) {
 void write_staged(uint slot) {
   const Key k = staged_key(slot);
   const uint to = s_excl[onesweep_digit(k)] + slot;
+#if BOUND_BUFFERS
+  const uint into = g_encoded ? BOUND_CALLER : BOUND_SCRATCH;
+  b_keys[into].k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+  b_values[into].w[to] = staged_value(slot);
+#endif
+#else
   g_dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
   g_dst_values.w[to] = staged_value(slot);
+#endif
 #endif
 }
 
 // 5, not staged: key k (and its value) straight to its place in the output.
 void write_item(Key k, uint rank, uint i) {
   const uint to = s_excl[onesweep_digit(k)] + rank;
+#if BOUND_BUFFERS
+  const uint into = g_encoded ? BOUND_CALLER : BOUND_SCRATCH;
+  b_keys[into].k[to] = g_encoded ? decode_key(k) : k;
+#if VALUE_WORDS == 1
+  b_values[into].w[to] = source_value(i);
+#endif
+#else
   g_dst.k[to] = g_encoded ? decode_key(k) : k;
 #if VALUE_WORDS == 1
   g_dst_values.w[to] = g_src_values.w[i];
+#endif
 #endif
 }
 

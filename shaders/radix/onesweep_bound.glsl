@@ -7,8 +7,13 @@
 //   Why: CPU drivers (Mesa 22's gallivm) access a buffer device address lane by lane and component by
 // component, reloading each lane's 64-bit address from a spill, but a binding's elements in one loop
 // over the lanes with 32-bit offsets: on lavapipe the columns pass took 29 ms instead of 63 (2^20 u32
-// keys). GPUs reach both the same way and keep the addresses.
+// keys). GPUs keep the addresses by default; the ballot ranking's bound kernels are an experiment for
+// them (VKSORT_BOUND_BUFFERS=1): a binding's base lives in its descriptor, not in two registers per
+// buffer, and its offsets are 32-bit, where the pass kernel's registers decide how many workgroups an
+// SM holds (docs/algorithms.md).
 // Each binding aliases as pairs of words (whole runs loaded 8 bytes at a time) and as keys or words.
+#ifndef ONESWEEP_BOUND_GLSL
+#define ONESWEEP_BOUND_GLSL
 #ifndef BOUND_BUFFERS
 #define BOUND_BUFFERS 0
 #endif
@@ -20,3 +25,4 @@ layout(set = 0, binding = 1, std430) buffer BoundValues { uint w[]; } b_values[2
 #endif
 // Which element holds the caller's buffer and which the scratch copy.
 const uint BOUND_CALLER = 0u, BOUND_SCRATCH = 1u;
+#endif  // ONESWEEP_BOUND_GLSL

@@ -31,8 +31,6 @@ const uint ROWS_PER_INVOCATION = RADIX / WG;  // the runtime ensures RADIX >= WG
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { uvec2 p[]; };
 const uint CHUNK = 4u / KEY_WORDS;  // keys per two 8-byte loads
 
-#include "radix/onesweep_bound.glsl"
-
 // Column t of digit d: s_col[d * WG + t]; a count after step 1, an offset after step 2, the next
 // destination in step 4.
 shared uint s_col[RADIX * WG];

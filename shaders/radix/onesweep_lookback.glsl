@@ -58,6 +58,8 @@ const uint LOOKBACK_GROUPED_DIGITS = (LOOKBACK_DIGITS + LOOKBACK_GROUP - 1u) / L
   [[dont_unroll]] for (uint k##_group = 0u; k##_group < LOOKBACK_DIGITS; k##_group += LOOKBACK_GROUP)     \
     [[unroll]] for (uint k##_member = 0u, k = k##_group; k##_member < LOOKBACK_GROUP; ++k##_member, ++k)
 
+#include "radix/onesweep_bound.glsl"
+
 // This pass: its control words, source keys (encoded or not), digit and state regions.
 Words g_control;
 uint g_pass_words;  // index of this pass's ONESWEEP_PASS_* words
@@ -80,7 +82,11 @@ shared uint s_spin_rounds;     // per digit: the most rounds any digit found its
 // none: the select folds away); a load in each arm of the choice stayed two loads and a branch per key
 // on AMD's compiler.
 Key onesweep_source_key(uint i) {
+#if BOUND_BUFFERS
+  const Key raw = b_keys[g_encoded ? BOUND_SCRATCH : BOUND_CALLER].k[i];
+#else
   const Key raw = g_src.k[i];
+#endif
   return g_encoded ? raw : encode_key(raw);
 }
 uint onesweep_digit(Key k) { return key_digit(k, g_shift, g_bits); }

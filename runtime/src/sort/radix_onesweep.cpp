@@ -104,11 +104,12 @@ bool ballot_leader_atomic() { return env_switch("VKSORT_BALLOT_LEADER_ATOMIC"); 
 // "1" makes the per-digit look-back's first round read a whole window; "0" or unset the nearest
 // predecessor alone. The lockstep walk (CPU drivers' narrow workgroups) reads one first either way.
 bool lookback_first_window() { return env_switch("VKSORT_LOOKBACK_FIRST_WINDOW"); }
-// VKSORT_BOUND_BUFFERS, for tests and comparisons: "0" keeps the columns ranking's histogram and passes
-// on device addresses; "1" or unset binds their buffers where the device and the buffers allow
-// (onesweep_bound.glsl).
-bool bound_buffers_allowed() {
-  return env_count("VKSORT_BOUND_BUFFERS", 0, 1, "0 (device addresses) or 1 (bindings where possible)").value_or(1) == 1;
+// VKSORT_BOUND_BUFFERS, for tests and comparisons: "0" keeps every ranking's histogram and passes on
+// device addresses; "1" binds their buffers wherever the device and the buffers allow, the ballot
+// ranking's too (an experiment for GPU runs: gpu-check's bound-buffers); unset binds the columns
+// ranking's alone (onesweep_bound.glsl).
+std::optional<uint32_t> bound_buffers_env() {
+  return env_count("VKSORT_BOUND_BUFFERS", 0, 1, "0 (device addresses) or 1 (bindings where possible)");
 }
 // VKSORT_BALLOT_ROW_BITS, for tests and GPU sweeps: "16" or "32" forces the width of the ballot ranking's
 // histogram counters (onesweep_ballot.comp), which the runtime otherwise picks by fit; unset or "" picks.
@@ -343,30 +344,34 @@ RadixOnesweep::RadixOnesweep(gpu::Context& ctx, const SortOptions& options, uint
   window_ = tune.lookback_window ? tune.lookback_window : lookback_window(info, radix, wg);
   per_digit_ = radix <= wg;
   first_window_ = lookback_first_window();
+  // The same pass through storage-buffer bindings (onesweep_bound.glsl), where binds_buffers says so:
+  // CPU drivers reach buffers through bindings several times faster than through addresses; on GPUs
+  // the ballot ranking's are an experiment. The instrumented kernels (phase clocks) keep the addresses.
+  const RadixRanking built = columns_ ? RadixRanking::columns : match_ ? RadixRanking::match : RadixRanking::ballot;
+  const bool bind = binds_buffers(ctx, built);
+  const std::string bound = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + "_b";
+  if (bind)
+    bound_histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + "_b", wg, histogram_spec,
+                                   sizeof(OnesweepPush), false, {2, 2});
   if (columns_) {
     const std::initializer_list<gpu::SpecValue> pass_spec = {
         {SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}};
     pass_ = gpu::Kernel(ctx, pass, wg, pass_spec, sizeof(OnesweepPush));
-    // CPU drivers reach buffers through bindings several times faster than through addresses
-    // (onesweep_bound.glsl); the instrumented kernels (phase clocks) keep the addresses.
-    if (binds_buffers(ctx)) {
-      const std::string bound = keyed_shader(ranking_shader, options.key) + (values_ ? "_v" : "") + "_b";
-      bound_histogram_ = gpu::Kernel(ctx, keyed_shader("radix_onesweep_histogram", options.key) + "_b", wg, histogram_spec,
-                                     sizeof(OnesweepPush), false, {2, 2});
-      bound_pass_ = gpu::Kernel(ctx, bound, wg, pass_spec, sizeof(OnesweepPush), false, {2, 2});
-    }
-  } else
-    pass_ = gpu::Kernel(ctx, pass, wg,
-                        {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
-                         {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups_},
-                         {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
-                         {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
-                         {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
-                         {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_},
-                         {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}, {SPEC_BALLOT_BUILTIN_LANES, builtin_lanes_},
-                         {SPEC_BALLOT_LEADER_ATOMIC, leader_atomic_}, {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}},
-                        sizeof(OnesweepPush), full_subgroups_);
+    if (bind) bound_pass_ = gpu::Kernel(ctx, bound, wg, pass_spec, sizeof(OnesweepPush), false, {2, 2});
+  } else {
+    const std::initializer_list<gpu::SpecValue> pass_spec = {
+        {SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_ITEMS_PER_THREAD, items},
+        {SPEC_RADIX_BITS, radix_bits_}, {SPEC_ONESWEEP_SUBGROUPS, subgroups_},
+        {SPEC_ONESWEEP_STAGE_KEYS, staged_ ? shape_.tile() : 1u}, {SPEC_ONESWEEP_STAGE_EARLY, early_},
+        {SPEC_ONESWEEP_WINDOW, window_}, {SPEC_BALLOT_ROW_BITS, row_bits_},
+        {SPEC_BALLOT_WORDS, std::clamp((info.subgroup_size + 31) / 32, 1u, 4u)},
+        {SPEC_ONESWEEP_FULL_SUBGROUPS, full_subgroups_}, {SPEC_BALLOT_COUNT_AGGREGATE, count_aggregate_},
+        {SPEC_BALLOT_ROUND_BARRIER, round_barrier_}, {SPEC_BALLOT_BUILTIN_LANES, builtin_lanes_},
+        {SPEC_BALLOT_LEADER_ATOMIC, leader_atomic_}, {SPEC_ONESWEEP_FIRST_WINDOW, first_window_}};
+    pass_ = gpu::Kernel(ctx, pass, wg, pass_spec, sizeof(OnesweepPush), full_subgroups_);
+    if (bind) bound_pass_ = gpu::Kernel(ctx, bound, wg, pass_spec, sizeof(OnesweepPush), full_subgroups_, {2, 2});
+  }
   finish_ = gpu::Kernel(ctx, keyed_shader("radix_finish", options.key), wg,
                         {{SPEC_KEY_KIND, kind}, {SPEC_DESCENDING, descending}, {SPEC_HAS_VALUES, values_},
                          {SPEC_ITEMS_PER_THREAD, items}},
@@ -414,8 +419,10 @@ uint32_t RadixOnesweep::histogram_items(uint64_t n) const {
   return items;
 }
 
-bool RadixOnesweep::binds_buffers(const gpu::Context& ctx) {
-  return ctx.push_descriptors && !ctx.phase_clocks && bound_buffers_allowed();
+bool RadixOnesweep::binds_buffers(const gpu::Context& ctx, RadixRanking ranking) {
+  if (!ctx.push_descriptors || ctx.phase_clocks || ranking == RadixRanking::match) return false;
+  const std::optional<uint32_t> asked = bound_buffers_env();
+  return asked ? *asked == 1 : ranking == RadixRanking::columns;
 }
 
 bool RadixOnesweep::bound_buffers(const SortTarget& t, const Layout& l, VkDescriptorBufferInfo (&buffers)[4]) const {

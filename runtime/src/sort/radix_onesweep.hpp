@@ -45,9 +45,10 @@ class RadixOnesweep {
   // (CPU drivers), else ballot where the device has subgroup ballot, else columns.
   static RadixRanking default_ranking(const DeviceInfo& info);
 
-  // Whether the columns ranking's kernels reach their buffers through bindings on this device (where the
-  // target's buffers allow: record()): push descriptors, no phase clocks, VKSORT_BOUND_BUFFERS not 0.
-  static bool binds_buffers(const gpu::Context& ctx);
+  // Whether a ranking's kernels reach their buffers through bindings on this device (where the target's
+  // buffers allow: record()): push descriptors, no phase clocks, and the columns ranking unless
+  // VKSORT_BOUND_BUFFERS is 0, the ballot ranking where it is 1 (an experiment for GPUs); never the match.
+  static bool binds_buffers(const gpu::Context& ctx, RadixRanking ranking);
 
   // The ballot and match rankings' workgroup where Tuning::workgroup_size is 0 (radix_onesweep.cpp
   // says why: GPUs 384 invocations for 32-bit keys alone where their tile stages early, else 256).
@@ -108,9 +109,8 @@ class RadixOnesweep {
   uint32_t histogram_column_passes_ = 0;  // CPU drivers' columns: passes one read of the keys counts (1 or 2; 0: atomics)
   uint32_t histogram_items_ = 0;  // keys per invocation of the histogram kernel, at most
   gpu::Kernel init_, histogram_, plan_, pass_, finish_;
-  // The columns ranking's histogram and pass through storage-buffer bindings (onesweep_bound.glsl), where
-  // the device takes push descriptors (CPU drivers: their columns ranking); empty elsewhere, and with
-  // phase clocks or VKSORT_BOUND_BUFFERS=0.
+  // The histogram and pass through storage-buffer bindings (onesweep_bound.glsl), where binds_buffers
+  // says so (CPU drivers: their columns ranking); empty elsewhere.
   gpu::Kernel bound_histogram_, bound_pass_;
   // Whether the latest record() bound its buffers (the fact bound_buffers; a Sorter reports the facts
   // of the sort it just recorded and ran).

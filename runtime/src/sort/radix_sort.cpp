@@ -118,7 +118,7 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   // reloaded from a spill (docs/algorithms.md). Beyond one binding (maxStorageBufferRange) CPU drivers
   // take reduce-then-scan again: 2^25 + 16 u32 keys, single pass 2449 ms, reduce-then-scan 1742.
   const bool cpu = ctx.info.type == "cpu";
-  const bool single_pass_here = !cpu || RadixOnesweep::binds_buffers(ctx);
+  const bool single_pass_here = !cpu || RadixOnesweep::binds_buffers(ctx, RadixRanking::columns);  // CPU drivers' ranking
   const bool want_single_pass = scan == RadixScan::single_pass ||
                                 (scan == RadixScan::automatic && ranking != RadixRanking::splits &&
                                  (single_pass_here || subgroup_ranking || staging_asked));

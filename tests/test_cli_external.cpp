@@ -56,6 +56,7 @@ struct Limits {
   int signal = SIGKILL;
   bool terminal = false;        // stderr a pseudo-terminal
   bool nobody = false;          // run as the user nobody where the tests run as root (root writes in /dev)
+  unsigned kill_after_s = 0;    // SIGALRM ends the child after this many seconds (0: never): a hang fails
 };
 
 std::string slurp(const fs::path& p) {
@@ -124,6 +125,7 @@ class Workspace {
         setrlimit(RLIMIT_FSIZE, &l);
       }
       signal(SIGXFSZ, limits.ignore_sigxfsz ? SIG_IGN : SIG_DFL);
+      if (limits.kill_after_s) alarm(limits.kill_after_s);  // survives exec; its default action ends the process
       if (limits.nobody && getuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
       execv(VKSORT_CLI, argv.data());
       _exit(127);
@@ -246,7 +248,87 @@ class FifoFeeder {
   std::atomic<bool> stop_{false}, opened_{false};
 };
 
+// One writer feeding keys and values into two new FIFOs in turns, `chunk` bytes of each at a time, as a
+// program that produces pairs would; it opens the values' FIFO first where `values_first`. It stops
+// when the reader goes away (EPIPE) and, from finish(), while still waiting for one to open them.
+class TurnFeeder {
+ public:
+  TurnFeeder(const std::string& keys_path, std::vector<std::byte> keys, const std::string& values_path,
+             std::vector<std::byte> values, size_t chunk, bool values_first) {
+    REQUIRE(mkfifo(keys_path.c_str(), 0600) == 0);
+    REQUIRE(mkfifo(values_path.c_str(), 0600) == 0);
+    signal(SIGPIPE, SIG_IGN);
+    thread_ = std::thread([=, this] {
+      const std::string paths[2] = {values_first ? values_path : keys_path, values_first ? keys_path : values_path};
+      int fds[2] = {-1, -1};
+      for (int i = 0; i < 2; ++i) {
+        // Non-blocking until the reader has opened it (ENXIO before), so that no reader never hangs the test.
+        while (!stop_ && (fds[i] = open(paths[i].c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (fds[i] >= 0) fcntl(fds[i], F_SETFL, 0);
+      }
+      const int key_fd = values_first ? fds[1] : fds[0], value_fd = values_first ? fds[0] : fds[1];
+      bool failed = key_fd < 0 || value_fd < 0;
+      for (size_t done_k = 0, done_v = 0; !failed && (done_k < keys.size() || done_v < values.size());) {
+        auto feed = [&](int fd, const std::vector<std::byte>& data, size_t& done) {
+          const size_t end = std::min(data.size(), done + chunk);
+          while (!failed && done < end) {
+            const ssize_t w = write(fd, data.data() + done, end - done);
+            if (w <= 0) failed = true;
+            else done += size_t(w);
+          }
+        };
+        feed(key_fd, keys, done_k);
+        feed(value_fd, values, done_v);
+      }
+      fed_all_ = !failed;
+      for (int fd : fds)
+        if (fd >= 0) close(fd);
+    });
+  }
+  ~TurnFeeder() { finish(); }
+  TurnFeeder(const TurnFeeder&) = delete;
+  TurnFeeder& operator=(const TurnFeeder&) = delete;
+  // True when the reader took every byte of both.
+  bool finish() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return fed_all_;
+  }
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> stop_{false}, fed_all_{false};
+};
+
 }  // namespace
+
+// One program writing keys and values into two FIFOs in turns: both are read as their data come. Read
+// one after the other, the writer blocked on the full values pipe (64 KiB) while vksort waited for the
+// rest of the keys, for ever; and a writer that opened the values' FIFO first waited for vksort, which
+// waited to open the keys' FIFO. In memory and out of core, either order of opening.
+TEST_CASE("vksort sort: keys and values piped in turns by one writer, opened in either order") {
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 21);
+  const std::vector<std::byte> values = index_values(kN);  // 400 KB each
+  for (bool values_first : {false, true})
+    for (const char* memory : {"64M", "128k"}) {
+      CAPTURE(values_first);
+      CAPTURE(memory);
+      TurnFeeder feed(w / "k.fifo", keys, w / "v.fifo", values, 16384, values_first);
+      Limits limits;
+      limits.kill_after_s = 120;
+      const Outcome r = w.run({"sort", w / "k.fifo", w / "out.bin", "--values", w / "v.fifo", "--values-out", w / "vout.bin",
+                               "--memory", memory, "--tmp-dir", w / "tmp", "-v"},
+                              limits);
+      CHECK(feed.finish());
+      REQUIRE_MESSAGE(r.code == 0, "exit " << r.code << ", signal " << r.signal << ": " << r.err);
+      CHECK_MESSAGE((r.out.find("out of core") != std::string::npos) == (std::string(memory) == "128k"), r.out);
+      expect_sorted(Key::u32, Order::ascending, keys, w / "out.bin", w / "vout.bin");
+      for (const char* f : {"k.fifo", "v.fifo", "out.bin", "vout.bin"}) fs::remove(w / f);
+      CHECK(w.listing() == std::vector<std::string>{"tmp"});
+    }
+}
 
 // A pipe says no size up front and can be read once: it was read whole into memory whatever --memory
 // said (a large one ended in the OOM killer). Within the budget it still is; beyond it, it goes on into a

@@ -180,11 +180,21 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (with_values) io::check_destination(c.values_out, "--values-out");
     opened.emplace(open_sort_device(global, c, options, "sorting " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input)));
   }
-  if (key_is_pipe) {
+  if (key_is_pipe && values_are_pipe) {
+    // Both at once (PipeInput::read_both): one program may write them in turns.
+    if (!key_source) key_source.emplace(c.input, "input");
+    if (!value_source) value_source.emplace(c.values_in, "values file");
+    auto [keys, values] = PipeInput::read_both(*key_source, *value_source, budget, folder);
+    key_pipe.emplace(std::move(keys));
+    value_pipe.emplace(std::move(values));
+    if (key_npy) check_npy_data(*key_npy, key_pipe->size(), c.input, "input");
+    if (value_npy) check_npy_data(*value_npy, value_pipe->size(), c.values_in, "values file");
+    files.keys_at = files.values_at = 0;
+    check_key_bytes(key_pipe->size());
+  } else if (key_is_pipe) {
     key_pipe = read_pipe(key_source, key_npy, c.input, "input", budget, files.keys_at);
     check_key_bytes(key_pipe->size());
-  }
-  if (values_are_pipe) {
+  } else if (values_are_pipe) {
     const uint64_t key_data = data_bytes(key_pipe, c.input, files.keys_at).value_or(0);
     value_pipe = read_pipe(value_source, value_npy, c.values_in, "values file", budget - std::min(budget, key_data), files.values_at);
   }

@@ -2,12 +2,14 @@
 #include "pipe_input.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "cli_error.hpp"
@@ -29,11 +31,20 @@ void write_all(int fd, const std::byte* src, size_t bytes, const std::string& wh
   }
 }
 
-// Reads into buf; 0 at the end. Throws RuntimeFailure naming `name`.
-size_t read_fd(int fd, std::byte* buf, size_t bytes, const std::string& name) {
+// Waits until the pipe `fd` has data or its end (EOF, also for a FIFO whose writer has yet to come).
+void wait_readable(int fd, const std::string& name) {
+  pollfd p{fd, POLLIN, 0};
+  while (poll(&p, 1, -1) < 0)
+    if (errno != EINTR) throw RuntimeFailure("waiting for " + name + ": " + std::strerror(errno));
+}
+
+// Reads what the non-blocking pipe `fd` holds into buf: the bytes read, 0 at the end, nullopt when it
+// holds nothing yet. Throws RuntimeFailure naming `name`.
+std::optional<size_t> read_available(int fd, std::byte* buf, size_t bytes, const std::string& name) {
   for (;;) {
     const ssize_t r = ::read(fd, buf, bytes);
     if (r >= 0) return size_t(r);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
     if (errno != EINTR) throw RuntimeFailure("reading " + name + ": " + std::strerror(errno));
   }
 }
@@ -63,8 +74,11 @@ bool PipeInput::is_pipe(const std::string& path) {
   return !path.empty() && stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+// Non-blocking, so that opening a FIFO does not wait for its writer (one program writing keys and
+// values into two FIFOs may open them in either order) and both inputs can be read as their data come
+// (read_all). Reads wait by poll(), which reports a FIFO's end only once a writer came and went.
 PipeSource::PipeSource(const std::string& path, const std::string& role) : name_(role + " " + in_quotes(path)) {
-  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) throw UsageError("cannot open " + name_ + ": " + std::strerror(errno));
 }
 
@@ -74,7 +88,12 @@ PipeSource::~PipeSource() {
 
 PipeSource::PipeSource(PipeSource&& other) noexcept : name_(std::move(other.name_)), fd_(std::exchange(other.fd_, -1)) {}
 
-size_t PipeSource::read_some(std::byte* buf, size_t bytes) { return read_fd(fd_, buf, bytes, name_); }
+size_t PipeSource::read_some(std::byte* buf, size_t bytes) {
+  for (;;) {
+    wait_readable(fd_, name_);
+    if (const std::optional<size_t> r = read_available(fd_, buf, bytes, name_)) return *r;
+  }
+}
 
 PipeInput PipeInput::read(const std::string& path, const std::string& role, uint64_t budget,
                           const std::function<std::filesystem::path()>& spool_folder) {
@@ -83,39 +102,65 @@ PipeInput PipeInput::read(const std::string& path, const std::string& role, uint
 }
 
 PipeInput PipeInput::read(PipeSource& source, uint64_t budget, const std::function<std::filesystem::path()>& spool_folder) {
-  PipeInput p;
-  p.name_ = source.name();
-  // In memory, growing as the pipe delivers, up to the budget (and one byte past it, to tell a pipe of
-  // exactly the budget from a larger one).
-  size_t filled = 0;
-  p.bytes_.resize(size_t(std::min<uint64_t>(budget + 1, uint64_t(1) << 20)));
-  for (;;) {
-    if (filled == p.bytes_.size()) {
-      if (filled > budget) break;
-      p.bytes_.resize(size_t(std::min<uint64_t>(budget + 1, uint64_t(filled) * 2)));
-    }
-    const size_t r = source.read_some(p.bytes_.data() + filled, p.bytes_.size() - filled);
-    if (r == 0) {
-      p.bytes_.resize(filled);
-      p.size_ = filled;
-      return p;  // whole, within the budget
-    }
-    filled += r;
-  }
-  // Past the budget: what was read, then the rest, through one buffer.
-  p.bytes_.resize(filled);
-  p.size_ = filled;
-  const std::filesystem::path folder = spool_folder();
-  p.spool(folder);
+  PipeSource* sources[] = {&source};
+  return std::move(read_all(sources, budget, spool_folder)[0]);
+}
+
+std::pair<PipeInput, PipeInput> PipeInput::read_both(PipeSource& first, PipeSource& second, uint64_t budget,
+                                                     const std::function<std::filesystem::path()>& spool_folder) {
+  PipeSource* sources[] = {&first, &second};
+  std::vector<PipeInput> both = read_all(sources, budget, spool_folder);
+  return {std::move(both[0]), std::move(both[1])};
+}
+
+std::vector<PipeInput> PipeInput::read_all(std::span<PipeSource* const> sources, uint64_t budget,
+                                           const std::function<std::filesystem::path()>& spool_folder) {
+  std::vector<PipeInput> inputs(sources.size());
+  std::vector<bool> ended(sources.size(), false);
+  for (size_t i = 0; i < sources.size(); ++i) inputs[i].name_ = sources[i]->name();
+  uint64_t held = 0;  // bytes of all inputs held in memory
+  std::optional<std::filesystem::path> folder;
   std::vector<std::byte> buf(size_t(1) << 20);
-  const std::string what = "writing " + p.name_ + " to a temporary file in " + in_quotes(folder.string());
+  std::vector<pollfd> polled;
+  std::vector<size_t> which;
   for (;;) {
-    const size_t r = source.read_some(buf.data(), buf.size());
-    if (r == 0) break;
-    write_all(p.fd_, buf.data(), r, what);
-    p.size_ += r;
+    polled.clear(), which.clear();
+    for (size_t i = 0; i < sources.size(); ++i)
+      if (!ended[i]) polled.push_back({sources[i]->fd(), POLLIN, 0}), which.push_back(i);
+    if (polled.empty()) return inputs;
+    if (poll(polled.data(), nfds_t(polled.size()), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw RuntimeFailure("waiting for " + inputs[which[0]].name_ + ": " + std::strerror(errno));
+    }
+    for (size_t k = 0; k < polled.size(); ++k) {
+      if (polled[k].revents == 0) continue;
+      PipeInput& in = inputs[which[k]];
+      const std::optional<size_t> r = read_available(polled[k].fd, buf.data(), buf.size(), in.name_);
+      if (!r) continue;  // woken with nothing to read after all
+      if (*r == 0) {
+        ended[which[k]] = true;
+        continue;
+      }
+      if (in.fd_ >= 0) {
+        write_all(in.fd_, buf.data(), *r, "writing " + in.name_ + " to a temporary file in " + in_quotes(folder->string()));
+      } else {
+        // Grown by doubling, but never past what the budget lets one input hold (budget + one read).
+        if (in.bytes_.size() + *r > in.bytes_.capacity())
+          in.bytes_.reserve(size_t(std::min<uint64_t>(std::max<uint64_t>(in.bytes_.size() + *r, 2 * uint64_t(in.bytes_.capacity())),
+                                                      budget + buf.size())));
+        in.bytes_.insert(in.bytes_.end(), buf.begin(), buf.begin() + std::ptrdiff_t(*r));
+        held += *r;
+      }
+      in.size_ += *r;
+      // Past the budget every input goes on in a spool file, with what it held: the sort goes out of
+      // core (the bytes of both inputs are what --memory bounds).
+      if (held > budget) {
+        if (!folder) folder = spool_folder();
+        for (PipeInput& each : inputs) each.spool(*folder);
+        held = 0;
+      }
+    }
   }
-  return p;
 }
 
 void PipeInput::spool(const std::filesystem::path& folder) {

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vksort::cli {
@@ -28,8 +30,11 @@ class PipeSource {
   PipeSource(const PipeSource&) = delete;
   PipeSource& operator=(const PipeSource&) = delete;
 
-  // Up to `bytes` bytes into `buf`; 0 at the end. RuntimeFailure naming the pipe for a failed read.
+  // Up to `bytes` bytes into `buf`, waiting for some; 0 at the end. RuntimeFailure naming the pipe for a
+  // failed read.
   size_t read_some(std::byte* buf, size_t bytes);
+  // The descriptor, open for reading without blocking (PipeInput::read_all polls it).
+  int fd() const { return fd_; }
   // "input '/dev/stdin'", for errors.
   const std::string& name() const { return name_; }
 
@@ -59,6 +64,11 @@ class PipeInput {
                         const std::function<std::filesystem::path()>& spool_folder);
   // The same for a pipe opened already: what is left of it (a .npy pipe's data, past its header).
   static PipeInput read(PipeSource& source, uint64_t budget, const std::function<std::filesystem::path()>& spool_folder);
+  // Keys and values from two pipes, read as their data come, within one budget for both: one program
+  // that writes both pipes in turns would wait forever on the pipe not read yet if they were read one
+  // after the other. Past the budget both go on in spool files.
+  static std::pair<PipeInput, PipeInput> read_both(PipeSource& first, PipeSource& second, uint64_t budget,
+                                                   const std::function<std::filesystem::path()>& spool_folder);
 
   uint64_t size() const { return size_; }
   bool spooled() const { return fd_ >= 0; }
@@ -72,6 +82,9 @@ class PipeInput {
   std::string path() const;
 
  private:
+  static std::vector<PipeInput> read_all(std::span<PipeSource* const> sources, uint64_t budget,
+                                         const std::function<std::filesystem::path()>& spool_folder);
+
   std::string name_;  // "input '/dev/stdin'", for errors
   std::vector<std::byte> bytes_;
   uint64_t size_ = 0;

@@ -209,6 +209,16 @@ std::vector<std::byte> index_values(uint64_t n) {
 
 constexpr uint64_t kN = 100000;
 
+// Opens the FIFO `path` for writing once a reader has it open (ENXIO before), blocking then; waits
+// without blocking so that a reader that never comes does not hang the test: -1 once `stop` is set.
+int open_when_read(const std::string& path, const std::atomic<bool>& stop) {
+  int fd = -1;
+  while (!stop && (fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (fd >= 0) fcntl(fd, F_SETFL, 0);
+  return fd;
+}
+
 // Feeds `data` into a new FIFO at `path` from a thread while a command runs, as `cat data | vksort ...`
 // would; finish() stops waiting once the command ended without opening it (a refusal before reading).
 class FifoFeeder {
@@ -217,13 +227,9 @@ class FifoFeeder {
     REQUIRE(mkfifo(path.c_str(), 0600) == 0);
     signal(SIGPIPE, SIG_IGN);  // a reader that stops early is an EPIPE here, not the end of the test
     thread_ = std::thread([this, path] {
-      int fd = -1;
-      // Non-blocking until a reader is there (ENXIO before), so that no reader never hangs the test.
-      while (!stop_ && (fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      const int fd = open_when_read(path, stop_);
       if (fd < 0) return;
       opened_ = true;
-      fcntl(fd, F_SETFL, 0);
       for (size_t done = 0; done < data_.size();) {
         const ssize_t w = write(fd, data_.data() + done, data_.size() - done);
         if (w <= 0) break;
@@ -261,12 +267,7 @@ class TurnFeeder {
     thread_ = std::thread([=, this] {
       const std::string paths[2] = {values_first ? values_path : keys_path, values_first ? keys_path : values_path};
       int fds[2] = {-1, -1};
-      for (int i = 0; i < 2; ++i) {
-        // Non-blocking until the reader has opened it (ENXIO before), so that no reader never hangs the test.
-        while (!stop_ && (fds[i] = open(paths[i].c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        if (fds[i] >= 0) fcntl(fds[i], F_SETFL, 0);
-      }
+      for (int i = 0; i < 2; ++i) fds[i] = open_when_read(paths[i], stop_);
       const int key_fd = values_first ? fds[1] : fds[0], value_fd = values_first ? fds[0] : fds[1];
       bool failed = key_fd < 0 || value_fd < 0;
       for (size_t done_k = 0, done_v = 0; !failed && (done_k < keys.size() || done_v < values.size());) {

@@ -41,7 +41,8 @@ def as_keys(a, name="a"):
     a = np.asarray(a)
     _core.key_kind(a.dtype.newbyteorder("="))  # TypeError naming the supported dtypes
     if a.ndim != 1:
-        raise ValueError(f"vksort sorts 1-D arrays; {name} has shape {a.shape} (sort a.ravel(), or each row)")
+        # np.ravel, not a.ravel(): an np.matrix's own ravel() keeps it 2-D ((1, n)).
+        raise ValueError(f"vksort sorts 1-D arrays; {name} has shape {a.shape} (sort np.ravel({name}), or each row)")
     if len(a) > MAX_KEYS:
         raise ValueError(f"vksort sorts fewer than 2^31 keys; {name} has {len(a)}")
     return native(a)

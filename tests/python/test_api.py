@@ -29,6 +29,16 @@ def test_arrays_that_are_not_1d_are_refused(shape):
         vksort.sort(np.zeros(shape, dtype=np.float32))
 
 
+def test_the_refusal_of_2d_arrays_gives_advice_that_works_for_np_matrix_too():
+    # An np.matrix's own ravel() stays 2-D ((1, n)); the advice np.ravel(a) gives 1-D for it as for arrays.
+    with pytest.warns(PendingDeprecationWarning):  # NumPy's own, on creating a matrix
+        m = np.matrix([[3, 1], [2, 0]], dtype=np.uint32)
+    with pytest.raises(ValueError, match=r"np\.ravel\(a\)") as refused:
+        vksort.sort(m)
+    assert "a.ravel()" not in str(refused.value)
+    assert list(vksort.sort(np.ravel(m))) == [0, 1, 2, 3]
+
+
 def test_devices_lists_the_one_device_takes():
     listed = vksort.devices()
     assert listed and sum(d["chosen"] for d in listed) == 1

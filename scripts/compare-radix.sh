@@ -6,12 +6,13 @@
 # case and a Markdown table of median GPU ms and new/old ratios (scripts/compare_radix_summary.py).
 # With ROUNDS > 1 each case runs the three in turn that many times (old, new, new, old, new, new, ...),
 # and the table gives the median over rounds of each round's new/old: on a loaded machine the load
-# drifts within a case's runs too, and a round keeps old and new close in time.
+# drifts within a case's runs too, and a round keeps old and new close in time. DISTS: the input
+# distributions (vksort bench --dist), each a case of its own (default uniform).
 #
-#   scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [sizes, default 2^16,2^18,2^20,2^22] [repeat, default 5] [rounds, default 1]
+#   scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [sizes, default 2^16,2^18,2^20,2^22] [repeat, default 5] [rounds, default 1] [dists, default uniform]
 set -euo pipefail
-[ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT] [ROUNDS]" >&2; exit 2; }
-old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}" rounds="${6:-1}"
+[ $# -ge 3 ] || { echo "usage: scripts/compare-radix.sh OLD_VKSORT NEW_VKSORT OUT_DIR [SIZES] [REPEAT] [ROUNDS] [DISTS]" >&2; exit 2; }
+old="$1" new="$2" out="$3" sizes="${4:-2^16,2^18,2^20,2^22}" repeat="${5:-5}" rounds="${6:-1}" dists="${7:-uniform}"
 for bin in "$old" "$new"; do
   [ -x "$bin" ] || { echo "compare-radix: $bin: no such program" >&2; exit 2; }
 done
@@ -31,22 +32,26 @@ fi
 "$new" info >"$out/info.txt"
 kinds=("keys-u32:--type u32" "pairs-u32:--type u32 --values" "keys-u64:--type u64")
 IFS=, read -r -a ns <<<"$sizes"
+IFS=, read -r -a ds <<<"$dists"
 for kind in "${kinds[@]}"; do
   name="${kind%%:*}"
+  for dist in "${ds[@]}"; do
   for n in "${ns[@]}"; do
     for ((r = 1; r <= rounds; r++)); do
       tag="$name-n${n/^/e}"
+      [ "$dist" != uniform ] && tag="$tag-${dist//[^a-z_]/_}"
       [ "$rounds" -gt 1 ] && tag="$tag-r$r"
-      echo "== $name n=$n round $r"
+      echo "== $name $dist n=$n round $r"
       # shellcheck disable=SC2086  # the kind's options are words
-      "$old" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --format json --out "$out/old-$tag.json" >/dev/null
+      "$old" bench --algo radix ${kind#*:} --n "$n" --dist "$dist" --repeat "$repeat" --format json --out "$out/old-$tag.json" >/dev/null
       # shellcheck disable=SC2086
-      "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan single-pass \
+      "$new" bench --algo radix ${kind#*:} --n "$n" --dist "$dist" --repeat "$repeat" --no-cpu --radix-scan single-pass \
         --format json --out "$out/single-pass-$tag.json" >/dev/null
       # shellcheck disable=SC2086
-      "$new" bench --algo radix ${kind#*:} --n "$n" --dist uniform --repeat "$repeat" --no-cpu --radix-scan reduce-then-scan \
+      "$new" bench --algo radix ${kind#*:} --n "$n" --dist "$dist" --repeat "$repeat" --no-cpu --radix-scan reduce-then-scan \
         --format json --out "$out/reduce-then-scan-$tag.json" >/dev/null
     done
+  done
   done
 done
 /usr/bin/python3 scripts/compare_radix_summary.py "$out" | tee "$out/summary.md"

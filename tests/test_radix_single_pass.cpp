@@ -497,7 +497,9 @@ TEST_CASE("single-pass radix sort by a key bit range") {
 // where both passes' columns fit in shared memory beside the histograms, one where only one pass's do
 // (wider workgroups, longer keys), by atomics where none do. Each, at even and odd numbers of passes
 // (bit ranges), sorts as the reference does, and its order check (in the first pass's count) finds an
-// input sorted on those bits and one pair swapped, also where two invocations' runs meet.
+// input sorted on those bits and one pair swapped, also where two invocations' runs meet. Columns read
+// the keys once more per pass or two only where the first read found them out of order: sorted input
+// is read once (fact histogram_reads), as reduce-then-scan's first count reads it.
 TEST_CASE("single-pass radix sort on a CPU driver: the histogram's columns count two passes per read where they fit") {
   Device& gpu = test::device();
   if (gpu.info().type != "cpu") {
@@ -528,6 +530,8 @@ TEST_CASE("single-pass radix sort on a CPU driver: the histogram's columns count
     const double column_passes = radix * c.workgroup + beside > shared_words       ? 0.0
                                  : 2 * radix * c.workgroup + beside <= shared_words ? 2.0
                                                                                     : 1.0;
+    const uint64_t passes = (c.end - c.begin + c.bits - 1) / c.bits;
+    const double reads = column_passes == 0 ? 1.0 : double((passes + uint64_t(column_passes) - 1) / uint64_t(column_passes));
     const uint64_t n = 3 * uint64_t(sorter.tile_size()) + 5;
     // Uniform keys; the same sorted on the bits; and that with one pair swapped where two invocations'
     // runs meet (the key after a run is read apart) and inside a run.
@@ -562,11 +566,83 @@ TEST_CASE("single-pass radix sort on a CPU driver: the histogram's columns count
       CHECK(stats.fact("histogram_column_passes") == column_passes);
       // Input 1 is sorted on the bits; the others are not.
       CHECK(stats.fact("sorted_on_entry") == (i == 1 ? 1.0 : 0.0));
+      CHECK(stats.fact("histogram_reads") == (i == 1 ? 1.0 : reads));
     }
     seen.push_back(column_passes);
   }
   // The cases reach all three (lavapipe: 32 KiB of shared memory, ballots).
   if (shared_words == 8192 && has_ballot(gpu)) CHECK(seen == std::vector<double>{2, 2, 2, 2, 1, 1, 0});
+}
+
+// CPU drivers' histogram columns check the order in a block's first read of its keys; a block that
+// found no inversion while no other block had reported one defers its later reads to a second
+// dispatch, which reads them only on input out of order: sorted input is read once. With the pretend
+// stall no block sees another's inversions, so exactly the blocks without one of their own defer:
+// one pair swapped in one block (its first, inside, or its last key with the next block's first)
+// defers all the others, whose later reads then must count, or the passes would sort by incomplete
+// histograms. Passes in twos, an odd number of them, and one per read (wider workgroup, longer keys).
+TEST_CASE("single-pass radix sort on a CPU driver: blocks in order defer their later reads until the order is known") {
+  Device& plain = test::device();
+  if (plain.info().type != "cpu") {
+    test::skip("not a CPU driver: the histogram reads the keys once");
+    return;
+  }
+  Device stalling(stalling_options(50));
+  struct Case {
+    Key key;
+    uint32_t end, workgroup;
+  };
+  const Case cases[] = {{Key::u32, 32, 8}, {Key::i64, 40, 8}, {Key::u64, 64, 16}};
+  uint64_t seed = 4300;
+  for (Device* gpu : {&plain, &stalling}) {
+    for (const Case& c : cases) {
+      SortOptions o = single_pass(c.key, Order::ascending, 4, RadixRanking::columns);
+      o.end_bit = c.end;
+      o.tuning.workgroup_size = c.workgroup;
+      Sorter sorter(*gpu, o);
+      const uint64_t kb = key_bytes(c.key), n = 5 * uint64_t(sorter.tile_size()) + 7;
+      std::vector<std::byte> sorted = workloads::generate_keys(c.key, {Distribution::uniform, 0}, n, seed++);
+      std::vector<uint32_t> unused(n);
+      workloads::reference_sort(c.key, Order::ascending, sorted, unused, 0, c.end);
+      SortStats stats;
+      CHECK(test::check_on(*gpu, sorter, sorted, &stats) == "");
+      REQUIRE(stats.fact("histogram_block_keys"));
+      const double column_passes = *stats.fact("histogram_column_passes");
+      REQUIRE(column_passes > 0);
+      const uint64_t block = uint64_t(*stats.fact("histogram_block_keys")), blocks = (n + block - 1) / block;
+      const uint64_t passes = (c.end + 7) / 8;
+      const double reads = double((passes + uint64_t(column_passes) - 1) / uint64_t(column_passes));
+      REQUIRE(blocks >= 3);
+      INFO(to_string(c.key), " [0, ", c.end, ") workgroup ", c.workgroup, " stall ", gpu == &stalling, " blocks ", blocks,
+           " column passes ", column_passes);
+      // In order: every block defers, and nothing more is read.
+      CHECK(stats.fact("sorted_on_entry") == 1);
+      CHECK(stats.fact("histogram_deferred_blocks") == double(blocks));
+      CHECK(stats.fact("histogram_reads") == 1);
+      for (uint64_t at : {block, block + block / 2, 2 * block - 1, n - 2}) {
+        std::vector<std::byte> swapped = sorted;
+        const auto pair = [&](uint64_t i) { return std::span(swapped).subspan(i * kb, 2 * kb); };
+        // The first pair from `at` on whose keys differ (an equal pair swapped stays in order), in the
+        // same block (the block of a pair's first key counts its inversion).
+        const uint64_t in_block = at / block;
+        while (workloads::is_sorted_encoded(c.key, Order::descending, pair(at), 0, c.end)) at += 1;
+        REQUIRE(at / block == in_block);
+        REQUIRE(at + 1 < n);
+        std::swap_ranges(swapped.begin() + at * kb, swapped.begin() + (at + 1) * kb, swapped.begin() + (at + 1) * kb);
+        INFO("swapped at ", at);
+        CHECK(test::check_on(*gpu, sorter, swapped, &stats) == "");
+        CHECK(stats.fact("sorted_on_entry") == 0);
+        CHECK(stats.fact("histogram_reads") == reads);
+        // Stalled: all blocks but the swap's defer; as it is, those that read before it reported.
+        if (gpu == &stalling) CHECK(stats.fact("histogram_deferred_blocks") == double(blocks - 1));
+        else CHECK(*stats.fact("histogram_deferred_blocks") <= double(blocks - 1));
+      }
+      // Random keys: every block finds inversions of its own, none defers.
+      CHECK(test::check_on(*gpu, sorter, workloads::generate_keys(c.key, {Distribution::uniform, 0}, n, seed++), &stats) == "");
+      CHECK(stats.fact("histogram_deferred_blocks") == 0);
+      CHECK(stats.fact("histogram_reads") == reads);
+    }
+  }
 }
 
 // The single pass runs a workgroup per tile, so a device's grid (maxComputeWorkGroupCount) bounds its
@@ -1355,9 +1431,16 @@ TEST_CASE("single-pass radix sort reports its path, dispatches, barriers, bytes 
   REQUIRE(test::check_on(gpu, sorter, workloads::generate_keys(Key::u32, {Distribution::uniform, 0}, 50000, 9), &stats) == "");
   CHECK(stats.fact("single_pass") == 1);
   CHECK(stats.fact("passes_recorded") == 4);
-  CHECK(stats.fact("dispatches") == 4 + 4);           // init, histogram, plan, 4 passes, finish
-  CHECK(stats.fact("global_barriers") == 3 + 4);
-  CHECK(stats.fact("bytes_per_key") == 4 + 4 * (8 + 4 + 8));  // histogram read; per pass keys read twice, written, values moved
+  // Init, histogram, plan, 4 passes, finish; CPU drivers' columns (two passes per read of the keys
+  // here) in two histogram dispatches, one per read (the second cancelled on sorted input).
+  const double column_passes = *stats.fact("histogram_column_passes");
+  const double reads = column_passes == 0 ? 1 : 4 / column_passes;
+  if (gpu.info().type == "cpu") CHECK(reads == 2);
+  CHECK(stats.fact("histogram_reads") == reads);
+  CHECK(stats.fact("dispatches") == 3 + reads + 4);
+  CHECK(stats.fact("global_barriers") == 2 + reads + 4);
+  // The histogram's reads; per pass keys read twice, written, values moved.
+  CHECK(stats.fact("bytes_per_key") == 4 * reads + 4 * (8 + 4 + 8));
   REQUIRE(gpu.info().timestamps);
   std::vector<std::string> names;
   for (const auto& [name, ms] : stats.phases_ms) names.push_back(name);

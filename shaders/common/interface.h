@@ -288,9 +288,14 @@ VKSORT_PUSH_BLOCK(RadixInitPush) {
 // the histogram rows it was built with (partially filled subgroups, which Vulkan allows where a
 // pipeline does not require full ones). It cancels the later passes and the finish copy.
 #define ONESWEEP_CONTROL_REFUSED (RADIX_CONTROL_WORDS + 3)
+// CPU drivers' histogram (columns), which reads the keys once per two passes: the blocks whose first
+// read found no inversion and no other block's either, so that left their later reads to the second
+// dispatch, which reads them only if the input is out of order (onesweep_histogram.comp). Their ids
+// are listed in tile-state region 1, which the first pass that runs clears.
+#define ONESWEEP_CONTROL_DEFERRED (RADIX_CONTROL_WORDS + 4)
 #define ONESWEEP_MAX_PASSES 32
 #define ONESWEEP_PASS_WORDS 8
-#define ONESWEEP_CONTROL_PASSES (RADIX_CONTROL_WORDS + 4)     // ONESWEEP_PASS_WORDS per pass:
+#define ONESWEEP_CONTROL_PASSES (RADIX_CONTROL_WORDS + 5)     // ONESWEEP_PASS_WORDS per pass:
 #define ONESWEEP_PASS_ARGS 0          //   VkDispatchIndirectCommand of the pass (x = 0: it does not run)
 #define ONESWEEP_PASS_SOURCE 3        //   0: it reads the caller's buffers (raw keys), 1: scratch (encoded)
 #define ONESWEEP_PASS_REGION 4        //   which of the two tile-state regions it uses (the other it clears)
@@ -340,12 +345,13 @@ VKSORT_PUSH_BLOCK(OnesweepPush) {
   uint n;                     // keys, or the most keys with a GPU-side count (buffers hold that many)
   uint tiles;                 // tiles of n keys: rows of each state region, the histogram's grid
   uint passes;                // passes recorded
-  uint pass;                  // onesweep: this pass
+  uint pass;                  // onesweep: this pass; histogram (CPU drivers): the first pass this dispatch counts
   uint begin_bit;             // the lowest ordered bit (pass p's digit starts at begin_bit + p * RADIX_BITS)
   uint end_bit;               // one past the highest ordered bit
   uint range_lo;              // mask of the ordered bits, [begin_bit, end_bit), low word
   uint range_hi;              // its high word (64-bit keys)
-  uint stall_percent;         // pretend: the look-back finds this share of predecessors unpublished
+  uint stall_percent;         // pretend: the look-back finds this share of predecessors unpublished;
+                              // not 0: CPU drivers' histogram blocks never see another's inversions
   uint max_x, max_y;          // plan: maxComputeWorkGroupCount[0], [1] (clamped to 65535)
   uint finish_x, finish_y, finish_z;  // init: the finish copy's grid
   uint hist_items;            // histogram: keys per invocation of this dispatch's blocks (at most ITEMS)

@@ -18,12 +18,22 @@
 // (key base + j * WG + t), each key's successor loaded apart. CPU drivers (CONSECUTIVE) give each invocation a
 // run of consecutive keys, whose successor is the next key of the run: one load per key instead of
 // two, and on lavapipe every load is a loop over the lanes.
+// CPU drivers read their keys once per two passes' columns (COLUMN_PASSES), and only the first read
+// checks the order: a block whose first read found no inversion, while no other block had reported one
+// (the word its first read adds to), defers its later reads to a second dispatch (pc.pass: the first
+// pass they count), which reads the deferred blocks' keys only if some block found an inversion. Input
+// in order is then read once, as reduce-then-scan's first count reads it (all its reads took the
+// single pass 1.4 (u32) to 2.9 (u64) times reduce-then-scan's time there), and random input reads each
+// run twice in a row, from the cache (a second dispatch for all the later reads cost lavapipe 25% more
+// histogram time at 2^20 u32 keys: the keys had left the cache). pretend (pc.stall_percent): blocks
+// never see another's inversions, so every block without one of its own defers.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.
 #define PUSH_ONESWEEP
 #extension GL_EXT_control_flow_attributes : require
 #include "common/interface.h"
 #include "common/keys.glsl"
 #include "common/grid.glsl"
+#include "common/address.glsl"
 #include "common/radix_digits.glsl"
 #include "radix/onesweep_clocks.glsl"
 
@@ -63,6 +73,7 @@ const uint PASSES = (END_BIT - BEGIN_BIT + RADIX_BITS - 1u) / RADIX_BITS;
 shared uint s_hist[PASSES * RADIX * REPLICAS];
 shared uint s_col[CONSECUTIVE ? COLUMN_PASSES * RADIX * WG : 1u];
 shared uint s_inversions;
+shared bool s_defer;  // CPU drivers: this block's later reads wait for the second dispatch
 shared uint s_padding;  // the key-by-key path's padding keys, counted as digit 0 of every pass
 
 
@@ -178,8 +189,20 @@ void main() {
   const uint blocks = (pc.n + block_keys - 1u) / block_keys;  // of the most keys: the grid
   if (block >= blocks) return;
   const uint t = gl_LocalInvocationID.x;
+  Words control = Words(pc.control);
   Words state = Words(pc.state);
-  for (uint i = block * WG + t; i < pc.tiles * RADIX; i += blocks * WG) state.w[i] = 0u;
+  // CPU drivers: the deferred blocks' ids, where region 1 (tiles * RADIX words) holds them (their
+  // blocks are a tile, or a part of one where lavapipe's loop budget asks: fewer than RADIX parts in
+  // every shape vksort takes); else no block defers.
+  Words deferred = Words(address_at(pc.state, pc.tiles, RADIX * 4u));
+  const bool can_defer = CONSECUTIVE && blocks <= pc.tiles * RADIX;
+  const bool second = CONSECUTIVE && pc.pass != 0u;
+  // The second dispatch reads the deferred blocks' keys, the i-th workgroup the i-th block listed, once
+  // the input is known to be out of order (read in the first dispatch, so the same for all invocations).
+  if (second && (control.w[ONESWEEP_CONTROL_INVERSIONS] == 0u || block >= control.w[ONESWEEP_CONTROL_DEFERRED])) return;
+  const uint at_block = second ? deferred.w[block] : block;
+  if (!second)
+    for (uint i = block * WG + t; i < pc.tiles * RADIX; i += blocks * WG) state.w[i] = 0u;
   for (uint i = t; i < PASSES * RADIX * REPLICAS; i += WG) s_hist[i] = 0u;
   if (t == 0u) s_inversions = 0u, s_padding = 0u;
   // The histograms and the inversion count are zero.
@@ -189,7 +212,7 @@ void main() {
   const uint n = Words(pc.control).w[RADIX_CONTROL_N];
   g_range = key_range_mask(pc.range_lo, pc.range_hi);
   Keys keys = Keys(pc.keys);
-  const uint base = block * block_keys;
+  const uint base = at_block * block_keys;
   if (CONSECUTIVE) {
     // Keys [first, end) of the block; the one after end only for the order check, in the first pass.
     const uint first = base + t * items;
@@ -197,9 +220,26 @@ void main() {
     // Passes in twos where the columns of two fit (the last alone when their number is odd).
     const bool twos = COLUMN_PASSES == 2u && PASSES >= 2u;
     const uint step = twos ? 2u : 1u;
-    count_run_in_columns(0u, first, end, n, true, twos);
-    for (uint p = step; p + step <= PASSES; p += step) count_run_in_columns(p, first, end, n, false, twos);
-    if (twos && PASSES % 2u == 1u) count_run_in_columns(PASSES - 1u, first, end, n, false, false);
+    if (!second) {
+      count_run_in_columns(0u, first, end, n, true, twos);
+      // The block's inversions reported before its later reads, so that blocks after it need not defer.
+      if (g_inversions != 0u) atomicAdd(s_inversions, g_inversions);
+      g_inversions = 0u;
+      barrier();
+      if (t == 0u) {
+        if (s_inversions != 0u) atomicAdd(control.w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);
+        // (An inversion another block reports after this read only costs its later reads a dispatch.)
+        s_defer = can_defer && s_inversions == 0u &&
+                  (pc.stall_percent != 0u || atomicAdd(control.w[ONESWEEP_CONTROL_INVERSIONS], 0u) == 0u);
+        if (s_defer) deferred.w[atomicAdd(control.w[ONESWEEP_CONTROL_DEFERRED], 1u)] = block;
+      }
+      // The verdict is in.
+      barrier();
+    }
+    if (second || !s_defer) {
+      for (uint p = step; p + step <= PASSES; p += step) count_run_in_columns(p, first, end, n, false, twos);
+      if (twos && PASSES % 2u == 1u) count_run_in_columns(PASSES - 1u, first, end, n, false, false);
+    }
   }
   // GPUs: whole blocks whose keys per invocation are whole batches go in chunks, others (the last
   // block) key by key, keys base + j * WG + t. Both count BATCH keys at a time with one copy of the
@@ -265,7 +305,8 @@ void main() {
     if (i % RADIX == 0u) sum -= s_padding;  // (every replica's padding is in digit 0's sum)
     if (sum != 0u) atomicAdd(digits.w[i], sum);
   }
-  if (t == 0u && s_inversions != 0u) atomicAdd(Words(pc.control).w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);
+  // (CPU drivers reported theirs after the first read.)
+  if (!CONSECUTIVE && t == 0u && s_inversions != 0u) atomicAdd(control.w[ONESWEEP_CONTROL_INVERSIONS], s_inversions);
   // The flush's atomics are issued, not necessarily done: its ticks are the issuing's.
   clock_barrier();
   clock_mark(ONESWEEP_HISTOGRAM_CLOCK_FLUSH);

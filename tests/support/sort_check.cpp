@@ -116,7 +116,7 @@ std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys, S
   kb.download(got);
   if (o.value_bytes) vb.download(std::as_writable_bytes(std::span(got_values)));
   if (!o.value_bytes) values.clear(), got_values.clear();
-  workloads::reference_sort(o.key, o.order, keys, values);
+  workloads::reference_sort(o.key, o.order, keys, values, o.begin_bit, o.end_bit);
   return workloads::first_difference(o.key, keys, got, values, got_values);
 }
 

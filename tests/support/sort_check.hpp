@@ -33,7 +33,7 @@ std::string describe(const Sorter& sorter, const SortCase& c);
 void check_case(Sorter& sorter, const SortCase& c, SortStats* stats = nullptr);
 
 // "" when sorting `keys` (values = original index) with `sorter` on `gpu` gives the reference result
-// byte for byte: check_sort for devices other than test::device(), and for keys made by the caller.
+// (by the sorter's key bits) byte for byte: check_sort for devices other than test::device(), and for keys made by the caller.
 // `stats`, if given, receives the sort's statistics.
 std::string check_on(Device& gpu, Sorter& sorter, std::vector<std::byte> keys, SortStats* stats = nullptr);
 

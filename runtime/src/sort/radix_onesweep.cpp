@@ -406,6 +406,11 @@ uint64_t RadixOnesweep::max_keys() const {
                    gpu::grid_capacity(ctx_.info) * shape_.workgroup_size * histogram_items_});
 }
 
+uint32_t RadixOnesweep::histogram_first_passes() const {
+  if (histogram_column_passes_ == 0) return passes();
+  return histogram_column_passes_ == 2 && passes() >= 2 ? 2 : 1;
+}
+
 uint32_t RadixOnesweep::histogram_items(uint64_t n) const {
   // GPUs: fewer keys per invocation while that leaves under histogram_blocks blocks, so that small
   // sorts spread over the device (2^16 keys in blocks of 256 x 128 were two workgroups, 60 us on an
@@ -478,9 +483,19 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   recorded_bound_ = bound;
   // Pushed before each bound dispatch: the kernels between (no bindings) leave them, but a recorder
   // need not know what else a caller's command buffer binds in between.
-  if (bound) rec.push_buffers(bound_histogram_, buffers);
-  rec.dispatch(bound ? bound_histogram_ : histogram_, push, (uint64_t(t.n) + block - 1) / block);
+  const gpu::Kernel& histogram = bound ? bound_histogram_ : histogram_;
+  push.pass = 0;
+  if (bound) rec.push_buffers(histogram, buffers);
+  rec.dispatch(histogram, push, (uint64_t(t.n) + block - 1) / block);
   rec.compute_barrier();
+  // CPU drivers' columns: the second dispatch, for the blocks that deferred their later reads until
+  // the input is known to be out of order (onesweep_histogram.comp).
+  if (const uint32_t rest = histogram_first_passes(); rest < passes()) {
+    push.pass = rest;
+    if (bound) rec.push_buffers(histogram, buffers);
+    rec.dispatch(histogram, push, (uint64_t(t.n) + block - 1) / block);
+    rec.compute_barrier();
+  }
   rec.dispatch(plan_, push, 1);
   rec.compute_barrier();
   for (uint32_t p = 0; p < passes(); ++p) {
@@ -565,6 +580,13 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   // (RecordGather::add_facts).
   const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
   const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
+  // The histogram reads the keys once, or (CPU drivers' columns) once per column_passes passes, in a
+  // second dispatch after the first read's (recorded, and cancelled on sorted input).
+  const uint32_t column_passes = std::max(histogram_column_passes_, 1u);
+  const double histogram_reads = histogram_column_passes_ == 0 ? 1.0 : double((p + column_passes - 1) / column_passes);
+  const double second_read = histogram_first_passes() < passes() ? 1.0 : 0.0;
+  // The reads that ran: on input in order every block deferred its later reads, and none ran.
+  const double reads_run = !ran ? 0.0 : second_read && control[ONESWEEP_CONTROL_INVERSIONS] == 0 ? 1.0 : histogram_reads;
   // Look-back rounds per tile that looked back (every tile but the first of each pass that ran).
   double rounds = 0, spins = 0;
   for (uint32_t i = 0; ran && i < p; ++i) {
@@ -592,6 +614,8 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"histogram_block_keys", ran ? double(uint64_t(shape_.workgroup_size) * histogram_items(n)) : 0.0},
           {"histogram_replicas", double(histogram_replicas_)},
           {"histogram_column_passes", double(histogram_column_passes_)},
+          {"histogram_reads", reads_run},
+          {"histogram_deferred_blocks", ran && second_read ? double(control[ONESWEEP_CONTROL_DEFERRED]) : 0.0},
           {"workgroup", double(shape_.workgroup_size)},
           {"passes_recorded", double(p)},
           {"passes_run", ran ? double(control[RADIX_CONTROL_PASSES_RUN]) : 0.0},
@@ -605,9 +629,9 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
           {"lookback_first_window", first_window_ && per_digit_ && window_ > 1 ? 1.0 : 0.0},
           {"lookback_rounds_per_tile", looked > 0 ? rounds / looked : 0.0},
           {"lookback_spin_rounds", spins},
-          {"dispatches", ran ? double(4 + p) : 0.0},
-          {"global_barriers", ran ? double(3 + p) : 0.0},
-          {"bytes_per_key", ran ? key + p * per_pass : 0.0}};
+          {"dispatches", ran ? 4 + p + second_read : 0.0},
+          {"global_barriers", ran ? 3 + p + second_read : 0.0},
+          {"bytes_per_key", ran ? histogram_reads * key + p * per_pass : 0.0}};
   if (ctx_.phase_clocks) {
     add_clock_facts(control, ran, ONESWEEP_CONTROL_CLOCKS, pass_phases, "clock", "tiles", "tile", facts);
     add_clock_facts(control, ran, ONESWEEP_CONTROL_HISTOGRAM_CLOCKS, histogram_phases, "histogram_clock", "blocks", "block", facts);

@@ -78,6 +78,10 @@ class RadixOnesweep {
   };
   Layout layout(uint64_t n) const;
   uint32_t histogram_items(uint64_t n) const;
+  // The passes of the histogram's first read, which checks the order: all on GPUs; on CPU drivers'
+  // columns one or two, the rest read by the same dispatch, or for blocks that found no inversion
+  // before any other block did, by a second one once the input is known out of order (onesweep_histogram.comp).
+  uint32_t histogram_first_passes() const;
   // The four buffers the bound kernels bind (onesweep_bound.glsl), or false where this target cannot
   // bind them: no bound kernels, a buffer known by address alone, a range beyond maxStorageBufferRange
   // or an offset off minStorageBufferOffsetAlignment.

@@ -279,8 +279,10 @@ class TurnFeeder {
             else done += size_t(w);
           }
         };
+        // Each turn in the order of opening.
+        if (values_first) feed(value_fd, values, done_v);
         feed(key_fd, keys, done_k);
-        feed(value_fd, values, done_v);
+        if (!values_first) feed(value_fd, values, done_v);
       }
       fed_all_ = !failed;
       for (int fd : fds)
@@ -307,7 +309,7 @@ class TurnFeeder {
 // One program writing keys and values into two FIFOs in turns: both are read as their data come. Read
 // one after the other, the writer blocked on the full values pipe (64 KiB) while vksort waited for the
 // rest of the keys, for ever; and a writer that opened the values' FIFO first waited for vksort, which
-// waited to open the keys' FIFO. In memory and out of core, either order of opening.
+// waited to open the keys' FIFO. In memory and out of core, either order of opening and writing.
 TEST_CASE("vksort sort: keys and values piped in turns by one writer, opened in either order") {
   Workspace w;
   const auto keys = workloads::generate_keys(Key::u32, workloads::default_spec(Distribution::uniform), kN, 21);
@@ -329,6 +331,52 @@ TEST_CASE("vksort sort: keys and values piped in turns by one writer, opened in 
       for (const char* f : {"k.fifo", "v.fifo", "out.bin", "vout.bin"}) fs::remove(w / f);
       CHECK(w.listing() == std::vector<std::string>{"tmp"});
     }
+}
+
+// .npy keys and values through two FIFOs, each written whole in turn (numpy.save to one, then the other):
+// vksort read the keys' header before anything else, so a writer that saved the values first blocked
+// on their full pipe for ever. Both headers are now read as they come, with the other pipe's data, and
+// checked before the bulk is read: also a header that refuses (a dtype that is no key) is one line.
+TEST_CASE("vksort sort: .npy keys and values piped, each saved whole in turn, either first") {
+  using test::npy_dict;
+  using test::npy_file;
+  Workspace w;
+  const auto keys = workloads::generate_keys(Key::f32, workloads::default_spec(Distribution::uniform), kN, 23);
+  const std::vector<std::byte> values = index_values(kN);  // 400 KB each, far beyond a pipe's 64 KiB
+  const std::vector<std::byte> key_npy = npy_file(npy_dict("<f4", kN), keys), value_npy = npy_file(npy_dict("<u4", kN), values);
+  const size_t whole = std::max(key_npy.size(), value_npy.size());
+  for (bool values_first : {false, true})
+    for (const char* memory : {"64M", "128k"}) {
+      CAPTURE(values_first);
+      CAPTURE(memory);
+      TurnFeeder feed(w / "k.npy", key_npy, w / "v.npy", value_npy, whole, values_first);
+      Limits limits;
+      limits.kill_after_s = 120;
+      const Outcome r = w.run({"sort", w / "k.npy", w / "out.bin", "--values", w / "v.npy", "--values-out", w / "vout.bin",
+                               "--memory", memory, "--tmp-dir", w / "tmp", "-v"},
+                              limits);
+      CHECK(feed.finish());
+      REQUIRE_MESSAGE(r.code == 0, "exit " << r.code << ", signal " << r.signal << ": " << r.err);
+      CHECK_MESSAGE((r.out.find("out of core") != std::string::npos) == (std::string(memory) == "128k"), r.out);
+      expect_sorted(Key::f32, Order::ascending, keys, w / "out.bin", w / "vout.bin");
+      for (const char* f : {"k.npy", "v.npy", "out.bin", "vout.bin"}) fs::remove(w / f);
+      CHECK(w.listing() == std::vector<std::string>{"tmp"});
+    }
+  // Values of a dtype vksort does not move (2-byte records), saved first: refused from their header,
+  // one line, exit 2, nothing written.
+  {
+    const std::vector<std::byte> shorts(2 * kN, std::byte{1});
+    TurnFeeder feed(w / "k.npy", key_npy, w / "v.npy", npy_file(npy_dict("<u2", kN), shorts), whole, true);
+    Limits limits;
+    limits.kill_after_s = 120;
+    const Outcome r = w.run({"sort", w / "k.npy", w / "out.bin", "--values", w / "v.npy", "--values-out", w / "vout.bin"}, limits);
+    feed.finish();
+    CHECK_MESSAGE(r.code == 2, "exit " << r.code << ", signal " << r.signal << ": " << r.err);
+    CHECK_MESSAGE(r.err.find("<u2") != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    for (const char* f : {"k.npy", "v.npy"}) fs::remove(w / f);
+    CHECK(w.listing() == std::vector<std::string>{"tmp"});
+  }
 }
 
 // A pipe says no size up front and can be read once: it was read whole into memory whatever --memory

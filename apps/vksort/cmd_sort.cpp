@@ -88,48 +88,98 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     throw UsageError("output " + in_quotes(c.output) + " and --values-out " + in_quotes(c.values_out) + " are the same file");
 
   // .npy inputs say their key type and record size in their headers, which both paths below need;
-  // their data stay on the disk until the path is chosen. A .npy pipe's header is read here, its data
-  // below as a raw pipe's (within --memory, spooled beyond it) once the options are known to be good.
+  // their data stay on the disk until the path is chosen. A .npy pipe's header is read first, its data
+  // below as a raw pipe's (within --memory, spooled beyond it) once the options are known to be good;
+  // where keys and values are both pipes, both are read together from the start (PipeInput::read_both),
+  // and their headers, as that read collects them (`collected`), are read here from its callback.
   SortFiles files;
   std::optional<NpyArray> key_npy, value_npy;
   std::optional<PipeSource> key_source, value_source;
-  auto header_of = [](const std::string& path, const std::string& role, std::optional<PipeSource>& source) {
+  auto header_of = [](const std::string& path, const std::string& role, std::optional<PipeSource>& source,
+                      const std::vector<std::byte>* collected) {
+    if (collected) {
+      size_t at = 0;
+      return read_npy_pipe_header(
+          [&](std::byte* buf, size_t bytes) {
+            const size_t k = std::min(bytes, collected->size() - at);
+            std::copy_n(collected->data() + at, k, buf);
+            at += k;
+            return k;
+          },
+          path, role);
+    }
     if (!PipeInput::is_pipe(path)) return read_npy_header(path, role);
     source.emplace(path, role);
     return read_npy_pipe_header([&](std::byte* buf, size_t bytes) { return source->read_some(buf, bytes); }, path, role);
   };
-  if (is_npy_path(c.input)) {
-    key_npy = header_of(c.input, "input", key_source);
-    const NpyArray& a = *key_npy;
-    if (!a.key)
-      throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8" +
-                       (a.structured ? "; a structured dtype's records go as --values, keyed by one of its fields" : "") + ")");
-    if (!c.type.empty() && options.key != *a.key)
-      throw UsageError("--type " + c.type + " contradicts input " + in_quotes(c.input) + " of dtype '" + a.descr +
-                       "' (" + std::string(to_string(*a.key)) + "); leave --type out for .npy files");
-    options.key = *a.key;
-    files.keys_at = a.data_at;
-  }
-  options.value_bytes = 0;
-  if (with_values && is_npy_path(c.values_in)) {
-    value_npy = header_of(c.values_in, "values file", value_source);
-    NpyArray& v = *value_npy;
-    // An empty structured array does not say its record size; nothing moves, so any valid one does.
-    if (v.item_bytes == 0) v.item_bytes = c.value_bytes != -1 ? uint32_t(c.value_bytes) : 4u;
-    if (c.value_bytes != -1 && c.value_bytes != v.item_bytes)
-      throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " contradicts values file " + in_quotes(c.values_in) +
-                       " of dtype '" + v.descr + "' (" + std::to_string(v.item_bytes) + " bytes); leave it out for .npy files");
-    if (v.item_bytes < 4 || v.item_bytes > 256 || v.item_bytes % 4)
-      throw UsageError("values file " + in_quotes(c.values_in) + ": records of dtype '" + v.descr + "' hold " +
-                       std::to_string(v.item_bytes) + " bytes; vksort moves records of a multiple of 4 bytes from 4 "
-                       "to 256 (pad the dtype, e.g. with a field)");
-    options.value_bytes = value_bytes_option(v.item_bytes);
-    files.values_at = v.data_at;
-    files.values_descr = v.descr;
-    files.values_descr_utf8 = v.utf8_header;
-  } else if (with_values) {
-    options.value_bytes = value_bytes_option(c.value_bytes);
-    if (options.value_bytes != 4) files.values_descr = "|V" + std::to_string(options.value_bytes);
+  // The options the inputs' .npy headers set (key type, record size), checked against the command's.
+  auto read_headers = [&](const std::vector<std::byte>* key_header, const std::vector<std::byte>* value_header) {
+    if (is_npy_path(c.input)) {
+      key_npy = header_of(c.input, "input", key_source, key_header);
+      const NpyArray& a = *key_npy;
+      if (!a.key)
+        throw UsageError("input " + in_quotes(c.input) + ": dtype '" + a.descr + "' is not a key type (u4 i4 f4 u8 i8 f8" +
+                         (a.structured ? "; a structured dtype's records go as --values, keyed by one of its fields" : "") + ")");
+      if (!c.type.empty() && options.key != *a.key)
+        throw UsageError("--type " + c.type + " contradicts input " + in_quotes(c.input) + " of dtype '" + a.descr +
+                         "' (" + std::string(to_string(*a.key)) + "); leave --type out for .npy files");
+      options.key = *a.key;
+      files.keys_at = a.data_at;
+    }
+    options.value_bytes = 0;
+    if (with_values && is_npy_path(c.values_in)) {
+      value_npy = header_of(c.values_in, "values file", value_source, value_header);
+      NpyArray& v = *value_npy;
+      // An empty structured array does not say its record size; nothing moves, so any valid one does.
+      if (v.item_bytes == 0) v.item_bytes = c.value_bytes != -1 ? uint32_t(c.value_bytes) : 4u;
+      if (c.value_bytes != -1 && c.value_bytes != v.item_bytes)
+        throw UsageError("--value-bytes " + std::to_string(c.value_bytes) + " contradicts values file " + in_quotes(c.values_in) +
+                         " of dtype '" + v.descr + "' (" + std::to_string(v.item_bytes) + " bytes); leave it out for .npy files");
+      if (v.item_bytes < 4 || v.item_bytes > 256 || v.item_bytes % 4)
+        throw UsageError("values file " + in_quotes(c.values_in) + ": records of dtype '" + v.descr + "' hold " +
+                         std::to_string(v.item_bytes) + " bytes; vksort moves records of a multiple of 4 bytes from 4 "
+                         "to 256 (pad the dtype, e.g. with a field)");
+      options.value_bytes = value_bytes_option(v.item_bytes);
+      files.values_at = v.data_at;
+      files.values_descr = v.descr;
+      files.values_descr_utf8 = v.utf8_header;
+    } else if (with_values) {
+      options.value_bytes = value_bytes_option(c.value_bytes);
+      if (options.value_bytes != 4) files.values_descr = "|V" + std::to_string(options.value_bytes);
+    }
+  };
+  // Pipes of raw data say no size up front: read now, into memory within the host budget, beyond it
+  // into a spool file that the out-of-core sort reads (pipe_input.hpp). `command` names the spool files.
+  SortCommand command = c;
+  std::optional<PipeInput> key_pipe, value_pipe;
+  const uint64_t budget = host_budget(c);
+  auto folder = [&] { return spool_folder(c); };
+  const bool key_is_pipe = PipeInput::is_pipe(c.input);
+  const bool values_are_pipe = with_values && PipeInput::is_pipe(c.values_in);
+  // A bad output, option or device is refused before a pipe is read (and maybe spooled): an input of
+  // gigabytes must not be read only to learn that --device-memory was mistyped.
+  std::optional<Device> opened;
+  auto check_before_reading = [&] {
+    io::check_destination(c.output, "output");
+    if (with_values) io::check_destination(c.values_out, "--values-out");
+    opened.emplace(open_sort_device(global, c, options, "sorting " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input)));
+  };
+  if (key_is_pipe && values_are_pipe) {
+    // Both at once (PipeInput::read_both): one program may write them in turns, headers included.
+    key_source.emplace(c.input, "input");
+    value_source.emplace(c.values_in, "values file");
+    const PipeInput::HeaderBytes npy = npy_header_bytes;
+    auto [keys, values] = PipeInput::read_both(
+        *key_source, *value_source, budget, folder, is_npy_path(c.input) ? npy : nullptr, is_npy_path(c.values_in) ? npy : nullptr,
+        [&](const std::vector<std::byte>& key_header, const std::vector<std::byte>& value_header) {
+          read_headers(&key_header, &value_header);
+          check_before_reading();
+        });
+    key_pipe.emplace(std::move(keys));
+    value_pipe.emplace(std::move(values));
+  } else {
+    read_headers(nullptr, nullptr);
+    if (key_is_pipe || values_are_pipe) check_before_reading();
   }
   const uint32_t kb = key_bytes(options.key);
   auto check_key_bytes = [&](uint64_t bytes) {
@@ -149,12 +199,6 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     message.append(" keys: one ").append(unit).append(" per key is needed");
     throw UsageError(message);
   };
-  // Pipes of raw data say no size up front: read now, into memory within the host budget, beyond it
-  // into a spool file that the out-of-core sort reads (pipe_input.hpp). `command` names the spool files.
-  SortCommand command = c;
-  std::optional<PipeInput> key_pipe, value_pipe;
-  const uint64_t budget = host_budget(c);
-  auto folder = [&] { return spool_folder(c); };
   // A pipe's data, raw or past a .npy header read above (then checked against it, and starting at 0).
   auto read_pipe = [&](std::optional<PipeSource>& source, const std::optional<NpyArray>& npy, const std::string& path,
                        const std::string& role, uint64_t budget_left, uint64_t& data_at) {
@@ -170,23 +214,8 @@ int run_sort(const GlobalOptions& global, const SortCommand& c) {
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < at) return std::nullopt;
     return uint64_t(st.st_size) - at;
   };
-  const bool key_is_pipe = PipeInput::is_pipe(c.input);
-  const bool values_are_pipe = with_values && PipeInput::is_pipe(c.values_in);
-  // A bad output, option or device is refused before a pipe is read (and maybe spooled): an input of
-  // gigabytes must not be read only to learn that --device-memory was mistyped.
-  std::optional<Device> opened;
-  if (key_is_pipe || values_are_pipe) {
-    io::check_destination(c.output, "output");
-    if (with_values) io::check_destination(c.values_out, "--values-out");
-    opened.emplace(open_sort_device(global, c, options, "sorting " + std::string(to_string(options.key)) + " keys from " + in_quotes(c.input)));
-  }
   if (key_is_pipe && values_are_pipe) {
-    // Both at once (PipeInput::read_both): one program may write them in turns.
-    if (!key_source) key_source.emplace(c.input, "input");
-    if (!value_source) value_source.emplace(c.values_in, "values file");
-    auto [keys, values] = PipeInput::read_both(*key_source, *value_source, budget, folder);
-    key_pipe.emplace(std::move(keys));
-    value_pipe.emplace(std::move(values));
+    // (Read above.)
     if (key_npy) check_npy_data(*key_npy, key_pipe->size(), c.input, "input");
     if (value_npy) check_npy_data(*value_npy, value_pipe->size(), c.values_in, "values file");
     files.keys_at = files.values_at = 0;

@@ -354,30 +354,34 @@ NpyArray read_npy_header(const std::filesystem::path& path, const std::string& r
   return parse_npy(start, file_size, path, role);
 }
 
+namespace {
+// No header NumPy writes comes near this (its reader refuses past 10000 bytes unless told otherwise);
+// a corrupt length must not allocate gigabytes.
+constexpr uint64_t most_header = uint64_t(1) << 26;
+}  // namespace
+
+uint64_t npy_header_bytes(std::span<const std::byte> start) {
+  // The preamble first. (A 1.0 preamble is 10 bytes, so 12 take two of a header, which holds at least
+  // its dict's braces.)
+  if (start.size() < 12) return 12;
+  const uint64_t header_end = header_end_of(start);
+  return header_end > most_header ? start.size() : header_end;  // (too large: refused when parsed)
+}
+
 NpyArray read_npy_pipe_header(const std::function<size_t(std::byte*, size_t)>& read, const std::filesystem::path& path,
                               const std::string& role) {
+  // The preamble, then the header alone: the data stay in the pipe. Fewer bytes where the pipe ends
+  // first (parse_npy refuses a truncated header).
   std::vector<std::byte> start;
-  // Up to `want` bytes in all, fewer where the pipe ends first (parse_npy refuses a truncated header).
-  const auto fill = [&](uint64_t want) {
-    size_t had = start.size();
+  for (uint64_t want; (want = npy_header_bytes(start)) > start.size();) {
+    const size_t had = start.size();
     start.resize(size_t(want));
-    while (had < want) {
-      const size_t r = read(start.data() + had, size_t(want) - had);
-      if (r == 0) break;
-      had += r;
-    }
-    start.resize(had);
-  };
-  // The preamble, then the header alone: the data stay in the pipe. (A 1.0 preamble is 10 bytes, so
-  // 12 read two of a header, which holds at least its dict's braces.)
-  fill(12);
-  const uint64_t header_end = header_end_of(start);
-  // No header NumPy writes comes near this (its reader refuses past 10000 bytes unless told otherwise);
-  // a corrupt length must not allocate gigabytes.
-  constexpr uint64_t most_header = uint64_t(1) << 26;
-  if (header_end > most_header)
+    const size_t r = read(start.data() + had, size_t(want) - had);
+    start.resize(had + r);
+    if (r == 0) break;
+  }
+  if (const uint64_t header_end = header_end_of(start); header_end > most_header)
     refuse(role, path, "a .npy header of " + std::to_string(header_end) + " bytes is too large (" + std::to_string(most_header) + " at most)");
-  if (header_end > start.size()) fill(header_end);
   return parse_npy(start, std::nullopt, path, role);
 }
 

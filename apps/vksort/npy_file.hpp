@@ -47,6 +47,11 @@ NpyArray read_npy_header(const std::filesystem::path& path, const std::string& r
 // but the data's size.
 NpyArray read_npy_pipe_header(const std::function<size_t(std::byte*, size_t)>& read, const std::filesystem::path& path,
                               const std::string& role);
+// How many bytes the header of a .npy stream that begins with `start` takes in all, as far as `start`
+// tells: 12 until its preamble is in, then the preamble's header length. No more than start.size()
+// once the header is complete, or where its length is refused (too large: read_npy_pipe_header says so).
+// For a reader that collects a header as its bytes come (PipeInput::read_both).
+uint64_t npy_header_bytes(std::span<const std::byte> start);
 // Refuses, as read_npy does, `data_bytes` of data that are not the shape's (a's n elements).
 void check_npy_data(const NpyArray& a, uint64_t data_bytes, const std::filesystem::path& path, const std::string& role);
 

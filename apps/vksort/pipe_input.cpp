@@ -56,12 +56,17 @@ PipeInput::~PipeInput() {
 }
 
 PipeInput::PipeInput(PipeInput&& other) noexcept
-    : name_(std::move(other.name_)), bytes_(std::move(other.bytes_)), size_(other.size_), fd_(std::exchange(other.fd_, -1)) {}
+    : name_(std::move(other.name_)),
+      header_(std::move(other.header_)),
+      bytes_(std::move(other.bytes_)),
+      size_(other.size_),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 PipeInput& PipeInput::operator=(PipeInput&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) close(fd_);
     name_ = std::move(other.name_);
+    header_ = std::move(other.header_);
     bytes_ = std::move(other.bytes_);
     size_ = other.size_;
     fd_ = std::exchange(other.fd_, -1);
@@ -107,17 +112,38 @@ PipeInput PipeInput::read(PipeSource& source, uint64_t budget, const std::functi
 }
 
 std::pair<PipeInput, PipeInput> PipeInput::read_both(PipeSource& first, PipeSource& second, uint64_t budget,
-                                                     const std::function<std::filesystem::path()>& spool_folder) {
+                                                     const std::function<std::filesystem::path()>& spool_folder,
+                                                     const HeaderBytes& first_header, const HeaderBytes& second_header,
+                                                     const std::function<void(const std::vector<std::byte>&,
+                                                                              const std::vector<std::byte>&)>& on_headers) {
   PipeSource* sources[] = {&first, &second};
-  std::vector<PipeInput> both = read_all(sources, budget, spool_folder);
+  const HeaderBytes headers[] = {first_header, second_header};
+  const auto announce = [&](std::span<const PipeInput> in) {
+    if (on_headers) on_headers(in[0].header(), in[1].header());
+  };
+  std::vector<PipeInput> both = read_all(sources, budget, spool_folder, headers, announce);
   return {std::move(both[0]), std::move(both[1])};
 }
 
 std::vector<PipeInput> PipeInput::read_all(std::span<PipeSource* const> sources, uint64_t budget,
-                                           const std::function<std::filesystem::path()>& spool_folder) {
+                                           const std::function<std::filesystem::path()>& spool_folder,
+                                           std::span<const HeaderBytes> headers,
+                                           const std::function<void(std::span<const PipeInput>)>& on_headers) {
   std::vector<PipeInput> inputs(sources.size());
   std::vector<bool> ended(sources.size(), false);
-  for (size_t i = 0; i < sources.size(); ++i) inputs[i].name_ = sources[i]->name();
+  // Whose header is still to come (headers[i] given); the data of the others are read meanwhile.
+  std::vector<bool> in_header(sources.size(), false);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    inputs[i].name_ = sources[i]->name();
+    in_header[i] = i < headers.size() && headers[i];
+  }
+  bool announced = false;
+  const auto announce_once_in = [&] {
+    if (announced || std::find(in_header.begin(), in_header.end(), true) != in_header.end()) return;
+    announced = true;
+    if (on_headers) on_headers(inputs);
+  };
+  announce_once_in();
   uint64_t held = 0;  // bytes of all inputs held in memory
   std::optional<std::filesystem::path> folder;
   std::vector<std::byte> buf(size_t(1) << 20);
@@ -135,6 +161,18 @@ std::vector<PipeInput> PipeInput::read_all(std::span<PipeSource* const> sources,
     for (size_t k = 0; k < polled.size(); ++k) {
       if (polled[k].revents == 0) continue;
       PipeInput& in = inputs[which[k]];
+      if (in_header[which[k]]) {
+        // The header's bytes alone, as many as it still asks for: its data follow as a raw pipe's.
+        const uint64_t want = headers[which[k]](in.header_) - in.header_.size();
+        const size_t had = in.header_.size();
+        in.header_.resize(had + size_t(std::min<uint64_t>(want, buf.size())));
+        const std::optional<size_t> r = read_available(polled[k].fd, in.header_.data() + had, in.header_.size() - had, in.name_);
+        in.header_.resize(had + r.value_or(0));
+        if (r && *r == 0) ended[which[k]] = true;  // truncated: the caller's parse refuses it
+        if (ended[which[k]] || headers[which[k]](in.header_) <= in.header_.size()) in_header[which[k]] = false;
+        announce_once_in();
+        continue;
+      }
       const std::optional<size_t> r = read_available(polled[k].fd, buf.data(), buf.size(), in.name_);
       if (!r) continue;  // woken with nothing to read after all
       if (*r == 0) {

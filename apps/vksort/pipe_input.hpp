@@ -64,12 +64,25 @@ class PipeInput {
                         const std::function<std::filesystem::path()>& spool_folder);
   // The same for a pipe opened already: what is left of it (a .npy pipe's data, past its header).
   static PipeInput read(PipeSource& source, uint64_t budget, const std::function<std::filesystem::path()>& spool_folder);
+  // How many bytes a pipe's header takes in all, given its first bytes: the header is complete once it
+  // asks for no more than it was given (npy_header_bytes).
+  using HeaderBytes = std::function<uint64_t(std::span<const std::byte>)>;
   // Keys and values from two pipes, read as their data come, within one budget for both: one program
   // that writes both pipes in turns would wait forever on the pipe not read yet if they were read one
-  // after the other. Past the budget both go on in spool files.
+  // after the other. Past the budget both go on in spool files. A pipe with a header (`first_header`,
+  // `second_header` given: .npy) keeps it apart from its data (header()); `on_headers` runs with both
+  // headers (empty for a pipe without one) as soon as they are in, or their pipes ended: the caller's
+  // checks of what they say, before the bulk of the data is read. The other pipe's data are read while
+  // a header is awaited: a writer that fills one pipe before it writes the other (numpy.save to each in
+  // turn) would wait forever on a reader that awaits the other's header first.
   static std::pair<PipeInput, PipeInput> read_both(PipeSource& first, PipeSource& second, uint64_t budget,
-                                                   const std::function<std::filesystem::path()>& spool_folder);
+                                                   const std::function<std::filesystem::path()>& spool_folder,
+                                                   const HeaderBytes& first_header = {}, const HeaderBytes& second_header = {},
+                                                   const std::function<void(const std::vector<std::byte>& first_header,
+                                                                            const std::vector<std::byte>& second_header)>& on_headers = {});
 
+  // The header read apart from the data (read_both), or nothing.
+  const std::vector<std::byte>& header() const { return header_; }
   uint64_t size() const { return size_; }
   bool spooled() const { return fd_ >= 0; }
   // The bytes, while not spooled (taken by the in-memory sort).
@@ -83,9 +96,12 @@ class PipeInput {
 
  private:
   static std::vector<PipeInput> read_all(std::span<PipeSource* const> sources, uint64_t budget,
-                                         const std::function<std::filesystem::path()>& spool_folder);
+                                         const std::function<std::filesystem::path()>& spool_folder,
+                                         std::span<const HeaderBytes> headers = {},
+                                         const std::function<void(std::span<const PipeInput>)>& on_headers = {});
 
   std::string name_;  // "input '/dev/stdin'", for errors
+  std::vector<std::byte> header_;  // (not counted in size_)
   std::vector<std::byte> bytes_;
   uint64_t size_ = 0;
   int fd_ = -1;

@@ -22,9 +22,9 @@
 // checks the order: a block whose first read found no inversion, while no other block had reported one
 // (the word its first read adds to), defers its later reads to a second dispatch (pc.pass: the first
 // pass they count), which reads the deferred blocks' keys only if some block found an inversion. Input
-// in order is then read once, as reduce-then-scan's first count reads it (all its reads took the
-// single pass 1.4 (u32) to 2.9 (u64) times reduce-then-scan's time there), and random input reads each
-// run twice in a row, from the cache (a second dispatch for all the later reads cost lavapipe 25% more
+// in order is then read once, as reduce-then-scan's first count reads it (reading all took the single
+// pass 1.3 (u32) to 2.7 (u64) times reduce-then-scan's time there at 2^20), and random input reads each
+// run twice in a row, from the cache (a second dispatch for all the later reads cost lavapipe 26% more
 // histogram time at 2^20 u32 keys: the keys had left the cache). pretend (pc.stall_percent): blocks
 // never see another's inversions, so every block without one of its own defers.
 // The caller's buffer holds raw keys: this kernel encodes what it reads.

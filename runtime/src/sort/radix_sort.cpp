@@ -117,9 +117,11 @@ RadixSort::RadixSort(gpu::Context& ctx, const SortOptions& options, TileShape si
   // every access through an address is a loop over the lanes per component, each lane's 64-bit address
   // reloaded from a spill (docs/algorithms.md). Beyond one binding (maxStorageBufferRange) CPU drivers
   // take reduce-then-scan again: 2^25 + 16 u32 keys, single pass 2449 ms, reduce-then-scan 1742.
-  // (Input already in order is the exception there: the single pass's upfront histogram counts every
-  // digit before the order is known, reduce-then-scan's first count finds it with one digit; 2^20 u32
-  // sorted 6.9 against 4.3 ms, u64 19 against 8: bench/results/lavapipe-llvm15-2core_default-vs-0abefc8.)
+  // Input already in order was the exception there until session 56 (the single pass's upfront
+  // histogram counted every digit before the order was known; 2^20 u32 sorted 6.9 against 4.3 ms, u64
+  // 19 against 8): its blocks now defer their later reads until the order is known (onesweep_histogram.comp),
+  // sorted u32 4.1 against reduce-then-scan's 5.8 ms, u64 5.2 against 9.2
+  // (bench/results/lavapipe-llvm15-2core_sorted-input-vs-5092b82).
   const bool cpu = ctx.info.type == "cpu";
   const bool single_pass_here = !cpu || RadixOnesweep::binds_buffers(ctx, RadixRanking::columns);  // CPU drivers' ranking
   const bool want_single_pass = scan == RadixScan::single_pass ||

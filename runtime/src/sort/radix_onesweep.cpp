@@ -484,16 +484,17 @@ void RadixOnesweep::record(gpu::Recorder& rec, const SortTarget& t, bool name_ph
   // Pushed before each bound dispatch: the kernels between (no bindings) leave them, but a recorder
   // need not know what else a caller's command buffer binds in between.
   const gpu::Kernel& histogram = bound ? bound_histogram_ : histogram_;
+  const uint64_t histogram_grid = (uint64_t(t.n) + block - 1) / block;
   push.pass = 0;
   if (bound) rec.push_buffers(histogram, buffers);
-  rec.dispatch(histogram, push, (uint64_t(t.n) + block - 1) / block);
+  rec.dispatch(histogram, push, histogram_grid);
   rec.compute_barrier();
   // CPU drivers' columns: the second dispatch, for the blocks that deferred their later reads until
   // the input is known to be out of order (onesweep_histogram.comp).
   if (const uint32_t rest = histogram_first_passes(); rest < passes()) {
     push.pass = rest;
     if (bound) rec.push_buffers(histogram, buffers);
-    rec.dispatch(histogram, push, (uint64_t(t.n) + block - 1) / block);
+    rec.dispatch(histogram, push, histogram_grid);
     rec.compute_barrier();
   }
   rec.dispatch(plan_, push, 1);
@@ -580,8 +581,9 @@ std::vector<std::pair<std::string, double>> RadixOnesweep::facts(const uint32_t*
   // (RecordGather::add_facts).
   const double key = key_bytes(options_.key), value = values_ ? 4.0 : 0.0;
   const double per_pass = (columns_ ? 2 * key : key) + key + 2 * value;
-  // The histogram reads the keys once, or (CPU drivers' columns) once per column_passes passes, in a
-  // second dispatch after the first read's (recorded, and cancelled on sorted input).
+  // The histogram reads the keys once, or (CPU drivers' columns) once per column_passes passes: the
+  // later reads in the first dispatch, or for blocks that deferred them, in a second one (recorded
+  // whenever there are later reads; on sorted input it reads nothing).
   const uint32_t column_passes = std::max(histogram_column_passes_, 1u);
   const double histogram_reads = histogram_column_passes_ == 0 ? 1.0 : double((p + column_passes - 1) / column_passes);
   const double second_read = histogram_first_passes() < passes() ? 1.0 : 0.0;
